@@ -1,0 +1,35 @@
+# lds_add_strategy_plugin(<name> SOURCES ...): builds liblds_<name>.so, the one way to build a plugin.
+#
+# The module exports only lds_strategy_get (linker version script), hides everything else, is built
+# with -fno-gnu-unique so dlclose really unloads it, and must not have undefined symbols.
+set(_LDS_PLUGIN_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+function(lds_add_strategy_plugin name)
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;LIBRARIES" ${ARGN})
+  if(NOT name MATCHES "^[a-z0-9_]+$")
+    message(FATAL_ERROR "lds_add_strategy_plugin: strategy name '${name}' must match [a-z0-9_]+")
+  endif()
+  set(target lds_${name})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES
+    PREFIX "lib"
+    OUTPUT_NAME "lds_${name}"
+    C_VISIBILITY_PRESET hidden
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  if(ARG_OUTPUT_DIRECTORY)
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
+  elseif(DEFINED LDS_PLUGIN_OUTPUT_DIR)
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${LDS_PLUGIN_OUTPUT_DIR})
+  endif()
+  target_compile_options(${target} PRIVATE -fvisibility=hidden $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+  set(map ${_LDS_PLUGIN_CMAKE_DIR}/lds_plugin_exports.map)
+  target_link_options(${target} PRIVATE -Wl,--version-script=${map} -Wl,--no-undefined)
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})
+  if(TARGET LogDirStrategy::abi)
+    target_link_libraries(${target} PRIVATE LogDirStrategy::abi)
+  endif()
+  if(ARG_LIBRARIES)
+    target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES})
+  endif()
+endfunction()
