@@ -226,7 +226,9 @@ typedef struct lds_host_api {
 ** LDS_CAP_HONORS_CORDON      The strategy never ranks a directory flagged LDS_DIR_CORDONED. When
 **                            cordoned.log.dirs is non-empty and the active strategy lacks this bit,
 **                            the host warns the operator.
-** LDS_CAP_USES_SPACE         The ranking reads total_bytes and usable_bytes.
+** LDS_CAP_USES_SPACE         The ranking reads total_bytes and usable_bytes. A host may skip
+**                            reading filesystem sizes for a strategy without this bit; it then
+**                            passes total_bytes and usable_bytes as 0 with LDS_DIR_SPACE_UNKNOWN.
 ** LDS_CAP_USES_RESERVATIONS  The ranking reads reserved_bytes and expected_bytes.
 */
 #define LDS_CAP_HONORS_CORDON 0x1ull

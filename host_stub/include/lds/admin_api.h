@@ -1,0 +1,39 @@
+// admin_api.h: the admin protocol's requests and responses (DESIGN 5.1), independent of transport.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace lds {
+
+class Broker;
+
+class AdminApi {
+ public:
+  explicit AdminApi(Broker& broker) : broker_(broker) {}
+
+  // Handles one request line and returns one response line (without the newline). Never throws:
+  // a malformed line gets INVALID_REQUEST, a refused request its Kafka error.
+  std::string handle_line(std::string_view line);
+
+  // Handles one parsed request. Every response has "error" and "message".
+  nlohmann::json handle(const nlohmann::json& request);
+
+ private:
+  nlohmann::json describe_log_dirs();
+  nlohmann::json create_partitions(const nlohmann::json& request);
+  nlohmann::json delete_topic(const nlohmann::json& request);
+  nlohmann::json produce(const nlohmann::json& request);
+  nlohmann::json alter_replica_log_dirs(const nlohmann::json& request);
+  nlohmann::json incremental_alter_configs(const nlohmann::json& request);
+  nlohmann::json describe_configs();
+
+  Broker& broker_;
+};
+
+// An error response: {"error": NAME, "message": TEXT}.
+nlohmann::json error_response(const std::string& error, const std::string& message);
+
+}  // namespace lds

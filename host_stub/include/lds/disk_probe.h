@@ -1,0 +1,28 @@
+// disk_probe.h: reads a log directory's filesystem size; the seam tests replace to fake disks.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+
+namespace lds {
+
+struct DiskSpace {
+  bool known = false;         // false when the size could not be read (LDS_DIR_SPACE_UNKNOWN)
+  uint64_t total_bytes = 0;   // f_blocks * f_frsize
+  uint64_t usable_bytes = 0;  // f_bavail * f_frsize: what the broker may still write
+};
+
+class DiskProbe {
+ public:
+  virtual ~DiskProbe() = default;
+  // Must be safe to call from many threads at once.
+  virtual DiskSpace read(const std::filesystem::path& dir) const = 0;
+};
+
+// The real probe: statvfs(2).
+class StatvfsDiskProbe final : public DiskProbe {
+ public:
+  DiskSpace read(const std::filesystem::path& dir) const override;
+};
+
+}  // namespace lds

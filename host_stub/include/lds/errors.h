@@ -1,0 +1,51 @@
+// errors.h: the host's error types: Kafka error codes for the admin API, and one exception per layer.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace lds {
+
+// Kafka's error names, as the admin API reports them.
+enum class ErrorCode {
+  kNone,
+  kUnknownTopicOrPartition,
+  kReplicaNotAvailable,
+  kTopicAlreadyExists,
+  kInvalidReplicaAssignment,
+  kInvalidConfig,
+  kInvalidRequest,
+  kKafkaStorageError,
+  kLogDirNotFound,
+  kInvalidTopic,
+  kInvalidPartitions,
+};
+
+// "NONE", "UNKNOWN_TOPIC_OR_PARTITION", ... exactly as Kafka spells them.
+const char* error_name(ErrorCode code) noexcept;
+
+// A request the broker refuses: a Kafka error code and one sentence for the operator.
+class KafkaError : public std::runtime_error {
+ public:
+  KafkaError(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+// A configuration file or value is wrong. The message is one sentence that already names the file,
+// line and column, and the key (for example "broker.toml:3:1: log.dirs: must not be empty").
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A strategy plugin could not be loaded or validated. The message names the file and the fault.
+class PluginError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace lds

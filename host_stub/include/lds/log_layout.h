@@ -1,0 +1,45 @@
+// log_layout.h: the one place that knows Kafka's on-disk names: partition, future, delete and segment.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace lds::layout {
+
+inline constexpr std::string_view kMetaProperties = "meta.properties";
+// Written (and fsynced) inside a future directory when its copy is complete; see ReplicaMover.
+inline constexpr std::string_view kMoveCompleteMarker = "move.complete";
+inline constexpr std::string_view kSegmentSuffix = ".log";
+// Active segments roll at this size, as log.segment.bytes does.
+inline constexpr uint64_t kSegmentBytes = 64ull << 20;
+
+// Kafka's topic rule: [a-zA-Z0-9._-], 1 to 249 characters, not "." or "..". Returns an empty string
+// if valid, else one sentence saying why not.
+std::string topic_name_problem(std::string_view topic);
+
+std::string partition_dir(std::string_view topic, int32_t partition);  // "t-0"
+std::string future_dir(std::string_view topic, int32_t partition, std::string_view id);  // "t-0.<id>-future"
+std::string delete_dir(std::string_view topic, int32_t partition, std::string_view id);  // "t-0.<id>-delete"
+std::string segment_file(uint64_t base_offset);  // "00000000000000000000.log"
+
+enum class EntryKind { kPartition, kFuture, kDelete, kOther };
+struct Entry {
+  EntryKind kind = EntryKind::kOther;
+  std::string topic;
+  int32_t partition = -1;
+};
+// Classifies a directory entry name of a log directory.
+Entry parse_entry(std::string_view name);
+// Parses a segment file name; returns false if `name` is not one.
+bool parse_segment_file(std::string_view name, uint64_t* base_offset);
+
+std::string random_hex_id();      // 32 hex digits, as Kafka's unique ids in dir names
+std::string random_directory_id();  // 22-character base64url Uuid, as Kafka's directory.id
+
+// The bytes Produce writes: a pattern that depends only on (topic, partition, offset), so that a
+// copied replica can be verified byte for byte.
+void fill_payload(std::string_view topic, int32_t partition, uint64_t offset, std::span<char> out);
+
+}  // namespace lds::layout

@@ -1,0 +1,151 @@
+// log_manager.h: the broker-side LogManager: log directories, hosted partitions, placement, appends.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lds/disk_probe.h"
+#include "lds/errors.h"
+#include "lds/strategy_slot.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+
+struct TopicPartition {
+  std::string topic;
+  int32_t partition = 0;
+  bool operator==(const TopicPartition&) const = default;
+  std::string str() const;  // "topic-0", as kafka-log-dirs.sh names partitions
+};
+
+struct TopicPartitionHash {
+  size_t operator()(const TopicPartition& tp) const noexcept;
+};
+
+// Where a new partition went and who decided.
+struct PlacementResult {
+  std::string log_dir;
+  bool created = false;  // false: the replica already existed there (Kafka's getOrCreateLog)
+  std::string strategy;  // "preferred" when a remembered KIP-113 preference decided
+  uint64_t generation = 0;
+  bool fell_back = false;
+};
+
+struct PartitionDescription {
+  std::string partition;  // "topic-0"
+  uint64_t size = 0;
+  uint64_t offset_lag = 0;
+  bool is_future = false;
+};
+
+struct LogDirDescription {
+  std::string log_dir;
+  std::string directory_id;
+  ErrorCode error = ErrorCode::kNone;  // kKafkaStorageError when offline
+  std::string error_message;
+  uint64_t total_bytes = 0;
+  uint64_t usable_bytes = 0;
+  uint64_t reserved_bytes = 0;
+  bool space_known = false;
+  bool cordoned = false;
+  std::vector<PartitionDescription> partitions;
+};
+
+class LogManager {
+ public:
+  struct Options {
+    int32_t broker_id = 0;
+    std::vector<fs::path> log_dirs;  // canonical, log.dirs order
+    // No filesystem access at all: directories, partitions and appends are bookkeeping only. For
+    // the in-memory placement path of benchmarks, stress tests and the simulator.
+    bool in_memory = false;
+  };
+
+  LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot);
+  ~LogManager();
+  LogManager(const LogManager&) = delete;
+  LogManager& operator=(const LogManager&) = delete;
+
+  // Creates missing log directories and meta.properties, refuses a directory that belongs to
+  // another broker.id (ConfigError), removes leftover -delete directories, finishes or discards
+  // interrupted moves, and rebuilds counts and sizes from what is on disk. A directory that cannot
+  // be read is marked offline.
+  void startup();
+
+  // Dynamic configuration.
+  void set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned);
+  void set_partition_expected_bytes(uint64_t bytes);
+
+  // Kafka's createLog: a remembered preference wins; otherwise the active strategy ranks the online
+  // directories; each is tried in order and an I/O error marks it offline. Throws KafkaError:
+  // INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS, KAFKA_STORAGE_ERROR ("No log directories
+  // available. Tried ...", or nothing eligible).
+  PlacementResult create_partition(const std::string& topic, int32_t partition,
+                                   std::optional<uint64_t> expected_bytes = std::nullopt);
+
+  // Produce: appends `bytes` of the payload pattern; returns the partition's size afterwards.
+  // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR.
+  uint64_t append(const std::string& topic, int32_t partition, uint64_t bytes);
+
+  // Deletes every partition of `topic`; returns how many. Throws UNKNOWN_TOPIC_OR_PARTITION.
+  uint32_t delete_topic(const std::string& topic);
+
+  std::vector<LogDirDescription> describe() const;
+
+  // The candidates a placement of `topic` would be ranked over now (online directories, log.dirs
+  // order) and their log-dir indices. Used for dry-run ranks when a strategy is loaded.
+  std::vector<lds_dir> candidates(const std::string& topic, uint64_t expected_bytes,
+                                  bool read_space, std::vector<uint32_t>* dir_indices) const;
+
+  // KIP-113: the next creation of `tp` goes to `dir` (canonical, one of log.dirs).
+  void remember_preferred_dir(const TopicPartition& tp, const fs::path& dir);
+  void forget_preferred_dir(const TopicPartition& tp);
+
+  size_t partition_count() const;
+  const std::vector<fs::path>& log_dirs() const { return options_.log_dirs; }
+  // Marks a directory offline (after an I/O error), logging why.
+  void mark_offline(uint32_t dir_index, const std::string& reason);
+  // Index of `dir` in log.dirs, or -1.
+  int dir_index(const fs::path& dir) const;
+
+ private:
+  struct Dir;
+  struct Partition;
+
+  uint64_t expected_bytes_for(const std::string& topic, std::optional<uint64_t> requested) const;
+  void fill_candidates(const std::string& topic, uint64_t expected, bool read_space,
+                       std::vector<lds_dir>& out, std::vector<uint32_t>& indices) const;
+  void create_on_disk(uint32_t dir_index, const TopicPartition& tp);
+  void load_dir(uint32_t dir_index);
+  void add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
+                     uint64_t expected, uint64_t active_segment_base);
+  void remove_partition_locked(const TopicPartition& tp);
+  void set_reservation_locked(Partition& p, uint64_t new_size);
+
+  Options options_;
+  std::shared_ptr<const DiskProbe> probe_;
+  StrategySlot& slot_;
+
+  std::mutex create_mu_;   // serialises creations and deletions, as Kafka's logCreationOrDeletionLock
+  mutable std::mutex mu_;  // guards everything below
+  std::vector<std::unique_ptr<Dir>> dirs_;
+  std::unordered_map<TopicPartition, std::shared_ptr<Partition>, TopicPartitionHash> partitions_;
+  struct TopicStats {
+    uint32_t partitions = 0;
+    uint64_t bytes = 0;
+  };
+  std::unordered_map<std::string, TopicStats> topics_;
+  uint64_t total_bytes_hosted_ = 0;
+  uint64_t default_expected_bytes_ = 0;
+  std::unordered_map<TopicPartition, fs::path, TopicPartitionHash> preferred_;
+};
+
+}  // namespace lds

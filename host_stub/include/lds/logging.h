@@ -1,0 +1,19 @@
+// logging.h: the host's named spdlog loggers (one per module, one per plugin); never the default logger.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+namespace lds {
+
+// The logger `name` ("lds.config", "lds.plugin.size", ...), created on first use. All of the host's
+// loggers share one stderr sink and the level last set with set_log_level().
+std::shared_ptr<spdlog::logger> logger(const std::string& name);
+
+// Applies log.level ("trace", "debug", "info", "warn", "error", "off") to every host logger.
+// Returns false, changing nothing, for an unknown level name.
+bool set_log_level(const std::string& level);
+
+}  // namespace lds

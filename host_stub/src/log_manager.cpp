@@ -1,0 +1,625 @@
+// log_manager.cpp: log directories on disk, placement through the active strategy, appends, deletion.
+#include "lds/log_manager.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "lds/log_layout.h"
+#include "lds/logging.h"
+
+namespace lds {
+
+std::string TopicPartition::str() const { return layout::partition_dir(topic, partition); }
+
+size_t TopicPartitionHash::operator()(const TopicPartition& tp) const noexcept {
+  return std::hash<std::string>()(tp.topic) * 31u + static_cast<size_t>(tp.partition);
+}
+
+struct LogManager::Dir {
+  fs::path path;
+  std::string path_text;  // what lds_dir.path points at
+  std::string directory_id;
+  bool online = true;
+  std::string offline_reason;
+  bool cordoned = false;
+  uint32_t partition_count = 0;
+  uint64_t reserved_bytes = 0;
+  std::unordered_map<std::string, uint32_t> topic_counts;
+};
+
+struct LogManager::Partition {
+  TopicPartition tp;
+  uint32_t dir = 0;
+  uint64_t size = 0;      // guarded by LogManager::mu_
+  uint64_t expected = 0;  // guarded by LogManager::mu_
+  std::mutex io;          // serialises appends and the on-disk rename of a deletion
+  uint64_t segment_base = 0;  // guarded by io
+  bool deleted = false;       // guarded by io
+};
+
+namespace {
+
+std::shared_ptr<spdlog::logger> log() {
+  static auto l = logger("lds.log_manager");
+  return l;
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Throws std::system_error for the failing call, naming the path.
+void check_syscall(int rc, const std::string& what, const fs::path& path) {
+  if (rc < 0) throw std::system_error(errno, std::generic_category(), what + " " + path.string());
+}
+
+void fsync_path(const fs::path& path, bool directory) {
+  int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+  check_syscall(fd, "open", path);
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  errno = err;
+  check_syscall(rc, "fsync", path);
+}
+
+// Writes a small file atomically: temp file, fsync, rename, fsync of the folder.
+void write_file_atomically(const fs::path& path, const std::string& content) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  check_syscall(fd, "create", tmp);
+  ssize_t written = ::write(fd, content.data(), content.size());
+  int err = errno;
+  if (written == static_cast<ssize_t>(content.size()) && ::fsync(fd) == 0) {
+    ::close(fd);
+  } else {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    errno = written < 0 ? err : EIO;
+    check_syscall(-1, "write", tmp);
+  }
+  check_syscall(::rename(tmp.c_str(), path.c_str()), "rename", tmp);
+  fsync_path(path.parent_path(), true);
+}
+
+std::map<std::string, std::string> read_properties(const fs::path& path) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
+}
+
+uint64_t reservation(uint64_t expected, uint64_t size) { return expected > size ? expected - size : 0; }
+
+}  // namespace
+
+LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
+    : options_(std::move(options)), probe_(std::move(probe)), slot_(slot) {
+  for (const auto& path : options_.log_dirs) {
+    auto d = std::make_unique<Dir>();
+    d->path = path;
+    d->path_text = path.string();
+    dirs_.push_back(std::move(d));
+  }
+}
+
+LogManager::~LogManager() = default;
+
+void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
+  std::lock_guard lock(mu_);
+  Dir& d = *dirs_[dir_index];
+  if (!d.online) return;
+  d.online = false;
+  d.offline_reason = reason;
+  log()->error("Log directory {} is now offline: {}", d.path_text, reason);
+}
+
+int LogManager::dir_index(const fs::path& dir) const {
+  for (size_t i = 0; i < dirs_.size(); ++i) {
+    if (dirs_[i]->path == dir) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void LogManager::startup() {
+  for (uint32_t i = 0; i < dirs_.size(); ++i) {
+    if (options_.in_memory) continue;
+    Dir& d = *dirs_[i];
+    try {
+      fs::create_directories(d.path);
+      const fs::path meta = d.path / layout::kMetaProperties;
+      if (fs::exists(meta)) {
+        auto props = read_properties(meta);
+        auto id = props.find("broker.id");
+        if (id != props.end() && id->second != std::to_string(options_.broker_id)) {
+          throw ConfigError("Log directory " + d.path_text + " belongs to broker.id " + id->second +
+                            " (see " + meta.string() + "), but this broker's broker.id is " +
+                            std::to_string(options_.broker_id) + ".");
+        }
+        d.directory_id = props.count("directory.id") ? props["directory.id"] : "";
+      }
+      if (d.directory_id.empty()) {
+        d.directory_id = layout::random_directory_id();
+        write_file_atomically(meta, "#Written by lds-host; Kafka's log directory metadata.\n"
+                                    "version=1\nbroker.id=" +
+                                        std::to_string(options_.broker_id) +
+                                        "\ndirectory.id=" + d.directory_id + "\n");
+      }
+      load_dir(i);
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const std::exception& e) {
+      mark_offline(i, e.what());
+    }
+  }
+}
+
+void LogManager::load_dir(uint32_t dir_index) {
+  const Dir& d = *dirs_[dir_index];
+  std::vector<fs::path> futures;
+  for (const auto& entry : fs::directory_iterator(d.path)) {
+    const std::string name = entry.path().filename().string();
+    layout::Entry e = layout::parse_entry(name);
+    if (!entry.is_directory()) continue;
+    if (e.kind == layout::EntryKind::kDelete) {
+      log()->info("Removing {} left over from a deletion.", entry.path().string());
+      fs::remove_all(entry.path());
+      continue;
+    }
+    if (e.kind == layout::EntryKind::kFuture) {
+      futures.push_back(entry.path());
+      continue;
+    }
+    if (e.kind != layout::EntryKind::kPartition) continue;
+    uint64_t size = 0, active = 0;
+    for (const auto& seg : fs::directory_iterator(entry.path())) {
+      uint64_t base = 0;
+      if (!layout::parse_segment_file(seg.path().filename().string(), &base)) continue;
+      size += seg.file_size();
+      active = std::max(active, base);
+    }
+    TopicPartition tp{e.topic, e.partition};
+    {
+      std::unique_lock lock(mu_);
+      auto existing = partitions_.find(tp);
+      if (existing != partitions_.end()) {
+        // Two complete copies and no move marker: keep the larger (the first on a tie).
+        auto keep_new = size > existing->second->size;
+        const fs::path drop = keep_new ? d.path / tp.str()
+                                       : dirs_[existing->second->dir]->path / tp.str();
+        log()->warn("Partition {} was found in two log directories; keeping the larger copy and "
+                    "removing {}.",
+                    tp.str(), drop.string());
+        if (!keep_new) {
+          lock.unlock();
+          fs::remove_all(drop);
+          continue;
+        }
+        remove_partition_locked(tp);
+        lock.unlock();
+        fs::remove_all(drop);
+      }
+    }
+    add_partition(dir_index, tp, size, 0, active);
+  }
+  // Interrupted moves: a future copy with its completion marker is promoted; one without is
+  // discarded. Either way the partition ends up in exactly one directory.
+  for (const auto& future : futures) {
+    layout::Entry e = layout::parse_entry(future.filename().string());
+    TopicPartition tp{e.topic, e.partition};
+    if (!fs::exists(future / layout::kMoveCompleteMarker)) {
+      log()->info("Discarding the unfinished move copy {}.", future.string());
+      fs::remove_all(future);
+      continue;
+    }
+    std::shared_ptr<Partition> source;
+    {
+      std::lock_guard lock(mu_);
+      auto it = partitions_.find(tp);
+      if (it != partitions_.end()) source = it->second;
+    }
+    if (source) {
+      const fs::path src = dirs_[source->dir]->path / tp.str();
+      const fs::path del = src.parent_path() / layout::delete_dir(tp.topic, tp.partition,
+                                                                  layout::random_hex_id());
+      fs::rename(src, del);
+      fs::remove_all(del);
+      std::lock_guard lock(mu_);
+      remove_partition_locked(tp);
+    }
+    const fs::path final_path = d.path / tp.str();
+    fs::rename(future, final_path);
+    fs::remove(final_path / layout::kMoveCompleteMarker);
+    fsync_path(d.path, true);
+    log()->info("Finished the interrupted move of {} into {}.", tp.str(), d.path_text);
+    uint64_t size = 0, active = 0;
+    for (const auto& seg : fs::directory_iterator(final_path)) {
+      uint64_t base = 0;
+      if (!layout::parse_segment_file(seg.path().filename().string(), &base)) continue;
+      size += seg.file_size();
+      active = std::max(active, base);
+    }
+    add_partition(dir_index, tp, size, 0, active);
+  }
+}
+
+void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
+                               uint64_t expected, uint64_t active_segment_base) {
+  auto p = std::make_shared<Partition>();
+  p->tp = tp;
+  p->dir = dir_index;
+  p->size = size;
+  p->expected = expected;
+  p->segment_base = active_segment_base;
+  std::lock_guard lock(mu_);
+  Dir& d = *dirs_[dir_index];
+  d.partition_count++;
+  d.topic_counts[tp.topic]++;
+  d.reserved_bytes += reservation(expected, size);
+  TopicStats& t = topics_[tp.topic];
+  t.partitions++;
+  t.bytes += size;
+  total_bytes_hosted_ += size;
+  partitions_.emplace(tp, std::move(p));
+}
+
+void LogManager::remove_partition_locked(const TopicPartition& tp) {
+  auto it = partitions_.find(tp);
+  if (it == partitions_.end()) return;
+  Partition& p = *it->second;
+  Dir& d = *dirs_[p.dir];
+  d.partition_count--;
+  if (--d.topic_counts[tp.topic] == 0) d.topic_counts.erase(tp.topic);
+  d.reserved_bytes -= reservation(p.expected, p.size);
+  TopicStats& t = topics_[tp.topic];
+  t.bytes -= p.size;
+  if (--t.partitions == 0) topics_.erase(tp.topic);
+  total_bytes_hosted_ -= p.size;
+  partitions_.erase(it);
+}
+
+void LogManager::set_reservation_locked(Partition& p, uint64_t new_size) {
+  Dir& d = *dirs_[p.dir];
+  d.reserved_bytes -= reservation(p.expected, p.size);
+  d.reserved_bytes += reservation(p.expected, new_size);
+  TopicStats& t = topics_[p.tp.topic];
+  t.bytes += new_size - p.size;
+  total_bytes_hosted_ += new_size - p.size;
+  p.size = new_size;
+}
+
+void LogManager::set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned) {
+  std::lock_guard lock(mu_);
+  for (auto& d : dirs_) d->cordoned = is_cordoned(d->path);
+}
+
+void LogManager::set_partition_expected_bytes(uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  default_expected_bytes_ = bytes;
+}
+
+uint64_t LogManager::expected_bytes_for(const std::string& topic,
+                                        std::optional<uint64_t> requested) const {
+  if (requested && *requested > 0) return *requested;
+  if (default_expected_bytes_ > 0) return default_expected_bytes_;
+  auto t = topics_.find(topic);
+  if (t != topics_.end() && t->second.partitions > 0) return t->second.bytes / t->second.partitions;
+  if (!partitions_.empty()) return total_bytes_hosted_ / partitions_.size();
+  return 0;
+}
+
+void LogManager::fill_candidates(const std::string& topic, uint64_t expected, bool read_space,
+                                 std::vector<lds_dir>& out,
+                                 std::vector<uint32_t>& indices) const {
+  (void)expected;
+  out.clear();
+  indices.clear();
+  for (uint32_t i = 0; i < dirs_.size(); ++i) {
+    const Dir& d = *dirs_[i];
+    if (!d.online) continue;
+    lds_dir c{};
+    c.struct_size = sizeof(lds_dir);
+    c.path = d.path_text.c_str();
+    c.flags = d.cordoned ? LDS_DIR_CORDONED : 0;
+    c.reserved_bytes = d.reserved_bytes;
+    c.partition_count = d.partition_count;
+    auto t = d.topic_counts.find(topic);
+    c.topic_partition_count = t == d.topic_counts.end() ? 0 : t->second;
+    if (!read_space) c.flags |= LDS_DIR_SPACE_UNKNOWN;
+    out.push_back(c);
+    indices.push_back(i);
+  }
+  if (!read_space) return;
+  for (size_t k = 0; k < out.size(); ++k) {
+    DiskSpace space = probe_->read(dirs_[indices[k]]->path);
+    if (space.known && space.total_bytes > 0) {
+      out[k].total_bytes = space.total_bytes;
+      out[k].usable_bytes = space.usable_bytes;
+    } else {
+      out[k].flags |= LDS_DIR_SPACE_UNKNOWN;
+    }
+  }
+}
+
+std::vector<lds_dir> LogManager::candidates(const std::string& topic, uint64_t expected_bytes,
+                                            bool read_space,
+                                            std::vector<uint32_t>* dir_indices) const {
+  std::vector<lds_dir> out;
+  std::vector<uint32_t> indices;
+  std::lock_guard lock(mu_);
+  fill_candidates(topic, expected_bytes, read_space, out, indices);
+  if (dir_indices) *dir_indices = std::move(indices);
+  return out;
+}
+
+void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {
+  if (options_.in_memory) return;
+  const fs::path dir = dirs_[dir_index]->path / tp.str();
+  check_syscall(::mkdir(dir.c_str(), 0755), "mkdir", dir);
+  const fs::path segment = dir / layout::segment_file(0);
+  int fd = ::open(segment.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int err = errno;
+    ::rmdir(dir.c_str());
+    errno = err;
+    check_syscall(-1, "create", segment);
+  }
+  ::close(fd);
+  fsync_path(dirs_[dir_index]->path, true);
+}
+
+PlacementResult LogManager::create_partition(const std::string& topic, int32_t partition,
+                                             std::optional<uint64_t> expected_bytes) {
+  if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
+    throw KafkaError(ErrorCode::kInvalidTopic, why);
+  }
+  if (partition < 0) {
+    throw KafkaError(ErrorCode::kInvalidPartitions,
+                     "Partition " + std::to_string(partition) + " of topic " + topic +
+                         " is negative; partition numbers start at 0.");
+  }
+  const TopicPartition tp{topic, partition};
+  std::lock_guard create_lock(create_mu_);
+
+  auto strategy = slot_.current();
+  const bool read_space =
+      !strategy || (strategy->capabilities() & LDS_CAP_USES_SPACE) != 0;
+  std::vector<lds_dir> dirs;
+  std::vector<uint32_t> indices;
+  uint64_t expected = 0;
+  int preferred = -1;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = partitions_.find(tp); it != partitions_.end()) {
+      return PlacementResult{dirs_[it->second->dir]->path_text, false, "", 0, false};
+    }
+    expected = expected_bytes_for(topic, expected_bytes);
+    if (auto pref = preferred_.find(tp); pref != preferred_.end()) {
+      for (uint32_t i = 0; i < dirs_.size(); ++i) {
+        if (dirs_[i]->path == pref->second && dirs_[i]->online) preferred = static_cast<int>(i);
+      }
+    }
+    if (preferred < 0) fill_candidates(topic, expected, read_space, dirs, indices);
+  }
+
+  PlacementResult result;
+  std::vector<uint32_t> attempt;  // log-dir indices in the order to try
+  if (preferred >= 0) {
+    attempt.push_back(static_cast<uint32_t>(preferred));
+    result.strategy = "preferred";
+  } else {
+    std::vector<uint32_t> order(dirs.size());
+    lds_request request{sizeof(lds_request), partition, topic.c_str(), expected};
+    RankOutcome outcome = slot_.rank(strategy, request, dirs, order);
+    result.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
+    result.generation = outcome.strategy ? outcome.strategy->generation() : 0;
+    result.fell_back = outcome.fell_back;
+    if (outcome.status != LDS_OK) {
+      if (dirs.empty()) {
+        throw KafkaError(ErrorCode::kKafkaStorageError,
+                         "No log directories available. Tried " + [&] {
+                           std::string all;
+                           for (const auto& d : dirs_) all += (all.empty() ? "" : ", ") + d->path_text;
+                           return all;
+                         }());
+      }
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
+    }
+    for (uint32_t k = 0; k < outcome.order_len; ++k) attempt.push_back(indices[order[k]]);
+  }
+
+  std::string tried;
+  for (uint32_t dir : attempt) {
+    tried += (tried.empty() ? "" : ", ") + dirs_[dir]->path_text;
+    try {
+      create_on_disk(dir, tp);
+    } catch (const std::system_error& e) {
+      mark_offline(dir, e.what());
+      continue;
+    }
+    add_partition(dir, tp, 0, expected, 0);
+    {
+      std::lock_guard lock(mu_);
+      preferred_.erase(tp);
+    }
+    result.log_dir = dirs_[dir]->path_text;
+    result.created = true;
+    log()->info("Created {} in {} (strategy {}, generation {}{}, expected {} bytes).", tp.str(),
+                result.log_dir, result.strategy, result.generation,
+                result.fell_back ? ", built-in fallback" : "", expected);
+    return result;
+  }
+  throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + tried);
+}
+
+uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_t bytes) {
+  std::shared_ptr<Partition> p;
+  {
+    std::lock_guard lock(mu_);
+    auto it = partitions_.find(TopicPartition{topic, partition});
+    if (it == partitions_.end()) {
+      throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                       "This server does not host this topic-partition.");
+    }
+    p = it->second;
+    if (!dirs_[p->dir]->online) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       "Log directory " + dirs_[p->dir]->path_text + " is offline");
+    }
+  }
+  std::lock_guard io(p->io);
+  if (p->deleted) {
+    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                     "This server does not host this topic-partition.");
+  }
+  uint64_t size;
+  {
+    std::lock_guard lock(mu_);
+    size = p->size;
+  }
+  if (!options_.in_memory && bytes > 0) {
+    const fs::path dir = dirs_[p->dir]->path / p->tp.str();
+    std::vector<char> buf(static_cast<size_t>(std::min<uint64_t>(bytes, 1 << 20)));
+    uint64_t done = 0;
+    while (done < bytes) {
+      const uint64_t offset = size + done;
+      if (offset - p->segment_base >= layout::kSegmentBytes) p->segment_base = offset;
+      const fs::path segment = dir / layout::segment_file(p->segment_base);
+      const uint64_t room = layout::kSegmentBytes - (offset - p->segment_base);
+      const size_t n = static_cast<size_t>(std::min<uint64_t>({bytes - done, buf.size(), room}));
+      layout::fill_payload(topic, partition, offset, std::span<char>(buf.data(), n));
+      int fd = ::open(segment.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      int err = 0;
+      ssize_t w = -1;
+      off_t before = 0;
+      if (fd >= 0) {
+        before = ::lseek(fd, 0, SEEK_END);
+        w = ::write(fd, buf.data(), n);
+        if (w >= 0 && static_cast<size_t>(w) != n) errno = ENOSPC;
+        err = errno;
+        if (w >= 0 && static_cast<size_t>(w) != n) w = -1;
+        if (w < 0 && before >= 0) (void)::ftruncate(fd, before);  // never leave a torn append
+        ::close(fd);
+      } else {
+        err = errno;
+      }
+      if (w < 0) {
+        // Account for what was fully written before the failure, then report it.
+        {
+          std::lock_guard lock(mu_);
+          set_reservation_locked(*p, size + done);
+        }
+        if (err == ENOSPC || err == EDQUOT) {
+          throw KafkaError(ErrorCode::kKafkaStorageError,
+                           "Not enough space in log directory " + dirs_[p->dir]->path_text +
+                               " to append " + std::to_string(bytes) + " bytes to " +
+                               p->tp.str() + "; " + std::to_string(done) + " bytes were appended.");
+        }
+        mark_offline(p->dir, "append to " + segment.string() + " failed: " + errno_text(err));
+        throw KafkaError(ErrorCode::kKafkaStorageError,
+                         "Log directory " + dirs_[p->dir]->path_text + " is offline");
+      }
+      done += n;
+    }
+  }
+  std::lock_guard lock(mu_);
+  set_reservation_locked(*p, size + bytes);
+  return p->size;
+}
+
+uint32_t LogManager::delete_topic(const std::string& topic) {
+  std::lock_guard create_lock(create_mu_);
+  std::vector<std::shared_ptr<Partition>> victims;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [tp, p] : partitions_) {
+      if (tp.topic == topic) victims.push_back(p);
+    }
+  }
+  if (victims.empty()) {
+    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                     "Topic " + topic + " is not hosted by this broker.");
+  }
+  for (const auto& p : victims) {
+    std::lock_guard io(p->io);
+    if (!options_.in_memory && dirs_[p->dir]->online) {
+      const fs::path src = dirs_[p->dir]->path / p->tp.str();
+      const fs::path del = dirs_[p->dir]->path /
+                           layout::delete_dir(p->tp.topic, p->tp.partition, layout::random_hex_id());
+      std::error_code ec;
+      fs::rename(src, del, ec);
+      if (!ec) fs::remove_all(del, ec);
+      if (ec) log()->warn("Could not remove {}: {}; it is removed at the next start.", src.string(), ec.message());
+    }
+    p->deleted = true;
+    std::lock_guard lock(mu_);
+    remove_partition_locked(p->tp);
+    preferred_.erase(p->tp);
+  }
+  log()->info("Deleted topic {} ({} partitions).", topic, victims.size());
+  return static_cast<uint32_t>(victims.size());
+}
+
+std::vector<LogDirDescription> LogManager::describe() const {
+  std::vector<LogDirDescription> out;
+  std::lock_guard lock(mu_);
+  for (const auto& d : dirs_) {
+    LogDirDescription desc;
+    desc.log_dir = d->path_text;
+    desc.directory_id = d->directory_id;
+    desc.cordoned = d->cordoned;
+    desc.reserved_bytes = d->reserved_bytes;
+    if (!d->online) {
+      desc.error = ErrorCode::kKafkaStorageError;
+      desc.error_message = d->offline_reason;
+    } else {
+      DiskSpace space = probe_->read(d->path);
+      desc.space_known = space.known;
+      desc.total_bytes = space.total_bytes;
+      desc.usable_bytes = space.usable_bytes;
+    }
+    out.push_back(std::move(desc));
+  }
+  std::vector<const Partition*> sorted;
+  sorted.reserve(partitions_.size());
+  for (const auto& [tp, p] : partitions_) sorted.push_back(p.get());
+  std::sort(sorted.begin(), sorted.end(), [](const Partition* a, const Partition* b) {
+    return std::tie(a->tp.topic, a->tp.partition) < std::tie(b->tp.topic, b->tp.partition);
+  });
+  for (const Partition* p : sorted) {
+    if (!dirs_[p->dir]->online) continue;
+    out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
+  }
+  return out;
+}
+
+void LogManager::remember_preferred_dir(const TopicPartition& tp, const fs::path& dir) {
+  std::lock_guard lock(mu_);
+  preferred_[tp] = dir;
+}
+
+void LogManager::forget_preferred_dir(const TopicPartition& tp) {
+  std::lock_guard lock(mu_);
+  preferred_.erase(tp);
+}
+
+size_t LogManager::partition_count() const {
+  std::lock_guard lock(mu_);
+  return partitions_.size();
+}
+
+}  // namespace lds
