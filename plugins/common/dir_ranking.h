@@ -1,0 +1,91 @@
+// Ranking rules shared by the strategies: rank argument checks, candidate keys, the
+// partition-count, fill and free orders, and writing the result into lds_rank_args.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "logdir_strategy.h"
+
+namespace lds::plugin {
+
+// Exact 128-bit arithmetic for the fill fraction; __extension__ keeps -Wpedantic quiet.
+__extension__ typedef unsigned __int128 Uint128;
+
+// One eligible directory and the keys the rules sort on. Built by MakeCandidate.
+struct Candidate {
+  uint32_t index;                  // position in lds_rank_args.dirs (log.dirs order)
+  uint32_t partition_count;        // lds_dir.partition_count
+  uint32_t topic_partition_count;  // lds_dir.topic_partition_count
+  uint64_t projected_free;         // usable - reserved - expected, saturating at 0
+  uint64_t total;                  // total_bytes; the fill keys are meaningful only when > 0
+  Uint128 fill_whole;              // (total - usable + reserved + expected) / total
+  uint64_t fill_remainder;         // (total - usable + reserved + expected) % total
+  uint64_t free_bucket;            // set by SortByFreeBuckets
+};
+
+// Candidates of one rank call. Up to kInlineCapacity directories live in the object itself, so the
+// common case does not touch the heap; more fall back to a vector.
+class CandidateList {
+ public:
+  static constexpr size_t kInlineCapacity = 64;
+
+  // Room for capacity candidates. Throws std::bad_alloc if a larger list cannot be allocated.
+  explicit CandidateList(size_t capacity);
+  CandidateList(const CandidateList&) = delete;
+  CandidateList& operator=(const CandidateList&) = delete;
+
+  void Add(const Candidate& candidate) { data_[size_++] = candidate; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Candidate* begin() { return data_; }
+  Candidate* end() { return data_ + size_; }
+  const Candidate* begin() const { return data_; }
+  const Candidate* end() const { return data_ + size_; }
+
+ private:
+  std::array<Candidate, kInlineCapacity> inline_;
+  std::vector<Candidate> heap_;
+  Candidate* data_;
+  size_t size_ = 0;
+};
+
+// Checks a rank call: instance and args non-NULL, args and request large enough for version 1,
+// and, when dir_count > 0, dirs and order non-NULL, dir_stride at least sizeof(lds_dir) and a
+// multiple of its alignment, and every entry's struct_size at least version 1. Sets order_len to
+// 0 when it can. Returns LDS_OK or LDS_ERR_INVALID_ARGUMENT with a sentence in args->error
+// (nothing is written when args itself is unusable).
+lds_status ValidateRankArgs(const void* instance, lds_rank_args* args,
+                            const char* strategy) noexcept;
+
+// Entry i of args->dirs, read by stride.
+inline const lds_dir& DirAt(const lds_rank_args& args, uint32_t i) { return *LDS_DIR_AT(&args, i); }
+
+// The keys of dir at index for a partition of expected_bytes.
+Candidate MakeCandidate(const lds_dir& dir, uint32_t index, uint64_t expected_bytes) noexcept;
+
+// False when the host could not read the directory's space (LDS_DIR_SPACE_UNKNOWN) or reports a
+// total of 0: the fill and free rules cannot rank it.
+bool SpaceKnown(const lds_dir& dir) noexcept;
+
+// Orders; every one ends with log.dirs order, so a tie keeps the input order and the result is a
+// strict, deterministic order.
+// partition_count ascending.
+void SortByPartitionCount(CandidateList& candidates);
+// topic_partition_count ascending, then partition_count ascending.
+void SortByTopicThenPartitionCount(CandidateList& candidates);
+// Projected fill fraction ascending, compared exactly; equal fractions go to fewer partitions.
+void SortByFill(CandidateList& candidates);
+// Projected free bytes descending, bucketed by (best - free) / (tie_bytes + 1); a bucket ranks as
+// one value and its members go to fewer partitions.
+void SortByFreeBuckets(CandidateList& candidates, uint64_t tie_bytes);
+
+// Writes the candidates' indices into args->order, best first, sets order_len, returns LDS_OK.
+lds_status WriteOrder(const CandidateList& candidates, lds_rank_args* args) noexcept;
+
+// Returns LDS_ERR_NO_ELIGIBLE_DIR with "no candidate log directories were given to strategy s".
+lds_status RejectNoCandidates(lds_rank_args* args, const char* strategy) noexcept;
+
+}  // namespace lds::plugin
