@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# demo.sh: a guided tour of lds-host on three log directories: placement, cordons, a live strategy swap.
+#
+# Expects a build in ./build (README command 1 makes it). As root it mounts three tmpfs "disks" of
+# 64, 128 and 256 MiB so that free space really differs; otherwise it uses plain folders and says so.
+# Everything it creates (./demo-data, and the dynamic overrides conf/broker.toml.dynamic) is
+# removed at the end, also on Ctrl-C.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+host="$repo/build/host_stub/lds-host"
+config="$repo/conf/broker.toml"
+data="$repo/demo-data"
+sizes=(64 128 256)
+mounted=()
+server_pid=""
+
+if [ ! -x "$host" ]; then
+  echo "demo: $host is missing; build first (README command 1)." >&2
+  exit 2
+fi
+
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  for m in "${mounted[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
+  rm -rf "$data" "$config.dynamic"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+say() { printf '%s\n' "$*" | fold -s -w 100; }
+run() { printf '\033[2m$ lds-host %s\033[0m\n' "$*"; "$host" "$@" --config "$config"; }
+
+rm -rf "$data" "$config.dynamic"  # start from the file's own settings
+mkdir -p "$data"
+step "Three log directories"
+for i in 1 2 3; do
+  mkdir -p "$data/disk$i"
+  if [ "$(id -u)" = 0 ] && mount -t tmpfs -o "size=${sizes[$((i - 1))]}m" "lds-demo-disk$i" "$data/disk$i" 2>/dev/null; then
+    mounted+=("$data/disk$i")
+  fi
+done
+if [ ${#mounted[@]} = 3 ]; then
+  say "demo-data/disk1, disk2 and disk3 are tmpfs disks of 64, 128 and 256 MiB, like three unequal drives in a JBOD broker."
+else
+  say "Not root (or mount is not allowed here): the three directories share one filesystem, so they all report the same free space and the size strategy cannot tell them apart. Run as root to see it follow free space."
+fi
+
+step "Start the broker (conf/broker.toml, strategy = partition, Kafka's default rule)"
+"$host" serve --config "$config" >"$data/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 1 100); do
+  "$host" describe --config "$config" >/dev/null 2>&1 && break
+  kill -0 "$server_pid" 2>/dev/null || { cat "$data/server.log"; exit 1; }
+  sleep 0.1
+done
+say "The server listens on demo-data/lds-admin.sock; every command below is a client call to it."
+run describe
+
+step "Create topic 'clicks' with 6 partitions: the partition strategy spreads them by count, 2 per disk"
+run create --topic clicks --partition-count 6
+
+step "Write 6 MiB into each partition of 'clicks'"
+for p in 0 1 2 3 4 5; do "$host" produce --config "$config" --topic clicks --partition $p --bytes 6MiB >/dev/null; done
+run describe
+say "Every disk holds 12 MiB, but that is 19% of the 64 MiB disk and under 5% of the 256 MiB one: counting partitions ignores disk size."
+
+step "Cordon disk3 (KIP-1066) while the partition strategy is active"
+run configs --alter --add-config "cordoned.log.dirs=$data/disk3"
+say "The server warns that this strategy does not honour cordons:"
+grep -m1 "does not honour cordons" "$data/server.log" | sed 's/^/  /' | fold -s -w 100
+step "Switch to the cordon strategy, live: new partitions now avoid disk3"
+run configs --alter --add-config log.directory.select.strategy=cordon
+run create --topic audit --partition-count 4
+
+step "Lift the cordon and switch to the size strategy (KIP-178, fill mode with reservations)"
+run configs --alter --delete-config cordoned.log.dirs --add-config log.directory.select.strategy=size
+say "Now create topic 'events' with 8 partitions, each expected to grow to 8 MiB. Each placement reserves 8 MiB on its disk until the data arrives, so the burst spreads instead of piling onto one disk."
+run create --topic events --partition-count 8 --expected-bytes 8MiB
+run describe
+say "The size strategy put most of 'events' on the biggest, emptiest disk: it ranks disks by how full they would be after the placement (used + reserved + expected) / total."
+
+step "What the broker reports about its configuration"
+run configs --describe | grep -E 'NAME|strategy|cordoned|expected'
+
+step "Stop the broker"
+kill -TERM "$server_pid"
+wait "$server_pid"
+server_pid=""
+say "Stopped cleanly. Server log: $(grep -c . "$data/server.log") lines; the demo removes demo-data/ now."
