@@ -1,6 +1,8 @@
 // broker.cpp: applies configuration to the strategy slot and the LogManager, all or nothing.
 #include "lds/broker.h"
 
+#include <algorithm>
+
 #include "lds/logging.h"
 
 namespace lds {
@@ -31,17 +33,16 @@ BrokerConfig Broker::config() const {
 void Broker::start() {
   std::lock_guard lock(control_mu_);
   logs_->startup();
-  apply(store_.current(), [] {});
-  started_ = true;
+  apply(store_.current(), true, [] {});
 }
 
-void Broker::apply(const BrokerConfig& next, const std::function<void()>& commit) {
+void Broker::apply(const BrokerConfig& next, bool reload,
+                   const std::function<void()>& commit) {
   auto active = slot_.current();
   std::shared_ptr<const LoadedStrategy> loaded;
-  const bool strategy_changed = !active || active->name() != next.strategy ||
+  const bool strategy_changed = reload || !active || active->name() != next.strategy ||
                                 next.options_of(next.strategy) !=
-                                    store_.current().options_of(store_.current().strategy) ||
-                                !started_;
+                                    store_.current().options_of(store_.current().strategy);
   if (strategy_changed) {
     // The dry run ranks the directories as they will be once the new cordons apply.
     logs_->set_cordoned([&](const fs::path& d) { return next.is_cordoned(d); });
@@ -89,7 +90,10 @@ void Broker::alter_configs(const std::vector<ConfigAlteration>& changes) {
   std::lock_guard lock(control_mu_);
   try {
     BrokerConfig next = store_.preview(changes);
-    apply(next, [&] { store_.commit(changes); });
+    const bool reload = std::any_of(changes.begin(), changes.end(), [](const ConfigAlteration& c) {
+      return c.name == "log.directory.select.strategy" && c.op == ConfigAlteration::Op::kSet;
+    });
+    apply(next, reload, [&] { store_.commit(changes); });
   } catch (const ConfigError& e) {
     throw KafkaError(ErrorCode::kInvalidConfig, e.what());
   } catch (const PluginError& e) {
@@ -113,7 +117,8 @@ void Broker::reload_file() {
       log()->warn("{} changed in {} but is a static config; restart the broker to apply it.", key,
                   store_.current().file.string());
     }
-    apply(next, [&] { store_.adopt(next); });
+    auto active = slot_.current();
+    apply(next, active && active->file_changed(), [&] { store_.adopt(next); });
     log()->info("Reloaded {}.", store_.current().file.string());
   } catch (const std::exception& e) {
     log()->error("Reload of {} refused, nothing changed: {}", store_.current().file.string(),

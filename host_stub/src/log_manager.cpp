@@ -381,6 +381,57 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {
   fsync_path(dirs_[dir_index]->path, true);
 }
 
+PlacementDecision LogManager::choose(const std::string& topic, int32_t partition,
+                                     std::optional<uint64_t> expected_bytes) const {
+  const TopicPartition tp{topic, partition};
+  auto strategy = slot_.current();
+  const bool read_space = !strategy || (strategy->capabilities() & LDS_CAP_USES_SPACE) != 0;
+  // Per-thread scratch: a placement decision allocates nothing once warmed up.
+  thread_local std::vector<lds_dir> dirs;
+  thread_local std::vector<uint32_t> indices;
+  thread_local std::vector<uint32_t> order;
+  PlacementDecision decision;
+  int preferred = -1;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = partitions_.find(tp); it != partitions_.end()) {
+      decision.existing = true;
+      decision.existing_dir = dirs_[it->second->dir]->path_text;
+      return decision;
+    }
+    decision.expected_bytes = expected_bytes_for(topic, expected_bytes);
+    if (auto pref = preferred_.find(tp); pref != preferred_.end()) {
+      for (uint32_t i = 0; i < dirs_.size(); ++i) {
+        if (dirs_[i]->path == pref->second && dirs_[i]->online) preferred = static_cast<int>(i);
+      }
+    }
+    if (preferred < 0) fill_candidates(topic, decision.expected_bytes, read_space, dirs, indices);
+  }
+  if (preferred >= 0) {
+    decision.dirs.push_back(static_cast<uint32_t>(preferred));
+    decision.strategy = "preferred";
+    return decision;
+  }
+  if (dirs.empty()) {
+    std::string all;
+    for (const auto& d : dirs_) all += (all.empty() ? "" : ", ") + d->path_text;
+    throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + all);
+  }
+  order.resize(dirs.size());
+  lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes};
+  RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order);
+  decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
+  decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
+  decision.fell_back = outcome.fell_back;
+  if (outcome.status != LDS_OK) {
+    throw KafkaError(ErrorCode::kKafkaStorageError,
+                     "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
+  }
+  decision.dirs.reserve(outcome.order_len);
+  for (uint32_t k = 0; k < outcome.order_len; ++k) decision.dirs.push_back(indices[order[k]]);
+  return decision;
+}
+
 PlacementResult LogManager::create_partition(const std::string& topic, int32_t partition,
                                              std::optional<uint64_t> expected_bytes) {
   if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
@@ -393,54 +444,16 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   }
   const TopicPartition tp{topic, partition};
   std::lock_guard create_lock(create_mu_);
-
-  auto strategy = slot_.current();
-  const bool read_space =
-      !strategy || (strategy->capabilities() & LDS_CAP_USES_SPACE) != 0;
-  std::vector<lds_dir> dirs;
-  std::vector<uint32_t> indices;
-  uint64_t expected = 0;
-  int preferred = -1;
-  {
-    std::lock_guard lock(mu_);
-    if (auto it = partitions_.find(tp); it != partitions_.end()) {
-      return PlacementResult{dirs_[it->second->dir]->path_text, false, "", 0, false};
-    }
-    expected = expected_bytes_for(topic, expected_bytes);
-    if (auto pref = preferred_.find(tp); pref != preferred_.end()) {
-      for (uint32_t i = 0; i < dirs_.size(); ++i) {
-        if (dirs_[i]->path == pref->second && dirs_[i]->online) preferred = static_cast<int>(i);
-      }
-    }
-    if (preferred < 0) fill_candidates(topic, expected, read_space, dirs, indices);
+  PlacementDecision decision = choose(topic, partition, expected_bytes);
+  if (decision.existing) {
+    return PlacementResult{decision.existing_dir, false, "", 0, false};
   }
-
   PlacementResult result;
-  std::vector<uint32_t> attempt;  // log-dir indices in the order to try
-  if (preferred >= 0) {
-    attempt.push_back(static_cast<uint32_t>(preferred));
-    result.strategy = "preferred";
-  } else {
-    std::vector<uint32_t> order(dirs.size());
-    lds_request request{sizeof(lds_request), partition, topic.c_str(), expected};
-    RankOutcome outcome = slot_.rank(strategy, request, dirs, order);
-    result.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
-    result.generation = outcome.strategy ? outcome.strategy->generation() : 0;
-    result.fell_back = outcome.fell_back;
-    if (outcome.status != LDS_OK) {
-      if (dirs.empty()) {
-        throw KafkaError(ErrorCode::kKafkaStorageError,
-                         "No log directories available. Tried " + [&] {
-                           std::string all;
-                           for (const auto& d : dirs_) all += (all.empty() ? "" : ", ") + d->path_text;
-                           return all;
-                         }());
-      }
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
-    }
-    for (uint32_t k = 0; k < outcome.order_len; ++k) attempt.push_back(indices[order[k]]);
-  }
+  result.strategy = decision.strategy;
+  result.generation = decision.generation;
+  result.fell_back = decision.fell_back;
+  const uint64_t expected = decision.expected_bytes;
+  const std::vector<uint32_t>& attempt = decision.dirs;
 
   std::string tried;
   for (uint32_t dir : attempt) {

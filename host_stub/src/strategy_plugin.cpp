@@ -143,6 +143,15 @@ std::string dl_reason(const std::exception& e, const fs::path& copy, const fs::p
   return what;
 }
 
+// Device, inode, size and modification time: changes whenever the file is replaced or rewritten.
+std::string identity_of(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return "missing";
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+         std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
 std::string text_of(const char* buffer) {
   std::string s(buffer, strnlen(buffer, kErrorCap));
   return s.empty() ? "no reason given" : s;
@@ -183,10 +192,12 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   }
   const fs::path file = spec.plugin_dir / ("liblds_" + spec.name + ".so");
   const fs::path real = checked_plugin_file(spec.plugin_dir, file);
+  const std::string identity = identity_of(real);
   const fs::path copy = private_copy(file, real, spec.name);
 
   std::shared_ptr<LoadedStrategy> self(new LoadedStrategy());
   self->file_ = file;
+  self->file_identity_ = identity;
   self->name_ = spec.name;
   self->generation_ = spec.generation;
   self->never_unload_ = spec.never_unload;
@@ -278,6 +289,12 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
                    text_of(error) + ".");
   }
   return self;
+}
+
+bool LoadedStrategy::file_changed() const {
+  std::error_code ec;
+  fs::path real = fs::canonical(file_, ec);
+  return ec || identity_of(real) != file_identity_;
 }
 
 int32_t LoadedStrategy::rank(lds_rank_args* args) const noexcept {

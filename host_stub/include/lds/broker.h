@@ -36,12 +36,15 @@ class Broker {
   void start();
 
   // IncrementalAlterConfigs: validated all or nothing, a strategy change loaded and validated before
-  // anything is persisted or published. Throws KafkaError(INVALID_CONFIG) and changes nothing.
+  // anything is persisted or published. Setting log.directory.select.strategy, even to its current
+  // value, loads the plugin file afresh (a rebuilt .so is picked up). Throws
+  // KafkaError(INVALID_CONFIG) and changes nothing.
   void alter_configs(const std::vector<ConfigAlteration>& changes);
   std::vector<DescribedConfig> describe_configs() const;
 
-  // SIGHUP: re-reads the file and applies its dynamic keys as alter_configs would. Static keys that
-  // changed are logged and keep their running values. Errors are logged and change nothing.
+  // SIGHUP: re-reads the file and applies its dynamic keys as alter_configs would; the strategy is
+  // also reloaded when its plugin file changed on disk. Static keys that changed are logged and keep
+  // their running values. Errors are logged and change nothing.
   void reload_file();
 
   StrategyInfo strategy_info() const;
@@ -53,7 +56,8 @@ class Broker {
  private:
   // Applies a validated config: strategy (loading it if its name or options changed), cordons,
   // expected bytes and log level. `commit` persists `changes` once the strategy has loaded.
-  void apply(const BrokerConfig& next, const std::function<void()>& commit);
+  // `reload` forces the strategy to be loaded again even if its name and options are unchanged.
+  void apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit);
   void warn_if_cordon_ignored() const;
 
   mutable std::mutex control_mu_;  // one control operation at a time
@@ -61,7 +65,6 @@ class Broker {
   std::shared_ptr<const DiskProbe> probe_;
   StrategySlot slot_;
   std::unique_ptr<LogManager> logs_;
-  bool started_ = false;
 };
 
 }  // namespace lds

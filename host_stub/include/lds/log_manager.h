@@ -39,6 +39,17 @@ struct PlacementResult {
   bool fell_back = false;
 };
 
+// Where a partition would go, decided but not yet created.
+struct PlacementDecision {
+  bool existing = false;     // the replica is already hosted, in existing_dir
+  std::string existing_dir;
+  std::vector<uint32_t> dirs;  // log-dir indices to try, best first
+  uint64_t expected_bytes = 0;
+  std::string strategy;        // "preferred" when a remembered KIP-113 preference decided
+  uint64_t generation = 0;
+  bool fell_back = false;
+};
+
 struct PartitionDescription {
   std::string partition;  // "topic-0"
   uint64_t size = 0;
@@ -90,6 +101,13 @@ class LogManager {
   // available. Tried ...", or nothing eligible).
   PlacementResult create_partition(const std::string& topic, int32_t partition,
                                    std::optional<uint64_t> expected_bytes = std::nullopt);
+
+  // The placement decision alone: snapshot of the online directories, rank through the active
+  // strategy (with the per-call fallback), no disk I/O except reading sizes for strategies that use
+  // them. Decisions run concurrently with each other and with strategy swaps. Throws KafkaError
+  // KAFKA_STORAGE_ERROR when nothing is eligible.
+  PlacementDecision choose(const std::string& topic, int32_t partition,
+                           std::optional<uint64_t> expected_bytes = std::nullopt) const;
 
   // Produce: appends `bytes` of the payload pattern; returns the partition's size afterwards.
   // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR.

@@ -55,6 +55,10 @@ class LoadedStrategy {
   const fs::path& file() const { return file_; }
   bool honors_cordon() const { return (capabilities_ & LDS_CAP_HONORS_CORDON) != 0; }
 
+  // Whether the plugin file now differs from the one this strategy was loaded from (replaced,
+  // rebuilt or removed), so a reload would load different code.
+  bool file_changed() const;
+
   // Calls the plugin's rank on this instance. Safe from many threads.
   int32_t rank(lds_rank_args* args) const noexcept;
 
@@ -77,6 +81,7 @@ class LoadedStrategy {
   uint64_t capabilities_ = 0;
   uint64_t generation_ = 0;
   fs::path file_;
+  std::string file_identity_;  // device, inode, size and mtime of the loaded file
   std::shared_ptr<spdlog::logger> log_;
   lds_host_api host_api_{};
 };
