@@ -44,9 +44,10 @@ void Broker::apply(const BrokerConfig& next, bool reload,
                                 next.options_of(next.strategy) !=
                                     store_.current().options_of(store_.current().strategy);
   if (strategy_changed) {
-    // The dry run ranks the directories as they will be once the new cordons apply.
-    logs_->set_cordoned([&](const fs::path& d) { return next.is_cordoned(d); });
-    std::vector<lds_dir> dirs = logs_->candidates("__lds_dry_run", 0, true, nullptr);
+    // The dry run ranks the directories as they will be once the new cordons apply; the live
+    // cordons stay as they are until the whole change is accepted.
+    std::vector<lds_dir> dirs = logs_->candidates(
+        "__lds_dry_run", 0, true, nullptr, [&](const fs::path& d) { return next.is_cordoned(d); });
     StrategyLoadSpec spec;
     spec.plugin_dir = next.plugin_dir;
     spec.name = next.strategy;
@@ -54,13 +55,7 @@ void Broker::apply(const BrokerConfig& next, bool reload,
     spec.generation = slot_.next_generation();
     spec.never_unload = next.keep_unloaded_plugins;
     spec.dry_run_dirs = dirs;
-    try {
-      loaded = LoadedStrategy::load(spec);
-    } catch (...) {
-      const BrokerConfig& cur = store_.current();
-      logs_->set_cordoned([&](const fs::path& d) { return cur.is_cordoned(d); });
-      throw;
-    }
+    loaded = LoadedStrategy::load(spec);
   }
   commit();
   logs_->set_cordoned([&](const fs::path& d) { return next.is_cordoned(d); });

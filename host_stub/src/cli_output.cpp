@@ -26,7 +26,7 @@ std::string human_bytes(uint64_t bytes) {
   return buf;
 }
 
-void print_log_dirs(const json& r) {
+int print_log_dirs(const json& r) {
   const json& s = r["strategy"];
   std::printf("Strategy: %s %s (generation %llu, %llu swaps, %llu fallbacks)\n",
               s.value("name", "?").c_str(), s.value("version", "?").c_str(),
@@ -62,9 +62,17 @@ void print_log_dirs(const json& r) {
       std::printf("\n");
     }
   }
+  return 0;
 }
 
-void print_created(const json& r) {
+bool any_partition_failed(const json& r) {
+  for (const auto& p : r.value("partitions", json::array())) {
+    if (p.value("error", "NONE") != "NONE") return true;
+  }
+  return false;
+}
+
+int print_created(const json& r) {
   std::map<std::string, int> per_dir;
   for (const auto& p : r["partitions"]) {
     if (p["error"] == "NONE") {
@@ -73,30 +81,37 @@ void print_created(const json& r) {
                   p["created"].get<bool>() ? "" : " (already there)",
                   p.value("strategy", "").c_str());
     } else {
-      std::printf("partition %-5d failed: %s: %s\n", p["partition"].get<int>(),
-                  p["error"].get<std::string>().c_str(), p["message"].get<std::string>().c_str());
+      std::fprintf(stderr, "lds-host: partition %d: %s: %s\n", p["partition"].get<int>(),
+                   p["error"].get<std::string>().c_str(), p["message"].get<std::string>().c_str());
     }
   }
+  return any_partition_failed(r) ? 1 : 0;
 }
 
-void print_produced(const json& r) {
+int print_produced(const json& r) {
   std::printf("partition size is now %s (%llu bytes)\n", human_bytes(r["size"].get<uint64_t>()).c_str(),
               static_cast<unsigned long long>(r["size"].get<uint64_t>()));
+  return 0;
 }
 
-void print_deleted(const json& r) {
+int print_deleted(const json& r) {
   std::printf("deleted %llu partitions\n", static_cast<unsigned long long>(r["deleted"].get<uint64_t>()));
+  return 0;
 }
 
-void print_configs(const json& r) {
+int print_configs(const json& r) {
   std::printf("%-52s %-8s %-8s %s\n", "NAME", "SOURCE", "DYNAMIC", "VALUE");
   for (const auto& c : r["configs"]) {
     std::printf("%-52s %-8s %-8s %s\n", c["name"].get<std::string>().c_str(),
                 c["source"].get<std::string>().c_str(), c["dynamic"].get<bool>() ? "yes" : "no",
                 c["value"].get<std::string>().c_str());
   }
+  return 0;
 }
 
-void print_altered(const json&) { std::printf("configs altered\n"); }
+int print_altered(const json&) {
+  std::printf("configs altered\n");
+  return 0;
+}
 
 }  // namespace lds::cli

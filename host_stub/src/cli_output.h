@@ -10,11 +10,16 @@ namespace lds::cli {
 
 std::string human_bytes(uint64_t bytes);  // "1.5 MiB"
 
-void print_log_dirs(const nlohmann::json& response);
-void print_created(const nlohmann::json& response);
-void print_produced(const nlohmann::json& response);
-void print_deleted(const nlohmann::json& response);
-void print_configs(const nlohmann::json& response);
-void print_altered(const nlohmann::json& response);
+// Each prints a successful response and returns the exit code: 0, or 1 when part of the request
+// was refused (for example one partition of a CreatePartitions).
+int print_log_dirs(const nlohmann::json& response);
+int print_created(const nlohmann::json& response);
+int print_produced(const nlohmann::json& response);
+int print_deleted(const nlohmann::json& response);
+int print_configs(const nlohmann::json& response);
+int print_altered(const nlohmann::json& response);
+
+// Whether any partition result of a CreatePartitions response carries an error.
+bool any_partition_failed(const nlohmann::json& response);
 
 }  // namespace lds::cli

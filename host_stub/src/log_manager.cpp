@@ -354,13 +354,20 @@ void LogManager::fill_candidates(const std::string& topic, uint64_t expected, bo
   }
 }
 
-std::vector<lds_dir> LogManager::candidates(const std::string& topic, uint64_t expected_bytes,
-                                            bool read_space,
-                                            std::vector<uint32_t>* dir_indices) const {
+std::vector<lds_dir> LogManager::candidates(
+    const std::string& topic, uint64_t expected_bytes, bool read_space,
+    std::vector<uint32_t>* dir_indices,
+    const std::function<bool(const fs::path&)>& cordoned) const {
   std::vector<lds_dir> out;
   std::vector<uint32_t> indices;
   std::lock_guard lock(mu_);
   fill_candidates(topic, expected_bytes, read_space, out, indices);
+  if (cordoned) {
+    for (size_t k = 0; k < out.size(); ++k) {
+      out[k].flags &= ~LDS_DIR_CORDONED;
+      if (cordoned(dirs_[indices[k]]->path)) out[k].flags |= LDS_DIR_CORDONED;
+    }
+  }
   if (dir_indices) *dir_indices = std::move(indices);
   return out;
 }

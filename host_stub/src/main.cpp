@@ -48,7 +48,7 @@ fs::path socket_of(const Target& t) {
 }
 
 // Sends one request; prints the response; returns the exit code.
-int call(const Target& t, const json& request, void (*print)(const json&)) {
+int call(const Target& t, const json& request, int (*print)(const json&)) {
   json response;
   try {
     lds::AdminClient client(socket_of(t));
@@ -61,16 +61,16 @@ int call(const Target& t, const json& request, void (*print)(const json&)) {
     return kExitUsage;
   }
   const std::string error = response.value("error", "UNKNOWN_SERVER_ERROR");
-  if (t.json) {
-    std::cout << response.dump(2) << "\n";
-  } else if (error == "NONE") {
-    print(response);
-  }
   if (error != "NONE") {
+    if (t.json) std::cout << response.dump(2) << "\n";
     std::cerr << "lds-host: " << error << ": " << response.value("message", "") << "\n";
     return kExitRefused;
   }
-  return kExitOk;
+  if (t.json) {
+    std::cout << response.dump(2) << "\n";
+    return lds::cli::any_partition_failed(response) ? kExitRefused : kExitOk;
+  }
+  return print(response) == 0 ? kExitOk : kExitRefused;
 }
 
 int serve(const std::string& config_file) {
