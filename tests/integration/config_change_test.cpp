@@ -1,0 +1,220 @@
+// config_change_test.cpp: dynamic configs on a running lds-host: cordons, strategy hot swaps,
+// refused changes, and what survives a restart.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lds/log_layout.h"
+#include "server_fixture.h"
+
+namespace lds::integration {
+namespace {
+
+class ConfigChangeTest : public ServerFixture {
+ protected:
+  json alter(const std::vector<std::pair<std::string, std::string>>& sets) {
+    json configs = json::array();
+    for (const auto& [name, value] : sets) {
+      configs.push_back({{"name", name}, {"op", "SET"}, {"value", value}});
+    }
+    return call({{"api", "IncrementalAlterConfigs"}, {"configs", configs}});
+  }
+
+  // DescribeConfigs as name -> entry.
+  std::map<std::string, json> configs() {
+    std::map<std::string, json> out;
+    const json response = call_ok({{"api", "DescribeConfigs"}});
+    for (const auto& c : response["configs"]) {
+      out[c["name"].get<std::string>()] = c;
+    }
+    return out;
+  }
+
+  std::string active_strategy() {
+    return call_ok({{"api", "DescribeLogDirs"}})["strategy"].value("name", "?");
+  }
+
+  // Creates partitions 0..count-1 of `topic`; returns each one's log dir.
+  std::vector<std::string> create(const std::string& topic, int32_t count) {
+    json partitions = json::array();
+    for (int32_t p = 0; p < count; ++p) partitions.push_back(p);
+    json r = call_ok({{"api", "CreatePartitions"}, {"topic", topic}, {"partitions", partitions}});
+    std::vector<std::string> dirs;
+    for (const auto& p : r["partitions"]) {
+      EXPECT_EQ(p["error"], "NONE") << p.dump();
+      dirs.push_back(p["logDir"].is_string() ? p["logDir"].get<std::string>() : "");
+    }
+    return dirs;
+  }
+
+  fs::path dynamic_file() const {
+    fs::path f = config_file_;
+    f += ".dynamic";
+    return f;
+  }
+
+  std::optional<std::string> dynamic_file_content() const {
+    if (!fs::exists(dynamic_file())) return std::nullopt;
+    return read_file(dynamic_file());
+  }
+};
+
+TEST_F(ConfigChangeTest, CordonedDirTakesNoNewPartitions) {
+  ServerConfig config = default_config(3);
+  ASSERT_NO_FATAL_FAILURE(start(config));
+  const fs::path cordoned = config.log_dirs[1];
+  json r = alter(
+      {{"log.directory.select.strategy", "cordon"}, {"cordoned.log.dirs", cordoned.string()}});
+  ASSERT_EQ(r["error"], "NONE") << r.dump();
+  EXPECT_EQ(active_strategy(), "cordon");
+
+  for (const auto& dir : create("fenced", 9)) EXPECT_NE(dir, cordoned.string());
+
+  json describe = call_ok({{"api", "DescribeLogDirs"}});
+  for (const auto& d : config.log_dirs) {
+    json entry = dir_entry(describe, d);
+    ASSERT_TRUE(entry.is_object()) << d << " missing from " << describe.dump();
+    EXPECT_EQ(entry["isCordoned"], d == cordoned) << entry.dump();
+    if (d == cordoned) {
+      EXPECT_TRUE(entry["partitions"].empty()) << entry.dump();
+    }
+  }
+  EXPECT_EQ(server_log().find("LDS_CAP_HONORS_CORDON"), std::string::npos)
+      << "cordon honours cordons; no warning expected";
+}
+
+TEST_F(ConfigChangeTest, CordonWithStrategyThatIgnoresItLogsWarning) {
+  ServerConfig config = default_config(3, "partition");
+  ASSERT_NO_FATAL_FAILURE(start(config));
+  json r = alter({{"cordoned.log.dirs", config.log_dirs[0].string()}});
+  ASSERT_EQ(r["error"], "NONE") << r.dump();
+  const std::string log = server_log();
+  const size_t at = log.find("LDS_CAP_HONORS_CORDON");
+  ASSERT_NE(at, std::string::npos) << "no warning about the ignored cordon";
+  const size_t line_start = log.rfind('\n', at);
+  const std::string line = log.substr(line_start + 1, log.find('\n', at) - line_start - 1);
+  EXPECT_NE(line.find("warn"), std::string::npos) << "not a warning: " << line;
+  EXPECT_NE(line.find("partition"), std::string::npos) << line;
+  json entry = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), config.log_dirs[0]);
+  EXPECT_EQ(entry["isCordoned"], true) << entry.dump();
+}
+
+TEST_F(ConfigChangeTest, InvalidCordonEntryGetsKafkaMessageAndChangesNothing) {
+  ServerConfig config = default_config(2);
+  ASSERT_NO_FATAL_FAILURE(start(config));
+  ASSERT_EQ(alter({{"log.partition.expected.bytes", "1024"}})["error"], "NONE");
+  const auto configs_before = configs();
+  const std::optional<std::string> file_before = dynamic_file_content();
+  ASSERT_TRUE(file_before.has_value()) << "the accepted change was not persisted";
+
+  const std::string bad = (temp_ / "not-a-log-dir").string();
+  json r = alter({{"log.partition.expected.bytes", "4096"}, {"cordoned.log.dirs", bad}});
+  EXPECT_EQ(r["error"], "INVALID_CONFIG") << r.dump();
+  EXPECT_EQ(r["message"], "Invalid entry in cordoned.log.dirs: " + bad +
+                              ". All cordoned log dirs must be entries of log.dirs or log.dir.");
+
+  EXPECT_EQ(configs(), configs_before) << "a refused request changed the configs";
+  EXPECT_EQ(configs()["log.partition.expected.bytes"]["value"], "1024");
+  EXPECT_EQ(dynamic_file_content(), file_before) << "a refused request rewrote the dynamic file";
+  json describe = call_ok({{"api", "DescribeLogDirs"}});
+  for (const auto& d : log_dirs_of(describe)) EXPECT_EQ(d["isCordoned"], false) << d.dump();
+}
+
+TEST_F(ConfigChangeTest, StrategySwitchesFromPartitionToSize) {
+  ASSERT_NO_FATAL_FAILURE(start(default_config(3, "partition")));
+  json before = call_ok({{"api", "DescribeLogDirs"}})["strategy"];
+  EXPECT_EQ(before["name"], "partition");
+
+  json r = alter({{"log.directory.select.strategy", "size"}});
+  ASSERT_EQ(r["error"], "NONE") << r.dump();
+  json after = call_ok({{"api", "DescribeLogDirs"}})["strategy"];
+  EXPECT_EQ(after["name"], "size");
+  EXPECT_GT(after["generation"].get<uint64_t>(), before["generation"].get<uint64_t>());
+  EXPECT_EQ(after["swaps"], before["swaps"].get<uint64_t>() + 1);
+
+  auto c = configs();
+  EXPECT_EQ(c["log.directory.select.strategy"]["value"], "size");
+  EXPECT_EQ(c["log.directory.select.strategy"]["source"], "DYNAMIC");
+
+  json created = call_ok({{"api", "CreatePartitions"}, {"topic", "after"}, {"partitions", {0}}});
+  EXPECT_EQ(created["partitions"][0]["strategy"], "size") << created.dump();
+}
+
+TEST_F(ConfigChangeTest, UnknownStrategyIsRefusedAndOldOneStaysActive) {
+  ASSERT_NO_FATAL_FAILURE(start(default_config(3, "partition")));
+  ASSERT_EQ(alter({{"log.directory.select.strategy", "size"}})["error"], "NONE");
+  const std::optional<std::string> file_before = dynamic_file_content();
+
+  json r = alter({{"log.directory.select.strategy", "nosuch"}});
+  EXPECT_EQ(r["error"], "INVALID_CONFIG") << r.dump();
+  const std::string file = (build_plugin_dir() / "liblds_nosuch.so").string();
+  EXPECT_NE(r.value("message", "").find(file), std::string::npos)
+      << "the message should name " << file << ": " << r.dump();
+
+  EXPECT_EQ(active_strategy(), "size");
+  EXPECT_EQ(configs()["log.directory.select.strategy"]["value"], "size");
+  EXPECT_EQ(dynamic_file_content(), file_before);
+  json created = call_ok({{"api", "CreatePartitions"}, {"topic", "still"}, {"partitions", {0}}});
+  EXPECT_EQ(created["partitions"][0]["strategy"], "size") << created.dump();
+}
+
+TEST_F(ConfigChangeTest, RestartKeepsPartitionsSizesAndDynamicConfig) {
+  ServerConfig config = default_config(3, "partition");
+  ASSERT_NO_FATAL_FAILURE(start(config));
+  create("keep", 5);
+  create("other", 2);
+  for (int32_t p = 0; p < 5; ++p) {
+    call_ok({{"api", "Produce"}, {"topic", "keep"}, {"partition", p}, {"bytes", 4096 * (p + 1)}});
+  }
+  json r = alter({{"log.directory.select.strategy", "cordon"},
+                  {"cordoned.log.dirs", config.log_dirs[2].string()},
+                  {"log.directory.select.cordon.order", "size"}});
+  ASSERT_EQ(r["error"], "NONE") << r.dump();
+  const json dirs_before = log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}));
+
+  ASSERT_NO_FATAL_FAILURE(restart());
+
+  json describe = call_ok({{"api", "DescribeLogDirs"}});
+  const json dirs_after = log_dirs_of(describe);
+  ASSERT_EQ(dirs_after.size(), dirs_before.size());
+  for (size_t i = 0; i < dirs_before.size(); ++i) {
+    EXPECT_EQ(dirs_after[i]["logDir"], dirs_before[i]["logDir"]);
+    EXPECT_EQ(dirs_after[i]["partitions"], dirs_before[i]["partitions"])
+        << "partitions of " << dirs_before[i]["logDir"] << " changed across the restart";
+    EXPECT_EQ(dirs_after[i]["isCordoned"], dirs_before[i]["isCordoned"]);
+  }
+  EXPECT_EQ(describe["strategy"]["name"], "cordon");
+
+  auto c = configs();
+  EXPECT_EQ(c["log.directory.select.strategy"]["value"], "cordon");
+  EXPECT_EQ(c["log.directory.select.strategy"]["source"], "DYNAMIC");
+  EXPECT_EQ(c["cordoned.log.dirs"]["value"], config.log_dirs[2].string());
+  EXPECT_EQ(c["cordoned.log.dirs"]["source"], "DYNAMIC");
+  EXPECT_EQ(c["log.directory.select.cordon.order"]["value"], "size");
+  EXPECT_EQ(c["log.directory.select.cordon.order"]["source"], "DYNAMIC");
+  EXPECT_EQ(c["broker.id"]["source"], "STATIC");
+
+  // Appends continue where they stopped: the segment holds one unbroken pattern.
+  json produced =
+      call_ok({{"api", "Produce"}, {"topic", "keep"}, {"partition", 0}, {"bytes", 100}});
+  EXPECT_EQ(produced["size"], 4096 + 100);
+  std::string dir;
+  for (const auto& d : dirs_after) {
+    for (const auto& p : d["partitions"]) {
+      if (p["partition"] == "keep-0") dir = d["logDir"].get<std::string>();
+    }
+  }
+  ASSERT_FALSE(dir.empty());
+  const std::string content = read_file(fs::path(dir) / lds::layout::partition_dir("keep", 0) /
+                                        lds::layout::segment_file(0));
+  std::string expected(4096 + 100, '\0');
+  lds::layout::fill_payload("keep", 0, 0, std::span<char>(expected.data(), expected.size()));
+  EXPECT_TRUE(content == expected) << "keep-0 does not hold the Produce pattern after the restart";
+}
+
+}  // namespace
+}  // namespace lds::integration

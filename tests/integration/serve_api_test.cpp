@@ -1,0 +1,206 @@
+// serve_api_test.cpp: the admin API of a running lds-host: the data path (create, produce,
+// describe, delete), the DescribeLogDirs shape, malformed requests, and the socket's mode.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lds/admin_server.h"
+#include "lds/log_layout.h"
+#include "server_fixture.h"
+
+namespace lds::integration {
+namespace {
+
+class ServeTest : public ServerFixture {};
+
+// The exact bytes Produce must have written to a partition's first segment.
+std::string expected_payload(const std::string& topic, int32_t partition, uint64_t bytes) {
+  std::string out(bytes, '\0');
+  lds::layout::fill_payload(topic, partition, 0, std::span<char>(out.data(), out.size()));
+  return out;
+}
+
+std::set<std::string> entries_starting_with(const fs::path& dir, const std::string& prefix) {
+  std::set<std::string> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0) out.insert(name);
+  }
+  return out;
+}
+
+TEST_F(ServeTest, CreateProduceDescribeDeleteRoundTrip) {
+  ServerConfig config = default_config(3);
+  ASSERT_NO_FATAL_FAILURE(start(config));
+  const std::string topic = "orders";
+
+  json created =
+      call_ok({{"api", "CreatePartitions"}, {"topic", topic}, {"partitions", {0, 1, 2, 3, 4, 5}}});
+  ASSERT_EQ(created["partitions"].size(), 6u) << created.dump();
+  std::map<int32_t, std::string> dir_of;
+  for (const auto& p : created["partitions"]) {
+    EXPECT_EQ(p["error"], "NONE") << p.dump();
+    EXPECT_EQ(p["created"], true) << p.dump();
+    const std::string dir = p["logDir"].get<std::string>();
+    EXPECT_TRUE(std::find(config.log_dirs.begin(), config.log_dirs.end(), fs::path(dir)) !=
+                config.log_dirs.end())
+        << dir << " is not one of log.dirs";
+    dir_of[p["partition"].get<int32_t>()] = dir;
+  }
+
+  // Two appends each, so the pattern must continue at the right offset.
+  std::map<int32_t, uint64_t> produced;
+  for (int32_t p = 0; p < 6; ++p) {
+    const uint64_t first = 1000u * static_cast<uint64_t>(p + 1) + 7u;
+    const uint64_t second = 333u;
+    json r1 = call_ok({{"api", "Produce"}, {"topic", topic}, {"partition", p}, {"bytes", first}});
+    EXPECT_EQ(r1["size"], first);
+    json r2 = call_ok({{"api", "Produce"}, {"topic", topic}, {"partition", p}, {"bytes", second}});
+    EXPECT_EQ(r2["size"], first + second);
+    produced[p] = first + second;
+  }
+
+  json describe = call_ok({{"api", "DescribeLogDirs"}});
+  std::map<int32_t, uint64_t> described;
+  for (const auto& d : log_dirs_of(describe)) {
+    for (const auto& p : d["partitions"]) {
+      const std::string name = p["partition"].get<std::string>();
+      ASSERT_EQ(name.rfind(topic + "-", 0), 0u) << name;
+      const int32_t number = std::stoi(name.substr(topic.size() + 1));
+      described[number] = p["size"].get<uint64_t>();
+      EXPECT_EQ(d["logDir"].get<std::string>(), dir_of[number]) << name << " moved";
+    }
+  }
+  EXPECT_EQ(described, produced);
+
+  for (const auto& [p, bytes] : produced) {
+    const fs::path segment =
+        fs::path(dir_of[p]) / lds::layout::partition_dir(topic, p) / "00000000000000000000.log";
+    ASSERT_TRUE(fs::is_regular_file(segment)) << segment;
+    const std::string content = read_file(segment);
+    EXPECT_EQ(content.size(), bytes) << segment;
+    EXPECT_TRUE(content == expected_payload(topic, p, bytes))
+        << segment << " does not hold the Produce pattern";
+  }
+
+  // An existing replica is not an error: created:false with its directory.
+  json again = call_ok({{"api", "CreatePartitions"}, {"topic", topic}, {"partitions", {0, 6}}});
+  ASSERT_EQ(again["partitions"].size(), 2u);
+  EXPECT_EQ(again["partitions"][0]["error"], "NONE");
+  EXPECT_EQ(again["partitions"][0]["created"], false);
+  EXPECT_EQ(again["partitions"][0]["logDir"], dir_of[0]);
+  EXPECT_EQ(again["partitions"][1]["created"], true);
+
+  json deleted = call_ok({{"api", "DeleteTopic"}, {"topic", topic}});
+  EXPECT_EQ(deleted["deleted"], 7);
+  for (const auto& dir : config.log_dirs) {
+    EXPECT_TRUE(entries_starting_with(dir, topic + "-").empty()) << dir << " still holds the topic";
+  }
+  json after = call_ok({{"api", "DescribeLogDirs"}});
+  for (const auto& d : log_dirs_of(after)) EXPECT_TRUE(d["partitions"].empty()) << d.dump();
+
+  json missing = call({{"api", "DeleteTopic"}, {"topic", topic}});
+  EXPECT_EQ(missing["error"], "UNKNOWN_TOPIC_OR_PARTITION") << missing.dump();
+}
+
+TEST_F(ServeTest, DescribeLogDirsHasKafkaLogDirsToolShape) {
+  ASSERT_NO_FATAL_FAILURE(start(default_config(2)));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "shape"}, {"partitions", {0}}});
+  call_ok({{"api", "Produce"}, {"topic", "shape"}, {"partition", 0}, {"bytes", 10}});
+
+  json r = call_ok({{"api", "DescribeLogDirs"}});
+  EXPECT_EQ(r["error"], "NONE");
+  EXPECT_EQ(r["message"], "");
+  ASSERT_TRUE(r["version"].is_number_integer());
+  EXPECT_EQ(r["version"], 1);
+  ASSERT_TRUE(r["brokers"].is_array());
+  ASSERT_EQ(r["brokers"].size(), 1u);
+  const json& broker = r["brokers"][0];
+  ASSERT_TRUE(broker["broker"].is_number_integer());
+  EXPECT_EQ(broker["broker"], 0);
+  ASSERT_TRUE(broker["logDirs"].is_array());
+  ASSERT_EQ(broker["logDirs"].size(), 2u);
+  size_t partitions = 0;
+  for (const auto& d : broker["logDirs"]) {
+    ASSERT_TRUE(d.is_object()) << d.dump();
+    EXPECT_TRUE(d["logDir"].is_string()) << d.dump();
+    EXPECT_TRUE(d.contains("error")) << d.dump();
+    EXPECT_TRUE(d["error"].is_null()) << "an online dir has error null, as kafka-log-dirs.sh shows";
+    EXPECT_TRUE(d["totalBytes"].is_number_unsigned()) << d.dump();
+    EXPECT_TRUE(d["usableBytes"].is_number_unsigned()) << d.dump();
+    EXPECT_GT(d["totalBytes"].get<uint64_t>(), 0u);
+    EXPECT_LE(d["usableBytes"].get<uint64_t>(), d["totalBytes"].get<uint64_t>());
+    EXPECT_TRUE(d["isCordoned"].is_boolean()) << d.dump();
+    ASSERT_TRUE(d["partitions"].is_array()) << d.dump();
+    for (const auto& p : d["partitions"]) {
+      ++partitions;
+      EXPECT_EQ(p["partition"], "shape-0") << p.dump();
+      EXPECT_TRUE(p["size"].is_number_integer()) << p.dump();
+      EXPECT_EQ(p["size"], 10);
+      EXPECT_TRUE(p["offsetLag"].is_number_integer()) << p.dump();
+      EXPECT_EQ(p["offsetLag"], 0);
+      EXPECT_TRUE(p["isFuture"].is_boolean()) << p.dump();
+      EXPECT_EQ(p["isFuture"], false);
+    }
+  }
+  EXPECT_EQ(partitions, 1u);
+}
+
+TEST_F(ServeTest, MalformedLinesGetInvalidRequestAndConnectionStaysUsable) {
+  ASSERT_NO_FATAL_FAILURE(start(default_config(2)));
+  const std::vector<std::string> bad_lines = {
+      "this is not json",
+      R"({"api":)",
+      "[1,2,3]",
+      R"("DescribeLogDirs")",
+      "{}",
+      R"({"topic":"t"})",
+      R"({"api":"NoSuchApi"})",
+      R"({"api":42})",
+      R"({"api":"CreatePartitions","topic":5,"partitions":[0]})",
+      R"({"api":"CreatePartitions","topic":"t","partitions":"0"})",
+      R"({"api":"CreatePartitions","topic":"t","partitions":[]})",
+      R"({"api":"CreatePartitions","topic":"t","partitions":[-3]})",
+      R"({"api":"CreatePartitions","topic":"t","partitions":[1.5]})",
+      R"({"api":"CreatePartitions","topic":"t","partitions":[0],"expectedBytes":-1})",
+      R"({"api":"Produce","topic":"t","partition":0,"bytes":"10"})",
+      R"({"api":"Produce","topic":"t","partition":-1,"bytes":10})",
+      R"({"api":"Produce","topic":"t","bytes":10})",
+      R"({"api":"DeleteTopic"})",
+      R"({"api":"IncrementalAlterConfigs","configs":{}})",
+      R"({"api":"IncrementalAlterConfigs","configs":[{"name":"log.level","op":"MERGE","value":"x"}]})",
+  };
+  lds::AdminClient client(socket_);
+  for (const auto& line : bad_lines) {
+    const std::string raw = client.call(line);
+    json r = json::parse(raw, nullptr, false);
+    ASSERT_FALSE(r.is_discarded()) << "response to " << line << " is not JSON: " << raw;
+    EXPECT_EQ(r.value("error", "?"), "INVALID_REQUEST") << line << " -> " << raw;
+    EXPECT_FALSE(r.value("message", "").empty()) << line << " -> " << raw;
+    // The same connection still answers a good request.
+    json ok = json::parse(client.call(R"({"api":"DescribeLogDirs"})"), nullptr, false);
+    EXPECT_EQ(ok.value("error", "?"), "NONE") << "after " << line;
+  }
+  json describe = call_ok({{"api", "DescribeLogDirs"}});
+  for (const auto& d : log_dirs_of(describe)) {
+    EXPECT_TRUE(d["partitions"].empty()) << "a malformed request created something: " << d.dump();
+  }
+}
+
+TEST_F(ServeTest, AdminSocketHasMode0600) {
+  ASSERT_NO_FATAL_FAILURE(start(default_config(1)));
+  struct stat st {};
+  ASSERT_EQ(::lstat(socket_.c_str(), &st), 0) << socket_;
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0600u) << std::oct << (st.st_mode & 07777);
+}
+
+}  // namespace
+}  // namespace lds::integration
