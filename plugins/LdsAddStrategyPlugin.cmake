@@ -1,15 +1,20 @@
-# lds_add_strategy_plugin(<name> SOURCES ...): builds liblds_<name>.so, the one way to build a plugin.
+# lds_add_strategy_plugin(<name> SOURCES ... [LIBRARIES ...] [OUTPUT_DIRECTORY dir] [TARGET target]):
+# builds liblds_<name>.so, the one way to build a plugin. The target is lds_<name> unless TARGET
+# names another (two builds of one strategy, in different output folders).
 #
 # The module exports only lds_strategy_get (linker version script), hides everything else, is built
 # with -fno-gnu-unique so dlclose really unloads it, and must not have undefined symbols.
 set(_LDS_PLUGIN_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(lds_add_strategy_plugin name)
-  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY;TARGET" "SOURCES;LIBRARIES" ${ARGN})
   if(NOT name MATCHES "^[a-z0-9_]+$")
     message(FATAL_ERROR "lds_add_strategy_plugin: strategy name '${name}' must match [a-z0-9_]+")
   endif()
   set(target lds_${name})
+  if(ARG_TARGET)
+    set(target ${ARG_TARGET})
+  endif()
   add_library(${target} MODULE ${ARG_SOURCES})
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"

@@ -10,7 +10,11 @@
 namespace lds {
 
 void StrategySlot::publish(std::shared_ptr<const LoadedStrategy> next) {
-  auto previous = current_.exchange(std::move(next));
+  std::shared_ptr<const LoadedStrategy> previous = std::move(next);
+  {
+    std::lock_guard lock(current_mu_);
+    current_.swap(previous);
+  }
   if (previous) swaps_.fetch_add(1, std::memory_order_relaxed);
   // `previous` drops here; if no placement still holds it, the old plugin is unloaded now.
 }

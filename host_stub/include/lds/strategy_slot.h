@@ -1,9 +1,16 @@
-// strategy_slot.h: the active strategy, published atomically so placements never lock against a swap.
+// strategy_slot.h: the active strategy, published so that placements never wait for a swap.
+//
+// A swap loads and validates the next strategy first, without touching the slot; publishing is then
+// one pointer exchange, and the old strategy is destroyed outside the slot, by whoever drops the
+// last reference (a placement still ranking with it, or the swap itself). The pointer is guarded by
+// a mutex held only for a reference-count increment: GCC 12's std::atomic<std::shared_ptr> releases
+// its internal lock with memory_order_relaxed in load(), a data race ThreadSanitizer reports.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 
@@ -24,7 +31,10 @@ struct RankOutcome {
 class StrategySlot {
  public:
   // The active strategy; null before the first publish().
-  std::shared_ptr<const LoadedStrategy> current() const { return current_.load(); }
+  std::shared_ptr<const LoadedStrategy> current() const {
+    std::lock_guard lock(current_mu_);
+    return current_;
+  }
 
   // Makes `next` the active strategy. Calls in flight finish on the one they hold; the old one is
   // destroyed when its last reference drops. Counts a swap when one was already active.
@@ -51,7 +61,8 @@ class StrategySlot {
   static uint32_t builtin_order(std::span<const lds_dir> dirs, std::span<uint32_t> order);
 
  private:
-  std::atomic<std::shared_ptr<const LoadedStrategy>> current_;
+  mutable std::mutex current_mu_;  // guards only the pointer copy and exchange
+  std::shared_ptr<const LoadedStrategy> current_;
   std::atomic<uint64_t> generation_counter_{0};
   std::atomic<uint64_t> swaps_{0};
   std::atomic<uint64_t> fallbacks_{0};
