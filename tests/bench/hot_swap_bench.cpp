@@ -72,9 +72,9 @@ int main(int argc, char** argv) {
   const fs::path tmp = ::mkdtemp(pattern.data());
   const fs::path config = tmp / "broker.toml";
   std::ofstream(config) << "log.dirs = [\"d1\", \"d2\", \"d3\", \"d4\"]\nplugin.dir = \""
-                        << plugins << "\"\nlog.level = \"warn\"\n";
+                        << fs::absolute(plugins).string() << "\"\nlog.level = \"warn\"\n";
   int rc = 0;
-  {
+  try {
     lds::Broker broker(config, std::make_shared<EqualDisks>());
     broker.start();
 
@@ -115,6 +115,9 @@ int main(int argc, char** argv) {
                 d99, during.size());
     std::printf("%-34s %11.2fx %11.2fx\n", "during / steady", d50 / s50, d99 / s99);
     std::printf("failed placements: 0 (a failure would have thrown)\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hot_swap_bench: %s\n", e.what());
+    rc = 1;
   }
   std::error_code ec;
   fs::remove_all(tmp, ec);
