@@ -43,14 +43,17 @@ struct ConformanceReport {
 //   create_without_options      create with no options returns LDS_OK.
 //   create_rejects_unknown_key  an unknown key fails with LDS_ERR_INVALID_ARGUMENT, the message
 //                               names the key, and *instance is untouched.
-//   create_error_truncation     that error stays NUL-terminated within error_cap 8, 1 and 0.
+//   create_error_truncation     that error stays NUL-terminated within error_cap 8 and 1, and
+//                               nothing is written with error_cap 0.
 //   rank_empty_no_eligible_dir  no candidates gives LDS_ERR_NO_ELIGIBLE_DIR with a message.
-//   rank_error_truncation       that error stays NUL-terminated within error_cap 8, 1 and 0.
+//   rank_error_truncation       the same for that error.
 //   rank_valid_orders           every ranking over a generated battery of candidate sets (1 to 64
 //                               directories, cordoned and space-unknown flags, random sizes, fixed
 //                               seed) is distinct in-range indices, order_len in 1..dir_count, and
 //                               writes nothing outside order, order_len and error.
 //   rank_reserved_flags_ignored setting flag bits the ABI reserves does not change a ranking.
+//                               (This and the next two compare against the battery's answers,
+//                               leaving out any answer rank_valid_orders found broken.)
 //   rank_larger_host_dir        a host lds_dir with extra trailing fields (larger dir_stride)
 //                               gives the same rankings as the plain struct.
 //   rank_concurrent             8 threads ranking at once on one instance get the answers of one.
