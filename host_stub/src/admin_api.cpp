@@ -5,6 +5,7 @@
 
 #include "lds/broker.h"
 #include "lds/errors.h"
+#include "lds/log_layout.h"
 #include "lds/logging.h"
 
 namespace lds {
@@ -173,9 +174,38 @@ json AdminApi::produce(const json& request) {
 }
 
 json AdminApi::alter_replica_log_dirs(const json& request) {
-  (void)request;
-  throw KafkaError(ErrorCode::kInvalidRequest,
-                   "AlterReplicaLogDirs is not supported by this broker yet.");
+  const json& dirs = field(request, "dirs");
+  if (!dirs.is_array()) throw bad_request("Field 'dirs' must be an array.");
+  // Validate the whole request before moving anything.
+  std::vector<std::pair<std::string, TopicPartition>> moves;
+  for (const auto& d : dirs) {
+    if (!d.is_object()) throw bad_request("Each entry of 'dirs' must be an object.");
+    const std::string path = string_field(d, "path");
+    const json& partitions = field(d, "partitions");
+    if (!partitions.is_array()) throw bad_request("Field 'partitions' must be an array.");
+    for (const auto& p : partitions) {
+      if (!p.is_object()) throw bad_request("Each entry of 'partitions' must be an object.");
+      moves.push_back({path, {string_field(p, "topic"), partition_value(field(p, "partition"),
+                                                                        "partition")}});
+    }
+  }
+  json results = json::array();
+  for (const auto& [path, tp] : moves) {
+    LogManager::AlterResult r;
+    if (std::string why = layout::topic_name_problem(tp.topic); !why.empty()) {
+      r = {ErrorCode::kInvalidTopic, why};
+    } else {
+      r = broker_.logs().alter_replica_log_dir(tp, path);
+    }
+    results.push_back({{"topic", tp.topic},
+                       {"partition", tp.partition},
+                       {"path", path},
+                       {"error", error_name(r.error)},
+                       {"message", r.message}});
+  }
+  json out = ok();
+  out["results"] = std::move(results);
+  return out;
 }
 
 json AdminApi::incremental_alter_configs(const json& request) {

@@ -22,6 +22,7 @@ Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> pro
   LogManager::Options options;
   options.broker_id = c.broker_id;
   options.log_dirs = c.log_dirs;
+  options.mover_threads = c.alter_log_dirs_threads;
   logs_ = std::make_unique<LogManager>(std::move(options), probe_, slot_);
 }
 
@@ -60,6 +61,7 @@ void Broker::apply(const BrokerConfig& next, bool reload,
   commit();
   logs_->set_cordoned([&](const fs::path& d) { return next.is_cordoned(d); });
   logs_->set_partition_expected_bytes(next.partition_expected_bytes);
+  logs_->set_move_throttle(next.alter_log_dirs_bytes_per_second);
   set_log_level(next.log_level);
   if (loaded) {
     log()->info("Strategy {} {} is active (generation {}){}.", loaded->name(), loaded->version(),

@@ -14,6 +14,7 @@
 
 #include "lds/log_layout.h"
 #include "lds/logging.h"
+#include "log_manager_internal.h"
 
 namespace lds {
 
@@ -23,38 +24,13 @@ size_t TopicPartitionHash::operator()(const TopicPartition& tp) const noexcept {
   return std::hash<std::string>()(tp.topic) * 31u + static_cast<size_t>(tp.partition);
 }
 
-struct LogManager::Dir {
-  fs::path path;
-  std::string path_text;  // what lds_dir.path points at
-  std::string directory_id;
-  bool online = true;
-  std::string offline_reason;
-  bool cordoned = false;
-  uint32_t partition_count = 0;
-  uint64_t reserved_bytes = 0;
-  std::unordered_map<std::string, uint32_t> topic_counts;
-};
+namespace detail {
 
-struct LogManager::Partition {
-  TopicPartition tp;
-  uint32_t dir = 0;
-  uint64_t size = 0;      // guarded by LogManager::mu_
-  uint64_t expected = 0;  // guarded by LogManager::mu_
-  std::mutex io;          // serialises appends and the on-disk rename of a deletion
-  uint64_t segment_base = 0;  // guarded by io
-  bool deleted = false;       // guarded by io
-};
-
-namespace {
-
-std::shared_ptr<spdlog::logger> log() {
+std::shared_ptr<spdlog::logger> log_manager_log() {
   static auto l = logger("lds.log_manager");
   return l;
 }
 
-std::string errno_text(int err) { return std::strerror(err); }
-
-// Throws std::system_error for the failing call, naming the path.
 void check_syscall(int rc, const std::string& what, const fs::path& path) {
   if (rc < 0) throw std::system_error(errno, std::generic_category(), what + " " + path.string());
 }
@@ -68,6 +44,30 @@ void fsync_path(const fs::path& path, bool directory) {
   errno = err;
   check_syscall(rc, "fsync", path);
 }
+
+uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base) {
+  uint64_t size = 0, active = 0;
+  for (const auto& seg : fs::directory_iterator(partition_dir)) {
+    uint64_t base = 0;
+    if (!layout::parse_segment_file(seg.path().filename().string(), &base)) continue;
+    size += seg.file_size();
+    active = std::max(active, base);
+  }
+  if (active_base) *active_base = active;
+  return size;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::check_syscall;
+using detail::fsync_path;
+using detail::reservation;
+
+std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
+
+std::string errno_text(int err) { return std::strerror(err); }
 
 // Writes a small file atomically: temp file, fsync, rename, fsync of the folder.
 void write_file_atomically(const fs::path& path, const std::string& content) {
@@ -102,8 +102,6 @@ std::map<std::string, std::string> read_properties(const fs::path& path) {
   return out;
 }
 
-uint64_t reservation(uint64_t expected, uint64_t size) { return expected > size ? expected - size : 0; }
-
 }  // namespace
 
 LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
@@ -116,7 +114,14 @@ LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, 
   }
 }
 
-LogManager::~LogManager() = default;
+LogManager::~LogManager() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  move_cv_.notify_all();
+  for (auto& t : movers_) t.join();
+}
 
 void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
   std::lock_guard lock(mu_);
@@ -135,8 +140,8 @@ int LogManager::dir_index(const fs::path& dir) const {
 }
 
 void LogManager::startup() {
-  for (uint32_t i = 0; i < dirs_.size(); ++i) {
-    if (options_.in_memory) continue;
+  std::vector<std::pair<uint32_t, fs::path>> futures;
+  for (uint32_t i = 0; i < dirs_.size() && !options_.in_memory; ++i) {
     Dir& d = *dirs_[i];
     try {
       fs::create_directories(d.path);
@@ -158,16 +163,24 @@ void LogManager::startup() {
                                         std::to_string(options_.broker_id) +
                                         "\ndirectory.id=" + d.directory_id + "\n");
       }
-      load_dir(i);
+      for (auto& f : load_dir(i)) futures.emplace_back(i, std::move(f));
     } catch (const ConfigError&) {
       throw;
     } catch (const std::exception& e) {
       mark_offline(i, e.what());
     }
   }
+  // Every directory is scanned before interrupted moves are resolved, so a move's source is known
+  // wherever it lives.
+  recover_moves(futures);
+  if (!options_.in_memory) {
+    for (int32_t t = 0; t < std::max(options_.mover_threads, 1); ++t) {
+      movers_.emplace_back([this] { run_movers(); });
+    }
+  }
 }
 
-void LogManager::load_dir(uint32_t dir_index) {
+std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
   const Dir& d = *dirs_[dir_index];
   std::vector<fs::path> futures;
   for (const auto& entry : fs::directory_iterator(d.path)) {
@@ -175,7 +188,7 @@ void LogManager::load_dir(uint32_t dir_index) {
     layout::Entry e = layout::parse_entry(name);
     if (!entry.is_directory()) continue;
     if (e.kind == layout::EntryKind::kDelete) {
-      log()->info("Removing {} left over from a deletion.", entry.path().string());
+      log()->info("Removing {} left over from a deletion or a move.", entry.path().string());
       fs::remove_all(entry.path());
       continue;
     }
@@ -184,40 +197,37 @@ void LogManager::load_dir(uint32_t dir_index) {
       continue;
     }
     if (e.kind != layout::EntryKind::kPartition) continue;
-    uint64_t size = 0, active = 0;
-    for (const auto& seg : fs::directory_iterator(entry.path())) {
-      uint64_t base = 0;
-      if (!layout::parse_segment_file(seg.path().filename().string(), &base)) continue;
-      size += seg.file_size();
-      active = std::max(active, base);
-    }
+    // A marker inside a partition directory means a move promoted it and stopped just before
+    // removing the marker; the partition is complete.
+    fs::remove(entry.path() / layout::kMoveCompleteMarker);
+    uint64_t active = 0;
+    const uint64_t size = detail::segments_size(entry.path(), &active);
     TopicPartition tp{e.topic, e.partition};
     {
       std::unique_lock lock(mu_);
       auto existing = partitions_.find(tp);
       if (existing != partitions_.end()) {
-        // Two complete copies and no move marker: keep the larger (the first on a tie).
-        auto keep_new = size > existing->second->size;
-        const fs::path drop = keep_new ? d.path / tp.str()
-                                       : dirs_[existing->second->dir]->path / tp.str();
+        // Two complete copies and no move marker (not something a move leaves behind): keep the
+        // larger, the first in log.dirs order on a tie.
+        const bool keep_new = size > existing->second->size;
+        const fs::path drop = keep_new ? dirs_[existing->second->dir]->path / tp.str()
+                                       : d.path / tp.str();
         log()->warn("Partition {} was found in two log directories; keeping the larger copy and "
                     "removing {}.",
                     tp.str(), drop.string());
-        if (!keep_new) {
-          lock.unlock();
-          fs::remove_all(drop);
-          continue;
-        }
-        remove_partition_locked(tp);
+        if (keep_new) remove_partition_locked(tp);
         lock.unlock();
         fs::remove_all(drop);
+        if (!keep_new) continue;
       }
     }
     add_partition(dir_index, tp, size, 0, active);
   }
-  // Interrupted moves: a future copy with its completion marker is promoted; one without is
-  // discarded. Either way the partition ends up in exactly one directory.
-  for (const auto& future : futures) {
+  return futures;
+}
+
+void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& futures) {
+  for (const auto& [dir_index, future] : futures) {
     layout::Entry e = layout::parse_entry(future.filename().string());
     TopicPartition tp{e.topic, e.partition};
     if (!fs::exists(future / layout::kMoveCompleteMarker)) {
@@ -225,6 +235,7 @@ void LogManager::load_dir(uint32_t dir_index) {
       fs::remove_all(future);
       continue;
     }
+    // A complete copy: finish the promotion exactly as the mover would have.
     std::shared_ptr<Partition> source;
     {
       std::lock_guard lock(mu_);
@@ -233,25 +244,22 @@ void LogManager::load_dir(uint32_t dir_index) {
     }
     if (source) {
       const fs::path src = dirs_[source->dir]->path / tp.str();
-      const fs::path del = src.parent_path() / layout::delete_dir(tp.topic, tp.partition,
-                                                                  layout::random_hex_id());
+      const fs::path del =
+          src.parent_path() / layout::delete_dir(tp.topic, tp.partition, layout::random_hex_id());
       fs::rename(src, del);
+      fsync_path(src.parent_path(), true);
       fs::remove_all(del);
       std::lock_guard lock(mu_);
       remove_partition_locked(tp);
     }
-    const fs::path final_path = d.path / tp.str();
+    const fs::path final_path = dirs_[dir_index]->path / tp.str();
     fs::rename(future, final_path);
+    fsync_path(final_path.parent_path(), true);
     fs::remove(final_path / layout::kMoveCompleteMarker);
-    fsync_path(d.path, true);
-    log()->info("Finished the interrupted move of {} into {}.", tp.str(), d.path_text);
-    uint64_t size = 0, active = 0;
-    for (const auto& seg : fs::directory_iterator(final_path)) {
-      uint64_t base = 0;
-      if (!layout::parse_segment_file(seg.path().filename().string(), &base)) continue;
-      size += seg.file_size();
-      active = std::max(active, base);
-    }
+    log()->info("Finished the interrupted move of {} into {}.", tp.str(),
+                dirs_[dir_index]->path_text);
+    uint64_t active = 0;
+    const uint64_t size = detail::segments_size(final_path, &active);
     add_partition(dir_index, tp, size, 0, active);
   }
 }
@@ -280,6 +288,7 @@ void LogManager::remove_partition_locked(const TopicPartition& tp) {
   auto it = partitions_.find(tp);
   if (it == partitions_.end()) return;
   Partition& p = *it->second;
+  if (p.move) cancel_move_locked(p);
   Dir& d = *dirs_[p.dir];
   d.partition_count--;
   if (--d.topic_counts[tp.topic] == 0) d.topic_counts.erase(tp.topic);
@@ -316,7 +325,11 @@ uint64_t LogManager::expected_bytes_for(const std::string& topic,
   if (requested && *requested > 0) return *requested;
   if (default_expected_bytes_ > 0) return default_expected_bytes_;
   auto t = topics_.find(topic);
-  if (t != topics_.end() && t->second.partitions > 0) return t->second.bytes / t->second.partitions;
+  // A topic whose partitions hold nothing yet (a burst still being created) says nothing about
+  // their size; its mean of 0 would let the whole burst land on one directory.
+  if (t != topics_.end() && t->second.partitions > 0 && t->second.bytes > 0) {
+    return t->second.bytes / t->second.partitions;
+  }
   if (!partitions_.empty()) return total_bytes_hosted_ / partitions_.size();
   return 0;
 }
@@ -621,8 +634,12 @@ std::vector<LogDirDescription> LogManager::describe() const {
     return std::tie(a->tp.topic, a->tp.partition) < std::tie(b->tp.topic, b->tp.partition);
   });
   for (const Partition* p : sorted) {
-    if (!dirs_[p->dir]->online) continue;
-    out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
+    if (dirs_[p->dir]->online) out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
+    // A move in progress shows as a future replica in its destination, as Kafka reports it.
+    if (p->move && dirs_[p->move->dest]->online) {
+      const uint64_t copied = std::min(p->move->copied, p->size);
+      out[p->move->dest].partitions.push_back({p->tp.str(), copied, p->size - copied, true});
+    }
   }
   return out;
 }
@@ -640,6 +657,15 @@ void LogManager::forget_preferred_dir(const TopicPartition& tp) {
 size_t LogManager::partition_count() const {
   std::lock_guard lock(mu_);
   return partitions_.size();
+}
+
+void LogManager::mark_online(uint32_t dir_index) {
+  std::lock_guard lock(mu_);
+  Dir& d = *dirs_[dir_index];
+  if (d.online) return;
+  d.online = true;
+  d.offline_reason.clear();
+  log()->info("Log directory {} is online.", d.path_text);
 }
 
 }  // namespace lds

@@ -1,12 +1,16 @@
 // log_manager.h: the broker-side LogManager: log directories, hosted partitions, placement, appends.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -78,6 +82,14 @@ class LogManager {
     // No filesystem access at all: directories, partitions and appends are bookkeeping only. For
     // the in-memory placement path of benchmarks, stress tests and the simulator.
     bool in_memory = false;
+    // Threads that copy replicas between directories (num.replica.alter.log.dirs.threads).
+    int32_t mover_threads = 1;
+  };
+
+  // The answer to one partition of an AlterReplicaLogDirs request.
+  struct AlterResult {
+    ErrorCode error = ErrorCode::kNone;
+    std::string message;
   };
 
   LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot);
@@ -131,12 +143,26 @@ class LogManager {
   void remember_preferred_dir(const TopicPartition& tp, const fs::path& dir);
   void forget_preferred_dir(const TopicPartition& tp);
 
+  // KIP-113 AlterReplicaLogDirs for one replica. `destination` is an absolute path or "any".
+  // Starts (or restarts towards a new destination) a move that copies the replica into
+  // <dest>/<topic>-<partition>.<id>-future while appends continue, then swaps it in; "any" cancels a
+  // move in progress and any remembered preference. A replica not hosted yet gets
+  // REPLICA_NOT_AVAILABLE and the destination is remembered for its creation.
+  AlterResult alter_replica_log_dir(const TopicPartition& tp, const std::string& destination);
+  // replica.alter.log.dirs.io.max.bytes.per.second; 0 means unthrottled. Applies to running moves.
+  void set_move_throttle(uint64_t bytes_per_second);
+  // Moves queued or running.
+  size_t moves_in_progress() const;
+
   size_t partition_count() const;
   const std::vector<fs::path>& log_dirs() const { return options_.log_dirs; }
   // Marks a directory offline (after an I/O error), logging why.
   void mark_offline(uint32_t dir_index, const std::string& reason);
   // Index of `dir` in log.dirs, or -1.
   int dir_index(const fs::path& dir) const;
+  // Brings an offline directory back online (a disk attached while running, as the simulator's
+  // disk-added event does); the partitions it hosts keep their bookkeeping.
+  void mark_online(uint32_t dir_index);
 
  private:
   struct Dir;
@@ -146,7 +172,13 @@ class LogManager {
   void fill_candidates(const std::string& topic, uint64_t expected, bool read_space,
                        std::vector<lds_dir>& out, std::vector<uint32_t>& indices) const;
   void create_on_disk(uint32_t dir_index, const TopicPartition& tp);
-  void load_dir(uint32_t dir_index);
+  // Loads one directory's partitions; returns its future directories for recover_moves().
+  std::vector<fs::path> load_dir(uint32_t dir_index);
+  void recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& futures);
+  struct Move;
+  void run_movers();
+  void run_move(const std::shared_ptr<Move>& move);
+  void cancel_move_locked(Partition& p);
   void add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
                      uint64_t expected, uint64_t active_segment_base);
   void remove_partition_locked(const TopicPartition& tp);
@@ -168,6 +200,14 @@ class LogManager {
   uint64_t total_bytes_hosted_ = 0;
   uint64_t default_expected_bytes_ = 0;
   std::unordered_map<TopicPartition, fs::path, TopicPartitionHash> preferred_;
+
+  // Replica moves (KIP-113), run by mover threads.
+  std::deque<std::shared_ptr<Move>> move_queue_;  // guarded by mu_
+  size_t moves_active_ = 0;                       // guarded by mu_
+  bool stopping_ = false;                         // guarded by mu_
+  std::condition_variable move_cv_;
+  std::atomic<uint64_t> move_bytes_per_second_{0};
+  std::vector<std::thread> movers_;
 };
 
 }  // namespace lds

@@ -1,0 +1,36 @@
+// cli_reassign.h: `lds-host reassign`, the log_dirs part of Kafka's kafka-reassign-partitions.sh.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace lds::cli {
+
+// One entry of a reassignment file.
+struct ReassignmentEntry {
+  std::string topic;
+  int32_t partition = 0;
+  std::vector<int32_t> replicas;
+  std::vector<std::string> log_dirs;  // "any" or an absolute path, one per replica
+};
+
+// Parses Kafka's reassignment JSON ({"version":1,"partitions":[...]}). Throws std::runtime_error
+// with Kafka's message for an invalid file, e.g. "Size of replicas list [1, 2] is different from
+// size of log dirs list [any] for partition foo-0".
+std::vector<ReassignmentEntry> parse_reassignment(const std::string& json_text);
+
+struct ReassignOptions {
+  std::filesystem::path socket;
+  std::filesystem::path file;
+  int64_t timeout_ms = 10000;
+  bool verify = false;
+  bool wait = false;
+};
+
+// Runs the command; returns the process exit code (0 done, 1 refused or incomplete, 2 usage).
+int run_reassign(const ReassignOptions& options);
+
+}  // namespace lds::cli

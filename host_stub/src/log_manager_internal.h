@@ -1,0 +1,63 @@
+// log_manager_internal.h: LogManager's private state and file helpers, shared by its source files.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "lds/log_manager.h"
+#include "lds/logging.h"
+
+namespace lds {
+
+struct LogManager::Dir {
+  fs::path path;
+  std::string path_text;  // what lds_dir.path points at
+  std::string directory_id;
+  bool online = true;
+  std::string offline_reason;
+  bool cordoned = false;
+  uint32_t partition_count = 0;  // current and future replicas
+  uint64_t reserved_bytes = 0;
+  std::unordered_map<std::string, uint32_t> topic_counts;
+};
+
+struct LogManager::Partition {
+  TopicPartition tp;
+  uint32_t dir = 0;       // changes only when a move promotes, under io and mu_
+  uint64_t size = 0;      // guarded by LogManager::mu_
+  uint64_t expected = 0;  // guarded by LogManager::mu_
+  std::shared_ptr<Move> move;  // the move in progress, guarded by LogManager::mu_
+  std::mutex io;               // serialises appends, deletion and a move's final phase
+  uint64_t segment_base = 0;   // guarded by io
+  bool deleted = false;        // guarded by io
+};
+
+// One replica move (KIP-113). Counted in its destination while it exists.
+struct LogManager::Move {
+  std::shared_ptr<Partition> partition;
+  uint32_t dest = 0;
+  fs::path future;             // <dest>/<topic>-<partition>.<id>-future
+  std::atomic<bool> cancelled{false};
+  uint64_t copied = 0;         // guarded by LogManager::mu_
+  uint64_t reserved = 0;       // bytes reserved on dest for what is left to copy, guarded by mu_
+};
+
+namespace detail {
+
+std::shared_ptr<spdlog::logger> log_manager_log();
+// Throws std::system_error for a failed call (rc < 0, errno set), naming the path.
+void check_syscall(int rc, const std::string& what, const fs::path& path);
+void fsync_path(const fs::path& path, bool directory);
+inline uint64_t reservation(uint64_t expected, uint64_t size) {
+  return expected > size ? expected - size : 0;
+}
+// Total size of a partition directory's segment files, and the base offset of the last one.
+uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base);
+
+}  // namespace detail
+}  // namespace lds

@@ -1,0 +1,410 @@
+// replica_move_test.cpp: KIP-113 moves on a real server: results, byte-identical copies, cancel,
+// throttle, the reassignment tool, and kill -9 at any point of a move.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "lds/admin_server.h"
+#include "lds/log_layout.h"
+#include "server_fixture.h"
+
+namespace lds::integration {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kMiB = 1ull << 20;
+
+class ReplicaMoveTest : public ServerFixture {
+ protected:
+  fs::path disk(int i) const { return config_.log_dirs[static_cast<size_t>(i - 1)]; }
+
+  json alter(const fs::path& dir, const std::string& topic, int partition) {
+    json r = call_ok({{"api", "AlterReplicaLogDirs"},
+                      {"dirs", json::array({{{"path", dir.string()},
+                                             {"partitions", json::array({{{"topic", topic},
+                                                                          {"partition", partition}}})}}})}});
+    EXPECT_EQ(r["results"].size(), 1u);
+    return r["results"][0];
+  }
+
+  void produce(const std::string& topic, int partition, uint64_t bytes) {
+    call_ok({{"api", "Produce"}, {"topic", topic}, {"partition", partition}, {"bytes", bytes}});
+  }
+
+  void set_config(const std::string& name, const std::string& value) {
+    call_ok({{"api", "IncrementalAlterConfigs"},
+             {"configs", json::array({{{"name", name}, {"op", "SET"}, {"value", value}}})}});
+  }
+
+  // The dir a partition is current in, and the dir of its future replica ("" when none).
+  std::pair<std::string, std::string> where(const std::string& tp) {
+    std::pair<std::string, std::string> out;
+    for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+      for (const auto& p : d["partitions"]) {
+        if (p["partition"] != tp) continue;
+        (p["isFuture"].get<bool>() ? out.second : out.first) = d["logDir"].get<std::string>();
+      }
+    }
+    return out;
+  }
+
+  bool wait_until_moved(const std::string& tp, int timeout_ms = 20000) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (Clock::now() < deadline) {
+      if (where(tp).second.empty()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+
+  // Every partition directory on disk, and any -future or -delete leftovers.
+  std::vector<std::string> entries_named(const std::string& suffix_or_name) {
+    std::vector<std::string> found;
+    for (const auto& d : config_.log_dirs) {
+      if (!fs::is_directory(d)) continue;
+      for (const auto& e : fs::directory_iterator(d)) {
+        const std::string name = e.path().filename().string();
+        if (name == suffix_or_name ||
+            (name.size() > suffix_or_name.size() &&
+             name.compare(name.size() - suffix_or_name.size(), suffix_or_name.size(),
+                          suffix_or_name) == 0)) {
+          found.push_back(e.path().string());
+        }
+      }
+    }
+    return found;
+  }
+
+  // Asserts `tp` exists in exactly one directory with exactly `size` bytes of the payload pattern.
+  void expect_exactly_once(const std::string& topic, int partition, uint64_t size) {
+    const std::string name = layout::partition_dir(topic, partition);
+    auto copies = entries_named(name);
+    ASSERT_EQ(copies.size(), 1u) << name << " is in " << copies.size() << " directories";
+    uint64_t offset = 0;
+    std::vector<char> want(kMiB), got(kMiB);
+    std::vector<fs::path> segments;
+    for (const auto& e : fs::directory_iterator(copies[0])) segments.push_back(e.path());
+    std::sort(segments.begin(), segments.end());
+    for (const auto& seg : segments) {
+      std::ifstream in(seg, std::ios::binary);
+      while (in) {
+        in.read(got.data(), static_cast<std::streamsize>(got.size()));
+        const auto n = static_cast<size_t>(in.gcount());
+        if (n == 0) break;
+        layout::fill_payload(topic, partition, offset, std::span<char>(want.data(), n));
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), n), 0)
+            << name << " differs from the pattern near offset " << offset;
+        offset += n;
+      }
+    }
+    EXPECT_EQ(offset, size) << name;
+  }
+
+  void expect_no_leftovers() {
+    EXPECT_TRUE(entries_named("-future").empty());
+    EXPECT_TRUE(entries_named("-delete").empty());
+  }
+};
+
+TEST_F(ReplicaMoveTest, ResultsFollowKafka) {
+  ServerConfig c = default_config(4);
+  fs::remove_all(c.log_dirs[3]);
+  std::ofstream(c.log_dirs[3]) << "not a directory";  // disk4 starts offline
+  start(c);
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0}}});
+  ASSERT_EQ(where("t-0").first, disk(1).string());
+
+  json r = alter("/nowhere", "t", 0);
+  EXPECT_EQ(r["error"], "LOG_DIR_NOT_FOUND");
+  EXPECT_EQ(r["message"], "Log dir /nowhere is not found in the config.");
+  EXPECT_EQ(alter("disk2", "t", 0)["error"], "LOG_DIR_NOT_FOUND");
+
+  r = alter(disk(4), "t", 0);
+  EXPECT_EQ(r["error"], "KAFKA_STORAGE_ERROR");
+  EXPECT_EQ(r["message"], "Log directory " + disk(4).string() + " is offline");
+
+  set_config("cordoned.log.dirs", disk(3).string());
+  r = alter(disk(3), "t", 0);
+  EXPECT_EQ(r["error"], "INVALID_REPLICA_ASSIGNMENT");
+  EXPECT_EQ(r["message"], "Log directory " + disk(3).string() + " is cordoned");
+
+  r = alter(disk(1), "t", 0);  // already there
+  EXPECT_EQ(r["error"], "NONE");
+  EXPECT_TRUE(entries_named("-future").empty());
+
+  // Not hosted yet: refused, but remembered for its creation, then forgotten once used.
+  r = alter(disk(2), "later", 5);
+  EXPECT_EQ(r["error"], "REPLICA_NOT_AVAILABLE");
+  json created = call_ok({{"api", "CreatePartitions"}, {"topic", "later"}, {"partitions", {5}}});
+  EXPECT_EQ(created["partitions"][0]["logDir"], disk(2).string());
+  EXPECT_EQ(created["partitions"][0]["strategy"], "preferred");
+  call_ok({{"api", "DeleteTopic"}, {"topic", "later"}});
+  created = call_ok({{"api", "CreatePartitions"}, {"topic", "later"}, {"partitions", {5}}});
+  EXPECT_EQ(created["partitions"][0]["strategy"], "partition");
+
+  // `any` clears a remembered preference too.
+  EXPECT_EQ(alter(disk(2), "other", 0)["error"], "REPLICA_NOT_AVAILABLE");
+  EXPECT_EQ(alter("any", "other", 0)["error"], "NONE");
+  created = call_ok({{"api", "CreatePartitions"}, {"topic", "other"}, {"partitions", {0}}});
+  EXPECT_EQ(created["partitions"][0]["strategy"], "partition");
+
+  // A destination with `..` in it is canonicalised before it is compared.
+  r = alter(disk(1) / ".." / disk(2).filename(), "t", 0);
+  EXPECT_EQ(r["error"], "NONE");
+  ASSERT_TRUE(wait_until_moved("t-0"));
+  EXPECT_EQ(where("t-0").first, disk(2).string());
+}
+
+TEST_F(ReplicaMoveTest, LargeMoveWithProduceRunningIsByteIdenticalInTheDestinationOnly) {
+  start(default_config(3));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "big"}, {"partitions", {0}}});
+  for (int i = 0; i < 8; ++i) produce("big", 0, 8 * kMiB);
+  uint64_t total = 64 * kMiB;
+  // Slow the copy down so that appends really land while it runs.
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(64 * kMiB));
+  ASSERT_EQ(alter(disk(3), "big", 0)["error"], "NONE");
+  // Appends while the copy runs (a bounded number: a producer that outruns the throttle would keep
+  // the move from ever catching up, as in Kafka).
+  int appends_during_copy = 0;
+  for (int i = 0; i < 24 && !where("big-0").second.empty(); ++i) {
+    produce("big", 0, 256 * 1024 + 3);
+    total += 256 * 1024 + 3;
+    ++appends_during_copy;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GT(appends_during_copy, 0) << "the move finished before any append";
+  ASSERT_TRUE(wait_until_moved("big-0"));
+  EXPECT_EQ(where("big-0").first, disk(3).string());
+  expect_exactly_once("big", 0, total);
+  expect_no_leftovers();
+  // Appends continue in the new place.
+  produce("big", 0, 1000);
+  expect_exactly_once("big", 0, total + 1000);
+}
+
+TEST_F(ReplicaMoveTest, AnyCancelsAMoveAndKeepsTheSource) {
+  start(default_config(3));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "c"}, {"partitions", {0}}});
+  produce("c", 0, 16 * kMiB);
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(2 * kMiB));
+  ASSERT_EQ(alter(disk(3), "c", 0)["error"], "NONE");
+  EXPECT_EQ(where("c-0").second, disk(3).string());
+  // While it runs, the future replica counts in its destination and shows its lag.
+  json d3 = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(3));
+  ASSERT_EQ(d3["partitions"].size(), 1u);
+  EXPECT_TRUE(d3["partitions"][0]["isFuture"].get<bool>());
+  EXPECT_GT(d3["partitions"][0]["offsetLag"].get<uint64_t>(), 0u);
+
+  EXPECT_EQ(alter("any", "c", 0)["error"], "NONE");
+  EXPECT_EQ(where("c-0"), std::make_pair(disk(1).string(), std::string()));
+  for (int i = 0; i < 100 && !entries_named("-future").empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  expect_no_leftovers();
+  expect_exactly_once("c", 0, 16 * kMiB);
+}
+
+TEST_F(ReplicaMoveTest, ANewDestinationRestartsTheMove) {
+  start(default_config(3));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "r"}, {"partitions", {0}}});
+  produce("r", 0, 16 * kMiB);
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(2 * kMiB));
+  ASSERT_EQ(alter(disk(2), "r", 0)["error"], "NONE");
+  ASSERT_EQ(alter(disk(3), "r", 0)["error"], "NONE");
+  EXPECT_EQ(where("r-0").second, disk(3).string());
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", "0");
+  ASSERT_TRUE(wait_until_moved("r-0"));
+  EXPECT_EQ(where("r-0").first, disk(3).string());
+  expect_exactly_once("r", 0, 16 * kMiB);
+  expect_no_leftovers();
+}
+
+TEST_F(ReplicaMoveTest, ThrottleVisiblySlowsTheCopy) {
+  start(default_config(3));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "a"}, {"partitions", {0, 1}}});
+  produce("a", 0, 24 * kMiB);
+  produce("a", 1, 24 * kMiB);
+  auto timed_move = [&](int partition, const fs::path& to) {
+    auto start_time = Clock::now();
+    EXPECT_EQ(alter(to, "a", partition)["error"], "NONE");
+    EXPECT_TRUE(wait_until_moved("a-" + std::to_string(partition)));
+    return std::chrono::duration<double>(Clock::now() - start_time).count();
+  };
+  const double fast = timed_move(0, disk(3));
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(12 * kMiB));
+  const double slow = timed_move(1, disk(3));
+  // 24 MiB at 12 MiB/s is 2 s; the bound is loose because the machine is shared.
+  EXPECT_GT(slow, 1.2) << "throttled move took " << slow << " s";
+  EXPECT_GT(slow, 3 * fast) << "unthrottled " << fast << " s, throttled " << slow << " s";
+}
+
+TEST_F(ReplicaMoveTest, ReassignToolValidatesTheFileWithKafkasMessages) {
+  start(default_config(3));
+  struct Case {
+    std::string json;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[1,2],"log_dirs":["any"]}]})",
+       "Size of replicas list [1, 2] is different from size of log dirs list [any] for partition foo-0"},
+      {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[0],"log_dirs":["data/d1"]}]})",
+       "Log dir data/d1 of partition foo-0 must be \"any\" or an absolute path starting with /"},
+      {R"({"version":2,"partitions":[]})", "Not supported version field value 2"},
+      {R"({"version":1,"partitions":[]})", "Partition reassignment list cannot be empty"},
+      {R"({"version":1,"partitions":[{"topic":"foo","partition":0}]})",
+       "No such field exists: `replicas`"},
+      {R"({"version":1)", "The reassignment file is not valid JSON."},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const fs::path file = temp_ / ("bad" + std::to_string(i++) + ".json");
+    std::ofstream(file) << c.json;
+    ProcessResult r = run_host({"reassign", "--socket", socket_.string(),
+                                "--reassignment-json-file", file.string()});
+    EXPECT_EQ(r.exit_code, 2) << c.json;
+    EXPECT_EQ(r.err, "lds-host: " + file.string() + ": " + c.message + "\n") << c.json;
+  }
+}
+
+TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
+  start(default_config(3));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1, 2}}});
+  produce("t", 0, 8 * kMiB);
+  auto write = [&](const std::string& name, const json& partitions) {
+    const fs::path file = temp_ / name;
+    std::ofstream(file) << json{{"version", 1}, {"partitions", partitions}}.dump();
+    return file.string();
+  };
+  // Broker 0 is second in the replica list; only its entry applies, and `any` is skipped.
+  const std::string moves = write(
+      "moves.json",
+      {{{"topic", "t"}, {"partition", 0}, {"replicas", {3, 0}}, {"log_dirs", {"any", disk(3).string()}}},
+       {{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {"any"}}}});
+  ProcessResult r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file",
+                              moves, "--wait"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Successfully started log directory move for: t-0-0\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("100%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Reassignment of replica t-0-0 completed successfully.\n"), std::string::npos)
+      << r.out;
+
+  // --verify, each of Kafka's states.
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(kMiB));
+  produce("t", 1, 8 * kMiB);
+  ASSERT_EQ(alter(disk(3), "t", 1)["error"], "NONE");  // a slow move in progress
+  const std::string verify = write(
+      "verify.json",
+      {{{"topic", "t"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {disk(3).string()}}},
+       {{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {disk(3).string()}}},
+       {{"topic", "t"}, {"partition", 2}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}},
+       {{"topic", "t"}, {"partition", 9}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}}});
+  r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", verify,
+                "--verify"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out,
+            "Reassignment of replica t-0-0 completed successfully.\n"
+            "Reassignment of replica t-1-0 is still in progress.\n"
+            "Partition t-2 on broker 0 is not being moved from log dir " + disk(3).string() +
+                " to " + disk(1).string() + ".\n"
+            "Partition t-9 cannot be found in any live log directory on broker 0.\n");
+  const std::string elsewhere = write(
+      "elsewhere.json",
+      {{{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}}});
+  r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", elsewhere,
+                "--verify"});
+  EXPECT_EQ(r.out, "Partition t-1 on broker 0 is being moved to log dir " + disk(3).string() +
+                       " instead of " + disk(1).string() + ".\n");
+
+  // A replica this broker never gets: retried every 100 ms, then Kafka's timeout message.
+  const std::string missing = write(
+      "missing.json",
+      {{{"topic", "nothere"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {disk(2).string()}}}});
+  auto t0 = Clock::now();
+  r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", missing,
+                "--timeout", "400"});
+  EXPECT_GE(std::chrono::duration<double>(Clock::now() - t0).count(), 0.4);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "lds-host: Timed out before log directory move could be started for: nothere-0-0\n");
+}
+
+TEST_F(ReplicaMoveTest, ReassignRetriesUntilTheReplicaIsCreated) {
+  start(default_config(3));
+  const fs::path file = temp_ / "later.json";
+  std::ofstream(file) << json{{"version", 1},
+                              {"partitions", {{{"topic", "late"}, {"partition", 0}, {"replicas", {0}},
+                                               {"log_dirs", {disk(3).string()}}}}}}
+                             .dump();
+  std::thread creator([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    call_ok({{"api", "CreatePartitions"}, {"topic", "late"}, {"partitions", {0}}});
+  });
+  ProcessResult r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file",
+                              file.string(), "--timeout", "5000"});
+  creator.join();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Successfully started log directory move for: late-0-0"), std::string::npos);
+  EXPECT_EQ(where("late-0").first, disk(3).string());  // created there, from the remembered dir
+}
+
+// kill -9 at a random moment of a move, or at an injected point between the protocol's steps;
+// after a restart every partition exists exactly once, complete, and nothing is left over.
+TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
+  const char* env = std::getenv("LDS_CRASH_RUNS");
+  const int runs = env ? std::atoi(env) : 50;
+  const char* points[] = {"", "", "during_copy", "after_marker", "after_source_renamed",
+                          "after_future_renamed"};
+  std::mt19937 rng(20261130);
+  ServerConfig c = default_config(3);
+  std::vector<uint64_t> sizes = {6 * kMiB, 3 * kMiB + 17};
+  for (int run = 0; run < runs; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    const std::string point = points[rng() % std::size(points)];
+    if (point.empty()) {
+      ::unsetenv("LDS_CRASH_POINT");
+    } else {
+      ::setenv("LDS_CRASH_POINT", point.c_str(), 1);
+    }
+    start(c);
+    ::unsetenv("LDS_CRASH_POINT");
+    if (run == 0) {
+      call_ok({{"api", "CreatePartitions"}, {"topic", "m"}, {"partitions", {0, 1}}});
+      produce("m", 0, sizes[0]);
+      produce("m", 1, sizes[1]);
+      set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(48 * kMiB));
+    }
+    // Move both partitions somewhere else, then kill at a random moment (or at the injected
+    // point, which may already have killed the server: requests here may fail).
+    for (int p = 0; p < 2; ++p) {
+      const auto copies = entries_named(layout::partition_dir("m", p));
+      ASSERT_EQ(copies.size(), 1u);
+      fs::path to = disk(1 + static_cast<int>(rng() % 3));
+      if (to == fs::path(copies[0]).parent_path()) to = disk(to == disk(3) ? 1 : 3);
+      try {
+        AdminClient client(socket_);
+        client.call(json{{"api", "AlterReplicaLogDirs"},
+                         {"dirs", {{{"path", to.string()},
+                                    {"partitions", {{{"topic", "m"}, {"partition", p}}}}}}}}
+                        .dump());
+      } catch (const std::exception&) {
+        // the injected crash point was reached
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 200));
+    kill9();
+    start(c);
+    ASSERT_EQ(call_ok({{"api", "DescribeLogDirs"}})["error"], "NONE");
+    expect_exactly_once("m", 0, sizes[0]);
+    expect_exactly_once("m", 1, sizes[1]);
+    expect_no_leftovers();
+    kill9();
+  }
+}
+
+}  // namespace
+}  // namespace lds::integration
