@@ -4,7 +4,10 @@
 #
 # The module exports only lds_strategy_get (linker version script), hides everything else, is built
 # with -fno-gnu-unique so dlclose really unloads it, and must not have undefined symbols.
-set(_LDS_PLUGIN_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR})
+#
+# The same file serves the source tree and an installed SDK (lib/cmake/LogDirStrategy/, included by
+# LogDirStrategyConfig.cmake): the exports map is looked up beside this file, and the ABI header
+# comes from the LogDirStrategy::abi target when it exists.
 
 function(lds_add_strategy_plugin name)
   cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY;TARGET" "SOURCES;LIBRARIES" ${ARGN})
@@ -28,7 +31,7 @@ function(lds_add_strategy_plugin name)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${LDS_PLUGIN_OUTPUT_DIR})
   endif()
   target_compile_options(${target} PRIVATE -fvisibility=hidden $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
-  set(map ${_LDS_PLUGIN_CMAKE_DIR}/lds_plugin_exports.map)
+  set(map ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/lds_plugin_exports.map)
   target_link_options(${target} PRIVATE -Wl,--version-script=${map} -Wl,--no-undefined)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})
   if(TARGET LogDirStrategy::abi)

@@ -3,11 +3,12 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake ninja-build pkg-config git
   libboost-dev libspdlog-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
   clang libclang-rt-14-dev
   python3 util-linux procps
+  dpkg-dev file
 )
 if [ "${LDS_WITH_PLOTS:-0}" = 1 ]; then packages+=(gnuplot-nox); fi
 

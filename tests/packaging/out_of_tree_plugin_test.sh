@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# out_of_tree_plugin_test.sh: install into a temp prefix, build plugins/example/ against it as a
+# separate CMake project, check it with the installed lds-host, and place partitions with it.
+#
+# Usage: out_of_tree_plugin_test.sh <source dir> <build dir> <cmake> <cpack>
+source "$(dirname "$0")/common.sh"
+
+prefix=$WORK/prefix
+lds_host=$prefix/bin/lds-host
+plugin_dir=$prefix/lib/lds/plugins
+
+step "cmake --install into $prefix"
+install_prefix "$prefix"
+expect_file "$lds_host" "$prefix/include/lds/logdir_strategy.h" "$prefix/include/lds/config.h" \
+  "$prefix/lib/liblds_host.a" "$prefix/lib/liblds_conformance.a" \
+  "$prefix/lib/cmake/LogDirStrategy/LogDirStrategyConfig.cmake" \
+  "$prefix/lib/cmake/LogDirStrategy/LogDirStrategyConfigVersion.cmake" \
+  "$prefix/lib/cmake/LogDirStrategy/LdsAddStrategyPlugin.cmake" \
+  "$prefix/lib/cmake/LogDirStrategy/lds_plugin_exports.map" \
+  "$prefix/lib/pkgconfig/logdir-strategy.pc"
+for name in partition size cordon; do expect_file "$plugin_dir/liblds_$name.so"; done
+
+step "pkg-config logdir-strategy: the example built without CMake, as strict C99"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+cflags=$(pkg-config --cflags logdir-strategy) || fail "pkg-config --cflags logdir-strategy failed"
+echo "$cflags"
+[ "$(pkg-config --variable=plugindir logdir-strategy)" -ef "$plugin_dir" ] ||
+  fail "pkg-config's plugindir is not $plugin_dir"
+mkdir -p "$WORK/pkg-config-build"
+# shellcheck disable=SC2046,SC2086  # the flags are meant to split
+cc -std=c99 -Wall -Wextra -Werror -pedantic -Wconversion -O2 $cflags \
+  $(pkg-config --variable=plugin_cflags logdir-strategy) "$LDS_SOURCE_DIR/plugins/example/most_free.c" \
+  $(pkg-config --variable=plugin_ldflags logdir-strategy) -o "$WORK/pkg-config-build/liblds_most_free.so" ||
+  fail "the example does not build with pkg-config's flags"
+only_entry_point "$WORK/pkg-config-build/liblds_most_free.so"
+
+step "plugins/example/ configured and built out of tree with find_package(LogDirStrategy)"
+example_build=$WORK/example-build
+"$CMAKE" -S "$LDS_SOURCE_DIR/plugins/example" -B "$example_build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" -Werror=dev \
+  >"$WORK/example-configure.log" 2>&1 || { cat "$WORK/example-configure.log"; fail "configure failed"; }
+"$CMAKE" --build "$example_build" >"$WORK/example-build.log" 2>&1 ||
+  { cat "$WORK/example-build.log"; fail "build failed"; }
+example_so=$example_build/liblds_most_free.so
+expect_file "$example_so"
+only_entry_point "$example_so"
+
+step "installed lds-host check-plugin on the example"
+"$lds_host" check-plugin "$example_so" || fail "lds-host check-plugin $example_so failed"
+
+step "the host library from find_package(LogDirStrategy COMPONENTS host), in a small program"
+embed=$WORK/embed
+mkdir -p "$embed"
+cat >"$embed/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(embed LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(LogDirStrategy REQUIRED COMPONENTS host)
+add_executable(embed embed.cpp)
+target_link_libraries(embed PRIVATE LogDirStrategy::host)
+CMAKE
+cat >"$embed/embed.cpp" <<'CPP'
+// embed.cpp: a broker embedding the installed host library: runs the conformance checks on a plugin.
+#include <iostream>
+
+#include "lds/conformance.h"
+#include "logdir_strategy.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2) return 2;
+  const lds::ConformanceReport report = lds::run_conformance(argv[1]);
+  std::cout << "ABI " << LDS_ABI_MAJOR << "." << LDS_ABI_MINOR << ": " << lds::format_report(report);
+  return report.all_passed() ? 0 : 1;
+}
+CPP
+"$CMAKE" -S "$embed" -B "$embed/build" -DCMAKE_PREFIX_PATH="$prefix" -Werror=dev \
+  >"$WORK/embed-configure.log" 2>&1 || { cat "$WORK/embed-configure.log"; fail "configure failed"; }
+"$CMAKE" --build "$embed/build" >"$WORK/embed-build.log" 2>&1 ||
+  { cat "$WORK/embed-build.log"; fail "build against LogDirStrategy::host failed"; }
+"$embed/build/embed" "$example_so" >"$WORK/embed.out" || { cat "$WORK/embed.out"; fail "embed failed"; }
+tail -n 1 "$WORK/embed.out"
+
+step "drop the example into the default plugin.dir; lds-host serve selects it from its config"
+cp "$example_so" "$plugin_dir/"
+broker=$WORK/broker
+mkdir -p "$broker"
+cat >"$broker/broker.toml" <<'TOML'
+# No plugin.dir: the installed lds-host loads from ../lib/lds/plugins beside itself.
+broker.id = 0
+log.dirs = ["disk1", "disk2", "disk3"]
+admin.socket = "admin.sock"
+log.directory.select.strategy = "most_free"
+log.directory.select.most_free.min.free.bytes = 1048576
+cordoned.log.dirs = ["disk1"]
+TOML
+socket=$broker/admin.sock
+"$lds_host" serve --config "$broker/broker.toml" >"$broker/serve.log" 2>&1 &
+server=$!
+cleanup_pids+=("$server")
+for _ in $(seq 100); do
+  "$lds_host" describe --socket "$socket" >/dev/null 2>&1 && break
+  kill -0 "$server" 2>/dev/null || { cat "$broker/serve.log"; fail "lds-host serve exited at startup"; }
+  sleep 0.1
+done
+"$lds_host" describe --socket "$socket" || { cat "$broker/serve.log"; fail "lds-host serve never answered"; }
+
+# json_check <file> <python expression over j>: fails with the file's content when false.
+json_check() {
+  python3 - "$1" "$2" <<'PY' || { cat "$1"; fail "$2"; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+}
+
+"$lds_host" configs --socket "$socket" --describe --json >"$WORK/configs.json" ||
+  fail "configs --describe failed"
+json_check "$WORK/configs.json" \
+  "[c['value'] for c in j['configs'] if c['name'] == 'plugin.dir'] == ['$(realpath "$plugin_dir")']"
+
+grep -q 'most_free: min.free.bytes=1048576' "$broker/serve.log" ||
+  { cat "$broker/serve.log"; fail "most_free did not get its option from the config file"; }
+
+step "create places partitions with most_free, never on the cordoned disk1"
+"$lds_host" create --socket "$socket" --topic orders --partition-count 4 --json >"$WORK/create1.json" ||
+  { cat "$WORK/create1.json" "$broker/serve.log"; fail "create failed"; }
+json_check "$WORK/create1.json" \
+  "len(j['partitions']) == 4 and all(p['created'] and p['strategy'] == 'most_free' and not p['logDir'].endswith('/disk1') for p in j['partitions'])"
+
+step "swap live to the shipped partition strategy and back to most_free (configs --alter)"
+"$lds_host" configs --socket "$socket" --alter --add-config log.directory.select.strategy=partition ||
+  fail "swap to partition failed"
+"$lds_host" create --socket "$socket" --topic audit --partition-count 1 --json >"$WORK/create2.json" ||
+  { cat "$WORK/create2.json"; fail "create after the swap to partition failed"; }
+json_check "$WORK/create2.json" "j['partitions'][0]['strategy'] == 'partition'"
+"$lds_host" configs --socket "$socket" --alter --add-config log.directory.select.strategy=most_free ||
+  fail "swap back to most_free failed"
+"$lds_host" create --socket "$socket" --topic events --partition-count 2 --json >"$WORK/create3.json" ||
+  { cat "$WORK/create3.json"; fail "create after the swap back to most_free failed"; }
+json_check "$WORK/create3.json" \
+  "all(p['strategy'] == 'most_free' and not p['logDir'].endswith('/disk1') for p in j['partitions'])"
+
+step "stop lds-host serve"
+kill -TERM "$server"
+status=0
+wait "$server" || status=$?
+[ "$status" -eq 0 ] || { cat "$broker/serve.log"; fail "lds-host serve exited with $status after SIGTERM"; }
+echo "PASS"
