@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# demo.sh: a guided tour of lds-host on three log directories: placement, cordons, a live strategy swap.
+# demo.sh: a guided tour of lds-host on three log directories: placement, cordons, draining a disk
+# with a reassignment file, and a live strategy swap.
 #
 # Expects a build in ./build (README command 1 makes it). As root it mounts three tmpfs "disks" of
 # 64, 128 and 256 MiB so that free space really differs; otherwise it uses plain folders and says so.
-# Everything it creates (./demo-data, and the dynamic overrides conf/broker.toml.dynamic) is
+# Everything it creates (/tmp/lds-demo, and the dynamic overrides conf/broker.toml.dynamic) is
 # removed at the end, also on Ctrl-C.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 host="$repo/build/host_stub/lds-host"
 config="$repo/conf/broker.toml"
-data="$repo/demo-data"
+data=/tmp/lds-demo  # conf/broker.toml names this folder
 sizes=(64 128 256)
 mounted=()
 server_pid=""
@@ -45,7 +46,7 @@ for i in 1 2 3; do
   fi
 done
 if [ ${#mounted[@]} = 3 ]; then
-  say "demo-data/disk1, disk2 and disk3 are tmpfs disks of 64, 128 and 256 MiB, like three unequal drives in a JBOD broker."
+  say "/tmp/lds-demo/disk1, disk2 and disk3 are tmpfs disks of 64, 128 and 256 MiB, like three unequal drives in a JBOD broker."
 else
   say "Not root (or mount is not allowed here): the three directories share one filesystem, so they all report the same free space and the size strategy cannot tell them apart. Run as root to see it follow free space."
 fi
@@ -58,7 +59,7 @@ for _ in $(seq 1 100); do
   kill -0 "$server_pid" 2>/dev/null || { cat "$data/server.log"; exit 1; }
   sleep 0.1
 done
-say "The server listens on demo-data/lds-admin.sock; every command below is a client call to it."
+say "The server listens on /tmp/lds-demo/lds-admin.sock; every command below is a client call to it."
 run describe
 
 step "Create topic 'clicks' with 6 partitions: the partition strategy spreads them by count, 2 per disk"
@@ -77,12 +78,20 @@ step "Switch to the cordon strategy, live: new partitions now avoid disk3"
 run configs --alter --add-config log.directory.select.strategy=cordon
 run create --topic audit --partition-count 4
 
+step "Drain disk3 with a Kafka reassignment file (KIP-113 moves)"
+say "conf/reassign-drain-disk3.json moves clicks-2 to disk1 and clicks-5 to disk2. Each replica is copied into a -future directory while it stays writable, then swapped in; the bar shows the copy."
+run configs --alter --add-config replica.alter.log.dirs.io.max.bytes.per.second=25165824 >/dev/null
+"$host" produce --config "$config" --topic clicks --partition 2 --bytes 2MiB >/dev/null
+printf '\033[2m$ lds-host reassign --reassignment-json-file conf/reassign-drain-disk3.json --wait\033[0m\n'
+"$host" reassign --config "$config" --reassignment-json-file "$repo/conf/reassign-drain-disk3.json" --wait
+run describe
+
 step "Lift the cordon and switch to the size strategy (KIP-178, fill mode with reservations)"
-run configs --alter --delete-config cordoned.log.dirs --add-config log.directory.select.strategy=size
+run configs --alter --delete-config cordoned.log.dirs --delete-config replica.alter.log.dirs.io.max.bytes.per.second --add-config log.directory.select.strategy=size
 say "Now create topic 'events' with 8 partitions, each expected to grow to 8 MiB. Each placement reserves 8 MiB on its disk until the data arrives, so the burst spreads instead of piling onto one disk."
 run create --topic events --partition-count 8 --expected-bytes 8MiB
 run describe
-say "The size strategy put most of 'events' on the biggest, emptiest disk: it ranks disks by how full they would be after the placement (used + reserved + expected) / total."
+say "The size strategy put most of 'events' on the drained 256 MiB disk: it ranks disks by how full they would be after the placement, (used + reserved + expected) / total."
 
 step "What the broker reports about its configuration"
 run configs --describe | grep -E 'NAME|strategy|cordoned|expected'
@@ -91,4 +100,4 @@ step "Stop the broker"
 kill -TERM "$server_pid"
 wait "$server_pid"
 server_pid=""
-say "Stopped cleanly. Server log: $(grep -c . "$data/server.log") lines; the demo removes demo-data/ now."
+say "Stopped cleanly. Server log: $(grep -c . "$data/server.log") lines; the demo removes /tmp/lds-demo now."
