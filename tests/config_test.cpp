@@ -547,3 +547,22 @@ TEST_F(ConfigStore, KnowsWhichKeysAreDynamic) {
 }
 
 }  // namespace
+
+namespace lds {
+namespace {
+
+// The config the README and the demo use must load as shipped, from any working directory.
+TEST(ShippedConfig, ConfBrokerTomlLoadsAndNamesTheDemoDirs) {
+  const fs::path file = fs::path(LDS_SOURCE_DIR) / "conf" / "broker.toml";
+  ConfigStore store(file);
+  const BrokerConfig& c = store.current();
+  EXPECT_EQ(c.strategy, "partition");
+  ASSERT_EQ(c.log_dirs.size(), 3u);
+  EXPECT_EQ(c.log_dirs[2], fs::path("/tmp/lds-demo/disk3"));
+  EXPECT_EQ(c.plugin_dir, fs::weakly_canonical(fs::path(LDS_SOURCE_DIR) / "build" / "plugins"));
+  EXPECT_FALSE(c.cordon_all);
+  EXPECT_TRUE(c.cordoned.empty());
+}
+
+}  // namespace
+}  // namespace lds
