@@ -334,10 +334,8 @@ uint64_t LogManager::expected_bytes_for(const std::string& topic,
   return 0;
 }
 
-void LogManager::fill_candidates(const std::string& topic, uint64_t expected, bool read_space,
-                                 std::vector<lds_dir>& out,
+void LogManager::fill_candidates(const std::string& topic, std::vector<lds_dir>& out,
                                  std::vector<uint32_t>& indices) const {
-  (void)expected;
   out.clear();
   indices.clear();
   for (uint32_t i = 0; i < dirs_.size(); ++i) {
@@ -351,18 +349,21 @@ void LogManager::fill_candidates(const std::string& topic, uint64_t expected, bo
     c.partition_count = d.partition_count;
     auto t = d.topic_counts.find(topic);
     c.topic_partition_count = t == d.topic_counts.end() ? 0 : t->second;
-    if (!read_space) c.flags |= LDS_DIR_SPACE_UNKNOWN;
     out.push_back(c);
     indices.push_back(i);
   }
-  if (!read_space) return;
-  for (size_t k = 0; k < out.size(); ++k) {
-    DiskSpace space = probe_->read(dirs_[indices[k]]->path);
+}
+
+void LogManager::fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
+                            bool read_space) const {
+  // Called without mu_: a directory's path never changes, and statvfs may be slow.
+  for (size_t k = 0; k < dirs.size(); ++k) {
+    DiskSpace space = read_space ? probe_->read(dirs_[indices[k]]->path) : DiskSpace{};
     if (space.known && space.total_bytes > 0) {
-      out[k].total_bytes = space.total_bytes;
-      out[k].usable_bytes = space.usable_bytes;
+      dirs[k].total_bytes = space.total_bytes;
+      dirs[k].usable_bytes = space.usable_bytes;
     } else {
-      out[k].flags |= LDS_DIR_SPACE_UNKNOWN;
+      dirs[k].flags |= LDS_DIR_SPACE_UNKNOWN;
     }
   }
 }
@@ -371,10 +372,14 @@ std::vector<lds_dir> LogManager::candidates(
     const std::string& topic, uint64_t expected_bytes, bool read_space,
     std::vector<uint32_t>* dir_indices,
     const std::function<bool(const fs::path&)>& cordoned) const {
+  (void)expected_bytes;  // candidates do not depend on it; the request carries it
   std::vector<lds_dir> out;
   std::vector<uint32_t> indices;
-  std::lock_guard lock(mu_);
-  fill_candidates(topic, expected_bytes, read_space, out, indices);
+  {
+    std::lock_guard lock(mu_);
+    fill_candidates(topic, out, indices);
+  }
+  fill_space(out, indices, read_space);
   if (cordoned) {
     for (size_t k = 0; k < out.size(); ++k) {
       out[k].flags &= ~LDS_DIR_CORDONED;
@@ -425,8 +430,9 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
         if (dirs_[i]->path == pref->second && dirs_[i]->online) preferred = static_cast<int>(i);
       }
     }
-    if (preferred < 0) fill_candidates(topic, decision.expected_bytes, read_space, dirs, indices);
+    if (preferred < 0) fill_candidates(topic, dirs, indices);
   }
+  if (preferred < 0) fill_space(dirs, indices, read_space);
   if (preferred >= 0) {
     decision.dirs.push_back(static_cast<uint32_t>(preferred));
     decision.strategy = "preferred";

@@ -169,8 +169,11 @@ class LogManager {
   struct Partition;
 
   uint64_t expected_bytes_for(const std::string& topic, std::optional<uint64_t> requested) const;
-  void fill_candidates(const std::string& topic, uint64_t expected, bool read_space,
-                       std::vector<lds_dir>& out, std::vector<uint32_t>& indices) const;
+  // The online directories as candidates (mu_ held), then their filesystem sizes (mu_ not held).
+  void fill_candidates(const std::string& topic, std::vector<lds_dir>& out,
+                       std::vector<uint32_t>& indices) const;
+  void fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
+                  bool read_space) const;
   void create_on_disk(uint32_t dir_index, const TopicPartition& tp);
   // Loads one directory's partitions; returns its future directories for recover_moves().
   std::vector<fs::path> load_dir(uint32_t dir_index);
