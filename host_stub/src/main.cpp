@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_output.h"
+#include "cli_reassign.h"
+#include "cli_simulate.h"
 #include "lds/admin_api.h"
 #include "lds/admin_server.h"
 #include "lds/broker.h"
@@ -193,9 +195,26 @@ int main(int argc, char** argv) {
   configs_cmd->add_option("--add-config", add_configs, "name=value to set (repeatable)");
   configs_cmd->add_option("--delete-config", delete_configs, "name to reset (repeatable)");
 
+  Target reassign_target;
+  lds::cli::ReassignOptions reassign;
+  std::string reassign_file;
+  auto* reassign_cmd = app.add_subcommand(
+      "reassign", "Apply or verify the log_dirs of a Kafka reassignment file on this broker");
+  add_target_options(reassign_cmd, reassign_target);
+  reassign_cmd->add_option("--reassignment-json-file", reassign_file,
+                           "Kafka's reassignment JSON ({\"version\":1,\"partitions\":[...]})")
+      ->required();
+  reassign_cmd->add_option("--timeout", reassign.timeout_ms,
+                           "How long to retry moves of replicas not here yet, in ms (default 10000)");
+  reassign_cmd->add_flag("--verify", reassign.verify, "Report each move's state instead of starting it");
+  reassign_cmd->add_flag("--wait", reassign.wait, "Show progress until every started move finishes");
+
   std::string plugin_file;
   auto* check_cmd = app.add_subcommand("check-plugin", "Run the conformance checks on a strategy .so");
   check_cmd->add_option("file", plugin_file, "Path to liblds_<name>.so")->required();
+
+  lds::cli::SimulateArgs simulate_args;
+  auto* simulate_cmd = lds::cli::add_simulate_command(app, simulate_args);
 
   try {
     app.parse(argc, argv);
@@ -258,6 +277,12 @@ int main(int argc, char** argv) {
       }
       return call(configs_target, {{"api", "DescribeConfigs"}}, lds::cli::print_configs);
     }
+    if (*reassign_cmd) {
+      reassign.socket = socket_of(reassign_target);
+      reassign.file = reassign_file;
+      return lds::cli::run_reassign(reassign);
+    }
+    if (*simulate_cmd) return lds::cli::run_simulate(simulate_args);
     if (*check_cmd) {
       lds::ConformanceReport report = lds::run_conformance(plugin_file);
       std::cout << lds::format_report(report);

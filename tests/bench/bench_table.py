@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+# bench_table.py: turns the outputs of the benchmark programs into the one table tools/bench.sh prints.
+#
+# Usage: bench_table.py DIR, where DIR holds placement.json (Google Benchmark JSON), creation.json,
+# memory.json and hot_swap.txt. Every ratio compares figures measured in the same run.
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+PARTITIONS = [1000, 10000, 100000, 1000000]
+DIRS = [4, 12, 64]
+
+
+def short_count(n):
+    return f"{n // 1000000}M" if n >= 1000000 else f"{n // 1000}k"
+
+
+def duration(ns):
+    if ns >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.2f} µs"
+    return f"{ns:.0f} ns"
+
+
+def ratio(x):
+    return f"{x:.2f}x"
+
+
+def fraction(x):
+    return f"1/{1 / x:,.0f}" if x < 0.1 else f"{x:.2f}x"
+
+
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+
+def load_placement(path):
+    with open(path) as f:
+        data = json.load(f)
+    times = {}
+    for b in data["benchmarks"]:
+        name = b.get("run_name", b["name"])
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
+        times[name] = b["cpu_time"] * scale
+        repetitions = b.get("repetitions", 1)
+    return times, repetitions
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    return f"{model}, nproc {nproc}, {platform.system()} {platform.release()}"
+
+
+def main():
+    out = sys.argv[1]
+    times, reps = load_placement(os.path.join(out, "placement.json"))
+    with open(os.path.join(out, "creation.json")) as f:
+        creation = json.load(f)
+    with open(os.path.join(out, "memory.json")) as f:
+        memory = json.load(f)
+    with open(os.path.join(out, "hot_swap.txt")) as f:
+        hot_swap = f.read()
+
+    print(f"lds benchmarks, {time.strftime('%Y-%m-%d')}, {machine()}")
+    print(f"Release build; placement figures are CPU time per call, median of {reps} "
+          "repetitions; every ratio compares figures of this run.")
+    print()
+    print("| figure | measured | compared with | ratio | target |")
+    print("|---|---|---|---|---|")
+
+    def row(figure, measured, compared, r, target):
+        print(f"| {figure} | {measured} | {compared} | {r} | {target} |")
+
+    for strategy in ["partition", "size"]:
+        for p in PARTITIONS:
+            for d in DIRS:
+                if strategy == "size" and d != 12:
+                    continue
+                key = f"{d}/{p}"
+                project = times[f"project/{strategy}/{key}"]
+                direct = times[f"direct/{strategy}/{key}"]
+                create = times[f"project_create/{strategy}/{key}"]
+                kafka = times[f"kafka/{key}"]
+                kafka_create = times[f"kafka_create/{key}"]
+                target = f"≤3x direct: {verdict(project / direct <= 3)}"
+                if d == 12 and p == 100000:
+                    target += f"; ≤1/1,000 Kafka: {verdict(project / kafka <= 1e-3)}"
+                row(f"placement, {strategy}, D={d}, P={short_count(p)}",
+                    f"choose {duration(project)}; create {duration(create)}",
+                    f"direct ranking {duration(direct)}; Kafka port {duration(kafka)} "
+                    f"(with createLog's bookkeeping {duration(kafka_create)})",
+                    f"{ratio(project / direct)} direct; {fraction(project / kafka)} Kafka", target)
+    for strategy in ["partition", "size"]:
+        for d in DIRS:
+            if strategy == "size" and d != 12:
+                continue
+            small = times[f"project/{strategy}/{d}/1000"]
+            large = times[f"project/{strategy}/{d}/1000000"]
+            row(f"flat in P, {strategy}, D={d}", f"P=1M {duration(large)}",
+                f"P=1k {duration(small)}", ratio(large / small),
+                f"≤1.5x: {verdict(large / small <= 1.5)}")
+
+    c = creation
+    row(f"creating {c['partitions']:,} partitions on real dirs ({c['dirs']} dirs, "
+        f"median of {c['rounds']})",
+        f"LogManager {c['host_seconds']:.2f} s",
+        f"bare mkdir/create/fsync loop {c['bare_seconds']:.2f} s", ratio(c["ratio"]),
+        f"≤1.5x: {verdict(c['ratio'] <= 1.5)}")
+    m = memory
+    row(f"host bookkeeping per partition at {m['partitions']:,} partitions",
+        f"{m['bytes_per_partition']:.0f} B",
+        f"topic names of {m['topic_name_chars']} chars, stored inline, so none counted", "",
+        f"≤200 B: {verdict(m['bytes_per_partition'] <= 200)}")
+
+    swap = re.search(r"swap \(load\+validate\+publish\)\s+([\d.]+) ms\s+([\d.]+) ms", hot_swap)
+    steady = re.search(r"placement, steady\s+([\d.]+) ns\s+([\d.]+) ns", hot_swap)
+    during = re.search(r"placement, during swaps\s+([\d.]+) ns\s+([\d.]+) ns", hot_swap)
+    header = re.search(r"hot swap benchmark: (\d+) swaps, (\d+) placer threads", hot_swap)
+    if swap and steady and during and header:
+        row(f"hot swap: {header.group(1)} swaps under {header.group(2)} placer threads",
+            f"swap p50 {swap.group(1)} ms, p99 {swap.group(2)} ms", "", "", "")
+        s50, s99 = float(steady.group(1)), float(steady.group(2))
+        d50, d99 = float(during.group(1)), float(during.group(2))
+        row("hot swap: placement latency during swaps", f"p50 {d50:.0f} ns, p99 {d99:.0f} ns",
+            f"steady p50 {s50:.0f} ns, p99 {s99:.0f} ns",
+            f"{ratio(d50 / s50)} p50; {ratio(d99 / s99)} p99", "")
+    else:
+        row("hot swap", "(output not recognised)", "", "", "")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,246 @@
+// placement_bench.cpp: the cost of one placement decision, through the real host path, against a
+// port of Kafka's nextLogDirs and against the same ranking called directly, for D log directories
+// and P hosted partitions.
+//
+// Every benchmark of one (D, P) pair runs on one fixture: an in-memory LogManager (no filesystem
+// access; the DiskProbe returns fixed sizes) holding P partitions in topics of 20, with a strategy
+// plugin loaded from the build's plugin folder and published through a StrategySlot, exactly as
+// the broker does; and a Kafka port holding the same P logs.
+//
+//   project/<strategy>/D/P         LogManager::choose(): snapshot of the directories, rank through
+//                                  the loaded .so, the per-call validation; no disk I/O.
+//   project_create/<strategy>/D/P  LogManager::create_partition() in memory: choose() plus the
+//                                  bookkeeping of the new partition (counts, reservation, maps).
+//                                  Every batch of new partitions is deleted again, untimed, so P
+//                                  stays within 10% (at most 10,000) of its nominal value.
+//   direct/<strategy>/D/P          the strategy's ranking code (plugins/common), compiled into this
+//                                  program and called on a ready lds_dir array: no ABI, no host.
+//   kafka/D/P                      the port of nextLogDirs, O(P) per call.
+//   kafka_create/D/P               nextLogDirs plus adding the log, batched like project_create.
+//
+// Needs LDS_PLUGIN_DIR. tools/bench.sh runs it and turns the JSON output into the summary table.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dir_ranking.h"
+#include "kafka_next_log_dirs.h"
+#include "lds/disk_probe.h"
+#include "lds/log_manager.h"
+#include "lds/logging.h"
+#include "lds/strategy_plugin.h"
+#include "lds/strategy_slot.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using lds::bench::KafkaNextLogDirsPort;
+
+constexpr int32_t kPartitionsPerTopic = 20;
+
+// Every directory a 4 TiB disk, each a little fuller than the one before.
+class FixedDisks final : public lds::DiskProbe {
+ public:
+  lds::DiskSpace read(const fs::path& dir) const override {
+    const uint64_t n = static_cast<uint64_t>(dir.native().back() % 16);
+    return {true, 4ull << 40, (3ull << 40) - (n << 32)};
+  }
+};
+
+std::string topic_name(int64_t i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "t%06lld", static_cast<long long>(i));
+  return buf;
+}
+
+struct Fixture {
+  int dirs = 0;
+  int64_t partitions = 0;
+  std::string strategy;
+  lds::StrategySlot slot;
+  std::unique_ptr<lds::LogManager> logs;
+  std::unique_ptr<KafkaNextLogDirsPort> kafka;
+  std::vector<lds_dir> snapshot;  // what the direct ranking ranks
+  std::vector<std::string> paths;
+};
+
+fs::path plugin_dir() {
+  const char* dir = std::getenv("LDS_PLUGIN_DIR");
+  if (dir == nullptr) {
+    std::fprintf(stderr, "placement_bench: set LDS_PLUGIN_DIR to the build's plugin folder.\n");
+    std::exit(2);
+  }
+  return fs::canonical(dir);
+}
+
+// Loads <plugin>/liblds_<strategy>.so and publishes it, as a broker's strategy change does.
+void use_strategy(Fixture& f, const std::string& strategy) {
+  if (f.strategy == strategy) return;
+  lds::StrategyLoadSpec spec;
+  spec.plugin_dir = plugin_dir();
+  spec.name = strategy;
+  spec.generation = f.slot.next_generation();
+  const std::vector<lds_dir> dry_run = f.logs->candidates("__lds_dry_run", 0, true, nullptr);
+  spec.dry_run_dirs = dry_run;
+  f.slot.publish(lds::LoadedStrategy::load(spec));
+  f.strategy = strategy;
+  const bool read_space = strategy == "size";
+  f.snapshot = f.logs->candidates(topic_name(0), 1ull << 30, read_space, nullptr);
+}
+
+// One fixture at a time: the benchmarks are registered grouped by (D, P).
+Fixture& fixture(int dirs, int64_t partitions, const std::string& strategy) {
+  static std::unique_ptr<Fixture> current;
+  if (!current || current->dirs != dirs || current->partitions != partitions) {
+    current.reset();
+    auto f = std::make_unique<Fixture>();
+    f->dirs = dirs;
+    f->partitions = partitions;
+    lds::LogManager::Options options;
+    for (int d = 0; d < dirs; ++d) {
+      f->paths.push_back("/bench/d" + std::to_string(d));
+      options.log_dirs.push_back(f->paths.back());
+    }
+    options.in_memory = true;
+    f->logs = std::make_unique<lds::LogManager>(options, std::make_shared<FixedDisks>(), f->slot);
+    f->logs->startup();
+    use_strategy(*f, "partition");
+    f->kafka = std::make_unique<KafkaNextLogDirsPort>(f->paths);
+    for (int64_t i = 0; i < partitions; ++i) {
+      const std::string topic = topic_name(i / kPartitionsPerTopic);
+      const int32_t partition = static_cast<int32_t>(i % kPartitionsPerTopic);
+      lds::PlacementResult r = f->logs->create_partition(topic, partition, 1ull << 30);
+      f->logs->append(topic, partition, static_cast<uint64_t>(i % 7) << 20);
+      f->kafka->add_log(topic, partition, static_cast<size_t>(f->logs->dir_index(r.log_dir)));
+    }
+    current = std::move(f);
+  }
+  use_strategy(*current, strategy);
+  return *current;
+}
+
+int64_t batch_size(int64_t partitions) { return std::clamp<int64_t>(partitions / 10, 100, 10000); }
+
+void BM_Project(benchmark::State& state, int dirs, int64_t partitions, std::string strategy) {
+  Fixture& f = fixture(dirs, partitions, strategy);
+  const std::string topic = topic_name(0);
+  int32_t next = kPartitionsPerTopic;
+  for (auto _ : state) {
+    lds::PlacementDecision d = f.logs->choose(topic, next, std::nullopt);
+    benchmark::DoNotOptimize(d.dirs.data());
+    if (++next == 1 << 30) next = kPartitionsPerTopic;
+  }
+}
+
+void BM_ProjectCreate(benchmark::State& state, int dirs, int64_t partitions, std::string strategy) {
+  Fixture& f = fixture(dirs, partitions, strategy);
+  const int64_t batch = batch_size(partitions);
+  int64_t in_batch = 0, batches = 0;
+  std::string topic = "new0";
+  for (auto _ : state) {
+    lds::PlacementResult r = f.logs->create_partition(topic, static_cast<int32_t>(in_batch));
+    benchmark::DoNotOptimize(r.log_dir.data());
+    if (++in_batch == batch) {
+      state.PauseTiming();
+      f.logs->delete_topic(topic);
+      topic = "new";
+      topic += std::to_string(++batches);
+      in_batch = 0;
+      state.ResumeTiming();
+    }
+  }
+  if (in_batch > 0) f.logs->delete_topic(topic);
+}
+
+// The ranking the plugin runs, minus the ABI: the same candidate keys and orders.
+void rank_directly(const std::string& strategy, const std::vector<lds_dir>& dirs, uint64_t expected,
+                   std::vector<uint32_t>& order) {
+  using namespace lds::plugin;
+  CandidateList candidates(dirs.size());
+  if (strategy == "size") {
+    for (const lds_dir& d : dirs) {
+      if (!SpaceKnown(d)) std::abort();
+    }
+  }
+  for (uint32_t i = 0; i < dirs.size(); ++i) candidates.Add(MakeCandidate(dirs[i], i, expected));
+  if (strategy == "size") {
+    SortByFill(candidates);
+  } else {
+    SortByPartitionCount(candidates);
+  }
+  uint32_t n = 0;
+  for (const Candidate& c : candidates) order[n++] = c.index;
+}
+
+void BM_Direct(benchmark::State& state, int dirs, int64_t partitions, std::string strategy) {
+  Fixture& f = fixture(dirs, partitions, strategy);
+  std::vector<uint32_t> order(f.snapshot.size());
+  for (auto _ : state) {
+    rank_directly(strategy, f.snapshot, 1ull << 30, order);
+    benchmark::DoNotOptimize(order.data());
+    benchmark::ClobberMemory();
+  }
+}
+
+void BM_Kafka(benchmark::State& state, int dirs, int64_t partitions) {
+  Fixture& f = fixture(dirs, partitions, "partition");
+  for (auto _ : state) {
+    std::vector<const std::string*> order = f.kafka->next_log_dirs();
+    benchmark::DoNotOptimize(order.data());
+  }
+}
+
+void BM_KafkaCreate(benchmark::State& state, int dirs, int64_t partitions) {
+  Fixture& f = fixture(dirs, partitions, "partition");
+  const int64_t batch = batch_size(partitions);
+  int64_t in_batch = 0;
+  const std::string topic = "new";
+  auto remove_batch = [&] {
+    for (int64_t p = 0; p < in_batch; ++p) f.kafka->remove_log(topic, static_cast<int32_t>(p));
+    in_batch = 0;
+  };
+  for (auto _ : state) {
+    std::vector<const std::string*> order = f.kafka->next_log_dirs();
+    f.kafka->add_log(topic, static_cast<int32_t>(in_batch), f.kafka->dir_index(order[0]));
+    if (++in_batch == batch) {
+      state.PauseTiming();
+      remove_batch();
+      state.ResumeTiming();
+    }
+  }
+  remove_batch();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  lds::set_log_level("warn");
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  for (int64_t p : {1000, 10000, 100000, 1000000}) {
+    for (int d : {4, 12, 64}) {
+      std::string suffix = "/";
+      suffix += std::to_string(d);
+      suffix += '/';
+      suffix += std::to_string(p);
+      benchmark::RegisterBenchmark(("kafka" + suffix).c_str(), BM_Kafka, d, p);
+      benchmark::RegisterBenchmark(("kafka_create" + suffix).c_str(), BM_KafkaCreate, d, p);
+      for (const char* strategy : {"partition", "size"}) {
+        const std::string s = strategy;
+        benchmark::RegisterBenchmark(("project/" + s + suffix).c_str(), BM_Project, d, p, s);
+        benchmark::RegisterBenchmark(("direct/" + s + suffix).c_str(), BM_Direct, d, p, s);
+        benchmark::RegisterBenchmark(("project_create/" + s + suffix).c_str(), BM_ProjectCreate, d,
+                                     p, s);
+      }
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,235 @@
+// Baseline for the simulator: HDFS's AvailableSpaceVolumeChoosingPolicy as a strategy plugin.
+//
+// Not shipped: it is built only into <build>/baseline_plugins so that the simulator can compare the
+// project's strategies with what HDFS DataNodes do. The behaviour follows HDFS:
+//   - a volume's available space is usable_bytes - reserved_bytes (HDFS subtracts the space held
+//   for
+//     replicas being written, reservedForRbw);
+//   - when most - least available < balanced.space.threshold (10 GiB), pure round robin;
+//   - otherwise volumes within the threshold of the least available one are "low", the rest "high";
+//     a round robin over "high" is used when no low volume can hold block.bytes, or when a uniform
+//     float from java.util.Random(seed) is below high*f / (high*f + low*(1-f)), f =
+//     balanced.preference.fraction (0.75); otherwise a round robin over "low";
+//   - each round robin keeps its own position and skips volumes with no more than block.bytes
+//     available; when every volume is skipped the placement fails (DiskOutOfSpaceException).
+// The chosen volume ranks first; the other volumes that can hold block.bytes follow by available
+// space, most first, so a host that meets an I/O error still has somewhere to go.
+//
+// The random stream and the round-robin positions are shared state: rank takes a mutex.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "dir_ranking.h"
+#include "error_text.h"
+#include "logdir_strategy.h"
+#include "strategy_options.h"
+
+namespace {
+
+using lds::plugin::CheckCreateArguments;
+using lds::plugin::DirAt;
+using lds::plugin::ReadByteCountOption;
+using lds::plugin::RejectNoCandidates;
+using lds::plugin::RejectUnknownOption;
+using lds::plugin::RunGuarded;
+using lds::plugin::ValidateRankArgs;
+using lds::plugin::WriteError;
+
+constexpr const char* kName = "hdfs_available_space";
+constexpr const char* kKnownOptions =
+    "seed, balanced.space.threshold, balanced.preference.fraction, block.bytes";
+
+// java.util.Random: the 48-bit linear congruential generator, so a seed gives HDFS's own stream.
+class JavaRandom {
+ public:
+  explicit JavaRandom(uint64_t seed) : state_((seed ^ kMultiplier) & kMask) {}
+  float NextFloat() { return static_cast<float>(Next(24)) / static_cast<float>(1 << 24); }
+
+ private:
+  static constexpr uint64_t kMultiplier = 0x5DEECE66Dull;
+  static constexpr uint64_t kMask = (1ull << 48) - 1;
+  uint32_t Next(int bits) {
+    state_ = (state_ * kMultiplier + 0xBull) & kMask;
+    return static_cast<uint32_t>(state_ >> (48 - bits));
+  }
+  uint64_t state_;
+};
+
+struct Options {
+  uint64_t seed = 0;
+  uint64_t threshold = 10ull * 1024 * 1024 * 1024;  // dfs...balanced-space-threshold
+  float preference = 0.75f;                         // dfs...balanced-space-preference-fraction
+  uint64_t block_bytes = 128ull * 1024 * 1024;      // dfs.blocksize: the replica size asked for
+};
+
+struct HdfsStrategy {
+  explicit HdfsStrategy(const Options& o) : options(o), random(o.seed) {}
+  const Options options;
+  std::mutex mu;  // guards everything below
+  JavaRandom random;
+  // RoundRobinVolumeChoosingPolicy positions: balanced, high available, low available.
+  size_t balanced_next = 0, high_next = 0, low_next = 0;
+};
+
+struct Volume {
+  uint32_t index;
+  uint64_t available;
+};
+
+// RoundRobinVolumeChoosingPolicy.chooseVolume: the first volume from the saved position on that
+// has more than block_bytes available; advances the position past it. Returns -1 when none has.
+int64_t RoundRobin(const std::vector<Volume>& volumes, size_t& next, uint64_t block_bytes) {
+  if (volumes.empty()) return -1;
+  size_t current = next < volumes.size() ? next : 0;
+  const size_t start = current;
+  for (;;) {
+    const Volume& v = volumes[current];
+    current = (current + 1) % volumes.size();
+    if (v.available > block_bytes) {
+      next = current;
+      return v.index;
+    }
+    if (current == start) return -1;
+  }
+}
+
+lds_status ReadFractionOption(const lds_config_entry& entry, float* value, char* error,
+                              uint32_t error_cap) {
+  char* end = nullptr;
+  errno = 0;
+  const double parsed = std::strtod(entry.value, &end);
+  if (errno == 0 && end != entry.value && *end == '\0' && std::isfinite(parsed) && parsed >= 0 &&
+      parsed <= 1) {
+    *value = static_cast<float>(parsed);
+    return LDS_OK;
+  }
+  WriteError(error, error_cap, "invalid value '%s' for option %s: expected a number from 0 to 1",
+             entry.value, entry.key);
+  return LDS_ERR_INVALID_ARGUMENT;
+}
+
+int32_t Create(const lds_host_api* /*host*/, const lds_config_entry* config, uint32_t config_count,
+               void** instance, char* error, uint32_t error_cap) noexcept {
+  return RunGuarded(kName, error, error_cap, [&]() -> int32_t {
+    lds_status status =
+        CheckCreateArguments(kName, config, config_count, instance, error, error_cap);
+    if (status != LDS_OK) return status;
+    Options options;
+    for (uint32_t i = 0; i < config_count; ++i) {
+      const lds_config_entry& entry = config[i];
+      if (std::strcmp(entry.key, "seed") == 0) {
+        status = ReadByteCountOption(entry, &options.seed, error, error_cap);
+      } else if (std::strcmp(entry.key, "balanced.space.threshold") == 0) {
+        status = ReadByteCountOption(entry, &options.threshold, error, error_cap);
+      } else if (std::strcmp(entry.key, "balanced.preference.fraction") == 0) {
+        status = ReadFractionOption(entry, &options.preference, error, error_cap);
+      } else if (std::strcmp(entry.key, "block.bytes") == 0) {
+        status = ReadByteCountOption(entry, &options.block_bytes, error, error_cap);
+      } else {
+        status = RejectUnknownOption(kName, entry.key, kKnownOptions, error, error_cap);
+      }
+      if (status != LDS_OK) return status;
+    }
+    *instance = new HdfsStrategy(options);
+    return LDS_OK;
+  });
+}
+
+void Destroy(void* instance) noexcept { delete static_cast<HdfsStrategy*>(instance); }
+
+// AvailableSpaceVolumeChoosingPolicy.chooseVolume; -1 when no volume can take a block.
+int64_t Choose(HdfsStrategy& s, const std::vector<Volume>& all) {
+  const Options& o = s.options;
+  uint64_t least = UINT64_MAX, most = 0;
+  for (const Volume& v : all) {
+    least = std::min(least, v.available);
+    most = std::max(most, v.available);
+  }
+  if (most - least < o.threshold) return RoundRobin(all, s.balanced_next, o.block_bytes);
+  const uint64_t low_limit = least > UINT64_MAX - o.threshold ? UINT64_MAX : least + o.threshold;
+  std::vector<Volume> high, low;
+  uint64_t most_among_low = 0;
+  for (const Volume& v : all) {
+    if (v.available <= low_limit) {
+      low.push_back(v);
+      most_among_low = std::max(most_among_low, v.available);
+    } else {
+      high.push_back(v);
+    }
+  }
+  const float scaler = static_cast<float>(high.size()) * o.preference +
+                       static_cast<float>(low.size()) * (1 - o.preference);
+  const float preference = static_cast<float>(high.size()) * o.preference / scaler;
+  if (most_among_low < o.block_bytes || s.random.NextFloat() < preference) {
+    return RoundRobin(high, s.high_next, o.block_bytes);
+  }
+  return RoundRobin(low, s.low_next, o.block_bytes);
+}
+
+int32_t Rank(void* instance, lds_rank_args* args) noexcept {
+  const lds_status status = ValidateRankArgs(instance, args, kName);
+  if (status != LDS_OK) return status;
+  return RunGuarded(kName, args->error, args->error_cap, [&]() -> int32_t {
+    auto& strategy = *static_cast<HdfsStrategy*>(instance);
+    if (args->dir_count == 0) return RejectNoCandidates(args, kName);
+    std::vector<Volume> volumes;
+    volumes.reserve(args->dir_count);
+    for (uint32_t i = 0; i < args->dir_count; ++i) {
+      const lds_dir& d = DirAt(*args, i);
+      const bool known = (d.flags & LDS_DIR_SPACE_UNKNOWN) == 0;
+      const uint64_t usable = known ? d.usable_bytes : 0;
+      volumes.push_back({i, usable > d.reserved_bytes ? usable - d.reserved_bytes : 0});
+    }
+    int64_t chosen;
+    {
+      std::lock_guard lock(strategy.mu);
+      chosen = Choose(strategy, volumes);
+    }
+    const uint64_t block = strategy.options.block_bytes;
+    if (chosen < 0) {
+      WriteError(args->error, args->error_cap,
+                 "strategy %s: out of space: no volume has more than block.bytes=%llu bytes "
+                 "available",
+                 kName, static_cast<unsigned long long>(block));
+      return LDS_ERR_NO_ELIGIBLE_DIR;
+    }
+    std::stable_sort(volumes.begin(), volumes.end(),
+                     [](const Volume& a, const Volume& b) { return a.available > b.available; });
+    uint32_t n = 0;
+    args->order[n++] = static_cast<uint32_t>(chosen);
+    for (const Volume& v : volumes) {
+      if (v.index != static_cast<uint32_t>(chosen) && v.available > block)
+        args->order[n++] = v.index;
+    }
+    args->order_len = n;
+    return LDS_OK;
+  });
+}
+
+constexpr lds_strategy kDescriptor = {
+    .struct_size = sizeof(lds_strategy),
+    .abi_major = LDS_ABI_MAJOR,
+    .abi_minor = LDS_ABI_MINOR,
+    .name = kName,
+    .version = "1.0.0",
+    .description =
+        "Baseline for comparison: HDFS AvailableSpaceVolumeChoosingPolicy (round robin, "
+        "preferring volumes with much more available space).",
+    .capabilities = LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS,
+    .create = Create,
+    .destroy = Destroy,
+    .rank = Rank,
+};
+
+}  // namespace
+
+const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t /*host_abi_minor*/) {
+  if (host_abi_major != LDS_ABI_MAJOR) return nullptr;
+  return &kDescriptor;
+}
