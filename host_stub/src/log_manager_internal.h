@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "lds/log_layout.h"
 #include "lds/log_manager.h"
 #include "lds/logging.h"
 
@@ -23,18 +24,16 @@ struct LogManager::Dir {
   bool cordoned = false;
   uint32_t partition_count = 0;  // current and future replicas
   uint64_t reserved_bytes = 0;
-  std::unordered_map<std::string, uint32_t> topic_counts;
 };
 
+// One hosted replica. Kept small: a broker may host a million. Its I/O lock is one of
+// LogManager's striped locks (io_of), and a move in progress lives in LogManager::moves_.
 struct LogManager::Partition {
   TopicPartition tp;
   uint32_t dir = 0;       // changes only when a move promotes, under io and mu_
+  bool deleted = false;   // guarded by io
   uint64_t size = 0;      // guarded by LogManager::mu_
   uint64_t expected = 0;  // guarded by LogManager::mu_
-  std::shared_ptr<Move> move;  // the move in progress, guarded by LogManager::mu_
-  std::mutex io;               // serialises appends, deletion and a move's final phase
-  uint64_t segment_base = 0;   // guarded by io
-  bool deleted = false;        // guarded by io
 };
 
 // One replica move (KIP-113). Counted in its destination while it exists.
@@ -53,6 +52,10 @@ std::shared_ptr<spdlog::logger> log_manager_log();
 // Throws std::system_error for a failed call (rc < 0, errno set), naming the path.
 void check_syscall(int rc, const std::string& what, const fs::path& path);
 void fsync_path(const fs::path& path, bool directory);
+// Segments roll at fixed multiples of kSegmentBytes, so the active one follows from the size.
+inline uint64_t active_segment_base(uint64_t size) {
+  return size - size % layout::kSegmentBytes;
+}
 inline uint64_t reservation(uint64_t expected, uint64_t size) {
   return expected > size ? expected - size : 0;
 }

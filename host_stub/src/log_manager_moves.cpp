@@ -117,12 +117,18 @@ size_t LogManager::moves_in_progress() const {
   return move_queue_.size() + moves_active_;
 }
 
+bool LogManager::owns_move_locked(const std::shared_ptr<Move>& m) const {
+  auto it = moves_.find(m->partition->tp);
+  return it != moves_.end() && it->second == m;
+}
+
 void LogManager::cancel_move_locked(Partition& p) {
-  std::shared_ptr<Move> m = std::move(p.move);
+  auto it = moves_.find(p.tp);
+  std::shared_ptr<Move> m = std::move(it->second);
+  moves_.erase(it);
   m->cancelled = true;
   Dir& dest = *dirs_[m->dest];
-  dest.partition_count--;
-  if (--dest.topic_counts[p.tp.topic] == 0) dest.topic_counts.erase(p.tp.topic);
+  count_replica_locked(m->dest, p.tp.topic, -1);
   dest.reserved_bytes -= m->reserved;
   m->reserved = 0;
   log()->info("Cancelled the move of {} to {}.", p.tp.str(), dest.path_text);
@@ -139,10 +145,10 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
     if (it != partitions_.end()) p = it->second;
   }
   if (destination == "any") {
-    std::unique_lock io = p ? std::unique_lock(p->io) : std::unique_lock<std::mutex>();
+    std::lock_guard io(io_of(tp));
     std::lock_guard lock(mu_);
     preferred_.erase(tp);
-    if (p && p->move) cancel_move_locked(*p);
+    if (p && moves_.count(tp)) cancel_move_locked(*p);
     return {};
   }
   const fs::path raw(destination);
@@ -164,17 +170,18 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
                   d.path_text + "."};
     }
   }
-  std::lock_guard io(p->io);
+  std::lock_guard io(io_of(tp));
   std::unique_lock lock(mu_);
   if (p->deleted) {
     return {ErrorCode::kReplicaNotAvailable, "Replica " + tp.str() + " was just deleted."};
   }
+  auto running = moves_.find(tp);
   if (p->dir == static_cast<uint32_t>(dest)) {
-    if (p->move) cancel_move_locked(*p);  // it is already where it should be
+    if (running != moves_.end()) cancel_move_locked(*p);  // it is already where it should be
     return {};
   }
-  if (p->move && p->move->dest == static_cast<uint32_t>(dest)) return {};
-  if (p->move) cancel_move_locked(*p);  // restart towards the new destination
+  if (running != moves_.end() && running->second->dest == static_cast<uint32_t>(dest)) return {};
+  if (running != moves_.end()) cancel_move_locked(*p);  // restart towards the new destination
   if (!dirs_[p->dir]->online) {
     return {ErrorCode::kKafkaStorageError, "Log directory " + dirs_[p->dir]->path_text + " is offline"};
   }
@@ -194,11 +201,10 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
   }
   lock.lock();
   Dir& d = *dirs_[m->dest];
-  d.partition_count++;  // a future replica counts in its destination, as in Kafka
-  d.topic_counts[tp.topic]++;
+  count_replica_locked(m->dest, tp.topic, +1);  // a future replica counts there, as in Kafka
   m->reserved = p->size;
   d.reserved_bytes += m->reserved;
-  p->move = m;
+  moves_[tp] = m;
   move_queue_.push_back(m);
   log()->info("Moving {} from {} to {} ({} bytes).", tp.str(), dirs_[p->dir]->path_text,
               d.path_text, p->size);
@@ -224,10 +230,10 @@ void LogManager::run_movers() {
       // The destination failed: it goes offline and the move is dropped; the source is untouched.
       log()->error("Move of {} to {} failed: {}", m->partition->tp.str(), dirs_[m->dest]->path_text,
                    e.what());
-      std::lock_guard io(m->partition->io);
+      std::lock_guard io(io_of(m->partition->tp));
       {
         std::lock_guard lock(mu_);
-        if (m->partition->move == m) cancel_move_locked(*m->partition);
+        if (owns_move_locked(m)) cancel_move_locked(*m->partition);
       }
       mark_offline(m->dest, e.what());
     }
@@ -248,7 +254,7 @@ void LogManager::run_move(const std::shared_ptr<Move>& m) {
     std::error_code ec;
     fs::remove_all(m->future, ec);
     std::lock_guard lock(mu_);
-    if (p.move == m) cancel_move_locked(p);  // shutdown: the move is dropped, not left half-done
+    if (owns_move_locked(m)) cancel_move_locked(p);  // shutdown: dropped, not left half-done
   };
   auto progress = [&](uint64_t copied_now) {
     std::lock_guard lock(mu_);
@@ -292,7 +298,7 @@ void LogManager::run_move(const std::shared_ptr<Move>& m) {
   }
 
   // Catch up with appends stopped, make the copy durable, mark it complete, promote.
-  std::unique_lock io(p.io);
+  std::unique_lock io(io_of(tp));
   if (abandoned() || p.deleted) {
     io.unlock();
     return drop_future();
@@ -332,18 +338,14 @@ void LogManager::run_move(const std::shared_ptr<Move>& m) {
     std::lock_guard lock(mu_);
     Dir& s = *dirs_[from];
     Dir& d = *dirs_[m->dest];
-    s.partition_count--;
-    if (--s.topic_counts[tp.topic] == 0) s.topic_counts.erase(tp.topic);
+    count_replica_locked(from, tp.topic, -1);
     s.reserved_bytes -= reservation(p.expected, p.size);
     d.reserved_bytes -= m->reserved;
     m->reserved = 0;
     d.reserved_bytes += reservation(p.expected, p.size);
     // The destination already counts the replica (it counted the future one).
     p.dir = m->dest;
-    p.move.reset();
-    uint64_t active = 0;
-    detail::segments_size(final_path, &active);
-    p.segment_base = active;
+    moves_.erase(tp);
   }
   io.unlock();
   log()->info("Moved {} from {} to {}.", tp.str(), dirs_[from]->path_text, dirs_[m->dest]->path_text);

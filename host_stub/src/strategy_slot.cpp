@@ -56,12 +56,12 @@ RankOutcome StrategySlot::rank(std::shared_ptr<const LoadedStrategy> strategy,
       return out;
     }
     if (status == LDS_OK) {
-      std::string bad = LoadedStrategy::validate_ranking(order.data(), args.order_len, n);
-      if (bad.empty()) {
+      if (LoadedStrategy::ranking_is_valid(order.data(), args.order_len, n)) {
         out.order_len = args.order_len;
         return out;
       }
-      out.message = "strategy " + out.strategy->name() + " returned an invalid ranking: " + bad;
+      out.message = "strategy " + out.strategy->name() + " returned an invalid ranking: " +
+                    LoadedStrategy::validate_ranking(order.data(), args.order_len, n);
     } else {
       out.message = "strategy " + out.strategy->name() + " failed with status " +
                     std::to_string(status) + ": " + (error[0] != '\0' ? error : "no reason given");

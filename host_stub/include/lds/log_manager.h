@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "lds/disk_probe.h"
 #include "lds/errors.h"
 #include "lds/strategy_slot.h"
@@ -45,9 +47,8 @@ struct PlacementResult {
 
 // Where a partition would go, decided but not yet created.
 struct PlacementDecision {
-  bool existing = false;     // the replica is already hosted, in existing_dir
-  std::string existing_dir;
-  std::vector<uint32_t> dirs;  // log-dir indices to try, best first
+  // Held inline for up to 16 directories, so a decision allocates nothing on a typical broker.
+  boost::container::small_vector<uint32_t, 16> dirs;  // log-dir indices to try, best first
   uint64_t expected_bytes = 0;
   std::string strategy;        // "preferred" when a remembered KIP-113 preference decided
   uint64_t generation = 0;
@@ -168,9 +169,12 @@ class LogManager {
   struct Dir;
   struct Partition;
 
-  uint64_t expected_bytes_for(const std::string& topic, std::optional<uint64_t> requested) const;
+  struct TopicStats;
+  const TopicStats* topic_stats_locked(const std::string& topic) const;  // null if not hosted
+  // The request's estimate if it has one (> 0), then config, topic mean, global mean.
+  uint64_t expected_bytes_for(const TopicStats* topic, uint64_t requested) const;
   // The online directories as candidates (mu_ held), then their filesystem sizes (mu_ not held).
-  void fill_candidates(const std::string& topic, std::vector<lds_dir>& out,
+  void fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
                        std::vector<uint32_t>& indices) const;
   void fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
                   bool read_space) const;
@@ -181,9 +185,13 @@ class LogManager {
   struct Move;
   void run_movers();
   void run_move(const std::shared_ptr<Move>& move);
-  void cancel_move_locked(Partition& p);
+  void cancel_move_locked(Partition& p);  // mu_ held; a move of p is in moves_
+  bool owns_move_locked(const std::shared_ptr<Move>& move) const;  // still p's current move
   void add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
-                     uint64_t expected, uint64_t active_segment_base);
+                     uint64_t expected);
+  // Counts a replica (current or future) of `topic` in a directory, or uncounts it (delta -1).
+  void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta);
+  std::mutex& io_of(const TopicPartition& tp) const;
   void remove_partition_locked(const TopicPartition& tp);
   void set_reservation_locked(Partition& p, uint64_t new_size);
 
@@ -196,15 +204,21 @@ class LogManager {
   std::vector<std::unique_ptr<Dir>> dirs_;
   std::unordered_map<TopicPartition, std::shared_ptr<Partition>, TopicPartitionHash> partitions_;
   struct TopicStats {
-    uint32_t partitions = 0;
-    uint64_t bytes = 0;
+    uint32_t partitions = 0;           // hosted partitions
+    uint64_t bytes = 0;                // their bytes
+    std::vector<uint32_t> per_dir;     // replicas per log dir, current and future
   };
   std::unordered_map<std::string, TopicStats> topics_;
   uint64_t total_bytes_hosted_ = 0;
   uint64_t default_expected_bytes_ = 0;
   std::unordered_map<TopicPartition, fs::path, TopicPartitionHash> preferred_;
 
+  // Striped I/O locks: one serialises a partition's appends, its deletion and a move's final phase.
+  static constexpr size_t kIoStripes = 256;
+  mutable std::mutex io_stripes_[kIoStripes];
+
   // Replica moves (KIP-113), run by mover threads.
+  std::unordered_map<TopicPartition, std::shared_ptr<Move>, TopicPartitionHash> moves_;  // mu_
   std::deque<std::shared_ptr<Move>> move_queue_;  // guarded by mu_
   size_t moves_active_ = 0;                       // guarded by mu_
   bool stopping_ = false;                         // guarded by mu_

@@ -65,6 +65,9 @@ class LoadedStrategy {
   // The checks load() applies to a ranking: every index in range, none repeated, order_len within
   // dir_count and at least 1. Returns an empty string when valid, else what is wrong.
   static std::string validate_ranking(const uint32_t* order, uint32_t order_len, uint32_t dir_count);
+  // The same check without building a message: the placement path's fast test.
+  static bool ranking_is_valid(const uint32_t* order, uint32_t order_len,
+                               uint32_t dir_count) noexcept;
 
   // Whether `name` is a valid strategy name ([a-z0-9_]+).
   static bool valid_name(const std::string& name);
