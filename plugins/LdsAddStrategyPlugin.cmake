@@ -30,7 +30,9 @@ function(lds_add_strategy_plugin name)
   elseif(DEFINED LDS_PLUGIN_OUTPUT_DIR)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${LDS_PLUGIN_OUTPUT_DIR})
   endif()
-  target_compile_options(${target} PRIVATE -fvisibility=hidden $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+  # GCC only: clang has no such flag and never emits STB_GNU_UNIQUE symbols.
+  target_compile_options(${target} PRIVATE -fvisibility=hidden
+                         $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-fno-gnu-unique>)
   set(map ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/lds_plugin_exports.map)
   target_link_options(${target} PRIVATE -Wl,--version-script=${map} -Wl,--no-undefined)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})

@@ -8,7 +8,12 @@
 #   3. the `valgrind` label: a real `lds-host serve` under Valgrind, driven over its socket, and
 #      1,000 strategy swap cycles;
 #   4. the concurrency suites (label `concurrency`) again in a -fsanitize=thread build (./build-tsan):
-#      any ThreadSanitizer report fails them.
+#      any ThreadSanitizer report fails them;
+#   5. the whole suite again in a -fsanitize=address,undefined build (./build-asan), except what
+#      cannot run there (Valgrind) or is not about memory (packaging): any report fails it;
+#   6. the libFuzzer targets (config loader, admin request parser) built with clang in ./build-fuzz
+#      and run for LDS_FUZZ_SECONDS (60) each from their seed corpora: any crash, sanitizer report,
+#      timeout or out-of-memory fails it.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,3 +40,40 @@ cmake -S "$repo" -B "$build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLDS_SANITI
 tsan_targets=$(ctest --test-dir "$build" -L concurrency -N | sed -n 's/^ *Test *#[0-9]*: \([A-Za-z0-9_]*\)$/\1/p')
 for t in $tsan_targets; do cmake --build "$build-tsan" -j"$jobs" --target "$t"; done
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" ctest --test-dir "$build-tsan" -L concurrency --output-on-failure
+
+asan_build="${LDS_ASAN_BUILD_DIR:-$build-asan}"
+stage "AddressSanitizer + UndefinedBehaviorSanitizer build ($asan_build), whole suite ($SECONDS s so far)"
+# -O0 (Debug): the sanitizers find the same bugs, and it compiles about five times faster than -O2.
+cmake -S "$repo" -B "$asan_build" -DCMAKE_BUILD_TYPE=Debug -DLDS_SANITIZE=address,undefined >/dev/null
+cmake --build "$asan_build" -j"$jobs"
+ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" \
+UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+  ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" -LE 'valgrind|packaging'
+
+fuzz_build="${LDS_FUZZ_BUILD_DIR:-$build-fuzz}"
+fuzz_seconds="${LDS_FUZZ_SECONDS:-60}"
+stage "libFuzzer targets ($fuzz_build), ${fuzz_seconds} s each ($SECONDS s so far)"
+CC=clang CXX=clang++ cmake -S "$repo" -B "$fuzz_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DLDS_BUILD_FUZZERS=ON >/dev/null
+cmake --build "$fuzz_build" -j"$jobs" --target lds_fuzzers
+fuzz_work=$(mktemp -d)
+trap 'rm -rf "$fuzz_work"' EXIT
+for target in config admin_request; do
+  seeds="$repo/tests/fuzz/corpus/${target%_request}"
+  mkdir -p "$fuzz_work/$target"
+  # New inputs go to a scratch corpus; the checked-in seeds are read only.
+  if ! ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    "$fuzz_build/tests/fuzz/lds_fuzz_$target" "$fuzz_work/$target" "$seeds" \
+      -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -seed="${LDS_FUZZ_SEED:-1}" -print_final_stats=1 \
+      -artifact_prefix="$fuzz_work/$target-" >"$fuzz_work/$target.log" 2>&1; then
+    tail -n 60 "$fuzz_work/$target.log"
+    echo "lds_fuzz_$target found a problem; the input that triggers it:"
+    ls -l "$fuzz_work/$target-"* 2>/dev/null || true
+    mkdir -p "$fuzz_build/artifacts" && cp "$fuzz_work/$target-"* "$fuzz_build/artifacts/" 2>/dev/null || true
+    echo "copied to $fuzz_build/artifacts/ (reproduce: $fuzz_build/tests/fuzz/lds_fuzz_$target <file>)"
+    exit 1
+  fi
+  grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$fuzz_work/$target.log"
+done
+stage "All stages passed in $SECONDS s"

@@ -45,6 +45,32 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
+// The socket's folder must be the server's (or root's) and not open to other users: whoever may
+// rename or unlink entries in it could replace the socket with one of their own, and clients would
+// then send their requests to an impostor. A world-writable folder with the sticky bit (/tmp) is
+// fine, as only an entry's owner may remove it there. Throws std::runtime_error saying why.
+void check_socket_folder(const std::filesystem::path& socket_path) {
+  const std::filesystem::path folder =
+      socket_path.has_parent_path() ? socket_path.parent_path() : std::filesystem::path(".");
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) {
+    throw std::runtime_error("Cannot listen on admin.socket " + socket_path.string() +
+                             ": its folder " + folder.string() +
+                             " cannot be read: " + strerror(errno) + ".");
+  }
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    throw std::runtime_error("admin.socket " + socket_path.string() + " is refused: its folder " +
+                             folder.string() + " is owned by uid " + std::to_string(st.st_uid) +
+                             ", not by root or by this server's user.");
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
+    throw std::runtime_error("admin.socket " + socket_path.string() + " is refused: its folder " +
+                             folder.string() +
+                             " is writable by group or others without the sticky bit, so another "
+                             "user could replace the socket (chmod go-w to fix).");
+  }
+}
+
 std::string too_long_response() {
   return R"({"error":"INVALID_REQUEST","message":"The request line is longer than 1048576 bytes."})";
 }
@@ -54,6 +80,7 @@ std::string too_long_response() {
 AdminServer::AdminServer(std::filesystem::path socket_path, Handler handler)
     : path_(std::move(socket_path)), handler_(std::move(handler)) {
   const sockaddr_un addr = address_of(path_);
+  check_socket_folder(path_);
   struct stat st {};
   if (::lstat(path_.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {

@@ -15,7 +15,8 @@ std::shared_ptr<spdlog::logger> log() {
 
 }  // namespace
 
-Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> probe)
+Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> probe,
+               bool in_memory_logs)
     : store_(config_file), probe_(std::move(probe)) {
   const BrokerConfig& c = store_.current();
   set_log_level(c.log_level);
@@ -23,6 +24,7 @@ Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> pro
   options.broker_id = c.broker_id;
   options.log_dirs = c.log_dirs;
   options.mover_threads = c.alter_log_dirs_threads;
+  options.in_memory = in_memory_logs;
   logs_ = std::make_unique<LogManager>(std::move(options), probe_, slot_);
 }
 

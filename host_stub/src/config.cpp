@@ -132,13 +132,30 @@ std::string position(const fs::path& file, uint64_t line, uint64_t column) {
   return file.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
 }
 
+// `text` with control characters shown as \uXXXX: a key or value quoted in an error may hold any
+// (a TOML escape, a request), and a NUL would cut the message short, a newline split it.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7F) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04X", u);
+      out += escape;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 [[noreturn]] void fail(const std::string& where, std::string_view key, const std::string& reason) {
-  throw ConfigError(where + std::string(key) + ": " + reason + ".");
+  throw ConfigError(where + printable(std::string(key) + ": " + reason) + ".");
 }
 
 // Kafka's exact sentence (KIP-1066); the admin API returns it as the INVALID_CONFIG message.
 [[noreturn]] void fail_cordon(const std::string& where, std::string_view entry) {
-  throw ConfigError(where + "Invalid entry in cordoned.log.dirs: " + std::string(entry) +
+  throw ConfigError(where + "Invalid entry in cordoned.log.dirs: " + printable(entry) +
                     ". All cordoned log dirs must be entries of log.dirs or log.dir.");
 }
 

@@ -1,7 +1,9 @@
 // strategy_plugin.cpp: loads a strategy .so from a private copy and validates it before anyone uses it.
 #include "lds/strategy_plugin.h"
 
+#include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,13 +130,51 @@ fs::path private_copy(const fs::path& shown, const fs::path& real, const std::st
   return copy;
 }
 
+// Why an ELF file cannot be mapped safely, or "" when its loadable segments all lie inside the
+// file (or it is no ELF file at all, which the dynamic loader reports itself). The loader maps
+// segments without checking them against the file size, so a truncated plugin would fault
+// (SIGBUS) inside dlopen instead of failing.
+std::string truncated_elf_problem(const fs::path& file) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  struct stat st {};
+  ElfW(Ehdr) header{};
+  std::string problem;
+  const bool is_elf =
+      ::fstat(fd, &st) == 0 &&
+      ::pread(fd, &header, sizeof header, 0) == static_cast<ssize_t>(sizeof header) &&
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
+      header.e_ident[EI_CLASS] == (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (is_elf && header.e_phentsize != sizeof(ElfW(Phdr))) {
+    problem = "its ELF program headers have an unexpected size";
+  } else if (is_elf && header.e_phoff + uint64_t{header.e_phnum} * sizeof(ElfW(Phdr)) > size) {
+    problem = "it is truncated: its ELF program headers end past the end of the " +
+              std::to_string(size) + "-byte file";
+  }
+  for (uint32_t i = 0; is_elf && problem.empty() && i < header.e_phnum; ++i) {
+    ElfW(Phdr) ph{};
+    const off_t at = static_cast<off_t>(header.e_phoff + i * sizeof ph);
+    if (::pread(fd, &ph, sizeof ph, at) != static_cast<ssize_t>(sizeof ph)) {
+      problem = "its ELF program header " + std::to_string(i) + " cannot be read";
+    } else if (ph.p_type == PT_LOAD && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset)) {
+      problem = "it is truncated: its loadable segment " + std::to_string(i) + " ends at byte " +
+                std::to_string(ph.p_offset + ph.p_filesz) + ", past the end of the " +
+                std::to_string(size) + "-byte file";
+    }
+  }
+  ::close(fd);
+  return problem;
+}
+
 std::string dl_reason(const std::exception& e, const fs::path& copy, const fs::path& shown) {
   std::string what = e.what();
   const std::string marker = "dlerror system message: ";
   auto at = what.find(marker);
   if (at != std::string::npos) {
+    // Boost wraps it as "... (dlerror system message: TEXT): <errno text>"; keep TEXT only.
     what = what.substr(at + marker.size());
-    if (!what.empty() && what.back() == ')') what.pop_back();
+    if (auto close = what.rfind(')'); close != std::string::npos) what.erase(close);
   }
   for (auto pos = what.find(copy.string()); pos != std::string::npos;
        pos = what.find(copy.string())) {
@@ -165,6 +205,21 @@ bool LoadedStrategy::valid_name(const std::string& name) {
   });
 }
 
+bool LoadedStrategy::ranking_is_valid(const uint32_t* order, uint32_t order_len,
+                                      uint32_t dir_count) noexcept {
+  if (order_len == 0 || order_len > dir_count) return false;
+  if (dir_count > 256) return validate_ranking(order, order_len, dir_count).empty();
+  uint64_t seen[4] = {0, 0, 0, 0};
+  for (uint32_t i = 0; i < order_len; ++i) {
+    const uint32_t d = order[i];
+    if (d >= dir_count) return false;
+    const uint64_t bit = 1ull << (d % 64);
+    if ((seen[d / 64] & bit) != 0) return false;
+    seen[d / 64] |= bit;
+  }
+  return true;
+}
+
 std::string LoadedStrategy::validate_ranking(const uint32_t* order, uint32_t order_len,
                                              uint32_t dir_count) {
   if (order_len == 0) return "it ranked no directory but returned LDS_OK";
@@ -172,15 +227,24 @@ std::string LoadedStrategy::validate_ranking(const uint32_t* order, uint32_t ord
     return "order_len " + std::to_string(order_len) + " exceeds the " + std::to_string(dir_count) +
            " candidate directories";
   }
-  // dir_count is small (one entry per log dir); a bitmap on the stack covers the usual case.
-  std::vector<bool> seen(dir_count, false);
+  // dir_count is small (one entry per log dir): a bitmap on the stack covers up to 256, so the
+  // check allocates nothing on the placement path.
+  uint64_t small[4] = {};
+  std::vector<uint64_t> large;
+  uint64_t* seen = small;
+  if (dir_count > 256) {
+    large.assign((dir_count + 63) / 64, 0);
+    seen = large.data();
+  }
   for (uint32_t i = 0; i < order_len; ++i) {
-    if (order[i] >= dir_count) {
-      return "index " + std::to_string(order[i]) + " is out of range for " +
-             std::to_string(dir_count) + " directories";
+    const uint32_t d = order[i];
+    if (d >= dir_count) {
+      return "index " + std::to_string(d) + " is out of range for " + std::to_string(dir_count) +
+             " directories";
     }
-    if (seen[order[i]]) return "index " + std::to_string(order[i]) + " appears twice";
-    seen[order[i]] = true;
+    const uint64_t bit = 1ull << (d % 64);
+    if ((seen[d / 64] & bit) != 0) return "index " + std::to_string(d) + " appears twice";
+    seen[d / 64] |= bit;
   }
   return {};
 }
@@ -201,6 +265,10 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   self->name_ = spec.name;
   self->generation_ = spec.generation;
   self->never_unload_ = spec.never_unload;
+  if (std::string problem = truncated_elf_problem(copy); !problem.empty()) {
+    ::unlink(copy.c_str());
+    fail(file, "is not a loadable shared object: " + problem + ".");
+  }
   try {
     self->library_ = std::make_unique<boost::dll::shared_library>(
         copy, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
@@ -259,8 +327,12 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   int32_t status = d.create(&self->host_api_, config.data(), static_cast<uint32_t>(config.size()),
                             &self->instance_, error, kErrorCap);
   error[kErrorCap - 1] = '\0';
-  if (status != LDS_OK) {
+  if (status == LDS_ERR_INVALID_ARGUMENT) {
     fail(file, "rejected its options: " + text_of(error) + ".");
+  }
+  if (status != LDS_OK) {
+    fail(file, "failed to create its instance (status " + std::to_string(status) +
+                   "): " + text_of(error) + ".");
   }
   self->created_ = true;
 

@@ -17,8 +17,10 @@ class AdminServer {
   using Handler = std::function<std::string(std::string_view line)>;
   static constexpr size_t kMaxLineBytes = 1 << 20;  // longer lines get INVALID_REQUEST
 
-  // Binds `socket_path` with mode 0600. A stale socket file (nobody listening) is replaced; a live
-  // one is an error. Throws std::runtime_error naming the path.
+  // Binds `socket_path` with mode 0600. Its folder must be owned by root or by this process's user
+  // and not writable by group or others, unless it has the sticky bit (as /tmp). A stale socket
+  // file (nobody listening) is replaced; a live one is an error. Throws std::runtime_error naming
+  // the path.
   AdminServer(std::filesystem::path socket_path, Handler handler);
   // Stops accepting, closes every connection, joins every thread and removes the socket file.
   ~AdminServer();

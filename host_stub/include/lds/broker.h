@@ -28,8 +28,11 @@ struct StrategyInfo {
 class Broker {
  public:
   // Reads the config (throws ConfigError). Nothing is touched on disk until start().
+  // `in_memory_logs` keeps partitions as bookkeeping only (LogManager::Options::in_memory), for
+  // exercising the control plane and the admin API without disk I/O (the admin request fuzzer).
   explicit Broker(const fs::path& config_file,
-                  std::shared_ptr<const DiskProbe> probe = std::make_shared<StatvfsDiskProbe>());
+                  std::shared_ptr<const DiskProbe> probe = std::make_shared<StatvfsDiskProbe>(),
+                  bool in_memory_logs = false);
 
   // Scans the log directories and loads the configured strategy. Throws ConfigError or
   // PluginError; the caller exits with code 2.

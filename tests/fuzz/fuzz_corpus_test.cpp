@@ -1,0 +1,113 @@
+// fuzz_corpus_test.cpp: every hand-written seed of the fuzzers' corpora (bad configs, bad admin
+// requests) gets its exact expected message, listed in config_corpus.json and admin_corpus.json.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "fuzz_harness.h"
+#include "lds/config.h"
+#include "lds/errors.h"
+
+namespace lds::fuzz {
+namespace {
+
+using nlohmann::json;
+
+const fs::path kCorpus = LDS_FUZZ_CORPUS_DIR;
+const fs::path kExpected = LDS_FUZZ_EXPECTED_DIR;
+
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+json expectations(const std::string& name) { return json::parse(bytes_of(kExpected / name)); }
+
+// Replaces every "{key}" of `vars` in `text`.
+std::string substitute(std::string text,
+                       const std::vector<std::pair<std::string, std::string>>& vars) {
+  for (const auto& [key, value] : vars) {
+    const std::string token = "{" + key + "}";
+    for (size_t at = text.find(token); at != std::string::npos;
+         at = text.find(token, at + value.size())) {
+      text.replace(at, token.size(), value);
+    }
+  }
+  return text;
+}
+
+std::set<std::string> files_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+fs::path plugin_dir() {
+  const char* dir = std::getenv("LDS_PLUGIN_DIR");
+  return dir != nullptr ? fs::path(dir) : fs::path("plugins");
+}
+
+TEST(FuzzCorpus, EveryConfigSeedHasItsExactMessage) {
+  const json expected = expectations("config_corpus.json");
+  std::set<std::string> listed;
+  for (const auto& [name, message] : expected.items()) listed.insert(name);
+  EXPECT_EQ(listed, files_in(kCorpus / "config")) << "config_corpus.json and corpus/config differ";
+  EXPECT_GE(listed.size(), 20u);
+  for (const auto& [name, message] : expected.items()) {
+    SCOPED_TRACE(name);
+    ScratchDir dir;
+    const fs::path file = write_config_input(dir.path(), bytes_of(kCorpus / "config" / name));
+    std::string error = "no error";
+    try {
+      ConfigStore store(file);
+    } catch (const ConfigError& e) {
+      error = e.what();
+    }
+    EXPECT_EQ(error, substitute(message.get<std::string>(),
+                                {{"file", file.string()}, {"dir", dir.path().string()}}));
+  }
+}
+
+TEST(FuzzCorpus, EveryAdminSeedGetsItsKafkaErrorAndExactMessage) {
+  const json expected = expectations("admin_corpus.json");
+  std::set<std::string> listed;
+  for (const auto& [name, e] : expected.items()) listed.insert(name);
+  EXPECT_EQ(listed, files_in(kCorpus / "admin")) << "admin_corpus.json and corpus/admin differ";
+  EXPECT_GE(listed.size(), 20u);
+  AdminHarness harness(plugin_dir());
+  const std::vector<std::pair<std::string, std::string>> vars = {
+      {"dir1", harness.dir(1).string()}, {"plugins", plugin_dir().string()}};
+  size_t refused = 0;
+  for (const auto& [name, e] : expected.items()) {
+    SCOPED_TRACE(name);
+    const std::string request = substitute(bytes_of(kCorpus / "admin" / name), vars);
+    const std::string raw = harness.handle(request);
+    const json response = json::parse(raw, nullptr, false);
+    ASSERT_FALSE(response.is_discarded()) << "not JSON: " << raw;
+    EXPECT_EQ(response.value("error", "?"), e["error"].get<std::string>()) << raw;
+    EXPECT_EQ(response.value("message", "?"), substitute(e["message"].get<std::string>(), vars))
+        << raw;
+    if (e.contains("item")) {
+      const char* list = response.contains("results") ? "results" : "partitions";
+      ASSERT_TRUE(response.contains(list) && response[list].size() == 1) << raw;
+      const json& item = response[list][0];
+      EXPECT_EQ(item.value("error", "?"), e["item"]["error"].get<std::string>()) << raw;
+      EXPECT_EQ(item.value("message", "?"),
+                substitute(e["item"]["message"].get<std::string>(), vars))
+          << raw;
+    }
+    if (e["error"] != "NONE" || e.contains("item")) ++refused;
+  }
+  EXPECT_EQ(refused, listed.size()) << "every seed is a bad request";
+  // None of them created, moved or configured anything.
+  EXPECT_EQ(harness.partition_count(), 2u);
+  EXPECT_FALSE(fs::exists(harness.config_file().string() + ".dynamic"));
+}
+
+}  // namespace
+}  // namespace lds::fuzz

@@ -1,0 +1,238 @@
+// reliability_disks_test.cpp: a real `lds-host serve` on tmpfs log dirs that fail underneath it:
+// remounted read-only, lazily unmounted, filled to ENOSPC, all of them at once. Needs root for the
+// mounts; skipped, saying so, otherwise.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lds/log_layout.h"
+#include "reliability_support.h"
+#include "server_fixture.h"
+
+namespace lds::integration {
+namespace {
+
+constexpr uint64_t kMiB = 1 << 20;
+
+class DiskFaultTest : public ServerFixture {
+ protected:
+  void TearDown() override {
+    if (running()) stop();
+    for (auto it = mounted_.rbegin(); it != mounted_.rend(); ++it) {
+      if (is_mounted(*it) && ::umount2(it->c_str(), 0) != 0 &&
+          ::umount2(it->c_str(), MNT_DETACH) != 0) {
+        ADD_FAILURE() << "cannot unmount " << *it << ": " << std::strerror(errno);
+      }
+    }
+    ServerFixture::TearDown();
+  }
+
+  // Mounts a tmpfs of `mib` MiB on each log dir of a fresh config. Returns why not, or "".
+  std::string mount_disks(ServerConfig& config, const std::vector<uint64_t>& mib) {
+    if (::geteuid() != 0) return "not running as root, so tmpfs log dirs cannot be mounted";
+    config = default_config(mib.size());
+    for (size_t i = 0; i < mib.size(); ++i) {
+      const fs::path& dir = config.log_dirs[i];
+      fs::create_directories(dir);
+      const std::string options = "size=" + std::to_string(mib[i]) + "m,mode=0755";
+      if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, options.c_str()) != 0) {
+        return "mount -t tmpfs -o " + options + " " + dir.string() +
+               " failed: " + std::strerror(errno);
+      }
+      mounted_.push_back(dir);
+    }
+    return "";
+  }
+
+  static bool is_mounted(const fs::path& dir) {
+    std::ifstream in("/proc/self/mountinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string field;
+      for (int i = 0; i < 5 && fields >> field; ++i) {
+      }
+      if (field == dir.string()) return true;
+    }
+    return false;
+  }
+
+  static void remount_read_only(const fs::path& dir) {
+    ASSERT_EQ(::mount("tmpfs", dir.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr), 0)
+        << "mount -o remount,ro " << dir << ": " << std::strerror(errno);
+  }
+
+  nlohmann::json create(const std::string& topic, const std::vector<int32_t>& partitions) {
+    return call_ok({{"api", "CreatePartitions"}, {"topic", topic}, {"partitions", partitions}});
+  }
+  nlohmann::json produce(const std::string& topic, int32_t partition, uint64_t bytes) {
+    return call({{"api", "Produce"}, {"topic", topic}, {"partition", partition}, {"bytes", bytes}});
+  }
+  std::string placed_in(const nlohmann::json& created, size_t i = 0) {
+    return created["partitions"][i].value("logDir", "");
+  }
+  // The size DescribeLogDirs reports for `name`, or -1 when no online dir lists it.
+  int64_t reported_size(const std::string& name) {
+    for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+      for (const auto& p : d["partitions"]) {
+        if (p["partition"] == name) return p["size"].get<int64_t>();
+      }
+    }
+    return -1;
+  }
+
+  // Places a-0, a-1, a-2 (one per dir) with 10,000 bytes each.
+  void place_one_partition_per_dir(const ServerConfig& c) {
+    nlohmann::json created = create("a", {0, 1, 2});
+    for (size_t i = 0; i < 3; ++i) {
+      ASSERT_EQ(placed_in(created, i), c.log_dirs[i].string()) << created.dump();
+      ASSERT_EQ(produce("a", static_cast<int32_t>(i), 10000).value("size", 0), 10000);
+    }
+  }
+
+  // The other dirs' partitions are untouched and still take appends.
+  void expect_others_untouched(const ServerConfig& c) {
+    for (int32_t p : {1, 2}) {
+      const fs::path dir = c.log_dirs[static_cast<size_t>(p)] / layout::partition_dir("a", p);
+      EXPECT_EQ(partition_problem(dir, "a", p, 10000), "");
+      EXPECT_EQ(produce("a", p, 5000).value("size", 0), 15000);
+      EXPECT_EQ(partition_problem(dir, "a", p, 15000), "");
+    }
+  }
+
+  std::vector<fs::path> mounted_;
+};
+
+TEST_F(DiskFaultTest, AReadOnlyRemountTakesTheDirOfflineAtTheFirstIoError) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  ASSERT_NO_FATAL_FAILURE(place_one_partition_per_dir(c));
+  remount_read_only(c.log_dirs[0]);
+  EXPECT_TRUE(dir_entry(call_ok({{"api", "DescribeLogDirs"}}), c.log_dirs[0])["error"].is_null())
+      << "offline before any I/O failed";
+
+  // The first write there (disk1 is first in line for b-0) fails: disk1 goes offline and b-0 is
+  // created in the next directory.
+  EXPECT_EQ(placed_in(create("b", {0})), c.log_dirs[1].string());
+  nlohmann::json d1 = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), c.log_dirs[0]);
+  EXPECT_EQ(d1["error"], "KAFKA_STORAGE_ERROR") << d1.dump();
+  EXPECT_NE(d1["errorMessage"].get<std::string>().find("Read-only file system"), std::string::npos)
+      << d1.dump();
+  nlohmann::json refused = produce("a", 0, 100);
+  EXPECT_EQ(refused["error"], "KAFKA_STORAGE_ERROR");
+  EXPECT_EQ(refused["message"], "Log directory " + c.log_dirs[0].string() + " is offline");
+
+  nlohmann::json more = create("b", {1, 2, 3, 4, 5, 6});
+  for (const auto& p : more["partitions"]) EXPECT_NE(p["logDir"], c.log_dirs[0].string());
+  ASSERT_NO_FATAL_FAILURE(expect_others_untouched(c));
+  // What was on the read-only disk is still there, unchanged.
+  EXPECT_EQ(partition_problem(c.log_dirs[0] / "a-0", "a", 0, 10000), "");
+}
+
+TEST_F(DiskFaultTest, AnUnmountedDirGoesOfflineAtTheFirstCreationAndTakesNothing) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  ASSERT_NO_FATAL_FAILURE(place_one_partition_per_dir(c));
+  ASSERT_EQ(::umount2(c.log_dirs[0].c_str(), MNT_DETACH), 0) << std::strerror(errno);
+
+  // The path is now the empty folder under the mount point: nothing may be created there.
+  EXPECT_EQ(placed_in(create("b", {0})), c.log_dirs[1].string());
+  nlohmann::json d1 = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), c.log_dirs[0]);
+  EXPECT_EQ(d1["error"], "KAFKA_STORAGE_ERROR") << d1.dump();
+  EXPECT_NE(d1["errorMessage"].get<std::string>().find("meta.properties"), std::string::npos)
+      << d1.dump();
+  EXPECT_TRUE(fs::is_empty(c.log_dirs[0])) << "something was written to the bare mount point";
+  EXPECT_EQ(produce("a", 0, 100)["error"], "KAFKA_STORAGE_ERROR");
+  nlohmann::json more = create("b", {1, 2, 3, 4});
+  for (const auto& p : more["partitions"]) EXPECT_NE(p["logDir"], c.log_dirs[0].string());
+  ASSERT_NO_FATAL_FAILURE(expect_others_untouched(c));
+}
+
+TEST_F(DiskFaultTest, AnUnmountedDirGoesOfflineAtTheFirstFailedAppend) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  ASSERT_NO_FATAL_FAILURE(place_one_partition_per_dir(c));
+  ASSERT_EQ(::umount2(c.log_dirs[0].c_str(), MNT_DETACH), 0) << std::strerror(errno);
+
+  nlohmann::json refused = produce("a", 0, 100);
+  EXPECT_EQ(refused["error"], "KAFKA_STORAGE_ERROR");
+  EXPECT_EQ(refused["message"], "Log directory " + c.log_dirs[0].string() + " is offline");
+  nlohmann::json d1 = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), c.log_dirs[0]);
+  EXPECT_EQ(d1["error"], "KAFKA_STORAGE_ERROR") << d1.dump();
+  EXPECT_TRUE(d1["partitions"].empty()) << "an offline dir lists no partitions, as in Kafka";
+  nlohmann::json more = create("b", {0, 1, 2, 3});
+  for (const auto& p : more["partitions"]) EXPECT_NE(p["logDir"], c.log_dirs[0].string());
+  ASSERT_NO_FATAL_FAILURE(expect_others_untouched(c));
+}
+
+TEST_F(DiskFaultTest, ProducingPastFreeSpaceGivesAClearErrorAndKeepsThePartitionWhole) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {8, 32}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  ASSERT_EQ(placed_in(create("t", {0})), c.log_dirs[0].string());
+  ASSERT_EQ(produce("t", 0, kMiB).value("size", 0u), kMiB);
+
+  nlohmann::json r = produce("t", 0, 64 * kMiB);
+  EXPECT_EQ(r["error"], "KAFKA_STORAGE_ERROR") << r.dump();
+  EXPECT_FALSE(r.contains("size"));
+  const std::string message = r.value("message", "");
+  const std::string head = "Not enough space in log directory " + c.log_dirs[0].string() +
+                           " to append 67108864 bytes to t-0; ";
+  const std::string tail = " bytes were appended.";
+  ASSERT_EQ(message.substr(0, head.size()), head) << message;
+  ASSERT_GT(message.size(), head.size() + tail.size());
+  ASSERT_EQ(message.substr(message.size() - tail.size()), tail) << message;
+  const uint64_t appended =
+      std::stoull(message.substr(head.size(), message.size() - head.size() - tail.size()));
+  EXPECT_LT(appended, 8 * kMiB);
+
+  // The reported size counts exactly what is on disk, every byte readable, no torn append.
+  const uint64_t size = kMiB + appended;
+  EXPECT_EQ(reported_size("t-0"), static_cast<int64_t>(size));
+  const fs::path dir = c.log_dirs[0] / "t-0";
+  EXPECT_EQ(segment_bytes(dir), size);
+  EXPECT_EQ(partition_problem(dir, "t", 0, size), "");
+  // A full disk is not a failed disk: it stays online, and the startup scan agrees on the size.
+  EXPECT_TRUE(dir_entry(call_ok({{"api", "DescribeLogDirs"}}), c.log_dirs[0])["error"].is_null());
+  ASSERT_NO_FATAL_FAILURE(restart());
+  EXPECT_EQ(reported_size("t-0"), static_cast<int64_t>(size));
+  // Other directories still take partitions and data; deleting the topic frees the full one.
+  EXPECT_EQ(placed_in(create("u", {0})), c.log_dirs[1].string());
+  EXPECT_EQ(produce("u", 0, 4 * kMiB).value("size", 0u), 4 * kMiB);
+  call_ok({{"api", "DeleteTopic"}, {"topic", "t"}});
+  EXPECT_EQ(placed_in(create("t", {0})), c.log_dirs[0].string());
+  EXPECT_EQ(produce("t", 0, 4 * kMiB).value("size", 0u), 4 * kMiB);
+}
+
+TEST_F(DiskFaultTest, WithEveryDirOfflinePlacementsAreRefusedAndDescribeStillAnswers) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {8, 8}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  remount_read_only(c.log_dirs[0]);
+  remount_read_only(c.log_dirs[1]);
+  const std::string tried = "No log directories available. Tried " + c.log_dirs[0].string() + ", " +
+                            c.log_dirs[1].string();
+  for (int32_t p : {0, 1}) {  // the first finds both failing, the second finds none online
+    nlohmann::json r = create("t", {p});
+    EXPECT_EQ(r["partitions"][0]["error"], "KAFKA_STORAGE_ERROR") << r.dump();
+    EXPECT_EQ(r["partitions"][0]["message"], tried);
+    EXPECT_EQ(r["partitions"][0]["created"], false);
+  }
+  nlohmann::json describe = call_ok({{"api", "DescribeLogDirs"}});
+  for (const auto& d : c.log_dirs)
+    EXPECT_EQ(dir_entry(describe, d)["error"], "KAFKA_STORAGE_ERROR");
+  call_ok({{"api", "DescribeConfigs"}});
+}
+
+}  // namespace
+}  // namespace lds::integration
