@@ -22,24 +22,48 @@ jobs=$(nproc)
 
 stage() { printf '\n=== %s\n' "$*"; }
 
+# Every ctest run goes through run_ctest, which adds its counts to the closing line.
+passed=0
+failed=0
+run_ctest() {
+  local log rc line total failures
+  log=$(mktemp)
+  set +e
+  ctest "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  line=$(grep -E '[0-9]+ tests failed out of [0-9]+' "$log" | tail -n 1)
+  rm -f "$log"
+  if [ -n "$line" ]; then
+    total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
+    failures=$(sed -E 's/.* ([0-9]+) tests failed.*/\1/' <<<"$line")
+    passed=$((passed + total - failures))
+    failed=$((failed + failures))
+  fi
+  if [ "$rc" != 0 ]; then
+    echo "tests: $passed passed, $((failed > 0 ? failed : 1)) failed"
+    exit "$rc"
+  fi
+}
+
 stage "Build ($build)"
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$jobs"
 
 stage "Test suites"
-ctest --test-dir "$build" --output-on-failure -j"$jobs" -LE valgrind
+run_ctest --test-dir "$build" --output-on-failure -j"$jobs" -LE valgrind
 
 stage "Valgrind memcheck (label memcheck)"
-ctest --test-dir "$build" -T memcheck -L memcheck --output-on-failure -j"$jobs"
+run_ctest --test-dir "$build" -T memcheck -L memcheck --output-on-failure -j"$jobs"
 
 stage "lds-host serve under Valgrind (label valgrind)"
-ctest --test-dir "$build" -L valgrind --output-on-failure
+run_ctest --test-dir "$build" -L valgrind --output-on-failure
 
 stage "ThreadSanitizer build ($build-tsan), label concurrency"
 cmake -S "$repo" -B "$build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLDS_SANITIZE=thread >/dev/null
 tsan_targets=$(ctest --test-dir "$build" -L concurrency -N | sed -n 's/^ *Test *#[0-9]*: \([A-Za-z0-9_]*\)$/\1/p')
 for t in $tsan_targets; do cmake --build "$build-tsan" -j"$jobs" --target "$t"; done
-TSAN_OPTIONS="halt_on_error=1 exitcode=66" ctest --test-dir "$build-tsan" -L concurrency --output-on-failure
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" run_ctest --test-dir "$build-tsan" -L concurrency --output-on-failure
 
 asan_build="${LDS_ASAN_BUILD_DIR:-$build-asan}"
 stage "AddressSanitizer + UndefinedBehaviorSanitizer build ($asan_build), whole suite ($SECONDS s so far)"
@@ -48,7 +72,7 @@ cmake -S "$repo" -B "$asan_build" -DCMAKE_BUILD_TYPE=Debug -DLDS_SANITIZE=addres
 cmake --build "$asan_build" -j"$jobs"
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-  ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" -LE 'valgrind|packaging'
+  run_ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" -LE 'valgrind|packaging'
 
 fuzz_build="${LDS_FUZZ_BUILD_DIR:-$build-fuzz}"
 fuzz_seconds="${LDS_FUZZ_SECONDS:-60}"
@@ -77,3 +101,4 @@ for target in config admin_request; do
   grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$fuzz_work/$target.log"
 done
 stage "All stages passed in $SECONDS s"
+echo "tests: $passed passed, $failed failed"
