@@ -16,6 +16,7 @@
 #include <thread>
 #include <utility>
 
+#include "lds/elf_check.h"
 #include "logdir_strategy.h"
 
 namespace lds {
@@ -470,6 +471,10 @@ class ConformanceRun {
   }
 
   void load() {
+    if (std::string problem = truncated_elf_problem(path_); !problem.empty()) {
+      fail(kLoads, "does not load as a shared object: " + problem);
+      return;
+    }
     dlerror();
     handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle_ == nullptr) {

@@ -129,6 +129,23 @@ TEST(ConformanceChecker, RejectsAFileThatIsNotASharedObject) {
   }
 }
 
+TEST(ConformanceChecker, RejectsATruncatedPluginWithoutCrashing) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("lds-conformance-trunc-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "liblds_fault_none.so";
+  fs::copy_file(faulty_plugin("none"), file);
+  fs::resize_file(file, fs::file_size(file) / 2);  // dlopen would fault mapping past the end
+  const lds::ConformanceReport report = lds::run_conformance(file);
+  fs::remove_all(dir);
+
+  ASSERT_FALSE(report.checks.empty());
+  EXPECT_FALSE(report.checks[0].passed);
+  EXPECT_NE(report.checks[0].detail.find("it is truncated"), std::string::npos)
+      << report.checks[0].detail;
+  EXPECT_FALSE(report.all_passed());
+}
+
 TEST(ConformanceChecker, RejectsAMissingFile) {
   const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("does_not_exist"));
   EXPECT_FALSE(report.all_passed());
