@@ -159,7 +159,7 @@ TEST_F(LogManagerTest, IoErrorMarksTheDirOfflineAndTheNextOneIsTried) {
   EXPECT_EQ(d["d1"].error, ErrorCode::kKafkaStorageError);
   EXPECT_NE(d["d1"].error_message.find("Not a directory"), std::string::npos);
   // Offline directories are no longer candidates.
-  EXPECT_EQ(m->candidates("t", 0, true, nullptr).size(), 2u);
+  EXPECT_EQ(m->candidates("t", true, nullptr).size(), 2u);
 }
 
 TEST_F(LogManagerTest, AllDirsFailingIsAStorageErrorListingWhatWasTried) {

@@ -174,7 +174,7 @@ TEST(DegradedDisk, UnreadableSpaceSetsSpaceUnknownAndSizeFallsBackLoggedOnce) {
   LogCapture logs("lds.plugin.size");
   slot.publish(test::load_plugin("size", {}, slot.next_generation()));
 
-  std::vector<lds_dir> candidates = m.candidates("t", 0, true, nullptr);
+  std::vector<lds_dir> candidates = m.candidates("t", true, nullptr);
   ASSERT_EQ(candidates.size(), 3u);
   EXPECT_EQ(candidates[0].flags & LDS_DIR_SPACE_UNKNOWN, 0u);
   EXPECT_EQ(candidates[1].flags & LDS_DIR_SPACE_UNKNOWN, uint32_t{LDS_DIR_SPACE_UNKNOWN});

@@ -47,18 +47,14 @@ void Broker::apply(const BrokerConfig& next, bool reload,
                                 next.options_of(next.strategy) !=
                                     store_.current().options_of(store_.current().strategy);
   if (strategy_changed) {
-    // The dry run ranks the directories as they will be once the new cordons apply; the live
-    // cordons stay as they are until the whole change is accepted.
-    std::vector<lds_dir> dirs = logs_->candidates(
-        "__lds_dry_run", 0, true, nullptr, [&](const fs::path& d) { return next.is_cordoned(d); });
     StrategyLoadSpec spec;
     spec.plugin_dir = next.plugin_dir;
     spec.name = next.strategy;
     spec.options = next.options_of(next.strategy);
-    spec.generation = slot_.next_generation();
     spec.never_unload = next.keep_unloaded_plugins;
-    spec.dry_run_dirs = dirs;
-    loaded = LoadedStrategy::load(spec);
+    // The dry run ranks the directories as they will be once the new cordons apply; the live
+    // cordons stay as they are until the whole change is accepted.
+    loaded = logs_->load_strategy(spec, [&](const fs::path& d) { return next.is_cordoned(d); });
   }
   commit();
   logs_->set_cordoned([&](const fs::path& d) { return next.is_cordoned(d); });

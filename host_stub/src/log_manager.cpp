@@ -385,10 +385,8 @@ void LogManager::fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32
 }
 
 std::vector<lds_dir> LogManager::candidates(
-    const std::string& topic, uint64_t expected_bytes, bool read_space,
-    std::vector<uint32_t>* dir_indices,
+    const std::string& topic, bool read_space, std::vector<uint32_t>* dir_indices,
     const std::function<bool(const fs::path&)>& cordoned) const {
-  (void)expected_bytes;  // candidates do not depend on it; the request carries it
   std::vector<lds_dir> out;
   std::vector<uint32_t> indices;
   {
@@ -404,6 +402,14 @@ std::vector<lds_dir> LogManager::candidates(
   }
   if (dir_indices) *dir_indices = std::move(indices);
   return out;
+}
+
+std::shared_ptr<const LoadedStrategy> LogManager::load_strategy(
+    StrategyLoadSpec spec, const std::function<bool(const fs::path&)>& cordoned) const {
+  const std::vector<lds_dir> dirs = candidates("__lds_dry_run", true, nullptr, cordoned);
+  spec.generation = slot_.next_generation();
+  spec.dry_run_dirs = dirs;
+  return LoadedStrategy::load(spec);
 }
 
 void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {

@@ -549,10 +549,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
   spec.plugin_dir = find_plugin_dir(variant.plugin, search);
   spec.name = variant.plugin;
   spec.options = variant.options;
-  spec.generation = slot.next_generation();
-  const std::vector<lds_dir> dry_run = logs.candidates("__lds_dry_run", 0, true, nullptr);
-  spec.dry_run_dirs = dry_run;
-  slot.publish(LoadedStrategy::load(spec));
+  slot.publish(logs.load_strategy(spec));
 
   RunResult result;
   result.variant = variant;

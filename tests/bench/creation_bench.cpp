@@ -80,10 +80,7 @@ double host_loop(const fs::path& root, int partitions) {
   lds::StrategyLoadSpec spec;
   spec.plugin_dir = fs::canonical(std::getenv("LDS_PLUGIN_DIR"));
   spec.name = "partition";
-  spec.generation = slot.next_generation();
-  const std::vector<lds_dir> dry_run = logs.candidates("__lds_dry_run", 0, true, nullptr);
-  spec.dry_run_dirs = dry_run;
-  slot.publish(lds::LoadedStrategy::load(spec));
+  slot.publish(logs.load_strategy(spec));
   const auto start = Clock::now();
   for (int p = 0; p < partitions; ++p) logs.create_partition("bench", p);
   return std::chrono::duration<double>(Clock::now() - start).count();

@@ -49,10 +49,7 @@ int main(int argc, char** argv) {
   lds::StrategyLoadSpec spec;
   spec.plugin_dir = fs::canonical(std::getenv("LDS_PLUGIN_DIR"));
   spec.name = "partition";
-  spec.generation = slot.next_generation();
-  const std::vector<lds_dir> dry_run = logs.candidates("__lds_dry_run", 0, true, nullptr);
-  spec.dry_run_dirs = dry_run;
-  slot.publish(lds::LoadedStrategy::load(spec));
+  slot.publish(logs.load_strategy(spec));
   // Warm the per-thread scratch of the placement path before measuring.
   logs.choose("warmup", 0);
 

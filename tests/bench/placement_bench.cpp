@@ -85,13 +85,10 @@ void use_strategy(Fixture& f, const std::string& strategy) {
   lds::StrategyLoadSpec spec;
   spec.plugin_dir = plugin_dir();
   spec.name = strategy;
-  spec.generation = f.slot.next_generation();
-  const std::vector<lds_dir> dry_run = f.logs->candidates("__lds_dry_run", 0, true, nullptr);
-  spec.dry_run_dirs = dry_run;
-  f.slot.publish(lds::LoadedStrategy::load(spec));
+  f.slot.publish(f.logs->load_strategy(spec));
   f.strategy = strategy;
   const bool read_space = strategy == "size";
-  f.snapshot = f.logs->candidates(topic_name(0), 1ull << 30, read_space, nullptr);
+  f.snapshot = f.logs->candidates(topic_name(0), read_space, nullptr);
 }
 
 // One fixture at a time: the benchmarks are registered grouped by (D, P).

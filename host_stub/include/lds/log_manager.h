@@ -132,13 +132,17 @@ class LogManager {
   std::vector<LogDirDescription> describe() const;
 
   // The candidates a placement of `topic` would be ranked over now (online directories, log.dirs
-  // order) and their log-dir indices. Used for dry-run ranks when a strategy is loaded.
-  // `cordoned`, when given, replaces the current cordons for this snapshot only (the dry run of a
-  // config change that is not applied yet).
+  // order) and their log-dir indices. `cordoned`, when given, replaces the current cordons for this
+  // snapshot only (the dry run of a config change that is not applied yet).
   std::vector<lds_dir> candidates(
-      const std::string& topic, uint64_t expected_bytes, bool read_space,
-      std::vector<uint32_t>* dir_indices,
+      const std::string& topic, bool read_space, std::vector<uint32_t>* dir_indices,
       const std::function<bool(const fs::path&)>& cordoned = nullptr) const;
+
+  // Loads spec's strategy with a fresh generation and a dry-run rank on the current online
+  // directories (cordoned as `cordoned` says, when given), without publishing it. The one way a
+  // strategy is loaded for this LogManager. Throws PluginError.
+  std::shared_ptr<const LoadedStrategy> load_strategy(
+      StrategyLoadSpec spec, const std::function<bool(const fs::path&)>& cordoned = nullptr) const;
 
   // KIP-113: the next creation of `tp` goes to `dir` (canonical, one of log.dirs).
   void remember_preferred_dir(const TopicPartition& tp, const fs::path& dir);
