@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "logdir_strategy.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

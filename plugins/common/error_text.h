@@ -7,7 +7,7 @@
 #include <exception>
 #include <new>
 
-#include "logdir_strategy.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "logdir_strategy.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <span>
 
-#include "logdir_strategy.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

@@ -6,7 +6,7 @@
 #include "dir_ranking.h"
 #include "error_text.h"
 #include "host_log.h"
-#include "logdir_strategy.h"
+#include <lds/logdir_strategy.h>
 #include "strategy_options.h"
 
 namespace {

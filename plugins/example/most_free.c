@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logdir_strategy.h"
+#include <lds/logdir_strategy.h>
 
 typedef struct most_free {
   uint64_t min_free_bytes;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "logdir_strategy.h"
+#include <lds/logdir_strategy.h>
 
 #ifndef BAD_NAME
 #error "define BAD_NAME to the strategy name"

@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "lds/disk_probe.h"
-#include "lds/log_manager.h"
-#include "lds/logging.h"
-#include "lds/strategy_plugin.h"
-#include "lds/strategy_slot.h"
+#include "core/disk_probe.h"
+#include "core/log_manager.h"
+#include "core/logging.h"
+#include "core/strategy_plugin.h"
+#include "core/strategy_slot.h"
 
 namespace {
 

@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "lds/broker.h"
-#include "lds/disk_probe.h"
-#include "lds/logging.h"
+#include "core/broker.h"
+#include "core/disk_probe.h"
+#include "core/logging.h"
 
 namespace {
 

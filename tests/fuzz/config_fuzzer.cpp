@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "fuzz_harness.h"
-#include "lds/config.h"
-#include "lds/errors.h"
+#include "core/config.h"
+#include "core/errors.h"
 
 namespace {
 

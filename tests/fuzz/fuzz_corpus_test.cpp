@@ -10,8 +10,8 @@
 #include <string>
 
 #include "fuzz_harness.h"
-#include "lds/config.h"
-#include "lds/errors.h"
+#include "core/config.h"
+#include "core/errors.h"
 
 namespace lds::fuzz {
 namespace {

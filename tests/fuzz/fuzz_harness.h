@@ -12,9 +12,9 @@
 #include <string_view>
 #include <system_error>
 
-#include "lds/admin_api.h"
-#include "lds/broker.h"
-#include "lds/logging.h"
+#include "admin/admin_api.h"
+#include "core/broker.h"
+#include "core/logging.h"
 
 namespace lds::fuzz {
 

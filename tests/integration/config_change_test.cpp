@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lds/log_layout.h"
+#include "core/log_layout.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "lds/log_layout.h"
+#include "core/log_layout.h"
 #include "reliability_support.h"
 #include "server_fixture.h"
 

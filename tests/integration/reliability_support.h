@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lds/log_layout.h"
+#include "core/log_layout.h"
 
 namespace lds::integration {
 

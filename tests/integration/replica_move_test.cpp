@@ -9,8 +9,8 @@
 #include <random>
 #include <thread>
 
-#include "lds/admin_server.h"
-#include "lds/log_layout.h"
+#include "admin/admin_server.h"
+#include "core/log_layout.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

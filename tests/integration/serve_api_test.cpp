@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "lds/admin_server.h"
-#include "lds/log_layout.h"
+#include "admin/admin_server.h"
+#include "core/log_layout.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

@@ -21,7 +21,7 @@
 #include <sstream>
 #include <thread>
 
-#include "lds/admin_server.h"
+#include "admin/admin_server.h"
 
 extern char** environ;
 

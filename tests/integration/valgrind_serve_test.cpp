@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "lds/admin_server.h"
+#include "admin/admin_server.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

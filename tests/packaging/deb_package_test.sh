@@ -20,8 +20,9 @@ dpkg-deb --info "$deb" | sed -n 's/^ \(Package\|Version\|Architecture\|Depends\)
 
 step "dpkg-deb --contents lists the install layout"
 dpkg-deb --contents "$deb" | awk '{print $NF}' | sed 's|^\./|/|' >"$WORK/contents"
-for f in /usr/bin/lds-host /usr/include/lds/logdir_strategy.h /usr/include/lds/config.h \
-         /usr/include/lds/conformance.h /usr/lib/liblds_host.a /usr/lib/liblds_conformance.a \
+for f in /usr/bin/lds-host /usr/include/lds/logdir_strategy.h /usr/include/lds-host/core/config.h \
+         /usr/include/lds-host/conformance/conformance.h /usr/lib/liblds_core.a \
+         /usr/lib/liblds_admin.a /usr/lib/liblds_conformance.a \
          /usr/lib/lds/plugins/liblds_partition.so /usr/lib/lds/plugins/liblds_size.so \
          /usr/lib/lds/plugins/liblds_cordon.so \
          /usr/lib/cmake/LogDirStrategy/LogDirStrategyConfig.cmake \
@@ -56,6 +57,6 @@ for so in "$WORK"/root/usr/lib/lds/plugins/*.so; do
   "$WORK/root/usr/bin/lds-host" check-plugin "$so" >"$WORK/check.log" ||
     { cat "$WORK/check.log"; fail "check-plugin $so failed"; }
 done
-functions=$(nm --defined-only "$WORK/root/usr/lib/liblds_host.a" 2>/dev/null | grep -c ' T ') || true
-[ "${functions:-0}" -gt 0 ] || fail "liblds_host.a in the package has no symbols left"
+functions=$(nm --defined-only "$WORK/root/usr/lib/liblds_core.a" 2>/dev/null | grep -c ' T ') || true
+[ "${functions:-0}" -gt 0 ] || fail "liblds_core.a in the package has no symbols left"
 echo "PASS"

@@ -11,14 +11,18 @@ plugin_dir=$prefix/lib/lds/plugins
 
 step "cmake --install into $prefix"
 install_prefix "$prefix"
-expect_file "$lds_host" "$prefix/include/lds/logdir_strategy.h" "$prefix/include/lds/config.h" \
-  "$prefix/lib/liblds_host.a" "$prefix/lib/liblds_conformance.a" \
+expect_file "$lds_host" "$prefix/include/lds/logdir_strategy.h" \
+  "$prefix/include/lds-host/core/config.h" "$prefix/include/lds-host/conformance/conformance.h" \
+  "$prefix/lib/liblds_core.a" "$prefix/lib/liblds_admin.a" "$prefix/lib/liblds_conformance.a" \
   "$prefix/lib/cmake/LogDirStrategy/LogDirStrategyConfig.cmake" \
   "$prefix/lib/cmake/LogDirStrategy/LogDirStrategyConfigVersion.cmake" \
   "$prefix/lib/cmake/LogDirStrategy/LdsAddStrategyPlugin.cmake" \
   "$prefix/lib/cmake/LogDirStrategy/lds_plugin_exports.map" \
   "$prefix/lib/pkgconfig/logdir-strategy.pc"
 for name in partition size cordon; do expect_file "$plugin_dir/liblds_$name.so"; done
+# A plugin's include path (<prefix>/include) reaches the ABI header and nothing else of the host.
+[ "$(ls "$prefix/include/lds")" = "logdir_strategy.h" ] ||
+  fail "include/lds holds more than logdir_strategy.h: $(ls "$prefix/include/lds" | tr '\n' ' ')"
 
 step "pkg-config logdir-strategy: the example built without CMake, as strict C99"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
@@ -57,17 +61,20 @@ project(embed LANGUAGES CXX)
 set(CMAKE_CXX_STANDARD 20)
 find_package(LogDirStrategy REQUIRED COMPONENTS host)
 add_executable(embed embed.cpp)
-target_link_libraries(embed PRIVATE LogDirStrategy::host)
+target_link_libraries(embed PRIVATE LogDirStrategy::host LogDirStrategy::conformance)
 CMAKE
 cat >"$embed/embed.cpp" <<'CPP'
 // embed.cpp: a broker embedding the installed host library: runs the conformance checks on a plugin.
 #include <iostream>
 
-#include "lds/conformance.h"
-#include "logdir_strategy.h"
+#include <lds/logdir_strategy.h>
+
+#include "conformance/conformance.h"
+#include "core/abi_rules.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
+  if (!lds::abi_rules::valid_strategy_name("most_free")) return 2;
   const lds::ConformanceReport report = lds::run_conformance(argv[1]);
   std::cout << "ABI " << LDS_ABI_MAJOR << "." << LDS_ABI_MINOR << ": " << lds::format_report(report);
   return report.all_passed() ? 0 : 1;

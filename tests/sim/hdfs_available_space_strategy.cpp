@@ -27,7 +27,7 @@
 
 #include "dir_ranking.h"
 #include "error_text.h"
-#include "logdir_strategy.h"
+#include <lds/logdir_strategy.h>
 #include "strategy_options.h"
 
 namespace {

@@ -1,0 +1,255 @@
+// admin_api.cpp: decodes admin requests, calls the broker, encodes Kafka-style responses.
+#include "admin/admin_api.h"
+
+#include <limits>
+
+#include "core/broker.h"
+#include "core/errors.h"
+#include "core/log_layout.h"
+#include "core/logging.h"
+
+namespace lds {
+namespace {
+
+using nlohmann::json;
+
+KafkaError bad_request(const std::string& message) {
+  return KafkaError(ErrorCode::kInvalidRequest, message);
+}
+
+const json& field(const json& request, const char* name) {
+  auto it = request.find(name);
+  if (it == request.end()) throw bad_request(std::string("Field '") + name + "' is required.");
+  return *it;
+}
+
+std::string string_field(const json& request, const char* name) {
+  const json& v = field(request, name);
+  if (!v.is_string()) throw bad_request(std::string("Field '") + name + "' must be a string.");
+  return v.get<std::string>();
+}
+
+int32_t partition_value(const json& v, const char* name) {
+  if (!v.is_number_integer()) {
+    throw bad_request(std::string("Field '") + name + "' must be an integer partition number.");
+  }
+  if (v.is_number_unsigned() ? v.get<uint64_t>() > std::numeric_limits<int32_t>::max()
+                             : (v.get<int64_t>() < 0 ||
+                                v.get<int64_t>() > std::numeric_limits<int32_t>::max())) {
+    throw bad_request(std::string("Field '") + name + "' must be a partition number from 0 to " +
+                      std::to_string(std::numeric_limits<int32_t>::max()) + ", not " + v.dump() +
+                      ".");
+  }
+  return v.get<int32_t>();
+}
+
+uint64_t bytes_value(const json& v, const char* name) {
+  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0)) {
+    throw bad_request(std::string("Field '") + name + "' must be a non-negative integer.");
+  }
+  return v.get<uint64_t>();
+}
+
+json ok() { return json{{"error", "NONE"}, {"message", ""}}; }
+
+}  // namespace
+
+json error_response(const std::string& error, const std::string& message) {
+  return json{{"error", error}, {"message", message}};
+}
+
+std::string AdminApi::handle_line(std::string_view line) {
+  json request = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  if (request.is_discarded()) {
+    return error_response("INVALID_REQUEST", "The request is not valid JSON.").dump();
+  }
+  return handle(request).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+json AdminApi::handle(const json& request) {
+  try {
+    if (!request.is_object()) throw bad_request("The request must be a JSON object.");
+    const std::string api = string_field(request, "api");
+    if (api == "DescribeLogDirs") return describe_log_dirs();
+    if (api == "CreatePartitions") return create_partitions(request);
+    if (api == "DeleteTopic") return delete_topic(request);
+    if (api == "Produce") return produce(request);
+    if (api == "AlterReplicaLogDirs") return alter_replica_log_dirs(request);
+    if (api == "IncrementalAlterConfigs") return incremental_alter_configs(request);
+    if (api == "DescribeConfigs") return describe_configs();
+    throw bad_request("Unknown api '" + api +
+                      "'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, Produce, "
+                      "AlterReplicaLogDirs, IncrementalAlterConfigs or DescribeConfigs.");
+  } catch (const KafkaError& e) {
+    return error_response(error_name(e.code()), e.what());
+  } catch (const std::exception& e) {
+    logger("lds.admin")->error("Request failed unexpectedly: {}", e.what());
+    return error_response("UNKNOWN_SERVER_ERROR", e.what());
+  }
+}
+
+json AdminApi::describe_log_dirs() {
+  const StrategyInfo strategy = broker_.strategy_info();
+  json dirs = json::array();
+  for (const auto& d : broker_.logs().describe()) {
+    json partitions = json::array();
+    for (const auto& p : d.partitions) {
+      partitions.push_back({{"partition", p.partition},
+                            {"size", p.size},
+                            {"offsetLag", p.offset_lag},
+                            {"isFuture", p.is_future}});
+    }
+    dirs.push_back({{"logDir", d.log_dir},
+                    {"error", d.error == ErrorCode::kNone ? json(nullptr) : json(error_name(d.error))},
+                    {"errorMessage", d.error_message},
+                    {"directoryId", d.directory_id},
+                    {"totalBytes", d.total_bytes},
+                    {"usableBytes", d.usable_bytes},
+                    {"reservedBytes", d.reserved_bytes},
+                    {"isCordoned", d.cordoned},
+                    {"partitions", partitions}});
+  }
+  json out = ok();
+  out["version"] = 1;
+  out["brokers"] = json::array({{{"broker", broker_.config().broker_id}, {"logDirs", dirs}}});
+  out["strategy"] = {{"name", strategy.name},
+                     {"version", strategy.version},
+                     {"generation", strategy.generation},
+                     {"honorsCordon", strategy.honors_cordon},
+                     {"swaps", strategy.swaps},
+                     {"fallbacks", strategy.fallbacks}};
+  return out;
+}
+
+json AdminApi::create_partitions(const json& request) {
+  const std::string topic = string_field(request, "topic");
+  const json& list = field(request, "partitions");
+  if (!list.is_array() || list.empty()) {
+    throw bad_request("Field 'partitions' must be a non-empty array of partition numbers.");
+  }
+  std::optional<uint64_t> expected;
+  if (auto it = request.find("expectedBytes"); it != request.end() && !it->is_null()) {
+    expected = bytes_value(*it, "expectedBytes");
+  }
+  std::vector<int32_t> numbers;
+  for (const auto& v : list) numbers.push_back(partition_value(v, "partitions"));
+  json results = json::array();
+  for (int32_t p : numbers) {
+    json r{{"partition", p}};
+    try {
+      PlacementResult placed = broker_.logs().create_partition(topic, p, expected);
+      r["logDir"] = placed.log_dir;
+      r["created"] = placed.created;
+      r["strategy"] = placed.strategy;
+      r["generation"] = placed.generation;
+      r["error"] = "NONE";
+      r["message"] = "";
+    } catch (const KafkaError& e) {
+      r["logDir"] = nullptr;
+      r["created"] = false;
+      r["error"] = error_name(e.code());
+      r["message"] = e.what();
+    }
+    results.push_back(std::move(r));
+  }
+  json out = ok();
+  out["partitions"] = std::move(results);
+  return out;
+}
+
+json AdminApi::delete_topic(const json& request) {
+  const std::string topic = string_field(request, "topic");
+  json out = ok();
+  out["deleted"] = broker_.logs().delete_topic(topic);
+  return out;
+}
+
+json AdminApi::produce(const json& request) {
+  const std::string topic = string_field(request, "topic");
+  const int32_t partition = partition_value(field(request, "partition"), "partition");
+  const uint64_t bytes = bytes_value(field(request, "bytes"), "bytes");
+  json out = ok();
+  out["size"] = broker_.logs().append(topic, partition, bytes);
+  return out;
+}
+
+json AdminApi::alter_replica_log_dirs(const json& request) {
+  const json& dirs = field(request, "dirs");
+  if (!dirs.is_array()) throw bad_request("Field 'dirs' must be an array.");
+  // Validate the whole request before moving anything.
+  std::vector<std::pair<std::string, TopicPartition>> moves;
+  for (const auto& d : dirs) {
+    if (!d.is_object()) throw bad_request("Each entry of 'dirs' must be an object.");
+    const std::string path = string_field(d, "path");
+    const json& partitions = field(d, "partitions");
+    if (!partitions.is_array()) throw bad_request("Field 'partitions' must be an array.");
+    for (const auto& p : partitions) {
+      if (!p.is_object()) throw bad_request("Each entry of 'partitions' must be an object.");
+      moves.push_back({path, {string_field(p, "topic"), partition_value(field(p, "partition"),
+                                                                        "partition")}});
+    }
+  }
+  json results = json::array();
+  for (const auto& [path, tp] : moves) {
+    LogManager::AlterResult r;
+    if (std::string why = layout::topic_name_problem(tp.topic); !why.empty()) {
+      r = {ErrorCode::kInvalidTopic, why};
+    } else {
+      r = broker_.logs().alter_replica_log_dir(tp, path);
+    }
+    results.push_back({{"topic", tp.topic},
+                       {"partition", tp.partition},
+                       {"path", path},
+                       {"error", error_name(r.error)},
+                       {"message", r.message}});
+  }
+  json out = ok();
+  out["results"] = std::move(results);
+  return out;
+}
+
+json AdminApi::incremental_alter_configs(const json& request) {
+  const json& configs = field(request, "configs");
+  if (!configs.is_array()) throw bad_request("Field 'configs' must be an array.");
+  std::vector<ConfigAlteration> changes;
+  for (const auto& c : configs) {
+    if (!c.is_object()) throw bad_request("Each entry of 'configs' must be an object.");
+    ConfigAlteration a;
+    a.name = string_field(c, "name");
+    std::string op = c.contains("op") ? string_field(c, "op") : "SET";
+    if (op == "SET") {
+      a.op = ConfigAlteration::Op::kSet;
+      const json& v = field(c, "value");
+      if (v.is_string()) {
+        a.value = v.get<std::string>();
+      } else if (v.is_number() || v.is_boolean()) {
+        a.value = v.dump();
+      } else {
+        throw bad_request("The value of config " + a.name + " must be a string, number or boolean.");
+      }
+    } else if (op == "DELETE") {
+      a.op = ConfigAlteration::Op::kDelete;
+    } else {
+      throw bad_request("Config op '" + op + "' is not supported; use SET or DELETE.");
+    }
+    changes.push_back(std::move(a));
+  }
+  broker_.alter_configs(changes);
+  return ok();
+}
+
+json AdminApi::describe_configs() {
+  json list = json::array();
+  for (const auto& c : broker_.describe_configs()) {
+    list.push_back(
+        {{"name", c.name}, {"value", c.value}, {"source", c.source}, {"dynamic", c.dynamic}});
+  }
+  const StrategyInfo s = broker_.strategy_info();
+  json out = ok();
+  out["configs"] = std::move(list);
+  out["strategy"] = {{"name", s.name}, {"version", s.version}, {"generation", s.generation},
+                     {"swaps", s.swaps}, {"fallbacks", s.fallbacks}};
+  return out;
+}
+
+}  // namespace lds

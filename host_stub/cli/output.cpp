@@ -1,0 +1,117 @@
+// cli_output.cpp: prints admin API responses as tables a person can read.
+#include "cli/output.h"
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+namespace lds::cli {
+
+using nlohmann::json;
+
+std::string human_bytes(uint64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int unit = 0;
+  while (v >= 1024.0 && unit < 4) {
+    v /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0) {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  }
+  return buf;
+}
+
+int print_log_dirs(const json& r) {
+  const json& s = r["strategy"];
+  std::printf("Strategy: %s %s (generation %llu, %llu swaps, %llu fallbacks)\n",
+              s.value("name", "?").c_str(), s.value("version", "?").c_str(),
+              static_cast<unsigned long long>(s.value("generation", 0ull)),
+              static_cast<unsigned long long>(s.value("swaps", 0ull)),
+              static_cast<unsigned long long>(s.value("fallbacks", 0ull)));
+  for (const auto& broker : r["brokers"]) {
+    std::printf("%-40s %-8s %-9s %11s %11s %11s %6s %11s\n", "LOG DIR", "STATE", "CORDONED",
+                "TOTAL", "USABLE", "RESERVED", "PARTS", "DATA");
+    for (const auto& d : broker["logDirs"]) {
+      uint64_t data = 0;
+      for (const auto& p : d["partitions"]) data += p["size"].get<uint64_t>();
+      const bool online = d["error"].is_null();
+      std::printf("%-40s %-8s %-9s %11s %11s %11s %6zu %11s\n",
+                  d["logDir"].get<std::string>().c_str(), online ? "online" : "OFFLINE",
+                  d["isCordoned"].get<bool>() ? "yes" : "no",
+                  human_bytes(d["totalBytes"].get<uint64_t>()).c_str(),
+                  human_bytes(d["usableBytes"].get<uint64_t>()).c_str(),
+                  human_bytes(d.value("reservedBytes", 0ull)).c_str(), d["partitions"].size(),
+                  human_bytes(data).c_str());
+      if (!online) std::printf("    error: %s\n", d.value("errorMessage", "").c_str());
+    }
+    for (const auto& d : broker["logDirs"]) {
+      if (d["partitions"].empty()) continue;
+      std::printf("  %s:", d["logDir"].get<std::string>().c_str());
+      int n = 0;
+      for (const auto& p : d["partitions"]) {
+        std::printf("%s %s (%s)%s", n % 4 == 0 ? "\n   " : ",", p["partition"].get<std::string>().c_str(),
+                    human_bytes(p["size"].get<uint64_t>()).c_str(),
+                    p["isFuture"].get<bool>() ? " future" : "");
+        ++n;
+      }
+      std::printf("\n");
+    }
+  }
+  return 0;
+}
+
+bool any_partition_failed(const json& r) {
+  for (const auto& p : r.value("partitions", json::array())) {
+    if (p.value("error", "NONE") != "NONE") return true;
+  }
+  return false;
+}
+
+int print_created(const json& r) {
+  std::map<std::string, int> per_dir;
+  for (const auto& p : r["partitions"]) {
+    if (p["error"] == "NONE") {
+      std::printf("partition %-5d -> %s%s (strategy %s)\n", p["partition"].get<int>(),
+                  p["logDir"].get<std::string>().c_str(),
+                  p["created"].get<bool>() ? "" : " (already there)",
+                  p.value("strategy", "").c_str());
+    } else {
+      std::fprintf(stderr, "lds-host: partition %d: %s: %s\n", p["partition"].get<int>(),
+                   p["error"].get<std::string>().c_str(), p["message"].get<std::string>().c_str());
+    }
+  }
+  return any_partition_failed(r) ? 1 : 0;
+}
+
+int print_produced(const json& r) {
+  std::printf("partition size is now %s (%llu bytes)\n", human_bytes(r["size"].get<uint64_t>()).c_str(),
+              static_cast<unsigned long long>(r["size"].get<uint64_t>()));
+  return 0;
+}
+
+int print_deleted(const json& r) {
+  std::printf("deleted %llu partitions\n", static_cast<unsigned long long>(r["deleted"].get<uint64_t>()));
+  return 0;
+}
+
+int print_configs(const json& r) {
+  std::printf("%-52s %-8s %-8s %s\n", "NAME", "SOURCE", "DYNAMIC", "VALUE");
+  for (const auto& c : r["configs"]) {
+    std::printf("%-52s %-8s %-8s %s\n", c["name"].get<std::string>().c_str(),
+                c["source"].get<std::string>().c_str(), c["dynamic"].get<bool>() ? "yes" : "no",
+                c["value"].get<std::string>().c_str());
+  }
+  return 0;
+}
+
+int print_altered(const json&) {
+  std::printf("configs altered\n");
+  return 0;
+}
+
+}  // namespace lds::cli

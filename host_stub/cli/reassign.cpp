@@ -1,0 +1,305 @@
+// cli_reassign.cpp: applies and verifies the log_dirs of a Kafka reassignment file on this broker.
+#include "cli/reassign.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/output.h"
+#include "admin/admin_server.h"
+
+namespace lds::cli {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kAnyLogDir = "any";
+
+template <typename T>
+std::string kafka_list(const std::vector<T>& values) {  // Java's List.toString: [a, b]
+  std::ostringstream out;
+  out << "[";
+  for (size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
+  out << "]";
+  return out.str();
+}
+
+// One replica of this broker to place in a log dir, keyed "topic-partition-broker" as Kafka's
+// TopicPartitionReplica prints.
+struct ReplicaTarget {
+  std::string topic;
+  int32_t partition = 0;
+  std::string log_dir;
+  std::string name(int32_t broker) const {
+    return topic + "-" + std::to_string(partition) + "-" + std::to_string(broker);
+  }
+};
+
+json call(AdminClient& client, const json& request) {
+  json response = json::parse(client.call(request.dump()));
+  if (response.value("error", "") != "NONE") {
+    throw std::runtime_error(response.value("error", "UNKNOWN_SERVER_ERROR") + ": " +
+                             response.value("message", ""));
+  }
+  return response;
+}
+
+// Where each partition of this broker lives now: current dir and future (move target) dir.
+struct ReplicaLocation {
+  std::string current;
+  std::string future;
+  uint64_t size = 0;
+  uint64_t lag = 0;
+};
+
+std::map<std::string, ReplicaLocation> locate(const json& describe, int32_t* broker) {
+  std::map<std::string, ReplicaLocation> out;
+  const json& b = describe["brokers"][0];
+  *broker = b["broker"].get<int32_t>();
+  for (const auto& dir : b["logDirs"]) {
+    if (!dir["error"].is_null()) continue;
+    for (const auto& p : dir["partitions"]) {
+      ReplicaLocation& loc = out[p["partition"].get<std::string>()];
+      if (p["isFuture"].get<bool>()) {
+        loc.future = dir["logDir"].get<std::string>();
+        loc.lag = p["offsetLag"].get<uint64_t>();
+      } else {
+        loc.current = dir["logDir"].get<std::string>();
+        loc.size = p["size"].get<uint64_t>();
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<ReplicaTarget> targets_for(const std::vector<ReassignmentEntry>& entries,
+                                       int32_t broker) {
+  std::vector<ReplicaTarget> out;
+  for (const auto& e : entries) {
+    for (size_t i = 0; i < e.replicas.size(); ++i) {
+      if (e.replicas[i] == broker && e.log_dirs[i] != kAnyLogDir) {
+        out.push_back({e.topic, e.partition, e.log_dirs[i]});
+      }
+    }
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string all;
+  for (const auto& n : names) all += (all.empty() ? "" : ",") + n;
+  return all;
+}
+
+int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries) {
+  int32_t broker = 0;
+  auto where = locate(call(client, {{"api", "DescribeLogDirs"}}), &broker);
+  bool all_done = true;
+  for (const auto& t : targets_for(entries, broker)) {
+    const std::string tp = t.topic + "-" + std::to_string(t.partition);
+    auto it = where.find(tp);
+    const std::string replica = t.name(broker);
+    if (it == where.end() || (it->second.current.empty() && it->second.future.empty())) {
+      std::printf("Partition %s cannot be found in any live log directory on broker %d.\n",
+                  tp.c_str(), broker);
+      all_done = false;
+    } else if (it->second.current.empty()) {
+      std::printf("Partition %s is not found in any live log dir on broker %d. There is likely an "
+                  "offline log directory on the broker.\n",
+                  tp.c_str(), broker);
+      all_done = false;
+    } else if (!it->second.future.empty()) {
+      if (it->second.future == t.log_dir) {
+        std::printf("Reassignment of replica %s is still in progress.\n", replica.c_str());
+      } else {
+        std::printf("Partition %s on broker %d is being moved to log dir %s instead of %s.\n",
+                    tp.c_str(), broker, it->second.future.c_str(), t.log_dir.c_str());
+      }
+      all_done = false;
+    } else if (it->second.current == t.log_dir) {
+      std::printf("Reassignment of replica %s completed successfully.\n", replica.c_str());
+    } else {
+      std::printf("Partition %s on broker %d is not being moved from log dir %s to %s.\n",
+                  tp.c_str(), broker, it->second.current.c_str(), t.log_dir.c_str());
+      all_done = false;
+    }
+  }
+  return all_done ? 0 : 1;
+}
+
+// Draws one progress line per running move until none of `targets` is still moving.
+void wait_for_moves(AdminClient& client, const std::vector<ReplicaTarget>& targets) {
+  const bool tty = ::isatty(STDOUT_FILENO) != 0;
+  for (;;) {
+    int32_t broker = 0;
+    auto where = locate(call(client, {{"api", "DescribeLogDirs"}}), &broker);
+    uint64_t total = 0, left = 0;
+    int moving = 0;
+    for (const auto& t : targets) {
+      auto it = where.find(t.topic + "-" + std::to_string(t.partition));
+      if (it == where.end() || it->second.future.empty()) continue;
+      ++moving;
+      total += it->second.size;
+      left += it->second.lag;
+    }
+    const uint64_t done = total - std::min(left, total);
+    const int width = 30;
+    const int filled = total == 0 ? width : static_cast<int>(width * done / total);
+    std::printf("%s[%s%s] %3d%%  %s / %s, %d move%s running%s", tty ? "\r" : "",
+                std::string(static_cast<size_t>(filled), '#').c_str(),
+                std::string(static_cast<size_t>(width - filled), ' ').c_str(),
+                total == 0 ? 100 : static_cast<int>(100 * done / total), human_bytes(done).c_str(),
+                human_bytes(total).c_str(), moving, moving == 1 ? "" : "s", tty ? "   " : "\n");
+    std::fflush(stdout);
+    if (moving == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  if (tty) std::printf("\n");
+}
+
+}  // namespace
+
+std::vector<ReassignmentEntry> parse_reassignment(const std::string& json_text) {
+  json doc = json::parse(json_text, nullptr, false);
+  if (doc.is_discarded()) throw std::runtime_error("The reassignment file is not valid JSON.");
+  if (!doc.is_object()) throw std::runtime_error("Expected JSON object, received " + doc.dump());
+  if (auto v = doc.find("version"); v != doc.end() && (!v->is_number_integer() || *v != 1)) {
+    throw std::runtime_error("Not supported version field value " + v->dump());
+  }
+  auto parts = doc.find("partitions");
+  if (parts == doc.end()) throw std::runtime_error("No such field exists: `partitions`");
+  if (!parts->is_array()) throw std::runtime_error("Expected JSON array, received " + parts->dump());
+  if (parts->empty()) throw std::runtime_error("Partition reassignment list cannot be empty");
+  std::vector<ReassignmentEntry> out;
+  std::set<std::pair<std::string, int32_t>> seen;
+  for (const auto& p : *parts) {
+    if (!p.is_object()) throw std::runtime_error("Expected JSON object, received " + p.dump());
+    for (const char* key : {"topic", "partition", "replicas"}) {
+      if (!p.contains(key)) throw std::runtime_error(std::string("No such field exists: `") + key + "`");
+    }
+    ReassignmentEntry e;
+    if (!p["topic"].is_string()) throw std::runtime_error("Expected `String` value, received " + p["topic"].dump());
+    if (!p["partition"].is_number_integer()) {
+      throw std::runtime_error("Expected `Integer` value, received " + p["partition"].dump());
+    }
+    e.topic = p["topic"];
+    e.partition = p["partition"];
+    if (!p["replicas"].is_array()) throw std::runtime_error("Expected JSON array, received " + p["replicas"].dump());
+    for (const auto& r : p["replicas"]) {
+      if (!r.is_number_integer()) throw std::runtime_error("Expected `Integer` value, received " + r.dump());
+      e.replicas.push_back(r);
+    }
+    const std::string tp = e.topic + "-" + std::to_string(e.partition);
+    if (auto dirs = p.find("log_dirs"); dirs != p.end()) {
+      if (!dirs->is_array()) throw std::runtime_error("Expected JSON array, received " + dirs->dump());
+      for (const auto& d : *dirs) {
+        if (!d.is_string()) throw std::runtime_error("Expected `String` value, received " + d.dump());
+        e.log_dirs.push_back(d);
+      }
+    } else {
+      e.log_dirs.assign(e.replicas.size(), kAnyLogDir);
+    }
+    if (e.log_dirs.size() != e.replicas.size()) {
+      throw std::runtime_error("Size of replicas list " + kafka_list(e.replicas) +
+                               " is different from size of log dirs list " +
+                               kafka_list(e.log_dirs) + " for partition " + tp);
+    }
+    for (const auto& d : e.log_dirs) {
+      if (d != kAnyLogDir && (d.empty() || d[0] != '/')) {
+        throw std::runtime_error("Log dir " + d + " of partition " + tp +
+                                 " must be \"any\" or an absolute path starting with /");
+      }
+    }
+    if (!seen.insert({e.topic, e.partition}).second) {
+      throw std::runtime_error("Partition " + tp + " appears more than once in the reassignment file");
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+int run_reassign(const ReassignOptions& o) {
+  std::vector<ReassignmentEntry> entries;
+  try {
+    std::ifstream in(o.file);
+    if (!in) throw std::runtime_error("Cannot read the reassignment file " + o.file.string() + ".");
+    std::stringstream text;
+    text << in.rdbuf();
+    entries = parse_reassignment(text.str());
+  } catch (const std::exception& e) {
+    std::cerr << "lds-host: " << o.file.string() << ": " << e.what() << "\n";
+    return 2;
+  }
+  std::unique_ptr<AdminClient> client;
+  try {
+    client = std::make_unique<AdminClient>(o.socket);
+    if (o.verify) return verify(*client, entries);
+
+    int32_t broker = 0;
+    locate(call(*client, {{"api", "DescribeLogDirs"}}), &broker);
+    std::vector<ReplicaTarget> targets = targets_for(entries, broker);
+    if (targets.empty()) {
+      std::printf("No log directory moves for broker %d in %s.\n", broker, o.file.c_str());
+      return 0;
+    }
+    std::map<std::string, ReplicaTarget> pending;
+    for (const auto& t : targets) pending[t.name(broker)] = t;
+    const auto deadline = Clock::now() + std::chrono::milliseconds(o.timeout_ms);
+    for (;;) {
+      json dirs = json::array();
+      for (const auto& [name, t] : pending) {
+        dirs.push_back({{"path", t.log_dir},
+                        {"partitions", json::array({{{"topic", t.topic}, {"partition", t.partition}}})}});
+      }
+      json response = call(*client, {{"api", "AlterReplicaLogDirs"}, {"dirs", dirs}});
+      std::vector<std::string> started;
+      for (const auto& r : response["results"]) {
+        const std::string name = r["topic"].get<std::string>() + "-" +
+                                 std::to_string(r["partition"].get<int32_t>()) + "-" +
+                                 std::to_string(broker);
+        const std::string error = r["error"];
+        if (error == "NONE") {
+          started.push_back(name);
+        } else if (error != "REPLICA_NOT_AVAILABLE") {
+          std::cerr << "lds-host: Error: Failed to alter dir for " << name << ": " << error << ": "
+                    << r["message"].get<std::string>() << "\n";
+          return 1;
+        }
+      }
+      if (!started.empty()) {
+        std::printf("Successfully started log directory move%s for: %s\n",
+                    started.size() == 1 ? "" : "s", joined(started).c_str());
+      }
+      for (const auto& name : started) pending.erase(name);
+      if (pending.empty()) break;
+      if (Clock::now() >= deadline) {
+        std::vector<std::string> names;
+        for (const auto& [name, t] : pending) names.push_back(name);
+        std::cerr << "lds-host: Timed out before log directory move" << (names.size() == 1 ? "" : "s")
+                  << " could be started for: " << joined(names) << "\n";
+        return 1;
+      }
+      // The replica is not here yet; the preference is remembered, and we keep asking.
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (o.wait) {
+      wait_for_moves(*client, targets);
+      return verify(*client, entries);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "lds-host: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace lds::cli

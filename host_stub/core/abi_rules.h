@@ -1,0 +1,47 @@
+// abi_rules.h: the rules abi/logdir_strategy.h states in prose, as code, in one place.
+//
+// The host's loader (core/strategy_plugin.cpp) and the conformance checker
+// (conformance/conformance.cpp) both judge plugins by these functions, so a rule cannot drift
+// between the two. This file needs only the ABI header and the C library: the checker links it
+// without the rest of the host.
+#pragma once
+
+#include <lds/logdir_strategy.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lds::abi_rules {
+
+// The descriptor size of ABI 1.0. Later minors append fields, so a larger struct_size is fine.
+inline constexpr size_t kStrategyV1Size = offsetof(lds_strategy, rank) + sizeof(lds_strategy::rank);
+
+// A strategy name: [a-z0-9_]+. It is both the config value and the <name> of liblds_<name>.so.
+bool valid_strategy_name(std::string_view name) noexcept;
+// "liblds_<name>.so".
+std::string plugin_file_name(std::string_view name);
+
+// What is wrong with a descriptor, one phrase per fault ("abi_major is 2, not 1", "rank is NULL"),
+// in field order; empty when it keeps the contract. The strings are read only when not NULL.
+std::vector<std::string> descriptor_faults(const lds_strategy& descriptor);
+// Whether the host can call the descriptor at all: 1.0 size, its major, and no NULL function.
+bool descriptor_callable(const lds_strategy& descriptor) noexcept;
+
+// A ranking returned with LDS_OK: order_len in 1..dir_count, every index below dir_count, none
+// twice. Returns "" when valid, else the phrase for the first fault ("index 3 appears twice").
+std::string ranking_problem(const uint32_t* order, uint32_t order_len, uint32_t dir_count);
+// The same test without building a message, and without allocating for up to 256 directories:
+// the placement path's check.
+bool ranking_is_valid(const uint32_t* order, uint32_t order_len, uint32_t dir_count) noexcept;
+
+// Why an ELF file cannot be mapped safely, or "" when its loadable segments all lie inside the
+// file (or it is no ELF file at all, which the dynamic loader reports itself). The loader maps
+// segments without checking them against the file size, so a truncated plugin would fault
+// (SIGBUS) inside dlopen instead of failing.
+std::string truncated_elf_problem(const std::filesystem::path& file);
+
+}  // namespace lds::abi_rules

@@ -1,0 +1,140 @@
+// broker.cpp: applies configuration to the strategy slot and the LogManager, all or nothing.
+#include "core/broker.h"
+
+#include <algorithm>
+
+#include "core/logging.h"
+
+namespace lds {
+namespace {
+
+std::shared_ptr<spdlog::logger> log() {
+  static auto l = logger("lds.broker");
+  return l;
+}
+
+}  // namespace
+
+Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> probe,
+               bool in_memory_logs)
+    : store_(config_file), probe_(std::move(probe)) {
+  const BrokerConfig& c = store_.current();
+  set_log_level(c.log_level);
+  LogManager::Options options;
+  options.broker_id = c.broker_id;
+  options.log_dirs = c.log_dirs;
+  options.mover_threads = c.alter_log_dirs_threads;
+  options.in_memory = in_memory_logs;
+  logs_ = std::make_unique<LogManager>(std::move(options), probe_, slot_);
+}
+
+BrokerConfig Broker::config() const {
+  std::lock_guard lock(control_mu_);
+  return store_.current();
+}
+
+void Broker::start() {
+  std::lock_guard lock(control_mu_);
+  logs_->startup();
+  apply(store_.current(), true, [] {});
+}
+
+void Broker::apply(const BrokerConfig& next, bool reload,
+                   const std::function<void()>& commit) {
+  auto active = slot_.current();
+  std::shared_ptr<const LoadedStrategy> loaded;
+  const bool strategy_changed = reload || !active || active->name() != next.strategy ||
+                                next.options_of(next.strategy) !=
+                                    store_.current().options_of(store_.current().strategy);
+  if (strategy_changed) {
+    StrategyLoadSpec spec;
+    spec.plugin_dir = next.plugin_dir;
+    spec.name = next.strategy;
+    spec.options = next.options_of(next.strategy);
+    spec.never_unload = next.keep_unloaded_plugins;
+    // The dry run ranks the directories as they will be once the new cordons apply; the live
+    // cordons stay as they are until the whole change is accepted.
+    loaded = logs_->load_strategy(spec, [&](const fs::path& d) { return next.is_cordoned(d); });
+  }
+  commit();
+  logs_->set_cordoned([&](const fs::path& d) { return next.is_cordoned(d); });
+  logs_->set_partition_expected_bytes(next.partition_expected_bytes);
+  logs_->set_move_throttle(next.alter_log_dirs_bytes_per_second);
+  set_log_level(next.log_level);
+  if (loaded) {
+    log()->info("Strategy {} {} is active (generation {}){}.", loaded->name(), loaded->version(),
+                loaded->generation(), active ? ", replacing " + active->name() : "");
+    slot_.publish(std::move(loaded));
+  }
+  warn_if_cordon_ignored();
+}
+
+void Broker::warn_if_cordon_ignored() const {
+  const BrokerConfig& c = store_.current();
+  auto active = slot_.current();
+  if ((c.cordon_all || !c.cordoned.empty()) && active && !active->honors_cordon()) {
+    log()->warn(
+        "cordoned.log.dirs is set, but strategy {} does not honour cordons "
+        "(LDS_CAP_HONORS_CORDON); new partitions may still be placed in cordoned directories. "
+        "Use log.directory.select.strategy = \"cordon\" to keep them out.",
+        active->name());
+  }
+}
+
+void Broker::alter_configs(const std::vector<ConfigAlteration>& changes) {
+  std::lock_guard lock(control_mu_);
+  try {
+    BrokerConfig next = store_.preview(changes);
+    const bool reload = std::any_of(changes.begin(), changes.end(), [](const ConfigAlteration& c) {
+      return c.name == "log.directory.select.strategy" && c.op == ConfigAlteration::Op::kSet;
+    });
+    apply(next, reload, [&] { store_.commit(changes); });
+  } catch (const ConfigError& e) {
+    throw KafkaError(ErrorCode::kInvalidConfig, e.what());
+  } catch (const PluginError& e) {
+    log()->error("Configuration change refused, strategy {} stays active: {}",
+                 slot_.current() ? slot_.current()->name() : "none", e.what());
+    throw KafkaError(ErrorCode::kInvalidConfig, e.what());
+  }
+}
+
+std::vector<DescribedConfig> Broker::describe_configs() const {
+  std::lock_guard lock(control_mu_);
+  return store_.describe();
+}
+
+void Broker::reload_file() {
+  std::lock_guard lock(control_mu_);
+  try {
+    std::vector<std::string> static_changes;
+    BrokerConfig next = store_.reread(&static_changes);
+    for (const auto& key : static_changes) {
+      log()->warn("{} changed in {} but is a static config; restart the broker to apply it.", key,
+                  store_.current().file.string());
+    }
+    auto active = slot_.current();
+    apply(next, active && active->file_changed(), [&] { store_.adopt(next); });
+    log()->info("Reloaded {}.", store_.current().file.string());
+  } catch (const std::exception& e) {
+    log()->error("Reload of {} refused, nothing changed: {}", store_.current().file.string(),
+                 e.what());
+  }
+}
+
+StrategyInfo Broker::strategy_info() const {
+  StrategyInfo info;
+  auto s = slot_.current();
+  if (s) {
+    info.name = s->name();
+    info.version = s->version();
+    info.description = s->description();
+    info.capabilities = s->capabilities();
+    info.generation = s->generation();
+    info.honors_cordon = s->honors_cordon();
+  }
+  info.swaps = slot_.swaps();
+  info.fallbacks = slot_.fallbacks();
+  return info;
+}
+
+}  // namespace lds

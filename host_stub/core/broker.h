@@ -1,0 +1,73 @@
+// broker.h: one broker's control plane: config, the active strategy, and the LogManager together.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/disk_probe.h"
+#include "core/log_manager.h"
+#include "core/strategy_slot.h"
+
+namespace lds {
+
+struct StrategyInfo {
+  std::string name;
+  std::string version;
+  std::string description;
+  uint64_t capabilities = 0;
+  uint64_t generation = 0;
+  uint64_t swaps = 0;
+  uint64_t fallbacks = 0;
+  bool honors_cordon = false;
+};
+
+class Broker {
+ public:
+  // Reads the config (throws ConfigError). Nothing is touched on disk until start().
+  // `in_memory_logs` keeps partitions as bookkeeping only (LogManager::Options::in_memory), for
+  // exercising the control plane and the admin API without disk I/O (the admin request fuzzer).
+  explicit Broker(const fs::path& config_file,
+                  std::shared_ptr<const DiskProbe> probe = std::make_shared<StatvfsDiskProbe>(),
+                  bool in_memory_logs = false);
+
+  // Scans the log directories and loads the configured strategy. Throws ConfigError or
+  // PluginError; the caller exits with code 2.
+  void start();
+
+  // IncrementalAlterConfigs: validated all or nothing, a strategy change loaded and validated before
+  // anything is persisted or published. Setting log.directory.select.strategy, even to its current
+  // value, loads the plugin file afresh (a rebuilt .so is picked up). Throws
+  // KafkaError(INVALID_CONFIG) and changes nothing.
+  void alter_configs(const std::vector<ConfigAlteration>& changes);
+  std::vector<DescribedConfig> describe_configs() const;
+
+  // SIGHUP: re-reads the file and applies its dynamic keys as alter_configs would; the strategy is
+  // also reloaded when its plugin file changed on disk. Static keys that changed are logged and keep
+  // their running values. Errors are logged and change nothing.
+  void reload_file();
+
+  StrategyInfo strategy_info() const;
+  LogManager& logs() { return *logs_; }
+  const LogManager& logs() const { return *logs_; }
+  StrategySlot& slot() { return slot_; }
+  BrokerConfig config() const;
+
+ private:
+  // Applies a validated config: strategy (loading it if its name or options changed), cordons,
+  // expected bytes and log level. `commit` persists `changes` once the strategy has loaded.
+  // `reload` forces the strategy to be loaded again even if its name and options are unchanged.
+  void apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit);
+  void warn_if_cordon_ignored() const;
+
+  mutable std::mutex control_mu_;  // one control operation at a time
+  ConfigStore store_;
+  std::shared_ptr<const DiskProbe> probe_;
+  StrategySlot slot_;
+  std::unique_ptr<LogManager> logs_;
+};
+
+}  // namespace lds

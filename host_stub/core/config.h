@@ -1,0 +1,139 @@
+// config.h: the broker's configuration: TOML file, dynamic overrides, and the effective values.
+//
+// Precedence is Kafka's: DYNAMIC (set through IncrementalAlterConfigs, persisted beside the file)
+// over STATIC (the file) over DEFAULT. Every path is canonicalised once, here, by canonical_path().
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/errors.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+
+// The one path canonicaliser: `raw` made absolute against `base` (relative paths resolve against
+// the config file's folder), then weakly canonical (symlinks and `..` resolved as far as the path
+// exists), without a trailing slash.
+fs::path canonical_path(const fs::path& base, const fs::path& raw);
+
+namespace detail {
+// One key's value in one layer of ConfigStore, as text, with where it was written (for error
+// messages). Not part of the API.
+struct ConfigSetting {
+  std::string text;                     // the value; list entries joined with ","
+  std::vector<std::string> items;       // list keys: the entries as written
+  std::vector<std::string> item_where;  // list keys: "file:line:column: " of each entry, or ""
+  std::string where;                    // "file:line:column: " of the key, or "" for a request
+};
+}  // namespace detail
+
+// Effective configuration, after DYNAMIC > STATIC > DEFAULT.
+struct BrokerConfig {
+  fs::path file;                   // canonical path of the TOML file
+  int32_t broker_id = 0;           // broker.id (static)
+  std::vector<fs::path> log_dirs;  // log.dirs (static), canonical, in file order, never empty
+  fs::path plugin_dir;             // plugin.dir (static), canonical
+  fs::path admin_socket;           // admin.socket (static), default <config dir>/lds-admin.sock
+
+  std::string strategy = "partition";  // log.directory.select.strategy (dynamic)
+  // log.directory.select.<name>.<key> = value (dynamic), keyed by strategy name, then option key.
+  std::map<std::string, std::map<std::string, std::string>> strategy_options;
+  bool cordon_all = false;  // cordoned.log.dirs = "*" (dynamic)
+  std::vector<fs::path>
+      cordoned;  // cordoned.log.dirs entries (dynamic), canonical, each in log_dirs
+  uint64_t partition_expected_bytes = 0;  // log.partition.expected.bytes (dynamic), 0 = none
+  std::string log_level = "info";         // log.level (dynamic): trace|debug|info|warn|error|off
+  uint64_t alter_log_dirs_bytes_per_second = 0;  // replica.alter.log.dirs.io.max.bytes.per.second
+                                                 // (dynamic), 0 = unthrottled
+  int32_t alter_log_dirs_threads = 1;            // num.replica.alter.log.dirs.threads (static)
+  bool keep_unloaded_plugins = false;            // plugin.never.unload (static)
+
+  bool is_cordoned(const fs::path& canonical_dir) const;
+  // Options of the given strategy as (key, value) pairs, empty when none are set.
+  std::vector<std::pair<std::string, std::string>> options_of(
+      const std::string& strategy_name) const;
+
+  bool operator==(const BrokerConfig&) const = default;
+};
+
+// One change from IncrementalAlterConfigs.
+struct ConfigAlteration {
+  enum class Op { kSet, kDelete };
+  std::string name;
+  Op op = Op::kSet;
+  std::string value;  // ignored for kDelete
+};
+
+// One row of DescribeConfigs.
+struct DescribedConfig {
+  std::string name;
+  std::string value;
+  std::string source;  // "DYNAMIC", "STATIC" or "DEFAULT"
+  bool dynamic = false;
+};
+
+// Owns the file, the dynamic override file, and the effective BrokerConfig. Not thread-safe: the
+// broker calls it from its control path under its own lock.
+//
+// Values that arrive as text (IncrementalAlterConfigs, the dynamic file) use Kafka's forms: numbers
+// in decimal, booleans as true/false, lists comma-separated, and cordoned.log.dirs "*" for all.
+class ConfigStore {
+ public:
+  // Reads `file` and its dynamic overrides (dynamic_file()). Throws ConfigError naming
+  // file:line:column and the key for every problem.
+  explicit ConfigStore(const fs::path& file);
+
+  const BrokerConfig& current() const { return current_; }
+
+  // The config that would result from applying `changes` on top of the current one, validated all
+  // or nothing. Only dynamic keys may change. Throws ConfigError ("<key>: <reason>.", or Kafka's
+  // exact sentence for a cordoned.log.dirs entry outside log.dirs) and changes nothing.
+  BrokerConfig preview(const std::vector<ConfigAlteration>& changes) const;
+
+  // Applies `changes` (validated again, as preview() does) and persists the dynamic layer
+  // atomically (temp file, fsync, rename, fsync of the folder). Throws ConfigError if validation or
+  // the write fails; then nothing changed.
+  void commit(const std::vector<ConfigAlteration>& changes);
+
+  // Re-reads the file (SIGHUP) and returns the config it would give with the current dynamic layer,
+  // without adopting it. Static keys that changed are listed in `static_changes` (they need a
+  // restart and keep their running values). Throws ConfigError.
+  BrokerConfig reread(std::vector<std::string>* static_changes) const;
+  // Adopts a config returned by the latest reread(). Throws std::logic_error for any other config.
+  void adopt(const BrokerConfig& reread_config);
+
+  // Every known key, then every strategy option that is set, with its effective value.
+  std::vector<DescribedConfig> describe() const;
+
+  // "<config file name>.dynamic" beside the config file (broker.toml.dynamic), in TOML, one quoted
+  // flat key per line with a string value in the text form above.
+  fs::path dynamic_file() const;
+
+  // Whether a key may be changed at run time (log.directory.select.<name>.* included).
+  static bool is_dynamic_key(const std::string& name);
+
+ private:
+  using Layer = std::map<std::string, detail::ConfigSetting>;
+  struct PendingReread {
+    Layer static_layer;
+    BrokerConfig config;
+  };
+
+  // The dynamic layer with `changes` applied; checks names and ops, not values.
+  Layer altered(const std::vector<ConfigAlteration>& changes) const;
+
+  fs::path file_;
+  Layer static_values_;   // from the file
+  Layer dynamic_values_;  // from the dynamic layer
+  BrokerConfig current_;
+  mutable std::optional<PendingReread> pending_;  // set by reread(), consumed by adopt()
+};
+
+}  // namespace lds

@@ -1,0 +1,15 @@
+// disk_probe.cpp: the statvfs-backed DiskProbe.
+#include "core/disk_probe.h"
+
+#include <sys/statvfs.h>
+
+namespace lds {
+
+DiskSpace StatvfsDiskProbe::read(const std::filesystem::path& dir) const {
+  struct statvfs st {};
+  if (::statvfs(dir.c_str(), &st) != 0 || st.f_frsize == 0) return {};
+  return DiskSpace{true, static_cast<uint64_t>(st.f_blocks) * st.f_frsize,
+                   static_cast<uint64_t>(st.f_bavail) * st.f_frsize};
+}
+
+}  // namespace lds

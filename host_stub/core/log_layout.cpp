@@ -1,0 +1,151 @@
+// log_layout.cpp: Kafka's on-disk names, topic rule, ids and the verifiable payload pattern.
+#include "core/log_layout.h"
+
+#include <charconv>
+#include <cstdio>
+#include <random>
+
+namespace lds::layout {
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+uint64_t seed_of(std::string_view topic, int32_t partition) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : topic) h = (h ^ c) * 1099511628211ull;
+  return splitmix64(h ^ static_cast<uint64_t>(static_cast<uint32_t>(partition)));
+}
+
+std::mt19937_64& rng() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return engine;
+}
+
+bool parse_partition_name(std::string_view name, Entry* out) {
+  auto dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash == 0 || dash + 1 == name.size()) return false;
+  std::string_view number = name.substr(dash + 1);
+  int32_t partition = -1;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), partition);
+  if (ec != std::errc() || end != number.data() + number.size() || partition < 0) return false;
+  if (number.size() > 1 && number[0] == '0') return false;
+  std::string_view topic = name.substr(0, dash);
+  if (!topic_name_problem(topic).empty()) return false;
+  out->topic = std::string(topic);
+  out->partition = partition;
+  return true;
+}
+
+}  // namespace
+
+std::string topic_name_problem(std::string_view topic) {
+  if (topic.empty()) return "Topic name is empty.";
+  if (topic == "." || topic == "..") return "Topic name cannot be \".\" or \"..\".";
+  if (topic.size() > 249) {
+    return "Topic name is illegal, it can't be longer than 249 characters, topic name: " +
+           std::string(topic.substr(0, 64)) + "...";
+  }
+  for (char c : topic) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-';
+    if (!ok) {
+      return "Topic name \"" + std::string(topic) +
+             "\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' "
+             "and '-'";
+    }
+  }
+  return {};
+}
+
+std::string partition_dir(std::string_view topic, int32_t partition) {
+  return std::string(topic) + "-" + std::to_string(partition);
+}
+
+std::string future_dir(std::string_view topic, int32_t partition, std::string_view id) {
+  return partition_dir(topic, partition) + "." + std::string(id) + "-future";
+}
+
+std::string delete_dir(std::string_view topic, int32_t partition, std::string_view id) {
+  return partition_dir(topic, partition) + "." + std::string(id) + "-delete";
+}
+
+std::string segment_file(uint64_t base_offset) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%020llu", static_cast<unsigned long long>(base_offset));
+  return std::string(buf) + std::string(kSegmentSuffix);
+}
+
+Entry parse_entry(std::string_view name) {
+  Entry e;
+  for (auto [suffix, kind] : {std::pair{std::string_view("-future"), EntryKind::kFuture},
+                              std::pair{std::string_view("-delete"), EntryKind::kDelete}}) {
+    if (name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix) {
+      std::string_view base = name.substr(0, name.size() - suffix.size());
+      auto dot = base.rfind('.');
+      if (dot == std::string_view::npos) return e;
+      if (parse_partition_name(base.substr(0, dot), &e)) e.kind = kind;
+      return e;
+    }
+  }
+  if (parse_partition_name(name, &e)) e.kind = EntryKind::kPartition;
+  return e;
+}
+
+bool parse_segment_file(std::string_view name, uint64_t* base_offset) {
+  if (name.size() != 20 + kSegmentSuffix.size() || name.substr(20) != kSegmentSuffix) return false;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + 20, *base_offset);
+  return ec == std::errc() && end == name.data() + 20;
+}
+
+std::string random_hex_id() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(32, '0');
+  uint64_t a = rng()(), b = rng()();
+  for (int i = 0; i < 16; ++i) {
+    id[static_cast<size_t>(i)] = kHex[(a >> (4 * i)) & 0xF];
+    id[static_cast<size_t>(16 + i)] = kHex[(b >> (4 * i)) & 0xF];
+  }
+  return id;
+}
+
+std::string random_directory_id() {
+  static constexpr char kB64[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  unsigned char bytes[16];
+  for (int i = 0; i < 16; i += 8) {
+    uint64_t r = rng()();
+    for (int j = 0; j < 8; ++j) bytes[i + j] = static_cast<unsigned char>(r >> (8 * j));
+  }
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);  // version 4
+  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);  // IETF variant
+  std::string out;
+  for (int i = 0; i < 16; i += 3) {
+    uint32_t chunk = static_cast<uint32_t>(bytes[i]) << 16;
+    if (i + 1 < 16) chunk |= static_cast<uint32_t>(bytes[i + 1]) << 8;
+    if (i + 2 < 16) chunk |= bytes[i + 2];
+    out += kB64[(chunk >> 18) & 63];
+    out += kB64[(chunk >> 12) & 63];
+    if (i + 1 < 16) out += kB64[(chunk >> 6) & 63];
+    if (i + 2 < 16) out += kB64[chunk & 63];
+  }
+  return out;  // 22 characters, no padding
+}
+
+void fill_payload(std::string_view topic, int32_t partition, uint64_t offset, std::span<char> out) {
+  const uint64_t seed = seed_of(topic, partition);
+  size_t i = 0;
+  while (i < out.size()) {
+    const uint64_t pos = offset + i;
+    const uint64_t word = splitmix64(seed ^ (pos >> 3));
+    for (uint64_t b = pos & 7; b < 8 && i < out.size(); ++b, ++i) {
+      out[i] = static_cast<char>(static_cast<unsigned char>(word >> (8 * b)));
+    }
+  }
+}
+
+}  // namespace lds::layout

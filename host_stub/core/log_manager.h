@@ -1,0 +1,234 @@
+// log_manager.h: the broker-side LogManager: log directories, hosted partitions, placement, appends.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/container/small_vector.hpp>
+
+#include "core/disk_probe.h"
+#include "core/errors.h"
+#include "core/strategy_slot.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+
+struct TopicPartition {
+  std::string topic;
+  int32_t partition = 0;
+  bool operator==(const TopicPartition&) const = default;
+  std::string str() const;  // "topic-0", as kafka-log-dirs.sh names partitions
+};
+
+struct TopicPartitionHash {
+  size_t operator()(const TopicPartition& tp) const noexcept;
+};
+
+// Where a new partition went and who decided.
+struct PlacementResult {
+  std::string log_dir;
+  bool created = false;  // false: the replica already existed there (Kafka's getOrCreateLog)
+  std::string strategy;  // "preferred" when a remembered KIP-113 preference decided
+  uint64_t generation = 0;
+  bool fell_back = false;
+};
+
+// Where a partition would go, decided but not yet created.
+struct PlacementDecision {
+  // Held inline for up to 16 directories, so a decision allocates nothing on a typical broker.
+  boost::container::small_vector<uint32_t, 16> dirs;  // log-dir indices to try, best first
+  uint64_t expected_bytes = 0;
+  std::string strategy;        // "preferred" when a remembered KIP-113 preference decided
+  uint64_t generation = 0;
+  bool fell_back = false;
+};
+
+struct PartitionDescription {
+  std::string partition;  // "topic-0"
+  uint64_t size = 0;
+  uint64_t offset_lag = 0;
+  bool is_future = false;
+};
+
+struct LogDirDescription {
+  std::string log_dir;
+  std::string directory_id;
+  ErrorCode error = ErrorCode::kNone;  // kKafkaStorageError when offline
+  std::string error_message;
+  uint64_t total_bytes = 0;
+  uint64_t usable_bytes = 0;
+  uint64_t reserved_bytes = 0;
+  bool space_known = false;
+  bool cordoned = false;
+  std::vector<PartitionDescription> partitions;
+};
+
+class LogManager {
+ public:
+  struct Options {
+    int32_t broker_id = 0;
+    std::vector<fs::path> log_dirs;  // canonical, log.dirs order
+    // No filesystem access at all: directories, partitions and appends are bookkeeping only. For
+    // the in-memory placement path of benchmarks, stress tests and the simulator.
+    bool in_memory = false;
+    // Threads that copy replicas between directories (num.replica.alter.log.dirs.threads).
+    int32_t mover_threads = 1;
+  };
+
+  // The answer to one partition of an AlterReplicaLogDirs request.
+  struct AlterResult {
+    ErrorCode error = ErrorCode::kNone;
+    std::string message;
+  };
+
+  LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot);
+  ~LogManager();
+  LogManager(const LogManager&) = delete;
+  LogManager& operator=(const LogManager&) = delete;
+
+  // Creates missing log directories and meta.properties, refuses a directory that belongs to
+  // another broker.id (ConfigError), removes leftover -delete directories, finishes or discards
+  // interrupted moves, and rebuilds counts and sizes from what is on disk. A directory that cannot
+  // be read is marked offline.
+  void startup();
+
+  // Dynamic configuration.
+  void set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned);
+  void set_partition_expected_bytes(uint64_t bytes);
+
+  // Kafka's createLog: a remembered preference wins; otherwise the active strategy ranks the online
+  // directories; each is tried in order and an I/O error marks it offline. Throws KafkaError:
+  // INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS, KAFKA_STORAGE_ERROR ("No log directories
+  // available. Tried ...", or nothing eligible).
+  PlacementResult create_partition(const std::string& topic, int32_t partition,
+                                   std::optional<uint64_t> expected_bytes = std::nullopt);
+
+  // The placement decision alone: snapshot of the online directories, rank through the active
+  // strategy (with the per-call fallback), no disk I/O except reading sizes for strategies that use
+  // them. Decisions run concurrently with each other and with strategy swaps. Throws KafkaError
+  // KAFKA_STORAGE_ERROR when nothing is eligible.
+  PlacementDecision choose(const std::string& topic, int32_t partition,
+                           std::optional<uint64_t> expected_bytes = std::nullopt) const;
+
+  // Produce: appends `bytes` of the payload pattern; returns the partition's size afterwards.
+  // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR.
+  uint64_t append(const std::string& topic, int32_t partition, uint64_t bytes);
+
+  // Deletes every partition of `topic`; returns how many. Throws UNKNOWN_TOPIC_OR_PARTITION.
+  uint32_t delete_topic(const std::string& topic);
+
+  std::vector<LogDirDescription> describe() const;
+
+  // The candidates a placement of `topic` would be ranked over now (online directories, log.dirs
+  // order) and their log-dir indices. `cordoned`, when given, replaces the current cordons for this
+  // snapshot only (the dry run of a config change that is not applied yet).
+  std::vector<lds_dir> candidates(
+      const std::string& topic, bool read_space, std::vector<uint32_t>* dir_indices,
+      const std::function<bool(const fs::path&)>& cordoned = nullptr) const;
+
+  // Loads spec's strategy with a fresh generation and a dry-run rank on the current online
+  // directories (cordoned as `cordoned` says, when given), without publishing it. The one way a
+  // strategy is loaded for this LogManager. Throws PluginError.
+  std::shared_ptr<const LoadedStrategy> load_strategy(
+      StrategyLoadSpec spec, const std::function<bool(const fs::path&)>& cordoned = nullptr) const;
+
+  // KIP-113: the next creation of `tp` goes to `dir` (canonical, one of log.dirs).
+  void remember_preferred_dir(const TopicPartition& tp, const fs::path& dir);
+  void forget_preferred_dir(const TopicPartition& tp);
+
+  // KIP-113 AlterReplicaLogDirs for one replica. `destination` is an absolute path or "any".
+  // Starts (or restarts towards a new destination) a move that copies the replica into
+  // <dest>/<topic>-<partition>.<id>-future while appends continue, then swaps it in; "any" cancels a
+  // move in progress and any remembered preference. A replica not hosted yet gets
+  // REPLICA_NOT_AVAILABLE and the destination is remembered for its creation.
+  AlterResult alter_replica_log_dir(const TopicPartition& tp, const std::string& destination);
+  // replica.alter.log.dirs.io.max.bytes.per.second; 0 means unthrottled. Applies to running moves.
+  void set_move_throttle(uint64_t bytes_per_second);
+  // Moves queued or running.
+  size_t moves_in_progress() const;
+
+  size_t partition_count() const;
+  const std::vector<fs::path>& log_dirs() const { return options_.log_dirs; }
+  // Marks a directory offline (after an I/O error), logging why.
+  void mark_offline(uint32_t dir_index, const std::string& reason);
+  // Index of `dir` in log.dirs, or -1.
+  int dir_index(const fs::path& dir) const;
+  // Brings an offline directory back online (a disk attached while running, as the simulator's
+  // disk-added event does); the partitions it hosts keep their bookkeeping.
+  void mark_online(uint32_t dir_index);
+
+ private:
+  struct Dir;
+  struct Partition;
+
+  struct TopicStats;
+  const TopicStats* topic_stats_locked(const std::string& topic) const;  // null if not hosted
+  // The request's estimate if it has one (> 0), then config, topic mean, global mean.
+  uint64_t expected_bytes_for(const TopicStats* topic, uint64_t requested) const;
+  // The online directories as candidates (mu_ held), then their filesystem sizes (mu_ not held).
+  void fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
+                       std::vector<uint32_t>& indices) const;
+  void fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
+                  bool read_space) const;
+  void create_on_disk(uint32_t dir_index, const TopicPartition& tp);
+  // Loads one directory's partitions; returns its future directories for recover_moves().
+  std::vector<fs::path> load_dir(uint32_t dir_index);
+  void recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& futures);
+  struct Move;
+  void run_movers();
+  void run_move(const std::shared_ptr<Move>& move);
+  void cancel_move_locked(Partition& p);  // mu_ held; a move of p is in moves_
+  bool owns_move_locked(const std::shared_ptr<Move>& move) const;  // still p's current move
+  void add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
+                     uint64_t expected);
+  // Counts a replica (current or future) of `topic` in a directory, or uncounts it (delta -1).
+  void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta);
+  std::mutex& io_of(const TopicPartition& tp) const;
+  void remove_partition_locked(const TopicPartition& tp);
+  void set_reservation_locked(Partition& p, uint64_t new_size);
+
+  Options options_;
+  std::shared_ptr<const DiskProbe> probe_;
+  StrategySlot& slot_;
+
+  std::mutex create_mu_;   // serialises creations and deletions, as Kafka's logCreationOrDeletionLock
+  mutable std::mutex mu_;  // guards everything below
+  std::vector<std::unique_ptr<Dir>> dirs_;
+  std::unordered_map<TopicPartition, std::shared_ptr<Partition>, TopicPartitionHash> partitions_;
+  struct TopicStats {
+    uint32_t partitions = 0;           // hosted partitions
+    uint64_t bytes = 0;                // their bytes
+    std::vector<uint32_t> per_dir;     // replicas per log dir, current and future
+  };
+  std::unordered_map<std::string, TopicStats> topics_;
+  uint64_t total_bytes_hosted_ = 0;
+  uint64_t default_expected_bytes_ = 0;
+  std::unordered_map<TopicPartition, fs::path, TopicPartitionHash> preferred_;
+
+  // Striped I/O locks: one serialises a partition's appends, its deletion and a move's final phase.
+  static constexpr size_t kIoStripes = 256;
+  mutable std::mutex io_stripes_[kIoStripes];
+
+  // Replica moves (KIP-113), run by mover threads.
+  std::unordered_map<TopicPartition, std::shared_ptr<Move>, TopicPartitionHash> moves_;  // mu_
+  std::deque<std::shared_ptr<Move>> move_queue_;  // guarded by mu_
+  size_t moves_active_ = 0;                       // guarded by mu_
+  bool stopping_ = false;                         // guarded by mu_
+  std::condition_variable move_cv_;
+  std::atomic<uint64_t> move_bytes_per_second_{0};
+  std::vector<std::thread> movers_;
+};
+
+}  // namespace lds

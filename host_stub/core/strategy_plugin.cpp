@@ -1,0 +1,297 @@
+// strategy_plugin.cpp: loads a strategy .so from a private copy and validates it before anyone uses it.
+#include "core/strategy_plugin.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <system_error>
+
+#include <boost/dll/shared_library.hpp>
+
+#include "core/abi_rules.h"
+#include "core/errors.h"
+#include "core/logging.h"
+
+namespace lds {
+namespace {
+
+constexpr uint32_t kErrorCap = 512;
+
+// Libraries kept mapped for plugin.never.unload; they live until the process exits.
+std::mutex& retained_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::vector<std::unique_ptr<boost::dll::shared_library>>& retained_libraries() {
+  static auto* libs = new std::vector<std::unique_ptr<boost::dll::shared_library>>();
+  return *libs;
+}
+
+[[noreturn]] void fail(const fs::path& file, const std::string& what) {
+  throw PluginError("Strategy plugin " + file.string() + " " + what);
+}
+
+spdlog::level::level_enum to_spdlog(int32_t level) {
+  switch (level) {
+    case LDS_LOG_TRACE: return spdlog::level::trace;
+    case LDS_LOG_DEBUG: return spdlog::level::debug;
+    case LDS_LOG_INFO: return spdlog::level::info;
+    case LDS_LOG_WARN: return spdlog::level::warn;
+    default: return spdlog::level::err;
+  }
+}
+
+void host_log(void* context, int32_t level, const char* message) {
+  if (context == nullptr || message == nullptr) return;
+  static_cast<spdlog::logger*>(context)->log(to_spdlog(level), "{}", message);
+}
+
+int32_t host_log_enabled(void* context, int32_t level) {
+  if (context == nullptr) return 0;
+  return static_cast<spdlog::logger*>(context)->should_log(to_spdlog(level)) ? 1 : 0;
+}
+
+// The owner and mode rules sshd and sudo apply to what they execute: owned by root or by us, and not
+// writable by group or others.
+void check_ownership(const fs::path& shown, const struct stat& st, const char* what) {
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    fail(shown, std::string("is refused: its ") + what + " is owned by uid " +
+                    std::to_string(st.st_uid) + ", not by root or by this server's user.");
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    fail(shown, std::string("is refused: its ") + what +
+                    " is writable by group or others (chmod go-w to fix).");
+  }
+}
+
+// Resolves and checks the plugin file; returns the real file to copy.
+fs::path checked_plugin_file(const fs::path& plugin_dir, const fs::path& file) {
+  struct stat dir_st {};
+  if (::stat(plugin_dir.c_str(), &dir_st) != 0 || !S_ISDIR(dir_st.st_mode)) {
+    fail(file, "cannot be loaded: plugin.dir " + plugin_dir.string() + " is not a directory.");
+  }
+  check_ownership(file, dir_st, "folder (plugin.dir)");
+
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(file, ec))) {
+    fail(file, "does not exist (no such strategy in plugin.dir " + plugin_dir.string() + ").");
+  }
+  fs::path real = fs::canonical(file, ec);
+  if (ec) fail(file, "cannot be resolved: " + ec.message() + ".");
+  fs::path real_dir = fs::canonical(plugin_dir, ec);
+  if (ec || real.parent_path() != real_dir) {
+    fail(file, "is refused: it resolves to " + real.string() + ", outside plugin.dir " +
+                   plugin_dir.string() + ".");
+  }
+  struct stat st {};
+  if (::stat(real.c_str(), &st) != 0) fail(file, "cannot be read: " + std::string(strerror(errno)) + ".");
+  if (!S_ISREG(st.st_mode)) fail(file, "is not a regular file.");
+  check_ownership(file, st, "file");
+  return real;
+}
+
+// A private copy of the library, so that a file rebuilt at the same path is loaded afresh (the
+// dynamic loader caches by path). The copy is unlinked as soon as it is mapped.
+fs::path private_copy(const fs::path& shown, const fs::path& real, const std::string& name) {
+  std::string pattern =
+      (fs::temp_directory_path() / ("lds-plugin-" + name + "-XXXXXX.so")).string();
+  int out = ::mkstemps(pattern.data(), 3);
+  if (out < 0) fail(shown, "cannot be copied for loading: " + std::string(strerror(errno)) + ".");
+  fs::path copy = pattern;
+  int in = ::open(real.c_str(), O_RDONLY | O_CLOEXEC);
+  bool ok = in >= 0;
+  char buf[1 << 16];
+  while (ok) {
+    ssize_t n = ::read(in, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ok = false;
+      break;
+    }
+    for (ssize_t done = 0; ok && done < n;) {
+      ssize_t w = ::write(out, buf + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno != EINTR) ok = false;
+      if (w > 0) done += w;
+    }
+  }
+  int saved = errno;
+  if (in >= 0) ::close(in);
+  ::close(out);
+  if (!ok) {
+    ::unlink(copy.c_str());
+    fail(shown, "cannot be copied for loading: " + std::string(strerror(saved)) + ".");
+  }
+  return copy;
+}
+
+std::string dl_reason(const std::exception& e, const fs::path& copy, const fs::path& shown) {
+  std::string what = e.what();
+  const std::string marker = "dlerror system message: ";
+  auto at = what.find(marker);
+  if (at != std::string::npos) {
+    // Boost wraps it as "... (dlerror system message: TEXT): <errno text>"; keep TEXT only.
+    what = what.substr(at + marker.size());
+    if (auto close = what.rfind(')'); close != std::string::npos) what.erase(close);
+  }
+  for (auto pos = what.find(copy.string()); pos != std::string::npos;
+       pos = what.find(copy.string())) {
+    what.replace(pos, copy.string().size(), shown.string());
+  }
+  return what;
+}
+
+// Device, inode, size and modification time: changes whenever the file is replaced or rewritten.
+std::string identity_of(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return "missing";
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+         std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+std::string text_of(const char* buffer) {
+  std::string s(buffer, strnlen(buffer, kErrorCap));
+  return s.empty() ? "no reason given" : s;
+}
+
+}  // namespace
+
+std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpec& spec) {
+  if (!abi_rules::valid_strategy_name(spec.name)) {
+    throw PluginError("Strategy name '" + spec.name +
+                      "' is invalid: it must match [a-z0-9_]+ (log.directory.select.strategy).");
+  }
+  const fs::path file = spec.plugin_dir / abi_rules::plugin_file_name(spec.name);
+  const fs::path real = checked_plugin_file(spec.plugin_dir, file);
+  const std::string identity = identity_of(real);
+  const fs::path copy = private_copy(file, real, spec.name);
+
+  std::shared_ptr<LoadedStrategy> self(new LoadedStrategy());
+  self->file_ = file;
+  self->file_identity_ = identity;
+  self->name_ = spec.name;
+  self->generation_ = spec.generation;
+  self->never_unload_ = spec.never_unload;
+  if (std::string problem = abi_rules::truncated_elf_problem(copy); !problem.empty()) {
+    ::unlink(copy.c_str());
+    fail(file, "is not a loadable shared object: " + problem + ".");
+  }
+  try {
+    self->library_ = std::make_unique<boost::dll::shared_library>(
+        copy, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    ::unlink(copy.c_str());
+    fail(file, "is not a loadable shared object: " + dl_reason(e, copy, file) + ".");
+  }
+  ::unlink(copy.c_str());
+
+  if (!self->library_->has(LDS_ENTRY_POINT_NAME)) {
+    fail(file, "does not export " LDS_ENTRY_POINT_NAME ".");
+  }
+  auto entry = self->library_->get<const lds_strategy*(uint32_t, uint32_t)>(LDS_ENTRY_POINT_NAME);
+  const lds_strategy* raw = entry(LDS_ABI_MAJOR, LDS_ABI_MINOR);
+  if (raw == nullptr) {
+    fail(file, "cannot serve this host: " LDS_ENTRY_POINT_NAME "(" + std::to_string(LDS_ABI_MAJOR) +
+                   ", " + std::to_string(LDS_ABI_MINOR) + ") returned NULL.");
+  }
+  constexpr uint32_t kV1Size = abi_rules::kStrategyV1Size;
+  if (raw->struct_size < kV1Size) {
+    fail(file, "has a descriptor struct_size of " + std::to_string(raw->struct_size) +
+                   " bytes, smaller than the " + std::to_string(kV1Size) + " of ABI version 1.0.");
+  }
+  std::memcpy(&self->descriptor_, raw, std::min<size_t>(raw->struct_size, sizeof(lds_strategy)));
+  const lds_strategy& d = self->descriptor_;
+  if (d.abi_major != LDS_ABI_MAJOR) {
+    fail(file, "was built for ABI major " + std::to_string(d.abi_major) + ", this host speaks " +
+                   std::to_string(LDS_ABI_MAJOR) + ".");
+  }
+  if (d.name == nullptr || d.version == nullptr || d.description == nullptr) {
+    fail(file, "has a descriptor with a NULL name, version or description.");
+  }
+  if (std::string(d.name) != spec.name) {
+    fail(file, "names itself '" + std::string(d.name) + "', not '" + spec.name +
+                   "' as its file name says.");
+  }
+  if (d.create == nullptr || d.destroy == nullptr || d.rank == nullptr) {
+    fail(file, std::string("has a NULL ") +
+                   (d.create == nullptr ? "create" : d.destroy == nullptr ? "destroy" : "rank") +
+                   " function.");
+  }
+  self->version_ = d.version;
+  self->description_ = d.description;
+  self->capabilities_ = d.capabilities;
+
+  self->log_ = logger("lds.plugin." + spec.name);
+  self->host_api_.struct_size = sizeof(lds_host_api);
+  self->host_api_.context = self->log_.get();
+  self->host_api_.log = &host_log;
+  self->host_api_.log_enabled = &host_log_enabled;
+
+  std::vector<lds_config_entry> config;
+  config.reserve(spec.options.size());
+  for (const auto& [key, value] : spec.options) config.push_back({key.c_str(), value.c_str()});
+  char error[kErrorCap] = {};
+  int32_t status = d.create(&self->host_api_, config.data(), static_cast<uint32_t>(config.size()),
+                            &self->instance_, error, kErrorCap);
+  error[kErrorCap - 1] = '\0';
+  if (status == LDS_ERR_INVALID_ARGUMENT) {
+    fail(file, "rejected its options: " + text_of(error) + ".");
+  }
+  if (status != LDS_OK) {
+    fail(file, "failed to create its instance (status " + std::to_string(status) +
+                   "): " + text_of(error) + ".");
+  }
+  self->created_ = true;
+
+  // Dry run on the current directories: the plugin must answer with a valid ranking (or say that
+  // nothing is eligible) before it is allowed to place anything.
+  const uint32_t n = static_cast<uint32_t>(spec.dry_run_dirs.size());
+  std::vector<uint32_t> order(std::max<uint32_t>(n, 1));
+  lds_request request{sizeof(lds_request), 0, "__lds_dry_run", 0};
+  lds_rank_args args{};
+  args.struct_size = sizeof(lds_rank_args);
+  args.dir_count = n;
+  args.dir_stride = sizeof(lds_dir);
+  args.request = &request;
+  args.dirs = spec.dry_run_dirs.data();
+  args.order = order.data();
+  args.error = error;
+  args.error_cap = kErrorCap;
+  error[0] = '\0';
+  status = self->rank(&args);
+  error[kErrorCap - 1] = '\0';
+  if (status == LDS_OK) {
+    std::string bad = abi_rules::ranking_problem(order.data(), args.order_len, n);
+    if (!bad.empty()) fail(file, "returned an invalid ranking in its dry run: " + bad + ".");
+  } else if (status != LDS_ERR_NO_ELIGIBLE_DIR) {
+    fail(file, "failed its dry-run rank with status " + std::to_string(status) + ": " +
+                   text_of(error) + ".");
+  }
+  return self;
+}
+
+bool LoadedStrategy::file_changed() const {
+  std::error_code ec;
+  fs::path real = fs::canonical(file_, ec);
+  return ec || identity_of(real) != file_identity_;
+}
+
+int32_t LoadedStrategy::rank(lds_rank_args* args) const noexcept {
+  return descriptor_.rank(instance_, args);
+}
+
+LoadedStrategy::~LoadedStrategy() {
+  if (created_ && descriptor_.destroy != nullptr) descriptor_.destroy(instance_);
+  if (library_ && never_unload_) {
+    std::lock_guard lock(retained_mutex());
+    retained_libraries().push_back(std::move(library_));
+  }
+  // Otherwise library_ unloads here, after the instance is gone.
+}
+
+}  // namespace lds

@@ -1,0 +1,82 @@
+// strategy_plugin.h: one loaded and validated strategy plugin: library, descriptor and instance.
+//
+// A LoadedStrategy is immutable once built. It is shared by every placement that ranks with it; the
+// last reference to drop destroys the instance and unloads the library.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <lds/logdir_strategy.h>
+
+namespace boost::dll {
+class shared_library;
+}
+namespace spdlog {
+class logger;
+}
+
+namespace lds {
+
+namespace fs = std::filesystem;
+
+struct StrategyLoadSpec {
+  fs::path plugin_dir;  // canonical plugin.dir
+  std::string name;     // log.directory.select.strategy
+  std::vector<std::pair<std::string, std::string>> options;  // log.directory.select.<name>.*
+  uint64_t generation = 0;      // stamped on every placement this strategy decides
+  bool never_unload = false;    // plugin.never.unload: keep the library mapped after destroy
+  // Candidates for the dry-run rank (the current online directories), and the request to rank.
+  std::span<const lds_dir> dry_run_dirs;
+};
+
+class LoadedStrategy {
+ public:
+  // Loads <plugin_dir>/liblds_<name>.so from a private copy and runs every check, in order: name
+  // syntax, file safety, loads as a shared object, entry symbol, version handshake, struct_size,
+  // descriptor name, non-null functions, create, dry-run rank. Throws PluginError with one sentence
+  // naming the file and the fault.
+  static std::shared_ptr<const LoadedStrategy> load(const StrategyLoadSpec& spec);
+
+  ~LoadedStrategy();
+  LoadedStrategy(const LoadedStrategy&) = delete;
+  LoadedStrategy& operator=(const LoadedStrategy&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::string& version() const { return version_; }
+  const std::string& description() const { return description_; }
+  uint64_t capabilities() const { return capabilities_; }
+  uint64_t generation() const { return generation_; }
+  const fs::path& file() const { return file_; }
+  bool honors_cordon() const { return (capabilities_ & LDS_CAP_HONORS_CORDON) != 0; }
+
+  // Whether the plugin file now differs from the one this strategy was loaded from (replaced,
+  // rebuilt or removed), so a reload would load different code.
+  bool file_changed() const;
+
+  // Calls the plugin's rank on this instance. Safe from many threads.
+  int32_t rank(lds_rank_args* args) const noexcept;
+
+ private:
+  LoadedStrategy() = default;
+
+  std::unique_ptr<boost::dll::shared_library> library_;
+  lds_strategy descriptor_{};  // the first min(struct_size, sizeof) bytes of the plugin's, zero-filled
+  void* instance_ = nullptr;
+  bool created_ = false;
+  bool never_unload_ = false;
+  std::string name_, version_, description_;
+  uint64_t capabilities_ = 0;
+  uint64_t generation_ = 0;
+  fs::path file_;
+  std::string file_identity_;  // device, inode, size and mtime of the loaded file
+  std::shared_ptr<spdlog::logger> log_;
+  lds_host_api host_api_{};
+};
+
+}  // namespace lds

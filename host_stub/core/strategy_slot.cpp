@@ -1,0 +1,87 @@
+// strategy_slot.cpp: publishes the active strategy and runs one rank call with its per-call fallback.
+#include "core/strategy_slot.h"
+
+#include "core/abi_rules.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "core/logging.h"
+
+namespace lds {
+
+void StrategySlot::publish(std::shared_ptr<const LoadedStrategy> next) {
+  std::shared_ptr<const LoadedStrategy> previous = std::move(next);
+  {
+    std::lock_guard lock(current_mu_);
+    current_.swap(previous);
+  }
+  if (previous) swaps_.fetch_add(1, std::memory_order_relaxed);
+  // `previous` drops here; if no placement still holds it, the old plugin is unloaded now.
+}
+
+uint32_t StrategySlot::builtin_order(std::span<const lds_dir> dirs, std::span<uint32_t> order) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < dirs.size(); ++i) {
+    if ((dirs[i].flags & LDS_DIR_CORDONED) == 0) order[n++] = i;
+  }
+  std::stable_sort(order.begin(), order.begin() + n, [&](uint32_t a, uint32_t b) {
+    return dirs[a].partition_count < dirs[b].partition_count;
+  });
+  return n;
+}
+
+RankOutcome StrategySlot::rank(std::shared_ptr<const LoadedStrategy> strategy,
+                               const lds_request& request, std::span<const lds_dir> dirs,
+                               std::span<uint32_t> order) {
+  RankOutcome out;
+  out.strategy = std::move(strategy);
+  const uint32_t n = static_cast<uint32_t>(dirs.size());
+  if (out.strategy) {
+    char error[256];
+    error[0] = '\0';
+    lds_rank_args args{};
+    args.struct_size = sizeof(lds_rank_args);
+    args.dir_count = n;
+    args.dir_stride = sizeof(lds_dir);
+    args.request = &request;
+    args.dirs = dirs.data();
+    args.order = order.data();
+    args.error = error;
+    args.error_cap = sizeof error;
+    const int32_t status = out.strategy->rank(&args);
+    error[sizeof error - 1] = '\0';
+    if (status == LDS_ERR_NO_ELIGIBLE_DIR) {
+      out.status = status;
+      out.message = error[0] != '\0' ? error : "no eligible log directory";
+      return out;
+    }
+    if (status == LDS_OK) {
+      if (abi_rules::ranking_is_valid(order.data(), args.order_len, n)) {
+        out.order_len = args.order_len;
+        return out;
+      }
+      out.message = "strategy " + out.strategy->name() + " returned an invalid ranking: " +
+                    abi_rules::ranking_problem(order.data(), args.order_len, n);
+    } else {
+      out.message = "strategy " + out.strategy->name() + " failed with status " +
+                    std::to_string(status) + ": " + (error[0] != '\0' ? error : "no reason given");
+    }
+    fallbacks_.fetch_add(1, std::memory_order_relaxed);
+    out.fell_back = true;
+    logger("lds.placement")
+        ->warn("{} (generation {}); using the built-in partition-count order for {}-{}.",
+               out.message, out.strategy->generation(), request.topic, request.partition);
+  }
+  out.order_len = builtin_order(dirs, order);
+  if (out.order_len == 0) {
+    out.status = LDS_ERR_NO_ELIGIBLE_DIR;
+    out.message = n == 0 ? "no online log directories" : "all log directories are cordoned";
+  } else {
+    out.status = LDS_OK;
+  }
+  return out;
+}
+
+}  // namespace lds

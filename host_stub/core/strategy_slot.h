@@ -1,0 +1,71 @@
+// strategy_slot.h: the active strategy, published so that placements never wait for a swap.
+//
+// A swap loads and validates the next strategy first, without touching the slot; publishing is then
+// one pointer exchange, and the old strategy is destroyed outside the slot, by whoever drops the
+// last reference (a placement still ranking with it, or the swap itself). The pointer is guarded by
+// a mutex held only for a reference-count increment: GCC 12's std::atomic<std::shared_ptr> releases
+// its internal lock with memory_order_relaxed in load(), a data race ThreadSanitizer reports.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+
+#include "core/strategy_plugin.h"
+#include <lds/logdir_strategy.h>
+
+namespace lds {
+
+// What one rank call decided.
+struct RankOutcome {
+  int32_t status = LDS_OK;    // LDS_OK, or LDS_ERR_NO_ELIGIBLE_DIR with `message`
+  uint32_t order_len = 0;     // valid entries in the caller's order buffer
+  bool fell_back = false;     // the plugin failed or answered badly; built-in order used
+  std::string message;        // why nothing is eligible, or why the plugin's answer was refused
+  std::shared_ptr<const LoadedStrategy> strategy;  // who decided (null only if none was active)
+};
+
+class StrategySlot {
+ public:
+  // The active strategy; null before the first publish().
+  std::shared_ptr<const LoadedStrategy> current() const {
+    std::lock_guard lock(current_mu_);
+    return current_;
+  }
+
+  // Makes `next` the active strategy. Calls in flight finish on the one they hold; the old one is
+  // destroyed when its last reference drops. Counts a swap when one was already active.
+  void publish(std::shared_ptr<const LoadedStrategy> next);
+
+  // A fresh generation number for the next strategy to load.
+  uint64_t next_generation() { return ++generation_counter_; }
+
+  // Ranks `dirs` (log.dirs order) for `request` with the active strategy, writing indices into
+  // `order` (room for dirs.size()). A failing plugin or an invalid ranking is counted and the call
+  // falls back to the built-in order: fewest partitions first, cordoned directories last excluded.
+  RankOutcome rank(const lds_request& request, std::span<const lds_dir> dirs,
+                   std::span<uint32_t> order) {
+    return rank(current(), request, dirs, order);
+  }
+  // The same with a strategy the caller already holds (taken with current()).
+  RankOutcome rank(std::shared_ptr<const LoadedStrategy> strategy, const lds_request& request,
+                   std::span<const lds_dir> dirs, std::span<uint32_t> order);
+
+  uint64_t swaps() const { return swaps_.load(std::memory_order_relaxed); }
+  uint64_t fallbacks() const { return fallbacks_.load(std::memory_order_relaxed); }
+
+  // The built-in order: uncordoned directories by partition_count ascending, ties in input order.
+  static uint32_t builtin_order(std::span<const lds_dir> dirs, std::span<uint32_t> order);
+
+ private:
+  mutable std::mutex current_mu_;  // guards only the pointer copy and exchange
+  std::shared_ptr<const LoadedStrategy> current_;
+  std::atomic<uint64_t> generation_counter_{0};
+  std::atomic<uint64_t> swaps_{0};
+  std::atomic<uint64_t> fallbacks_{0};
+};
+
+}  // namespace lds

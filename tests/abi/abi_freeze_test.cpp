@@ -1,0 +1,201 @@
+// abi_freeze_test.cpp: freezes the C ABI: every struct layout, constant and signature, and the text
+// of abi/logdir_strategy.h itself, so no change to the contract slips in without a version bump.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include <lds/logdir_strategy.h>
+
+namespace {
+
+// The recorded fingerprint of abi/logdir_strategy.h: "<major>.<minor> <FNV-1a 64 of the text>".
+// Comments count: they define what each field and status means, which is part of the contract.
+// When the header changes, bump LDS_ABI_MINOR (compatible: appended fields, new constants) or
+// LDS_ABI_MAJOR (anything else), review the static_asserts below, then record the new line here.
+constexpr std::string_view kRecordedAbi = "1.0 6beaba8a0a37a9f0";
+
+// The layout asserts below describe exactly this version.
+static_assert(LDS_ABI_MAJOR == 1 && LDS_ABI_MINOR == 0,
+              "the ABI version changed: review every static_assert in abi_freeze_test.cpp, then "
+              "update them and kRecordedAbi for the new version");
+
+#define LDS_FREEZE_FIELD(type, field, field_type, offset)                                     \
+  static_assert(std::is_same_v<decltype(type::field), field_type>,                            \
+                #type "." #field " changed type: that is an ABI break (bump LDS_ABI_MAJOR)"); \
+  static_assert(offsetof(type, field) == (offset),                                            \
+                #type "." #field " moved: that is an ABI break (bump LDS_ABI_MAJOR)")
+
+#define LDS_FREEZE_STRUCT(type, size, align)                                                      \
+  static_assert(std::is_standard_layout_v<type> && std::is_trivially_copyable_v<type>,            \
+                #type " must stay a plain C struct");                                             \
+  static_assert(sizeof(type) == (size),                                                           \
+                #type " changed size: appended fields need LDS_ABI_MINOR, others LDS_ABI_MAJOR"); \
+  static_assert(alignof(type) == (align), #type " changed alignment")
+
+// Result codes, flags, capabilities, log levels and versions: values and types.
+static_assert(std::is_same_v<lds_status, int32_t>);
+static_assert(std::is_same_v<decltype(LDS_OK), lds_status> && LDS_OK == 0);
+static_assert(std::is_same_v<decltype(LDS_ERR_INVALID_ARGUMENT), lds_status> &&
+              LDS_ERR_INVALID_ARGUMENT == 1);
+static_assert(std::is_same_v<decltype(LDS_ERR_NO_ELIGIBLE_DIR), lds_status> &&
+              LDS_ERR_NO_ELIGIBLE_DIR == 2);
+static_assert(std::is_same_v<decltype(LDS_ERR_UNSUPPORTED), lds_status> &&
+              LDS_ERR_UNSUPPORTED == 3);
+static_assert(std::is_same_v<decltype(LDS_ERR_INTERNAL), lds_status> && LDS_ERR_INTERNAL == 4);
+static_assert(LDS_DIR_CORDONED == 0x1u && LDS_DIR_SPACE_UNKNOWN == 0x2u);
+static_assert(LDS_CAP_HONORS_CORDON == 0x1ull && LDS_CAP_USES_SPACE == 0x2ull &&
+              LDS_CAP_USES_RESERVATIONS == 0x4ull);
+static_assert(LDS_LOG_TRACE == 0 && LDS_LOG_DEBUG == 1 && LDS_LOG_INFO == 2 && LDS_LOG_WARN == 3 &&
+              LDS_LOG_ERROR == 4);
+
+// The entry point: its name, spelled three ways, and its signature.
+#define LDS_FREEZE_STRINGIFY_(x) #x
+#define LDS_FREEZE_STRINGIFY(x) LDS_FREEZE_STRINGIFY_(x)
+static_assert(std::string_view(LDS_ENTRY_POINT_NAME) == "lds_strategy_get");
+static_assert(std::string_view(LDS_FREEZE_STRINGIFY(LDS_ENTRY_POINT)) == "lds_strategy_get");
+using EntryPoint = const lds_strategy* (*)(uint32_t, uint32_t);
+static_assert(std::is_same_v<lds_strategy_get_fn, EntryPoint>);
+static_assert(std::is_same_v<decltype(&lds_strategy_get), EntryPoint>);
+
+// Function pointer fields.
+using LogFn = void (*)(void*, int32_t, const char*);
+using LogEnabledFn = int32_t (*)(void*, int32_t);
+using CreateFn = int32_t (*)(const lds_host_api*, const lds_config_entry*, uint32_t, void**, char*,
+                             uint32_t);
+using DestroyFn = void (*)(void*);
+using RankFn = int32_t (*)(void*, lds_rank_args*);
+
+#if defined(__LP64__)
+// Layouts on LP64 (64-bit Linux), the platforms the project ships for.
+LDS_FREEZE_STRUCT(lds_dir, 48, 8);
+LDS_FREEZE_FIELD(lds_dir, struct_size, uint32_t, 0);
+LDS_FREEZE_FIELD(lds_dir, flags, uint32_t, 4);
+LDS_FREEZE_FIELD(lds_dir, path, const char*, 8);
+LDS_FREEZE_FIELD(lds_dir, total_bytes, uint64_t, 16);
+LDS_FREEZE_FIELD(lds_dir, usable_bytes, uint64_t, 24);
+LDS_FREEZE_FIELD(lds_dir, reserved_bytes, uint64_t, 32);
+LDS_FREEZE_FIELD(lds_dir, partition_count, uint32_t, 40);
+LDS_FREEZE_FIELD(lds_dir, topic_partition_count, uint32_t, 44);
+
+LDS_FREEZE_STRUCT(lds_request, 24, 8);
+LDS_FREEZE_FIELD(lds_request, struct_size, uint32_t, 0);
+LDS_FREEZE_FIELD(lds_request, partition, int32_t, 4);
+LDS_FREEZE_FIELD(lds_request, topic, const char*, 8);
+LDS_FREEZE_FIELD(lds_request, expected_bytes, uint64_t, 16);
+
+LDS_FREEZE_STRUCT(lds_rank_args, 64, 8);
+LDS_FREEZE_FIELD(lds_rank_args, struct_size, uint32_t, 0);
+LDS_FREEZE_FIELD(lds_rank_args, dir_count, uint32_t, 4);
+LDS_FREEZE_FIELD(lds_rank_args, dir_stride, uint32_t, 8);
+LDS_FREEZE_FIELD(lds_rank_args, request, const lds_request*, 16);
+LDS_FREEZE_FIELD(lds_rank_args, dirs, const lds_dir*, 24);
+LDS_FREEZE_FIELD(lds_rank_args, order, uint32_t*, 32);
+LDS_FREEZE_FIELD(lds_rank_args, order_len, uint32_t, 40);
+LDS_FREEZE_FIELD(lds_rank_args, error, char*, 48);
+LDS_FREEZE_FIELD(lds_rank_args, error_cap, uint32_t, 56);
+
+LDS_FREEZE_STRUCT(lds_config_entry, 16, 8);
+LDS_FREEZE_FIELD(lds_config_entry, key, const char*, 0);
+LDS_FREEZE_FIELD(lds_config_entry, value, const char*, 8);
+
+LDS_FREEZE_STRUCT(lds_host_api, 32, 8);
+LDS_FREEZE_FIELD(lds_host_api, struct_size, uint32_t, 0);
+LDS_FREEZE_FIELD(lds_host_api, context, void*, 8);
+LDS_FREEZE_FIELD(lds_host_api, log, LogFn, 16);
+LDS_FREEZE_FIELD(lds_host_api, log_enabled, LogEnabledFn, 24);
+
+LDS_FREEZE_STRUCT(lds_strategy, 64, 8);
+LDS_FREEZE_FIELD(lds_strategy, struct_size, uint32_t, 0);
+LDS_FREEZE_FIELD(lds_strategy, abi_major, uint16_t, 4);
+LDS_FREEZE_FIELD(lds_strategy, abi_minor, uint16_t, 6);
+LDS_FREEZE_FIELD(lds_strategy, name, const char*, 8);
+LDS_FREEZE_FIELD(lds_strategy, version, const char*, 16);
+LDS_FREEZE_FIELD(lds_strategy, description, const char*, 24);
+LDS_FREEZE_FIELD(lds_strategy, capabilities, uint64_t, 32);
+LDS_FREEZE_FIELD(lds_strategy, create, CreateFn, 40);
+LDS_FREEZE_FIELD(lds_strategy, destroy, DestroyFn, 48);
+LDS_FREEZE_FIELD(lds_strategy, rank, RankFn, 56);
+#endif
+
+// FNV-1a 64 of the text, with CRLF read as LF so a checkout's line endings do not matter.
+uint64_t fnv1a64(std::string_view text) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
+    hash ^= static_cast<unsigned char>(text[i]);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+std::string hex64(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+TEST(AbiFreeze, HeaderMatchesTheRecordedHashForItsVersion) {
+  std::ifstream in(LDS_ABI_HEADER_FILE, std::ios::binary);
+  ASSERT_TRUE(in) << "cannot read " << LDS_ABI_HEADER_FILE;
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string hash = hex64(fnv1a64(text));
+  const std::string version = std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(LDS_ABI_MINOR);
+
+  const size_t space = kRecordedAbi.find(' ');
+  ASSERT_NE(space, std::string_view::npos) << "kRecordedAbi must be \"<major>.<minor> <hash>\"";
+  const std::string recorded_version(kRecordedAbi.substr(0, space));
+  const std::string recorded_hash(kRecordedAbi.substr(space + 1));
+  const std::string record_it = "record \"" + version + " " + hash +
+                                "\" as kRecordedAbi in tests/contract/abi_freeze_test.cpp";
+
+  if (hash == recorded_hash) {
+    EXPECT_EQ(version, recorded_version)
+        << "kRecordedAbi names ABI " << recorded_version << " but the header is ABI " << version
+        << "; " << record_it << ".";
+    return;
+  }
+  if (version == recorded_version) {
+    ADD_FAILURE() << "The ABI header abi/logdir_strategy.h changed (FNV-1a " << hash
+                  << ") but still says ABI " << version << ", whose recorded hash is "
+                  << recorded_hash << ". If the change is compatible (fields appended at the end "
+                  << "of a struct, new constants) bump LDS_ABI_MINOR; otherwise (a field, "
+                  << "signature, value or documented meaning changed) bump LDS_ABI_MAJOR. Then "
+                  << "review the static_asserts in this file and update the recorded hash: "
+                  << "record \"<new version> <new hash>\" as kRecordedAbi. (An edit that changes "
+                  << "no field, value or meaning, such as a typo fix, needs no bump: " << record_it
+                  << ".)";
+  } else {
+    ADD_FAILURE() << "The ABI header abi/logdir_strategy.h changed from ABI " << recorded_version
+                  << " (hash " << recorded_hash << ") to ABI " << version << " (hash " << hash
+                  << "). Check the bump fits the change: LDS_ABI_MINOR for appended fields or new "
+                  << "constants, LDS_ABI_MAJOR for anything else. Then " << record_it << ".";
+  }
+}
+
+// LDS_DIR_AT walks the candidates by dir_stride, so a larger host lds_dir is read correctly.
+TEST(AbiFreeze, DirAtStepsByStride) {
+  struct Wider {
+    lds_dir dir;
+    uint64_t appended;
+  };
+  Wider dirs[3] = {};
+  for (uint32_t i = 0; i < 3; ++i) dirs[i].dir.partition_count = 10 + i;
+  lds_rank_args args{};
+  args.dirs = &dirs[0].dir;
+  args.dir_count = 3;
+  args.dir_stride = sizeof(Wider);
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(LDS_DIR_AT(&args, i), &dirs[i].dir);
+    EXPECT_EQ(LDS_DIR_AT(&args, i)->partition_count, 10 + i);
+  }
+}
+
+}  // namespace

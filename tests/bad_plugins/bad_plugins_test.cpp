@@ -1,0 +1,290 @@
+// bad_plugins_test.cpp: every broken plugin of tests/bad_plugins is refused at load, at a swap and
+// at startup with one sentence naming the file and the fault; run-time rank faults fall back to the
+// built-in order per call, logged and counted, and the placements still succeed.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "host_test_support.h"
+#include "admin/admin_api.h"
+#include "core/broker.h"
+#include "core/errors.h"
+#include "core/strategy_plugin.h"
+#include "server_fixture.h"
+
+namespace lds {
+namespace {
+
+using integration::ProcessResult;
+using integration::ServerConfig;
+using nlohmann::json;
+
+const fs::path kBadPluginDir = LDS_BAD_PLUGIN_DIR;
+
+// The host's error buffers: 512 bytes for create and the dry run, 256 for a placement's rank.
+const std::string kLoadErrorText(511, 'x');
+const std::string kRankErrorText(255, 'x');
+
+class BadPluginTest : public integration::ServerFixture {
+ protected:
+  void SetUp() override {
+    ServerFixture::SetUp();
+    plugins_ = make_dir("plugins");
+    ::chmod(plugins_.c_str(), 0755);
+    install(integration::build_plugin_dir() / "liblds_partition.so");
+  }
+
+  // Copies a plugin file into this test's plugin.dir (mode 0755, owned by us: safe to load).
+  void install(const fs::path& file) {
+    const fs::path to = plugins_ / file.filename();
+    fs::copy_file(file, to, fs::copy_options::overwrite_existing);
+    ::chmod(to.c_str(), 0755);
+  }
+  fs::path install_bad(const std::string& name) {
+    install(kBadPluginDir / ("liblds_" + name + ".so"));
+    return plugins_ / ("liblds_" + name + ".so");
+  }
+
+  // A config for `strategy` over three log dirs of the temp folder, with this test's plugin.dir.
+  fs::path config_for(const std::string& strategy, const std::string& file_name = "broker.toml") {
+    ServerConfig c = default_config(3, strategy);
+    c.plugin_dir = plugins_;
+    config_ = c;
+    return write_config(c, temp_ / file_name);
+  }
+
+  std::string load_error(const std::string& name) {
+    StrategyLoadSpec spec;
+    spec.plugin_dir = plugins_;
+    spec.name = name;
+    try {
+      LoadedStrategy::load(spec);
+    } catch (const PluginError& e) {
+      return e.what();
+    }
+    return "loaded";
+  }
+
+  fs::path plugins_;
+};
+
+struct LoadFault {
+  const char* name;
+  std::string fault;  // the message after "Strategy plugin <file> "
+};
+
+std::vector<LoadFault> load_faults(const fs::path& plugins) {
+  const std::string v1 = std::to_string(sizeof(lds_strategy));
+  const std::string short_size = std::to_string(offsetof(lds_strategy, rank));
+  return {
+      {"bad_not_elf", "is not a loadable shared object: " +
+                          (plugins / "liblds_bad_not_elf.so").string() + ": invalid ELF header."},
+      {"bad_no_entry", "does not export lds_strategy_get."},
+      {"bad_null_descriptor", "cannot serve this host: lds_strategy_get(1, 0) returned NULL."},
+      {"bad_wrong_major", "was built for ABI major 2, this host speaks 1."},
+      {"bad_short_struct", "has a descriptor struct_size of " + short_size +
+                               " bytes, smaller than the " + v1 + " of ABI version 1.0."},
+      {"bad_wrong_name",
+       "names itself 'somebody_else', not 'bad_wrong_name' as its file name says."},
+      {"bad_null_create", "has a NULL create function."},
+      {"bad_null_destroy", "has a NULL destroy function."},
+      {"bad_null_rank", "has a NULL rank function."},
+      {"bad_create_fails",
+       "failed to create its instance (status 4): cannot reach the disk inventory service at "
+       "10.0.0.7:8080."},
+      {"bad_create_unterminated", "rejected its options: " + kLoadErrorText + "."},
+      {"bad_dry_run_unterminated",
+       "failed its dry-run rank with status 4: " + kLoadErrorText + "."},
+  };
+}
+
+void expect_one_sentence(const std::string& message) {
+  ASSERT_FALSE(message.empty());
+  EXPECT_EQ(message.back(), '.') << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST_F(BadPluginTest, EachLoadTimeFaultIsRefusedWithOneSentenceNamingFileAndFault) {
+  for (const LoadFault& f : load_faults(plugins_)) {
+    SCOPED_TRACE(f.name);
+    const fs::path file = install_bad(f.name);
+    const std::string error = load_error(f.name);
+    EXPECT_EQ(error, "Strategy plugin " + file.string() + " " + f.fault);
+    expect_one_sentence(error);
+  }
+}
+
+TEST_F(BadPluginTest, ATruncatedPluginIsRefusedInsteadOfFaultingInTheLoader) {
+  const fs::path file = install_bad("bad_truncated");
+  const std::string error = load_error("bad_truncated");
+  const std::string prefix =
+      "Strategy plugin " + file.string() + " is not a loadable shared object: it is truncated: ";
+  EXPECT_EQ(error.substr(0, prefix.size()), prefix) << error;
+  const std::string suffix = ", past the end of the 4096-byte file.";
+  ASSERT_GT(error.size(), suffix.size());
+  EXPECT_EQ(error.substr(error.size() - suffix.size()), suffix) << error;
+  expect_one_sentence(error);
+}
+
+TEST_F(BadPluginTest, TheSameCodeWithoutAFaultLoads) {
+  install_bad("bad_valid");
+  EXPECT_EQ(load_error("bad_valid"), "loaded");
+}
+
+TEST_F(BadPluginTest, ASwapToABrokenPluginIsRefusedAndThePreviousStrategyStays) {
+  std::vector<LoadFault> faults = load_faults(plugins_);
+  faults.push_back({"bad_truncated", ""});
+  const fs::path config = config_for("partition");
+  Broker broker(config);
+  broker.start();
+  const StrategyInfo before = broker.strategy_info();
+  int partition = 0;
+  for (const LoadFault& f : faults) {
+    SCOPED_TRACE(f.name);
+    const fs::path file = install_bad(f.name);
+    test::LogCapture logs("lds.broker");
+    std::string refusal;
+    try {
+      broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, f.name}});
+      ADD_FAILURE() << "the swap to " << f.name << " was accepted";
+    } catch (const KafkaError& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
+      refusal = e.what();
+    }
+    if (!f.fault.empty()) {
+      EXPECT_EQ(refusal, "Strategy plugin " + file.string() + " " + f.fault);
+    } else {
+      EXPECT_NE(refusal.find(file.string() + " is not a loadable shared object"), std::string::npos)
+          << refusal;
+    }
+    EXPECT_NE(logs.text().find("Configuration change refused, strategy partition stays active"),
+              std::string::npos)
+        << logs.text();
+    const StrategyInfo now = broker.strategy_info();
+    EXPECT_EQ(now.name, "partition");
+    EXPECT_EQ(now.generation, before.generation);
+    EXPECT_EQ(now.swaps, 0u);
+    EXPECT_EQ(broker.config().strategy, "partition");
+    // The previous strategy still places partitions.
+    PlacementResult placed = broker.logs().create_partition("after-refusal", partition++);
+    EXPECT_TRUE(placed.created);
+    EXPECT_EQ(placed.strategy, "partition");
+  }
+  EXPECT_FALSE(fs::exists(fs::path(config.string() + ".dynamic"))) << "a refused swap was saved";
+}
+
+TEST_F(BadPluginTest, StartingWithABrokenPluginExitsWithCode2AndOneLine) {
+  std::vector<LoadFault> faults = load_faults(plugins_);
+  faults.push_back({"bad_truncated", ""});
+  for (const LoadFault& f : faults) {
+    SCOPED_TRACE(f.name);
+    const fs::path file = install_bad(f.name);
+    const fs::path config = config_for(f.name);
+    ProcessResult r = run_host({"serve", "--config", config.string()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    if (!f.fault.empty()) {
+      EXPECT_EQ(r.err, "lds-host: Strategy plugin " + file.string() + " " + f.fault + "\n");
+    } else {
+      EXPECT_EQ(r.err.rfind("lds-host: Strategy plugin " + file.string() +
+                                " is not a loadable shared object: it is truncated: ",
+                            0),
+                0u)
+          << r.err;
+    }
+    EXPECT_FALSE(fs::exists(fs::symlink_status(socket_))) << "a refused start left a socket";
+  }
+}
+
+struct RankFault {
+  const char* name;
+  // The logged reason for the fallback, for three candidate directories; "#" stands for the
+  // index the plugin repeats (the emptiest directory: partition p goes to p % 3).
+  std::string why;
+  std::string for_partition(int32_t p) const {
+    std::string out = why;
+    if (auto at = out.find('#'); at != std::string::npos) out.replace(at, 1, std::to_string(p % 3));
+    return out;
+  }
+};
+
+std::vector<RankFault> rank_faults() {
+  return {
+      {"bad_rank_out_of_range",
+       "strategy bad_rank_out_of_range returned an invalid ranking: index 9 is out of range for 3 "
+       "directories"},
+      {"bad_rank_duplicate",
+       "strategy bad_rank_duplicate returned an invalid ranking: index # appears twice"},
+      {"bad_rank_too_long",
+       "strategy bad_rank_too_long returned an invalid ranking: order_len 4 exceeds the 3 "
+       "candidate "
+       "directories"},
+      {"bad_rank_error",
+       "strategy bad_rank_error failed with status 4: the placement service timed out"},
+      {"bad_rank_unterminated",
+       "strategy bad_rank_unterminated failed with status 4: " + kRankErrorText},
+  };
+}
+
+TEST_F(BadPluginTest, RunTimeRankFaultsFallBackPerCallLoggedAndCounted) {
+  for (const RankFault& f : rank_faults()) {
+    SCOPED_TRACE(f.name);
+    install_bad(f.name);
+    const fs::path config = config_for(f.name, std::string(f.name) + ".toml");
+    for (const fs::path& d : config_.log_dirs) fs::remove_all(d);
+    Broker broker(config);
+    broker.start();  // the dry run gets a valid answer, so the plugin loads
+    ASSERT_EQ(broker.strategy_info().name, f.name);
+    test::LogCapture logs("lds.placement");
+    std::vector<size_t> where;
+    for (int32_t p = 0; p < 6; ++p) {
+      PlacementResult placed = broker.logs().create_partition("t", p);
+      EXPECT_TRUE(placed.created);
+      EXPECT_TRUE(placed.fell_back);
+      EXPECT_EQ(placed.strategy, f.name);
+      where.push_back(static_cast<size_t>(broker.logs().dir_index(placed.log_dir)));
+      const std::string logged =
+          f.for_partition(p) + " (generation 1); using the built-in partition-count order for t-" +
+          std::to_string(p) + ".";
+      EXPECT_NE(logs.text().find(logged), std::string::npos) << logs.text();
+    }
+    // The built-in order: fewest partitions first, log.dirs order on ties.
+    EXPECT_EQ(where, (std::vector<size_t>{0, 1, 2, 0, 1, 2}));
+    EXPECT_EQ(broker.slot().fallbacks(), 6u);
+    EXPECT_EQ(broker.strategy_info().fallbacks, 6u);
+    EXPECT_EQ(broker.logs().append("t", 0, 1000), 1000u);
+    AdminApi api(broker);
+    json describe = json::parse(api.handle_line(R"({"api":"DescribeLogDirs"})"));
+    EXPECT_EQ(describe["strategy"]["name"], f.name);
+    EXPECT_EQ(describe["strategy"]["fallbacks"], 6);
+  }
+}
+
+TEST_F(BadPluginTest, RunTimeRankFaultsThroughTheServerStillPlaceEveryPartition) {
+  for (const RankFault& f : rank_faults()) {
+    SCOPED_TRACE(f.name);
+    install_bad(f.name);
+    ServerConfig c = default_config(3, f.name);
+    c.plugin_dir = plugins_;
+    for (const fs::path& d : c.log_dirs) fs::remove_all(d);
+    ASSERT_NO_FATAL_FAILURE(start(c));
+    json created =
+        call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1, 2, 3}}});
+    for (const auto& p : created["partitions"]) {
+      EXPECT_EQ(p["error"], "NONE") << p.dump();
+      EXPECT_EQ(p["created"], true) << p.dump();
+    }
+    call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 3}, {"bytes", 100}});
+    json describe = call_ok({{"api", "DescribeLogDirs"}});
+    EXPECT_EQ(describe["strategy"]["name"], f.name);
+    EXPECT_EQ(describe["strategy"]["fallbacks"], 4);
+    ASSERT_NO_FATAL_FAILURE(stop());
+    EXPECT_NE(server_log().find(f.for_partition(0)), std::string::npos)
+        << "the fallback is not logged";
+  }
+}
+
+}  // namespace
+}  // namespace lds

@@ -1,0 +1,174 @@
+// conformance_checker_test.cpp: the conformance checker itself: each deliberately faulty plugin
+// fails exactly the check for its fault, and files that are not plugins fail cleanly.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "conformance/conformance.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path faulty_plugin(const std::string& kind) {
+  return fs::path(LDS_FAULTY_PLUGIN_DIR) / ("liblds_fault_" + kind + ".so");
+}
+
+// Position of `name` in the fixed check order.
+size_t check_index(const std::string& name) {
+  const auto& names = lds::conformance_check_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return i;
+  }
+  ADD_FAILURE() << "no check named " << name;
+  return names.size();
+}
+
+struct FaultCase {
+  std::string kind;                       // liblds_fault_<kind>.so
+  std::string first_failing_check;        // every check before it must pass
+  std::string phrase;                     // must appear in that check's detail
+  std::vector<std::string> also_failing;  // later checks that must fail too; all others pass
+};
+
+void PrintTo(const FaultCase& fault, std::ostream* out) { *out << fault.kind; }
+
+class FaultyPlugin : public testing::TestWithParam<FaultCase> {};
+
+TEST_P(FaultyPlugin, FailsTheCheckForItsFault) {
+  const FaultCase& fault = GetParam();
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin(fault.kind));
+  ASSERT_EQ(report.checks.size(), lds::conformance_check_names().size());
+  EXPECT_FALSE(report.all_passed());
+  const size_t failing = check_index(fault.first_failing_check);
+  for (size_t i = 0; i < failing && i < report.checks.size(); ++i) {
+    EXPECT_TRUE(report.checks[i].passed)
+        << report.checks[i].name << ": " << report.checks[i].detail;
+  }
+  const lds::ConformanceCheck* check = report.find(fault.first_failing_check);
+  ASSERT_NE(check, nullptr);
+  EXPECT_FALSE(check->passed);
+  EXPECT_TRUE(check->detail.starts_with("liblds_fault_" + fault.kind + ".so: ")) << check->detail;
+  EXPECT_NE(check->detail.find(fault.phrase), std::string::npos) << check->detail;
+  for (size_t i = failing + 1; i < report.checks.size(); ++i) {
+    const lds::ConformanceCheck& other = report.checks[i];
+    const bool must_fail = std::find(fault.also_failing.begin(), fault.also_failing.end(),
+                                     other.name) != fault.also_failing.end();
+    EXPECT_EQ(other.passed, !must_fail) << other.name << ": " << other.detail;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, FaultyPlugin,
+    testing::Values(
+        FaultCase{
+            "no_entry_point",
+            "exports_entry_point",
+            "does not export lds_strategy_get",
+            {"version_handshake", "descriptor_fields", "name_matches_file",
+             "create_without_options", "create_rejects_unknown_key", "create_error_truncation",
+             "rank_empty_no_eligible_dir", "rank_error_truncation", "rank_valid_orders",
+             "rank_reserved_flags_ignored", "rank_larger_host_dir", "rank_concurrent", "destroy"}},
+        FaultCase{"any_major", "version_handshake", "must return NULL", {}},
+        FaultCase{"wrong_name", "name_matches_file", "\"not_fault_wrong_name\"", {}},
+        FaultCase{"accepts_unknown_key",
+                  "create_rejects_unknown_key",
+                  "accepted the unknown key lds.conformance.unknown.key",
+                  {"create_error_truncation"}},
+        FaultCase{"error_overrun",
+                  "create_error_truncation",
+                  "past error_cap 8",
+                  {"rank_error_truncation"}},
+        FaultCase{"duplicate_index", "rank_valid_orders", "twice", {}},
+        FaultCase{"reads_reserved_flags", "rank_reserved_flags_ignored", "reserved", {}},
+        FaultCase{"ignores_stride", "rank_larger_host_dir", "LDS_DIR_AT", {}},
+        FaultCase{"shared_scratch", "rank_concurrent", "threads ranking at once", {}}),
+    [](const testing::TestParamInfo<FaultCase>& p) { return p.param.kind; });
+
+TEST(ConformanceChecker, PassesTheFaultlessBuildOfTheFaultyPlugin) {
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("none"));
+  EXPECT_TRUE(report.all_passed()) << lds::format_report(report);
+}
+
+TEST(ConformanceChecker, SkipsEverythingAfterTheEntryPointIsMissing) {
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("no_entry_point"));
+  ASSERT_TRUE(report.find("loads") && report.find("loads")->passed);
+  for (size_t i = check_index("version_handshake"); i < report.checks.size(); ++i) {
+    const lds::ConformanceCheck& check = report.checks[i];
+    if (check.name == "unloads") {
+      EXPECT_TRUE(check.passed) << check.detail;
+    } else {
+      EXPECT_FALSE(check.passed) << check.name;
+      EXPECT_TRUE(check.detail.starts_with("skipped: ")) << check.name << ": " << check.detail;
+    }
+  }
+}
+
+TEST(ConformanceChecker, RejectsAFileThatIsNotASharedObject) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("lds-conformance-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "liblds_garbage.so";
+  std::ofstream(file) << "not an ELF file\n";
+  const lds::ConformanceReport report = lds::run_conformance(file);
+  fs::remove_all(dir);
+
+  ASSERT_EQ(report.checks.size(), lds::conformance_check_names().size());
+  EXPECT_EQ(report.file, file.string());
+  EXPECT_FALSE(report.checks[0].passed);
+  EXPECT_TRUE(report.checks[0].detail.starts_with("liblds_garbage.so: does not load"))
+      << report.checks[0].detail;
+  for (size_t i = 1; i < report.checks.size(); ++i) {
+    EXPECT_FALSE(report.checks[i].passed) << report.checks[i].name;
+    EXPECT_TRUE(report.checks[i].detail.starts_with("skipped: ")) << report.checks[i].detail;
+  }
+}
+
+TEST(ConformanceChecker, RejectsATruncatedPluginWithoutCrashing) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("lds-conformance-trunc-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "liblds_fault_none.so";
+  fs::copy_file(faulty_plugin("none"), file);
+  fs::resize_file(file, fs::file_size(file) / 2);  // dlopen would fault mapping past the end
+  const lds::ConformanceReport report = lds::run_conformance(file);
+  fs::remove_all(dir);
+
+  ASSERT_FALSE(report.checks.empty());
+  EXPECT_FALSE(report.checks[0].passed);
+  EXPECT_NE(report.checks[0].detail.find("it is truncated"), std::string::npos)
+      << report.checks[0].detail;
+  EXPECT_FALSE(report.all_passed());
+}
+
+TEST(ConformanceChecker, RejectsAMissingFile) {
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("does_not_exist"));
+  EXPECT_FALSE(report.all_passed());
+  EXPECT_FALSE(report.checks.at(0).passed);
+}
+
+TEST(ConformanceChecker, FormatsOneLinePerCheckAndAResult) {
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("no_entry_point"));
+  const std::string text = lds::format_report(report);
+  EXPECT_NE(text.find("PASS  loads\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAIL  exports_entry_point: liblds_fault_no_entry_point.so: does not export "
+                      "lds_strategy_get"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("FAIL  rank_valid_orders: skipped: "), std::string::npos) << text;
+  EXPECT_NE(text.find("Result: FAIL\n"), std::string::npos) << text;
+  EXPECT_EQ(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')),
+            report.checks.size() + 2);
+}
+
+TEST(ConformanceChecker, EmptyReportIsNotAPass) {
+  const lds::ConformanceReport empty;
+  EXPECT_FALSE(empty.all_passed());
+}
+
+}  // namespace

@@ -1,0 +1,144 @@
+/* faulty_plugin.c: a small C strategy with one deliberate contract violation, chosen at build time.
+**
+** Each liblds_fault_<kind>.so is built from this file with -DFAULT_<KIND>, and the conformance
+** checker's own tests expect the matching check to fail. Without a FAULT_ macro the plugin is
+** correct: it ranks by partition_count ascending, keeping input order on ties.
+*/
+#ifdef FAULT_SHARED_SCRATCH
+#define _POSIX_C_SOURCE 200809L
+#include <sched.h>
+#include <stdatomic.h>
+#endif
+#include <stddef.h>
+#include <string.h>
+
+#include <lds/logdir_strategy.h>
+
+#ifndef FAULTY_NAME
+#error "define FAULTY_NAME to the strategy name"
+#endif
+
+/* Error text, truncated correctly unless FAULT_ERROR_OVERRUN ignores error_cap. */
+static void write_error(char* error, uint32_t error_cap, const char* text) {
+#ifdef FAULT_ERROR_OVERRUN
+  (void)error_cap;
+  if (error != NULL) strcpy(error, text);
+#else
+  size_t length = strlen(text);
+  if (error == NULL || error_cap == 0) return;
+  if (length >= error_cap) length = error_cap - 1;
+  memcpy(error, text, length);
+  error[length] = '\0';
+#endif
+}
+
+static int instance_token;
+
+static int32_t faulty_create(const lds_host_api* host, const lds_config_entry* config,
+                             uint32_t config_count, void** instance, char* error,
+                             uint32_t error_cap) {
+  (void)host;
+  (void)config;
+#ifndef FAULT_ACCEPTS_UNKNOWN_KEY
+  if (config_count > 0) {
+    write_error(error, error_cap, "unknown option lds.conformance.unknown.key");
+    return LDS_ERR_INVALID_ARGUMENT;
+  }
+#else
+  (void)config_count;
+  (void)error;
+  (void)error_cap;
+#endif
+  *instance = &instance_token;
+  return LDS_OK;
+}
+
+static void faulty_destroy(void* instance) { (void)instance; }
+
+static const lds_dir* dir_at(const lds_rank_args* args, uint32_t i) {
+#ifdef FAULT_IGNORES_STRIDE
+  return &args->dirs[i];
+#else
+  return LDS_DIR_AT(args, i);
+#endif
+}
+
+static uint32_t sort_key(const lds_rank_args* args, uint32_t i) {
+  const lds_dir* dir = dir_at(args, i);
+#ifdef FAULT_READS_RESERVED_FLAGS
+  if (dir->flags > (LDS_DIR_CORDONED | LDS_DIR_SPACE_UNKNOWN)) return 0;
+#endif
+  return dir->partition_count;
+}
+
+static int32_t faulty_rank(void* instance, lds_rank_args* args) {
+  uint32_t i;
+  uint32_t len = 0;
+  (void)instance;
+  for (i = 0; i < args->dir_count; ++i) {
+    const uint32_t key = sort_key(args, i);
+    uint32_t pos = len;
+    while (pos > 0 && sort_key(args, args->order[pos - 1]) > key) {
+      args->order[pos] = args->order[pos - 1];
+      --pos;
+    }
+    args->order[pos] = i;
+    ++len;
+  }
+#ifdef FAULT_DUPLICATE_INDEX
+  if (len >= 2) args->order[1] = args->order[0];
+#endif
+#ifdef FAULT_SHARED_SCRATCH
+  {
+    /* Not thread-safe: every call passes its answer through one shared buffer. Atomics keep it
+    ** free of undefined behaviour (and of sanitizer reports); the answers still get mixed up. */
+    static _Atomic uint32_t scratch[64];
+    static _Atomic uint32_t scratch_len;
+    for (i = 0; i < len && i < 64; ++i) atomic_store(&scratch[i], args->order[i]);
+    atomic_store(&scratch_len, len);
+    sched_yield();
+    len = atomic_load(&scratch_len);
+    if (len > args->dir_count) len = args->dir_count;
+    for (i = 0; i < len && i < 64; ++i) args->order[i] = atomic_load(&scratch[i]);
+  }
+#endif
+  args->order_len = len;
+  if (len == 0) {
+    write_error(args->error, args->error_cap, "no log directories to choose from");
+    return LDS_ERR_NO_ELIGIBLE_DIR;
+  }
+  return LDS_OK;
+}
+
+static const lds_strategy faulty_strategy = {
+    .struct_size = sizeof(lds_strategy),
+    .abi_major = LDS_ABI_MAJOR,
+    .abi_minor = LDS_ABI_MINOR,
+#ifdef FAULT_WRONG_NAME
+    .name = "not_" FAULTY_NAME,
+#else
+    .name = FAULTY_NAME,
+#endif
+    .version = "0.0.1",
+    .description = "A strategy with one deliberate contract violation.",
+    .capabilities = 0,
+    .create = faulty_create,
+    .destroy = faulty_destroy,
+    .rank = faulty_rank,
+};
+
+#ifndef FAULT_NO_ENTRY_POINT
+LDS_EXPORT const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t host_abi_minor) {
+  (void)host_abi_minor;
+#ifdef FAULT_ANY_MAJOR
+  (void)host_abi_major;
+  return &faulty_strategy;
+#else
+  return host_abi_major == LDS_ABI_MAJOR ? &faulty_strategy : NULL;
+#endif
+}
+#else
+/* Exported under the wrong name, so the library loads but has no entry point. */
+LDS_EXPORT const lds_strategy* lds_strategy_get_misspelled(void);
+LDS_EXPORT const lds_strategy* lds_strategy_get_misspelled(void) { return &faulty_strategy; }
+#endif

@@ -1,0 +1,128 @@
+// broker_test.cpp: configuration changes applied to a running broker: strategy swaps, cordons, warnings.
+#include "core/broker.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "host_test_support.h"
+
+namespace lds {
+namespace {
+
+using test::FakeDiskProbe;
+using test::LogCapture;
+using test::TempDir;
+
+class BrokerTest : public ::testing::Test {
+ protected:
+  fs::path write_config(const std::string& extra) {
+    fs::path file = tmp_.path() / "broker.toml";
+    std::ofstream(file) << "broker.id = 0\n"
+                        << "log.dirs = [\"d1\", \"d2\", \"d3\"]\n"
+                        << "plugin.dir = \"" << test::plugin_dir().string() << "\"\n"
+                        << extra;
+    for (const char* d : {"d1", "d2", "d3"}) {
+      probe_->set(fs::weakly_canonical(tmp_.path() / d), 1000000, 1000000);
+    }
+    return file;
+  }
+
+  TempDir tmp_;
+  std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
+};
+
+TEST_F(BrokerTest, WarnsWhenDirsAreCordonedAndTheStrategyIgnoresCordons) {
+  LogCapture logs("lds.broker");
+  Broker broker(write_config("cordoned.log.dirs = [\"d1\"]\n"), probe_);
+  broker.start();
+  EXPECT_NE(logs.text().find("does not honour cordons (LDS_CAP_HONORS_CORDON)"), std::string::npos)
+      << logs.text();
+}
+
+TEST_F(BrokerTest, NoCordonWarningWithTheCordonStrategy) {
+  LogCapture logs("lds.broker");
+  Broker broker(write_config("cordoned.log.dirs = [\"d1\"]\n"
+                             "log.directory.select.strategy = \"cordon\"\n"),
+                probe_);
+  broker.start();
+  EXPECT_EQ(logs.text().find("LDS_CAP_HONORS_CORDON"), std::string::npos) << logs.text();
+  EXPECT_NE(broker.logs().create_partition("t", 0).log_dir, (tmp_.path() / "d1").string());
+}
+
+TEST_F(BrokerTest, CordoningThroughAlterConfigsWarnsAgainForAStrategyThatIgnoresIt) {
+  Broker broker(write_config(""), probe_);
+  broker.start();
+  LogCapture logs("lds.broker");
+  broker.alter_configs({{"cordoned.log.dirs", ConfigAlteration::Op::kSet, "d2"}});
+  EXPECT_NE(logs.text().find("does not honour cordons"), std::string::npos);
+}
+
+TEST_F(BrokerTest, SwitchingStrategyPublishesANewGeneration) {
+  Broker broker(write_config(""), probe_);
+  broker.start();
+  EXPECT_EQ(broker.strategy_info().name, "partition");
+  const uint64_t before = broker.strategy_info().generation;
+  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}});
+  StrategyInfo info = broker.strategy_info();
+  EXPECT_EQ(info.name, "size");
+  EXPECT_GT(info.generation, before);
+  EXPECT_EQ(info.swaps, 1u);
+}
+
+TEST_F(BrokerTest, AFailedSwapKeepsTheOldStrategyAndPersistsNothing) {
+  fs::path file = write_config("");
+  Broker broker(file, probe_);
+  broker.start();
+  for (auto change :
+       {ConfigAlteration{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "missing"},
+        ConfigAlteration{"log.directory.select.size.balance", ConfigAlteration::Op::kSet, "x"}}) {
+    std::vector<ConfigAlteration> changes{change};
+    if (change.name != "log.directory.select.strategy") {
+      changes.push_back({"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"});
+    }
+    try {
+      broker.alter_configs(changes);
+      FAIL() << "the change should be refused";
+    } catch (const KafkaError& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
+    }
+    EXPECT_EQ(broker.strategy_info().name, "partition");
+    EXPECT_EQ(broker.config().strategy, "partition");
+  }
+  EXPECT_FALSE(fs::exists(fs::path(file.string() + ".dynamic")));
+}
+
+TEST_F(BrokerTest, AnInvalidCordonEntryIsRefusedWithKafkasMessage) {
+  Broker broker(write_config(""), probe_);
+  broker.start();
+  try {
+    broker.alter_configs({{"cordoned.log.dirs", ConfigAlteration::Op::kSet, "/elsewhere"}});
+    FAIL();
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
+    EXPECT_EQ(std::string(e.what()),
+              "Invalid entry in cordoned.log.dirs: /elsewhere. All cordoned log dirs must be "
+              "entries of log.dirs or log.dir.");
+  }
+  for (const auto& d : broker.logs().describe()) EXPECT_FALSE(d.cordoned);
+}
+
+TEST_F(BrokerTest, ReloadAppliesAStrategyChangedInTheFile) {
+  fs::path file = write_config("");
+  Broker broker(file, probe_);
+  broker.start();
+  std::ofstream(file, std::ios::app) << "log.directory.select.strategy = \"cordon\"\n"
+                                     << "cordoned.log.dirs = \"*\"\n";
+  broker.reload_file();
+  EXPECT_EQ(broker.strategy_info().name, "cordon");
+  EXPECT_THROW(broker.logs().create_partition("t", 0), KafkaError);
+}
+
+TEST_F(BrokerTest, StartupWithAMissingStrategyFails) {
+  Broker broker(write_config("log.directory.select.strategy = \"nosuch\"\n"), probe_);
+  EXPECT_THROW(broker.start(), PluginError);
+}
+
+}  // namespace
+}  // namespace lds

@@ -1,0 +1,107 @@
+// host_test_support.h: shared pieces of the host unit tests: a temp folder, a fake DiskProbe, plugins.
+#pragma once
+
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <spdlog/sinks/ringbuffer_sink.h>
+
+#include "core/disk_probe.h"
+#include "core/logging.h"
+#include "core/strategy_plugin.h"
+
+namespace lds::test {
+
+namespace fs = std::filesystem;
+
+// A unique temp folder, removed with everything in it when the object goes.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "lds-test-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Disks whose size the test sets; unknown paths read as "space unknown".
+class FakeDiskProbe final : public DiskProbe {
+ public:
+  DiskSpace read(const fs::path& dir) const override {
+    std::lock_guard lock(mu_);
+    auto it = space_.find(dir);
+    return it == space_.end() ? DiskSpace{} : it->second;
+  }
+  void set(const fs::path& dir, uint64_t total, uint64_t usable) {
+    std::lock_guard lock(mu_);
+    space_[dir] = DiskSpace{true, total, usable};
+  }
+  void fail(const fs::path& dir) {
+    std::lock_guard lock(mu_);
+    space_.erase(dir);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<fs::path, DiskSpace> space_;
+};
+
+inline fs::path plugin_dir() {
+  const char* dir = std::getenv("LDS_PLUGIN_DIR");
+  return dir ? fs::path(dir) : fs::path("plugins");
+}
+
+// Loads one of the build's plugins with the given options and dry-run candidates.
+inline std::shared_ptr<const LoadedStrategy> load_plugin(
+    const std::string& name, std::vector<std::pair<std::string, std::string>> options = {},
+    uint64_t generation = 1, std::span<const lds_dir> dirs = {}) {
+  StrategyLoadSpec spec;
+  spec.plugin_dir = plugin_dir();
+  spec.name = name;
+  spec.options = std::move(options);
+  spec.generation = generation;
+  spec.dry_run_dirs = dirs;
+  return LoadedStrategy::load(spec);
+}
+
+// Captures what one host logger writes, for as long as the object lives.
+class LogCapture {
+ public:
+  explicit LogCapture(const std::string& logger_name)
+      : logger_(logger(logger_name)),
+        sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256)) {
+    logger_->sinks().push_back(sink_);
+  }
+  ~LogCapture() { logger_->sinks().pop_back(); }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+  std::string text() const {
+    std::string all;
+    for (const auto& line : sink_->last_formatted()) all += line;
+    return all;
+  }
+
+ private:
+  std::shared_ptr<spdlog::logger> logger_;
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
+};
+
+}  // namespace lds::test

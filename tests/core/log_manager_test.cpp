@@ -1,0 +1,328 @@
+// log_manager_test.cpp: placement, reservations, offline directories and the startup scan of LogManager.
+#include "core/log_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+
+#include "host_test_support.h"
+#include "core/log_layout.h"
+
+namespace lds {
+namespace {
+
+using test::FakeDiskProbe;
+using test::load_plugin;
+using test::TempDir;
+
+constexpr uint64_t kMB = 1000ull * 1000;
+
+class LogManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
+    for (const auto& d : dirs_) probe_->set(d, 1000 * kMB, 1000 * kMB);
+  }
+
+  std::unique_ptr<LogManager> make(int32_t broker_id = 0) {
+    LogManager::Options options;
+    options.broker_id = broker_id;
+    options.log_dirs = dirs_;
+    auto m = std::make_unique<LogManager>(options, probe_, slot_);
+    m->startup();
+    return m;
+  }
+
+  void use(const std::string& name, std::vector<std::pair<std::string, std::string>> options = {}) {
+    slot_.publish(load_plugin(name, std::move(options), slot_.next_generation()));
+  }
+
+  // Which log dir (1-based) each partition of `topic` landed in, in creation order.
+  std::vector<int> place(LogManager& m, const std::string& topic, int count,
+                         std::optional<uint64_t> expected = std::nullopt) {
+    std::vector<int> where;
+    for (int p = 0; p < count; ++p) {
+      PlacementResult r = m.create_partition(topic, p, expected);
+      where.push_back(m.dir_index(r.log_dir) + 1);
+    }
+    return where;
+  }
+
+  std::map<std::string, LogDirDescription> by_dir(const LogManager& m) {
+    std::map<std::string, LogDirDescription> out;
+    for (auto& d : m.describe()) out[fs::path(d.log_dir).filename().string()] = d;
+    return out;
+  }
+
+  TempDir tmp_;
+  std::vector<fs::path> dirs_;
+  std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
+  StrategySlot slot_;
+};
+
+TEST_F(LogManagerTest, PartitionStrategyPlacesFewestPartitionsFirstInLogDirsOrder) {
+  use("partition");
+  auto m = make();
+  EXPECT_EQ(place(*m, "orders", 6), (std::vector<int>{1, 2, 3, 1, 2, 3}));
+  EXPECT_TRUE(fs::is_regular_file(dirs_[0] / "orders-0" / "00000000000000000000.log"));
+  EXPECT_TRUE(fs::exists(dirs_[1] / "orders-1"));
+}
+
+TEST_F(LogManagerTest, SizeStrategyPicksTheLeastFilledDisk) {
+  use("size");
+  probe_->set(dirs_[0], 1000 * kMB, 100 * kMB);
+  probe_->set(dirs_[1], 1000 * kMB, 500 * kMB);
+  probe_->set(dirs_[2], 1000 * kMB, 300 * kMB);
+  auto m = make();
+  PlacementResult r = m->create_partition("t", 0);
+  EXPECT_EQ(fs::path(r.log_dir), dirs_[1]);
+  EXPECT_EQ(r.strategy, "size");
+  EXPECT_EQ(r.generation, 1u);
+}
+
+TEST_F(LogManagerTest, ReservationsSpreadABurstOfEmptyPartitions) {
+  use("size");
+  probe_->set(dirs_[0], 1000 * kMB, 300 * kMB);
+  probe_->set(dirs_[1], 1000 * kMB, 200 * kMB);
+  probe_->set(dirs_[2], 1000 * kMB, 100 * kMB);
+  auto m = make();
+  auto where = place(*m, "burst", 30, 5 * kMB);
+  int counts[4] = {};
+  for (int w : where) counts[w]++;
+  // d1 is 100 MB emptier than d2: it takes 20 partitions alone, then they alternate.
+  EXPECT_EQ(counts[1], 25);
+  EXPECT_EQ(counts[2], 5);
+  EXPECT_EQ(counts[3], 0);
+  auto d = by_dir(*m);
+  EXPECT_EQ(d["d1"].reserved_bytes, 25 * 5 * kMB);
+  EXPECT_EQ(d["d2"].reserved_bytes, 5 * 5 * kMB);
+}
+
+TEST_F(LogManagerTest, PartitionStrategyIgnoresSpaceAndFillsTheSmallDisk) {
+  use("partition");
+  probe_->set(dirs_[0], 1000 * kMB, 300 * kMB);
+  probe_->set(dirs_[2], 1000 * kMB, 100 * kMB);
+  auto m = make();
+  auto where = place(*m, "burst", 30, 5 * kMB);
+  int counts[4] = {};
+  for (int w : where) counts[w]++;
+  EXPECT_EQ(counts[1], 10);
+  EXPECT_EQ(counts[2], 10);
+  EXPECT_EQ(counts[3], 10);
+}
+
+TEST_F(LogManagerTest, ReservationShrinksAsBytesAreWrittenAndEndsAtZero) {
+  use("partition");
+  auto m = make();
+  m->create_partition("t", 0, 10 * kMB);
+  EXPECT_EQ(by_dir(*m)["d1"].reserved_bytes, 10 * kMB);
+  EXPECT_EQ(m->append("t", 0, 4 * kMB), 4 * kMB);
+  EXPECT_EQ(by_dir(*m)["d1"].reserved_bytes, 6 * kMB);
+  EXPECT_EQ(m->append("t", 0, 8 * kMB), 12 * kMB);
+  EXPECT_EQ(by_dir(*m)["d1"].reserved_bytes, 0u);
+  EXPECT_EQ(fs::file_size(dirs_[0] / "t-0" / "00000000000000000000.log"), 12 * kMB);
+}
+
+TEST_F(LogManagerTest, ExpectedBytesComeFromRequestThenConfigThenTopicMeanThenGlobalMean) {
+  use("partition");
+  auto m = make();
+  auto reserved = [&] {
+    uint64_t sum = 0;
+    for (const auto& d : m->describe()) sum += d.reserved_bytes;
+    return sum;
+  };
+  m->create_partition("a", 0);  // nothing known yet: no reservation
+  EXPECT_EQ(reserved(), 0u);
+  m->append("a", 0, 6000);
+  m->create_partition("b", 0);  // the mean of all hosted partitions: 6000
+  EXPECT_EQ(reserved(), 6000u);
+  m->append("b", 0, 2000);      // b-0's reservation shrinks to 4000
+  EXPECT_EQ(reserved(), 4000u);
+  m->create_partition("b", 1);  // the mean of topic b: 2000
+  EXPECT_EQ(reserved(), 6000u);
+  m->set_partition_expected_bytes(7000);
+  m->create_partition("b", 2);  // log.partition.expected.bytes: 7000
+  EXPECT_EQ(reserved(), 13000u);
+  m->create_partition("b", 3, 9000);  // the request's own estimate: 9000
+  EXPECT_EQ(reserved(), 22000u);
+}
+
+TEST_F(LogManagerTest, IoErrorMarksTheDirOfflineAndTheNextOneIsTried) {
+  use("partition");
+  auto m = make();
+  fs::remove_all(dirs_[0]);
+  std::ofstream(dirs_[0]) << "not a directory";  // mkdir under it now fails with ENOTDIR
+  PlacementResult r = m->create_partition("t", 0);
+  EXPECT_EQ(fs::path(r.log_dir), dirs_[1]);
+  auto d = by_dir(*m);
+  EXPECT_EQ(d["d1"].error, ErrorCode::kKafkaStorageError);
+  EXPECT_NE(d["d1"].error_message.find("Not a directory"), std::string::npos);
+  // Offline directories are no longer candidates.
+  EXPECT_EQ(m->candidates("t", true, nullptr).size(), 2u);
+}
+
+TEST_F(LogManagerTest, AllDirsFailingIsAStorageErrorListingWhatWasTried) {
+  use("partition");
+  auto m = make();
+  for (const auto& d : dirs_) {
+    fs::remove_all(d);
+    std::ofstream(d) << "x";
+  }
+  try {
+    m->create_partition("t", 0);
+    FAIL() << "placement should fail";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+    EXPECT_EQ(std::string(e.what()), "No log directories available. Tried " + dirs_[0].string() +
+                                         ", " + dirs_[1].string() + ", " + dirs_[2].string());
+  }
+  // And now that every directory is offline, the same message lists them all.
+  try {
+    m->create_partition("t", 1);
+    FAIL() << "placement should fail";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+    EXPECT_NE(std::string(e.what()).find("No log directories available. Tried"), std::string::npos);
+  }
+}
+
+TEST_F(LogManagerTest, RememberedPreferredDirWinsOnceThenIsForgotten) {
+  use("partition");
+  auto m = make();
+  m->remember_preferred_dir({"t", 0}, dirs_[2]);
+  PlacementResult r = m->create_partition("t", 0);
+  EXPECT_EQ(fs::path(r.log_dir), dirs_[2]);
+  EXPECT_EQ(r.strategy, "preferred");
+  m->delete_topic("t");
+  EXPECT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[0]);
+}
+
+TEST_F(LogManagerTest, ExistingReplicaIsReturnedNotCreatedTwice) {
+  use("partition");
+  auto m = make();
+  PlacementResult first = m->create_partition("t", 0);
+  PlacementResult again = m->create_partition("t", 0);
+  EXPECT_TRUE(first.created);
+  EXPECT_FALSE(again.created);
+  EXPECT_EQ(again.log_dir, first.log_dir);
+  EXPECT_EQ(m->partition_count(), 1u);
+}
+
+TEST_F(LogManagerTest, CordonStrategySkipsCordonedDirs) {
+  use("cordon");
+  auto m = make();
+  m->set_cordoned([&](const fs::path& d) { return d == dirs_[0]; });
+  EXPECT_EQ(place(*m, "t", 4), (std::vector<int>{2, 3, 2, 3}));
+  m->set_cordoned([](const fs::path&) { return true; });
+  try {
+    m->create_partition("u", 0);
+    FAIL() << "placement should fail";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+    EXPECT_NE(std::string(e.what()).find("all log directories are cordoned"), std::string::npos);
+  }
+}
+
+TEST_F(LogManagerTest, SpaceUnknownMakesSizeFallBackToPartitionCount) {
+  use("size");
+  probe_->set(dirs_[0], 1000 * kMB, 10 * kMB);
+  probe_->fail(dirs_[1]);
+  auto m = make();
+  EXPECT_EQ(place(*m, "t", 3), (std::vector<int>{1, 2, 3}));
+}
+
+TEST_F(LogManagerTest, StartupScanRebuildsPartitionsAndSizes) {
+  use("partition");
+  {
+    auto m = make();
+    place(*m, "t", 4);
+    m->append("t", 1, 12345);
+    m->append("t", 3, 777);
+  }
+  fs::create_directories(dirs_[1] / layout::delete_dir("gone", 0, layout::random_hex_id()));
+  auto m = make();
+  EXPECT_EQ(m->partition_count(), 4u);
+  auto d = by_dir(*m);
+  ASSERT_EQ(d["d1"].partitions.size(), 2u);
+  EXPECT_EQ(d["d1"].partitions[1].partition, "t-3");
+  EXPECT_EQ(d["d1"].partitions[1].size, 777u);
+  EXPECT_EQ(d["d2"].partitions[0].size, 12345u);
+  EXPECT_EQ(fs::directory_iterator(dirs_[1]) != fs::directory_iterator(), true);
+  for (const auto& e : fs::directory_iterator(dirs_[1])) {
+    EXPECT_EQ(e.path().filename().string().find("-delete"), std::string::npos);
+  }
+  // Appends continue at the end of the rebuilt size.
+  EXPECT_EQ(m->append("t", 1, 5), 12350u);
+}
+
+TEST_F(LogManagerTest, WritesMetaPropertiesAndRefusesAnotherBrokersDir) {
+  use("partition");
+  make(7);
+  std::ifstream in(dirs_[0] / "meta.properties");
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(all.find("broker.id=7\n"), std::string::npos);
+  EXPECT_NE(all.find("directory.id="), std::string::npos);
+  try {
+    make(8);
+    FAIL() << "startup should refuse the directory";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(dirs_[0].string()), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("broker.id 7"), std::string::npos);
+  }
+}
+
+TEST_F(LogManagerTest, RejectsTopicNamesThatBreakKafkasRule) {
+  use("partition");
+  auto m = make();
+  for (const std::string& bad : std::vector<std::string>{"", ".", "..", "a/b", "sp ace", std::string(250, 'x'), "ü"}) {
+    try {
+      m->create_partition(bad, 0);
+      ADD_FAILURE() << "accepted topic name '" << bad << "'";
+    } catch (const KafkaError& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidTopic) << bad;
+    }
+  }
+  EXPECT_NO_THROW(m->create_partition(std::string(249, 'x'), 0));
+  EXPECT_NO_THROW(m->create_partition("a.b_c-D9", 0));
+}
+
+TEST_F(LogManagerTest, ProduceToAnUnknownPartitionIsRefused) {
+  use("partition");
+  auto m = make();
+  try {
+    m->append("nope", 0, 10);
+    FAIL();
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnknownTopicOrPartition);
+  }
+}
+
+TEST_F(LogManagerTest, ProducedBytesFollowThePayloadPattern) {
+  use("partition");
+  auto m = make();
+  m->create_partition("t", 0);
+  m->append("t", 0, 1000);
+  m->append("t", 0, 3001);
+  std::ifstream in(dirs_[0] / "t-0" / "00000000000000000000.log", std::ios::binary);
+  std::string got((std::istreambuf_iterator<char>(in)), {});
+  std::string want(4001, '\0');
+  layout::fill_payload("t", 0, 0, std::span<char>(want.data(), want.size()));
+  EXPECT_TRUE(got == want);
+}
+
+TEST_F(LogManagerTest, DeleteTopicRemovesItsDirsAndCounts) {
+  use("partition");
+  auto m = make();
+  place(*m, "gone", 3);
+  place(*m, "kept", 1);
+  EXPECT_EQ(m->delete_topic("gone"), 3u);
+  EXPECT_EQ(m->partition_count(), 1u);
+  EXPECT_FALSE(fs::exists(dirs_[0] / "gone-0"));
+  EXPECT_TRUE(fs::exists(dirs_[0] / "kept-0") || fs::exists(dirs_[1] / "kept-0") ||
+              fs::exists(dirs_[2] / "kept-0"));
+  EXPECT_THROW(m->delete_topic("gone"), KafkaError);
+}
+
+}  // namespace
+}  // namespace lds
