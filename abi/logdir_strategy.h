@@ -1,24 +1,26 @@
-/* logdir_strategy.h: the whole C ABI between a broker host and its log-directory selection strategies.
+/* logdir_strategy.h: the whole C ABI between a broker host and its log-directory selection
+** strategies.
 **
-** This header is the complete contract. Anything not declared here is not part of the ABI, may change
-** at any time, and must not be relied on by a plugin. The header compiles as C99 and as C++ and
-** includes nothing but <stdint.h> and <stddef.h>.
+** This header is the complete contract. Anything not declared here is not part of the ABI, may
+** change at any time, and must not be relied on by a plugin. The header compiles as C99 and as C++
+** and includes nothing but <stdint.h> and <stddef.h>.
 **
 ** A strategy is a shared object named liblds_<name>.so that exports exactly one function,
-** lds_strategy_get (also spelled LDS_ENTRY_POINT). The host calls it once after loading the library,
-** receives a static descriptor (lds_strategy), creates one instance with the strategy's own options,
-** and then asks that instance to rank candidate log directories for each new partition.
+** lds_strategy_get (also spelled LDS_ENTRY_POINT). The host calls it once after loading the
+** library, receives a static descriptor (lds_strategy), creates one instance with the strategy's
+** own options, and then asks that instance to rank candidate log directories for each new
+** partition.
 **
 ** Rules that hold for every item below:
 **   - Every struct that crosses the boundary starts with uint32_t struct_size, set by whoever fills
-**     the struct to sizeof() of the struct as that side compiled it. Structs only grow at the end. A
-**     reader reads min(struct_size, sizeof) bytes and treats missing fields as zero.
-**   - Only fixed-width integers, pointers to char and pointers to these structs cross the boundary. No
-**     C++ types, no exceptions, and no memory allocated by one side is freed by the other.
-**   - Strings are NUL-terminated UTF-8 and are borrowed: valid only for the duration of the call that
-**     passes them, unless stated otherwise.
-**   - Errors are reported as an lds_status return value plus, where the call has an error buffer, one
-**     NUL-terminated sentence written into it.
+**     the struct to sizeof() of the struct as that side compiled it. Structs only grow at the end.
+**     A reader reads min(struct_size, sizeof) bytes and treats missing fields as zero.
+**   - Only fixed-width integers, pointers to char and pointers to these structs cross the boundary.
+**     No C++ types, no exceptions, and no memory allocated by one side is freed by the other.
+**   - Strings are NUL-terminated UTF-8 and are borrowed: valid only for the duration of the call
+**     that passes them, unless stated otherwise.
+**   - Errors are reported as an lds_status return value plus, where the call has an error buffer,
+**     one NUL-terminated sentence written into it.
 */
 #ifndef LDS_LOGDIR_STRATEGY_H
 #define LDS_LOGDIR_STRATEGY_H
@@ -33,10 +35,10 @@ extern "C" {
 /*
 ** ABI version
 **
-** LDS_ABI_MAJOR changes when an existing struct field, function signature or meaning changes; a host
-** refuses a plugin whose descriptor carries a different major. LDS_ABI_MINOR changes when fields are
-** appended to a struct or new constants are added; hosts and plugins of different minors of one major
-** work together by the struct_size rule above.
+** LDS_ABI_MAJOR changes when an existing struct field, function signature or meaning changes; a
+** host refuses a plugin whose descriptor carries a different major. LDS_ABI_MINOR changes when
+** fields are appended to a struct or new constants are added; hosts and plugins of different minors
+** of one major work together by the struct_size rule above.
 */
 #define LDS_ABI_MAJOR 1
 #define LDS_ABI_MINOR 0
@@ -60,8 +62,8 @@ extern "C" {
 **
 ** LDS_OK                    The call succeeded and its outputs are valid.
 ** LDS_ERR_INVALID_ARGUMENT  A configuration value or key is wrong (create), or the call itself is
-**                           malformed: a NULL pointer, a struct_size too small to hold the v1 fields.
-**                           The error buffer names the key, value or argument at fault.
+**                           malformed: a NULL pointer, a struct_size too small to hold the v1
+**                           fields. The error buffer names the key, value or argument at fault.
 ** LDS_ERR_NO_ELIGIBLE_DIR   rank found no candidate directory that may take the partition. This is
 **                           a normal answer, not a fault; the error buffer says why.
 ** LDS_ERR_UNSUPPORTED       The strategy does not support what was asked of it.
@@ -125,9 +127,9 @@ typedef struct lds_dir {
 ** struct_size     sizeof(lds_request) as the host compiled it. Version 1 is 24 bytes.
 ** partition       Partition number, >= 0.
 ** topic           Topic name, [a-zA-Z0-9._-]{1,249}. Never NULL.
-** expected_bytes  The host's estimate of the partition's eventual size, 0 if it has none. Sources in
-**                 order: the request, log.partition.expected.bytes, the mean size of the topic's
-**                 hosted partitions, the mean size of all hosted partitions.
+** expected_bytes  The host's estimate of the partition's eventual size, 0 if it has none.
+**                 Sources in order: the request, log.partition.expected.bytes, the mean size of
+**                 the topic's hosted partitions, the mean size of all hosted partitions.
 */
 typedef struct lds_request {
   uint32_t struct_size;
@@ -152,8 +154,8 @@ typedef struct lds_request {
 **              eligible directories, best first, each at most once, each < dir_count.
 ** order_len    Output: how many entries of order were written, <= dir_count.
 ** error        Output: buffer of error_cap bytes for one NUL-terminated sentence when the status is
-**              not LDS_OK. May be NULL when error_cap is 0. The plugin must truncate to fit and must
-**              always terminate within error_cap.
+**              not LDS_OK. May be NULL when error_cap is 0. The plugin must truncate to fit and
+**              must always terminate within error_cap.
 ** error_cap    Size of error in bytes, including room for the NUL.
 */
 typedef struct lds_rank_args {
@@ -170,19 +172,20 @@ typedef struct lds_rank_args {
 } lds_rank_args;
 
 /*
-** LDS_DIR_AT(args, i): a pointer to candidate i of an lds_rank_args, stepping by dir_stride so that a
-** plugin compiled against this header reads a newer host's larger lds_dir correctly. i must be less
-** than args->dir_count.
+** LDS_DIR_AT(args, i): a pointer to candidate i of an lds_rank_args, stepping by dir_stride so that
+** a plugin compiled against this header reads a newer host's larger lds_dir correctly. i must be
+** less than args->dir_count.
 */
-#define LDS_DIR_AT(args, i) \
-  ((const lds_dir*)(const void*)((const char*)(args)->dirs + (size_t)(i) * (size_t)(args)->dir_stride))
+#define LDS_DIR_AT(args, i)                                  \
+  ((const lds_dir*)(const void*)((const char*)(args)->dirs + \
+                                 (size_t)(i) * (size_t)(args)->dir_stride))
 
 /*
 ** One strategy option (lds_config_entry)
 **
 ** The host passes every key log.directory.select.<name>.<key> of the broker config to strategy
-** <name> as { "<key>", "<value>" }: the prefix removed, the value as text. Both strings are borrowed
-** for the duration of create only; a plugin that needs them later copies them.
+** <name> as { "<key>", "<value>" }: the prefix removed, the value as text. Both strings are
+** borrowed for the duration of create only; a plugin that needs them later copies them.
 */
 typedef struct lds_config_entry {
   const char* key;
@@ -207,8 +210,9 @@ typedef struct lds_config_entry {
 **
 ** struct_size  sizeof(lds_host_api) as the host compiled it. Version 1 is 32 bytes on LP64.
 ** context      Opaque host state; pass it back as the first argument of each function.
-** log          Writes one log line at an LDS_LOG_* level to the plugin's own host logger. message is
-**              copied before the call returns. Plugins never link a logging library; they log here.
+** log          Writes one log line at an LDS_LOG_* level to the plugin's own host logger.
+**              message is copied before the call returns. Plugins never link a logging library;
+**              they log here.
 ** log_enabled  Returns non-zero if a message at level would be written, so a plugin can skip
 **              formatting it. May be NULL in which case treat every level as enabled.
 */
@@ -238,8 +242,8 @@ typedef struct lds_host_api {
 /*
 ** The strategy descriptor (lds_strategy)
 **
-** A static object inside the plugin, returned by lds_strategy_get. It lives as long as the library is
-** loaded; the host never writes to it and never frees it.
+** A static object inside the plugin, returned by lds_strategy_get. It lives as long as the library
+** is loaded; the host never writes to it and never frees it.
 **
 ** struct_size   sizeof(lds_strategy) as the plugin compiled it. Version 1 is 64 bytes on LP64.
 ** abi_major     LDS_ABI_MAJOR the plugin was built with. The host refuses any other major.
@@ -300,7 +304,8 @@ typedef struct lds_strategy {
 */
 #define LDS_ENTRY_POINT lds_strategy_get
 #define LDS_ENTRY_POINT_NAME "lds_strategy_get"
-typedef const lds_strategy* (*lds_strategy_get_fn)(uint32_t host_abi_major, uint32_t host_abi_minor);
+typedef const lds_strategy* (*lds_strategy_get_fn)(uint32_t host_abi_major,
+                                                   uint32_t host_abi_minor);
 
 LDS_EXPORT const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t host_abi_minor);
 

@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libboost-dev libspdlog-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format clang-tidy
   python3 util-linux procps
   dpkg-dev file
 )

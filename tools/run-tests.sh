@@ -11,7 +11,8 @@
 #      any ThreadSanitizer report fails them;
 #   5. the whole suite again in a -fsanitize=address,undefined build (./build-asan), except what
 #      cannot run there (Valgrind) or is not about memory (packaging): any report fails it;
-#   6. the libFuzzer targets (config loader, admin request parser) built with clang in ./build-fuzz
+#   6. the style gate, tools/check-style.sh: clang-format and clang-tidy, any finding fails it;
+#   7. the libFuzzer targets (config loader, admin request parser) built with clang in ./build-fuzz
 #      and run for LDS_FUZZ_SECONDS (60) each from their seed corpora: any crash, sanitizer report,
 #      timeout or out-of-memory fails it.
 set -euo pipefail
@@ -73,6 +74,9 @@ cmake --build "$asan_build" -j"$jobs"
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
   run_ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" -LE 'valgrind|packaging'
+
+stage "Style: clang-format and clang-tidy ($SECONDS s so far)"
+"$repo/tools/check-style.sh" "$build-tidy"
 
 fuzz_build="${LDS_FUZZ_BUILD_DIR:-$build-fuzz}"
 fuzz_seconds="${LDS_FUZZ_SECONDS:-60}"
