@@ -50,18 +50,18 @@ uint64_t bytes_value(const json& v, const char* name) {
   return v.get<uint64_t>();
 }
 
-json ok() { return json{{"error", "NONE"}, {"message", ""}}; }
+json ok() { return json{{"error", error_name(ErrorCode::kNone)}, {"message", ""}}; }
 
 }  // namespace
 
-json error_response(const std::string& error, const std::string& message) {
-  return json{{"error", error}, {"message", message}};
+json error_response(ErrorCode error, const std::string& message) {
+  return json{{"error", error_name(error)}, {"message", message}};
 }
 
 std::string AdminApi::handle_line(std::string_view line) {
   json request = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (request.is_discarded()) {
-    return error_response("INVALID_REQUEST", "The request is not valid JSON.").dump();
+    return error_response(ErrorCode::kInvalidRequest, "The request is not valid JSON.").dump();
   }
   return handle(request).dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -81,10 +81,10 @@ json AdminApi::handle(const json& request) {
                       "'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, Produce, "
                       "AlterReplicaLogDirs, IncrementalAlterConfigs or DescribeConfigs.");
   } catch (const KafkaError& e) {
-    return error_response(error_name(e.code()), e.what());
+    return error_response(e.code(), e.what());
   } catch (const std::exception& e) {
     logger("lds.admin")->error("Request failed unexpectedly: {}", e.what());
-    return error_response("UNKNOWN_SERVER_ERROR", e.what());
+    return error_response(ErrorCode::kUnknownServerError, e.what());
   }
 }
 
@@ -142,7 +142,7 @@ json AdminApi::create_partitions(const json& request) {
       r["created"] = placed.created;
       r["strategy"] = placed.strategy;
       r["generation"] = placed.generation;
-      r["error"] = "NONE";
+      r["error"] = error_name(ErrorCode::kNone);
       r["message"] = "";
     } catch (const KafkaError& e) {
       r["logDir"] = nullptr;

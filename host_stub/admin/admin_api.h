@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.h"
+
 namespace lds {
 
 class Broker;
@@ -34,6 +36,6 @@ class AdminApi {
 };
 
 // An error response: {"error": NAME, "message": TEXT}.
-nlohmann::json error_response(const std::string& error, const std::string& message);
+nlohmann::json error_response(ErrorCode error, const std::string& message);
 
 }  // namespace lds

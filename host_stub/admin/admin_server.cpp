@@ -12,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "admin/admin_api.h"
 #include "core/logging.h"
 
 namespace lds {
@@ -72,7 +73,10 @@ void check_socket_folder(const std::filesystem::path& socket_path) {
 }
 
 std::string too_long_response() {
-  return R"({"error":"INVALID_REQUEST","message":"The request line is longer than 1048576 bytes."})";
+  return error_response(ErrorCode::kInvalidRequest, "The request line is longer than " +
+                                                        std::to_string(AdminServer::kMaxLineBytes) +
+                                                        " bytes.")
+      .dump();
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ const char* error_name(ErrorCode code) noexcept {
     case ErrorCode::kLogDirNotFound: return "LOG_DIR_NOT_FOUND";
     case ErrorCode::kInvalidTopic: return "INVALID_TOPIC_EXCEPTION";
     case ErrorCode::kInvalidPartitions: return "INVALID_PARTITIONS";
+    case ErrorCode::kUnknownServerError: return "UNKNOWN_SERVER_ERROR";
   }
   return "UNKNOWN_SERVER_ERROR";
 }

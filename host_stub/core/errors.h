@@ -20,6 +20,7 @@ enum class ErrorCode {
   kLogDirNotFound,
   kInvalidTopic,
   kInvalidPartitions,
+  kUnknownServerError,  // an exception the request handler did not expect
 };
 
 // "NONE", "UNKNOWN_TOPIC_OR_PARTITION", ... exactly as Kafka spells them.
