@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -100,6 +101,90 @@ std::string joined(const std::vector<std::string>& names) {
   return all;
 }
 
+// Kafka's JSON decoding (DecodeJson): a value of the wrong type, or a number outside int32, is
+// refused with "Expected `<type>` value, received <the JSON text>".
+[[noreturn]] void expected(const char* type, const json& value) {
+  throw std::runtime_error(std::string("Expected `") + type + "` value, received " + value.dump());
+}
+
+int32_t json_int32(const json& value) {
+  if (value.is_number_integer()) {
+    // nlohmann keeps large values unsigned; compare before any narrowing.
+    if (value.is_number_unsigned()) {
+      const auto u = value.get<uint64_t>();
+      if (u <= static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+        return static_cast<int32_t>(u);
+      }
+    } else {
+      const auto i = value.get<int64_t>();
+      if (i >= std::numeric_limits<int32_t>::min() && i <= std::numeric_limits<int32_t>::max()) {
+        return static_cast<int32_t>(i);
+      }
+    }
+  }
+  expected("Integer", value);
+}
+
+std::string json_string(const json& value) {
+  if (!value.is_string()) expected("String", value);
+  return value.get<std::string>();
+}
+
+const json& json_array(const json& value) {
+  if (!value.is_array()) expected("JSON array", value);
+  return value;
+}
+
+// The checks Kafka's parseExecuteAssignmentArgs makes once the whole file is read, in its order and
+// with its sentences.
+void check_reassignment(const std::vector<ReassignmentEntry>& entries) {
+  if (entries.empty()) throw std::runtime_error("Partition reassignment list cannot be empty");
+  for (const auto& e : entries) {
+    if (e.replicas.empty()) throw std::runtime_error("Partition replica list cannot be empty");
+  }
+  std::set<std::pair<std::string, int32_t>> seen;
+  std::vector<std::string> duplicate_partitions;
+  for (const auto& e : entries) {
+    if (!seen.insert({e.topic, e.partition}).second) {
+      duplicate_partitions.push_back(e.topic + "-" + std::to_string(e.partition));
+    }
+  }
+  if (!duplicate_partitions.empty()) {
+    throw std::runtime_error("Partition reassignment contains duplicate topic partitions: " +
+                             joined(duplicate_partitions));
+  }
+  std::string duplicate_replicas;
+  for (const auto& e : entries) {
+    std::set<int32_t> ids;
+    std::set<int32_t> repeated;
+    for (int32_t r : e.replicas) {
+      if (!ids.insert(r).second) repeated.insert(r);
+    }
+    if (repeated.empty()) continue;
+    std::vector<std::string> names;
+    names.reserve(repeated.size());
+    for (int32_t r : repeated) names.push_back(std::to_string(r));
+    duplicate_replicas += (duplicate_replicas.empty() ? "" : ". ") + e.topic + "-" +
+                          std::to_string(e.partition) + " contains multiple entries for " +
+                          joined(names);
+  }
+  if (!duplicate_replicas.empty()) {
+    throw std::runtime_error("Partition replica lists may not contain duplicate entries: " +
+                             duplicate_replicas);
+  }
+}
+
+// Whether two spellings name one directory: the broker reports canonical paths, and a file may say
+// "/data/d1/" or go through a symlink. The client runs on the broker's machine (a Unix socket), so
+// it resolves paths as the broker does.
+bool same_dir(const std::string& broker_path, const std::string& file_path) {
+  std::error_code ec;
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(file_path, ec);
+  std::string resolved = ec ? file_path : canonical.string();
+  while (resolved.size() > 1 && resolved.back() == '/') resolved.pop_back();
+  return broker_path == resolved;
+}
+
 int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries) {
   int32_t broker = 0;
   auto where = locate(call(client, {{"api", "DescribeLogDirs"}}), &broker);
@@ -118,14 +203,14 @@ int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries) {
                   tp.c_str(), broker);
       all_done = false;
     } else if (!it->second.future.empty()) {
-      if (it->second.future == t.log_dir) {
+      if (same_dir(it->second.future, t.log_dir)) {
         std::printf("Reassignment of replica %s is still in progress.\n", replica.c_str());
       } else {
         std::printf("Partition %s on broker %d is being moved to log dir %s instead of %s.\n",
                     tp.c_str(), broker, it->second.future.c_str(), t.log_dir.c_str());
       }
       all_done = false;
-    } else if (it->second.current == t.log_dir) {
+    } else if (same_dir(it->second.current, t.log_dir)) {
       std::printf("Reassignment of replica %s completed successfully.\n", replica.c_str());
     } else {
       std::printf("Partition %s on broker %d is not being moved from log dir %s to %s.\n",
@@ -175,36 +260,25 @@ std::vector<ReassignmentEntry> parse_reassignment(const std::string& json_text) 
   if (auto v = doc.find("version"); v != doc.end() && (!v->is_number_integer() || *v != 1)) {
     throw std::runtime_error("Not supported version field value " + v->dump());
   }
+  // As Kafka's parser: a missing "partitions" is an empty list, refused below.
+  const json no_partitions = json::array();
   auto parts = doc.find("partitions");
-  if (parts == doc.end()) throw std::runtime_error("No such field exists: `partitions`");
-  if (!parts->is_array()) throw std::runtime_error("Expected JSON array, received " + parts->dump());
-  if (parts->empty()) throw std::runtime_error("Partition reassignment list cannot be empty");
+  const json& partitions = parts == doc.end() ? no_partitions : *parts;
   std::vector<ReassignmentEntry> out;
-  std::set<std::pair<std::string, int32_t>> seen;
-  for (const auto& p : *parts) {
+  for (const auto& p : json_array(partitions)) {
     if (!p.is_object()) throw std::runtime_error("Expected JSON object, received " + p.dump());
     for (const char* key : {"topic", "partition", "replicas"}) {
-      if (!p.contains(key)) throw std::runtime_error(std::string("No such field exists: `") + key + "`");
+      if (!p.contains(key)) {
+        throw std::runtime_error(std::string("No such field exists: `") + key + "`");
+      }
     }
     ReassignmentEntry e;
-    if (!p["topic"].is_string()) throw std::runtime_error("Expected `String` value, received " + p["topic"].dump());
-    if (!p["partition"].is_number_integer()) {
-      throw std::runtime_error("Expected `Integer` value, received " + p["partition"].dump());
-    }
-    e.topic = p["topic"];
-    e.partition = p["partition"];
-    if (!p["replicas"].is_array()) throw std::runtime_error("Expected JSON array, received " + p["replicas"].dump());
-    for (const auto& r : p["replicas"]) {
-      if (!r.is_number_integer()) throw std::runtime_error("Expected `Integer` value, received " + r.dump());
-      e.replicas.push_back(r);
-    }
+    e.topic = json_string(p["topic"]);
+    e.partition = json_int32(p["partition"]);
+    for (const auto& r : json_array(p["replicas"])) e.replicas.push_back(json_int32(r));
     const std::string tp = e.topic + "-" + std::to_string(e.partition);
     if (auto dirs = p.find("log_dirs"); dirs != p.end()) {
-      if (!dirs->is_array()) throw std::runtime_error("Expected JSON array, received " + dirs->dump());
-      for (const auto& d : *dirs) {
-        if (!d.is_string()) throw std::runtime_error("Expected `String` value, received " + d.dump());
-        e.log_dirs.push_back(d);
-      }
+      for (const auto& d : json_array(*dirs)) e.log_dirs.push_back(json_string(d));
     } else {
       e.log_dirs.assign(e.replicas.size(), kAnyLogDir);
     }
@@ -219,11 +293,9 @@ std::vector<ReassignmentEntry> parse_reassignment(const std::string& json_text) 
                                  " must be \"any\" or an absolute path starting with /");
       }
     }
-    if (!seen.insert({e.topic, e.partition}).second) {
-      throw std::runtime_error("Partition " + tp + " appears more than once in the reassignment file");
-    }
     out.push_back(std::move(e));
   }
+  check_reassignment(out);
   return out;
 }
 

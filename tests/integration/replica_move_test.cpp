@@ -259,6 +259,30 @@ TEST_F(ReplicaMoveTest, ReassignToolValidatesTheFileWithKafkasMessages) {
       {R"({"version":1,"partitions":[{"topic":"foo","partition":0}]})",
        "No such field exists: `replicas`"},
       {R"({"version":1)", "The reassignment file is not valid JSON."},
+      // Kafka's decoding and checks (ReassignPartitionsCommand, DecodeJson): numbers outside
+      // int32 are refused, never wrapped to another partition or broker.
+      {R"({"version":1,"partitions":[{"topic":"rr","partition":4294967296,"replicas":[0]}]})",
+       "Expected `Integer` value, received 4294967296"},
+      {R"({"version":1,"partitions":[{"topic":"rr","partition":-2147483649,"replicas":[0]}]})",
+       "Expected `Integer` value, received -2147483649"},
+      {R"({"version":1,"partitions":[{"topic":"rr","partition":0,"replicas":[4294967296]}]})",
+       "Expected `Integer` value, received 4294967296"},
+      {R"({"version":1,"partitions":[{"topic":"rr","partition":1.5,"replicas":[0]}]})",
+       "Expected `Integer` value, received 1.5"},
+      {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":0}]})",
+       "Expected `JSON array` value, received 0"},
+      {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[0],"log_dirs":0}]})",
+       "Expected `JSON array` value, received 0"},
+      {R"({"version":1})", "Partition reassignment list cannot be empty"},
+      {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[]}]})",
+       "Partition replica list cannot be empty"},
+      {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[0]},)"
+       R"({"topic":"foo","partition":0,"replicas":[0]}]})",
+       "Partition reassignment contains duplicate topic partitions: foo-0"},
+      {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[0,0]},)"
+       R"({"topic":"foo","partition":1,"replicas":[1,2,1]}]})",
+       "Partition replica lists may not contain duplicate entries: foo-0 contains multiple "
+       "entries for 0. foo-1 contains multiple entries for 1"},
   };
   int i = 0;
   for (const auto& c : cases) {
@@ -320,6 +344,17 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
                 "--verify"});
   EXPECT_EQ(r.out, "Partition t-1 on broker 0 is being moved to log dir " + disk(3).string() +
                        " instead of " + disk(1).string() + ".\n");
+
+  // The same finished move named with a trailing slash, and through a symlink: still completed.
+  const fs::path link = temp_ / "disk3-link";
+  fs::create_directory_symlink(disk(3), link);
+  for (const std::string& dir : {disk(3).string() + "/", link.string(), link.string() + "/"}) {
+    const std::string file = write(
+        "spelled.json", {{{"topic", "t"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {dir}}}});
+    r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", file,
+                  "--verify"});
+    EXPECT_EQ(r.out, "Reassignment of replica t-0-0 completed successfully.\n") << dir;
+  }
 
   // A replica this broker never gets: retried every 100 ms, then Kafka's timeout message.
   const std::string missing = write(
