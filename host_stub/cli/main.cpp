@@ -14,6 +14,7 @@
 #include "cli/reassign.h"
 #include "cli/simulate.h"
 #include "admin/admin_api.h"
+#include "admin/admin_client.h"
 #include "admin/admin_server.h"
 #include "core/broker.h"
 #include "conformance/conformance.h"

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/output.h"
-#include "admin/admin_server.h"
+#include "admin/admin_client.h"
 
 namespace lds::cli {
 namespace {

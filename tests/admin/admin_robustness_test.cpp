@@ -266,7 +266,9 @@ void run_client(const fs::path& socket, int id, Clock::time_point deadline,
       expect({{"api", "Produce"}, {"topic", scratch}, {"partition", 1}, {"bytes", 100}}, "NONE");
       expect({{"api", "DeleteTopic"}, {"topic", scratch}}, "NONE");
     } else if (pick < 95) {
-      client = std::make_unique<RawClient>(socket);  // a new connection
+      // A new connection, the old one closed first: 64 clients stay within admin.max.connections.
+      client.reset();
+      client = std::make_unique<RawClient>(socket);
     } else if (moves < 3) {
       ++moves;
       const std::string dest = dirs[rng() % dirs.size()];

@@ -9,7 +9,7 @@
 #include <random>
 #include <thread>
 
-#include "admin/admin_server.h"
+#include "admin/admin_client.h"
 #include "core/log_layout.h"
 #include "server_fixture.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "admin/admin_server.h"
+#include "admin/admin_client.h"
 #include "core/log_layout.h"
 #include "server_fixture.h"
 

@@ -21,7 +21,7 @@
 #include <sstream>
 #include <thread>
 
-#include "admin/admin_server.h"
+#include "admin/admin_client.h"
 
 extern char** environ;
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "admin/admin_server.h"
+#include "admin/admin_client.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
