@@ -248,12 +248,12 @@ void apply(BrokerConfig& c, const fs::path& base, const std::string& key, const 
     if (s.text.empty()) fail(s.where, key, "must not be empty");
     (key == "plugin.dir" ? c.plugin_dir : c.admin_socket) = canonical_path(base, s.text);
   } else if (key == "num.replica.alter.log.dirs.threads") {
-    c.alter_log_dirs_threads = static_cast<int32_t>(int_in_range(s, key, 1, kInt32Max));
+    c.mover_threads = static_cast<int32_t>(int_in_range(s, key, 1, kInt32Max));
   } else if (key == "plugin.never.unload") {
     if (s.text != "true" && s.text != "false") {
       fail(s.where, key, "must be true or false, not " + in_quotes(s.text));
     }
-    c.keep_unloaded_plugins = s.text == "true";
+    c.never_unload = s.text == "true";
   } else if (key == "log.directory.select.strategy") {
     if (!is_plugin_name(s.text)) {
       fail(s.where, key, "must be a strategy name matching [a-z0-9_]+, not " + in_quotes(s.text));
@@ -319,8 +319,8 @@ std::string value_text(const BrokerConfig& c, std::string_view key) {
   if (key == "log.dirs") return join(c.log_dirs);
   if (key == "plugin.dir") return c.plugin_dir.string();
   if (key == "admin.socket") return c.admin_socket.string();
-  if (key == "num.replica.alter.log.dirs.threads") return std::to_string(c.alter_log_dirs_threads);
-  if (key == "plugin.never.unload") return c.keep_unloaded_plugins ? "true" : "false";
+  if (key == "num.replica.alter.log.dirs.threads") return std::to_string(c.mover_threads);
+  if (key == "plugin.never.unload") return c.never_unload ? "true" : "false";
   if (key == "log.directory.select.strategy") return c.strategy;
   if (key == "cordoned.log.dirs") return c.cordon_all ? "*" : join(c.cordoned);
   if (key == "log.partition.expected.bytes") return std::to_string(c.partition_expected_bytes);

@@ -52,8 +52,8 @@ struct BrokerConfig {
   std::string log_level = "info";         // log.level (dynamic): trace|debug|info|warn|error|off
   uint64_t alter_log_dirs_bytes_per_second = 0;  // replica.alter.log.dirs.io.max.bytes.per.second
                                                  // (dynamic), 0 = unthrottled
-  int32_t alter_log_dirs_threads = 1;            // num.replica.alter.log.dirs.threads (static)
-  bool keep_unloaded_plugins = false;            // plugin.never.unload (static)
+  int32_t mover_threads = 1;                     // num.replica.alter.log.dirs.threads (static)
+  bool never_unload = false;                     // plugin.never.unload (static)
 
   bool is_cordoned(const fs::path& canonical_dir) const;
   // Options of the given strategy as (key, value) pairs, empty when none are set.
