@@ -23,7 +23,7 @@ Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> pro
   LogManager::Options options;
   options.broker_id = c.broker_id;
   options.log_dirs = c.log_dirs;
-  options.mover_threads = c.alter_log_dirs_threads;
+  options.mover_threads = c.mover_threads;
   options.in_memory = in_memory_logs;
   logs_ = std::make_unique<LogManager>(std::move(options), probe_, slot_);
 }
@@ -51,7 +51,7 @@ void Broker::apply(const BrokerConfig& next, bool reload,
     spec.plugin_dir = next.plugin_dir;
     spec.name = next.strategy;
     spec.options = next.options_of(next.strategy);
-    spec.never_unload = next.keep_unloaded_plugins;
+    spec.never_unload = next.never_unload;
     // The dry run ranks the directories as they will be once the new cordons apply; the live
     // cordons stay as they are until the whole change is accepted.
     loaded = logs_->load_strategy(spec, [&](const fs::path& d) { return next.is_cordoned(d); });

@@ -1,5 +1,5 @@
-// config.cpp: reads broker.toml and its dynamic overrides, validates every key, and builds the
-// effective BrokerConfig (DYNAMIC > STATIC > DEFAULT).
+// config.cpp: reads broker.toml and its dynamic overrides, checks every key against the key table
+// (core/config_keys.h), and builds the effective BrokerConfig (DYNAMIC > STATIC > DEFAULT).
 #include "core/config.h"
 
 #include <fcntl.h>
@@ -12,15 +12,12 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <set>
 #include <stdexcept>
 #include <string_view>
 #include <tuple>
 
-#ifndef LDS_DEFAULT_PLUGIN_DIR_RELATIVE
-#define LDS_DEFAULT_PLUGIN_DIR_RELATIVE "../lib/lds/plugins"
-#endif
+#include "core/config_keys.h"
 
 namespace lds {
 namespace {
@@ -28,83 +25,17 @@ namespace {
 using Setting = detail::ConfigSetting;
 using Layer = std::map<std::string, Setting>;
 
-// How a key's value is written in TOML. Text forms (requests, the dynamic file) follow Kafka.
-enum class Kind { kInt, kBool, kString, kPathList, kOption };
-
-struct KeySpec {
-  std::string_view name;
-  Kind kind;
-  bool dynamic;
-};
-
-// Every known key except log.directory.select.<name>.<key>, in the order describe() lists them.
-constexpr KeySpec kKeys[] = {
-    {"broker.id", Kind::kInt, false},
-    {"log.dirs", Kind::kPathList, false},
-    {"plugin.dir", Kind::kString, false},
-    {"admin.socket", Kind::kString, false},
-    {"num.replica.alter.log.dirs.threads", Kind::kInt, false},
-    {"plugin.never.unload", Kind::kBool, false},
-    {"log.directory.select.strategy", Kind::kString, true},
-    {"cordoned.log.dirs", Kind::kPathList, true},
-    {"log.partition.expected.bytes", Kind::kInt, true},
-    {"log.level", Kind::kString, true},
-    {"replica.alter.log.dirs.io.max.bytes.per.second", Kind::kInt, true},
-};
-
-constexpr std::string_view kOptionPrefix = "log.directory.select.";
-constexpr std::string_view kLogLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
-
-// log.directory.select.<name>.<key> split into name and key; nullopt for any other key.
-std::optional<std::pair<std::string, std::string>> split_option_key(std::string_view name) {
-  if (name.substr(0, kOptionPrefix.size()) != kOptionPrefix) return std::nullopt;
-  std::string_view rest = name.substr(kOptionPrefix.size());
-  size_t dot = rest.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size()) return std::nullopt;
-  return std::make_pair(std::string(rest.substr(0, dot)), std::string(rest.substr(dot + 1)));
-}
-
-std::optional<KeySpec> find_spec(std::string_view name) {
-  for (const KeySpec& spec : kKeys) {
-    if (spec.name == name) return spec;
-  }
-  if (split_option_key(name)) return KeySpec{name, Kind::kOption, true};
-  return std::nullopt;
-}
+using detail::throw_key_error;
 
 // Whether a table with this flat name may be empty: a folder of known keys, such as [log] or
 // [log.directory.select.size].
 bool is_known_table(std::string_view name) {
   std::string prefix = std::string(name) + ".";
-  for (const KeySpec& spec : kKeys) {
-    if (spec.name.substr(0, prefix.size()) == prefix) return true;
+  for (const ConfigKey& key : config_keys()) {
+    if (key.name.starts_with(prefix)) return true;
   }
-  return name.size() > kOptionPrefix.size() &&
-         name.substr(0, kOptionPrefix.size()) == kOptionPrefix &&
-         name.find('.', kOptionPrefix.size()) == std::string_view::npos;
-}
-
-bool is_plugin_name(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) {
-    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
-  });
-}
-
-std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& part : parts) {
-    if (!out.empty()) out += ',';
-    out += part;
-  }
-  return out;
-}
-
-std::string join(const std::vector<fs::path>& paths) {
-  std::vector<std::string> parts;
-  for (const fs::path& p : paths) parts.push_back(p.string());
-  return join(parts);
+  return name.size() > kStrategyOptionPrefix.size() && name.starts_with(kStrategyOptionPrefix) &&
+         name.find('.', kStrategyOptionPrefix.size()) == std::string_view::npos;
 }
 
 std::string_view trim(std::string_view s) {
@@ -132,222 +63,81 @@ std::string position(const fs::path& file, uint64_t line, uint64_t column) {
   return file.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
 }
 
-// `text` with control characters shown as \uXXXX: a key or value quoted in an error may hold any
-// (a TOML escape, a request), and a NUL would cut the message short, a newline split it.
-std::string printable(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    const unsigned char u = static_cast<unsigned char>(ch);
-    if (u < 0x20 || u == 0x7F) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04X", u);
-      out += escape;
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-[[noreturn]] void fail(const std::string& where, std::string_view key, const std::string& reason) {
-  throw ConfigError(where + printable(std::string(key) + ": " + reason) + ".");
-}
-
-// Kafka's exact sentence (KIP-1066); the admin API returns it as the INVALID_CONFIG message.
-[[noreturn]] void fail_cordon(const std::string& where, std::string_view entry) {
-  throw ConfigError(where + "Invalid entry in cordoned.log.dirs: " + printable(entry) +
-                    ". All cordoned log dirs must be entries of log.dirs or log.dir.");
-}
-
-std::optional<int64_t> parse_int(std::string_view text) {
-  int64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
-}
-
-int64_t int_in_range(const Setting& s, std::string_view key, int64_t min, int64_t max) {
-  std::optional<int64_t> value = parse_int(s.text);
-  if (!value || *value < min || *value > max) {
-    std::string range =
-        max == std::numeric_limits<int64_t>::max()
-            ? "an integer >= " + std::to_string(min)
-            : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
-    fail(s.where, key, "must be " + range + ", not " + in_quotes(s.text));
-  }
-  return *value;
-}
-
-// Whether `inner` lies strictly inside `outer`; both canonical.
-bool is_inside(const fs::path& inner, const fs::path& outer) {
-  auto [o, i] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
-  return o == outer.end() && i != inner.end();
-}
-
-fs::path default_plugin_dir() {
+// The folder defaults beside the executable resolve against (the working directory if unknown).
+fs::path executable_folder() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  fs::path base = ec ? fs::current_path(ec) : exe.parent_path();
-  return canonical_path(base, LDS_DEFAULT_PLUGIN_DIR_RELATIVE);
+  return ec ? fs::current_path(ec) : exe.parent_path();
 }
 
 // --- Building the effective config from the layers -------------------------------------------
 
-std::vector<fs::path> canonical_log_dirs(const fs::path& base, const Setting& s) {
-  if (s.items.empty()) fail(s.where, "log.dirs", "must not be empty");
-  std::vector<fs::path> dirs;
-  for (size_t i = 0; i < s.items.size(); ++i) {
-    fs::path dir = canonical_path(base, s.items[i]);
-    for (size_t j = 0; j < dirs.size(); ++j) {
-      if (dir == dirs[j]) {
-        fail(s.item_where[i], "log.dirs",
-             in_quotes(s.items[i]) + " is the same directory as " + in_quotes(s.items[j]) + " (" +
-                 dir.string() + ")");
-      }
-      if (is_inside(dir, dirs[j]) || is_inside(dirs[j], dir)) {
-        bool inner = is_inside(dir, dirs[j]);
-        fail(s.item_where[i], "log.dirs",
-             in_quotes(s.items[i]) + (inner ? " is inside " : " contains ") +
-                 in_quotes(s.items[j]) + "; log directories must not nest");
-      }
-    }
-    dirs.push_back(std::move(dir));
+// A value that arrives as text: a request, the dynamic file, or a default.
+Setting text_setting(const ConfigKey& key, const std::string& text, const std::string& where) {
+  Setting s;
+  s.text = text;
+  s.where = where;
+  if (key.type == ConfigType::kPathList) {
+    s.items = split_csv(text);
+    s.item_where.assign(s.items.size(), where);
   }
-  return dirs;
+  return s;
 }
 
-void apply_cordon(BrokerConfig& c, const fs::path& base, const Setting& s) {
-  for (size_t i = 0; i < s.items.size(); ++i) {
-    if (s.items[i] == "*") {
-      if (s.items.size() != 1) {
-        fail(s.item_where[i], "cordoned.log.dirs", "\"*\" must be the only entry");
-      }
-      c.cordon_all = true;
-      return;
-    }
-    fs::path dir = canonical_path(base, s.items[i]);
-    if (std::find(c.log_dirs.begin(), c.log_dirs.end(), dir) == c.log_dirs.end()) {
-      fail_cordon(s.item_where[i], s.items[i]);
-    }
-    if (std::find(c.cordoned.begin(), c.cordoned.end(), dir) == c.cordoned.end()) {
-      c.cordoned.push_back(std::move(dir));
-    }
-  }
+// Validates one key's value and stores it in `c`.
+void apply(BrokerConfig& c, const fs::path& base, const std::string& name, const Setting& s) {
+  const ConfigKey* key = find_config_key(name);
+  if (!key) throw_key_error(s.where, name, "unknown config key");
+  key->parse(name, s, base, c);
 }
 
-// Validates one key's text and stores it in `c`. log.dirs must already be in `c`.
-void apply(BrokerConfig& c, const fs::path& base, const std::string& key, const Setting& s) {
-  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-  constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-  if (key == "broker.id") {
-    c.broker_id = static_cast<int32_t>(int_in_range(s, key, 0, kInt32Max));
-  } else if (key == "log.dirs") {
-    c.log_dirs = canonical_log_dirs(base, s);
-  } else if (key == "plugin.dir" || key == "admin.socket") {
-    if (s.text.empty()) fail(s.where, key, "must not be empty");
-    (key == "plugin.dir" ? c.plugin_dir : c.admin_socket) = canonical_path(base, s.text);
-  } else if (key == "num.replica.alter.log.dirs.threads") {
-    c.alter_log_dirs_threads = static_cast<int32_t>(int_in_range(s, key, 1, kInt32Max));
-  } else if (key == "plugin.never.unload") {
-    if (s.text != "true" && s.text != "false") {
-      fail(s.where, key, "must be true or false, not " + in_quotes(s.text));
-    }
-    c.keep_unloaded_plugins = s.text == "true";
-  } else if (key == "log.directory.select.strategy") {
-    if (!is_plugin_name(s.text)) {
-      fail(s.where, key, "must be a strategy name matching [a-z0-9_]+, not " + in_quotes(s.text));
-    }
-    c.strategy = s.text;
-  } else if (key == "cordoned.log.dirs") {
-    apply_cordon(c, base, s);
-  } else if (key == "log.partition.expected.bytes") {
-    c.partition_expected_bytes = static_cast<uint64_t>(int_in_range(s, key, 0, kInt64Max));
-  } else if (key == "log.level") {
-    if (std::find(std::begin(kLogLevels), std::end(kLogLevels), s.text) == std::end(kLogLevels)) {
-      fail(s.where, key,
-           "must be one of trace, debug, info, warn, error, off, not " + in_quotes(s.text));
-    }
-    c.log_level = s.text;
-  } else if (key == "replica.alter.log.dirs.io.max.bytes.per.second") {
-    c.alter_log_dirs_bytes_per_second = static_cast<uint64_t>(int_in_range(s, key, 0, kInt64Max));
-  } else if (auto option = split_option_key(key)) {
-    if (!is_plugin_name(option->first)) {
-      fail(s.where, key, "strategy name " + in_quotes(option->first) + " must match [a-z0-9_]+");
-    }
-    c.strategy_options[option->first][option->second] = s.text;
-  } else {
-    fail(s.where, key, "unknown config key");
-  }
-}
-
-// The effective config of the two layers, every value validated. Throws ConfigError.
+// The effective config of the two layers over the table's defaults, every value validated. Throws
+// ConfigError.
 BrokerConfig build(const fs::path& file, const Layer& static_layer, const Layer& dynamic_layer) {
   const fs::path base = file.parent_path();
-  BrokerConfig c;
-  c.file = file;
-  c.plugin_dir = default_plugin_dir();
-  c.admin_socket = canonical_path(base, "lds-admin.sock");
-
   Layer merged = static_layer;
-  for (const auto& [key, setting] : dynamic_layer) {
-    std::optional<KeySpec> spec = find_spec(key);
-    if (!spec) fail(setting.where, key, "unknown config key");
-    if (!spec->dynamic) {
-      fail(setting.where, key,
-           "cannot be altered dynamically; it is a static config (edit the file and restart)");
+  for (const auto& [name, setting] : dynamic_layer) {
+    const ConfigKey* key = find_config_key(name);
+    if (!key) throw_key_error(setting.where, name, "unknown config key");
+    if (!key->dynamic) {
+      throw_key_error(
+          setting.where, name,
+          "cannot be altered dynamically; it is a static config (edit the file and restart)");
     }
-    merged.insert_or_assign(key, setting);
+    merged.insert_or_assign(name, setting);
   }
 
-  auto dirs = merged.find("log.dirs");
-  if (dirs == merged.end()) throw ConfigError(file.string() + ": log.dirs: is required.");
-  apply(c, base, dirs->first, dirs->second);
+  BrokerConfig c;
+  c.file = file;
+  for (const ConfigKey& key : config_keys()) {
+    const std::string name(key.name);
+    if (merged.count(name)) continue;
+    const ConfigDefault& fallback = key.default_value;
+    switch (fallback.kind) {
+      case ConfigDefault::Kind::kRequired:
+        throw ConfigError(file.string() + ": " + name + ": is required.");
+      case ConfigDefault::Kind::kAbsent:
+        break;
+      case ConfigDefault::Kind::kText:
+        key.parse(name, text_setting(key, std::string(fallback.text), ""), base, c);
+        break;
+      case ConfigDefault::Kind::kBesideExecutable:
+        key.parse(name, text_setting(key, std::string(fallback.text), ""), executable_folder(), c);
+        break;
+    }
+  }
+
   // log.dirs first and cordoned.log.dirs last: the cordon is checked against the log dirs.
-  for (const auto& [key, setting] : merged) {
-    if (key != "log.dirs" && key != "cordoned.log.dirs") apply(c, base, key, setting);
+  if (auto dirs = merged.find("log.dirs"); dirs != merged.end()) {
+    apply(c, base, dirs->first, dirs->second);
+  }
+  for (const auto& [name, setting] : merged) {
+    if (name != "log.dirs" && name != "cordoned.log.dirs") apply(c, base, name, setting);
   }
   if (auto cordon = merged.find("cordoned.log.dirs"); cordon != merged.end()) {
     apply(c, base, cordon->first, cordon->second);
   }
   return c;
-}
-
-// The value of one key in `c`, as describe() shows it.
-std::string value_text(const BrokerConfig& c, std::string_view key) {
-  if (key == "broker.id") return std::to_string(c.broker_id);
-  if (key == "log.dirs") return join(c.log_dirs);
-  if (key == "plugin.dir") return c.plugin_dir.string();
-  if (key == "admin.socket") return c.admin_socket.string();
-  if (key == "num.replica.alter.log.dirs.threads") return std::to_string(c.alter_log_dirs_threads);
-  if (key == "plugin.never.unload") return c.keep_unloaded_plugins ? "true" : "false";
-  if (key == "log.directory.select.strategy") return c.strategy;
-  if (key == "cordoned.log.dirs") return c.cordon_all ? "*" : join(c.cordoned);
-  if (key == "log.partition.expected.bytes") return std::to_string(c.partition_expected_bytes);
-  if (key == "log.level") return c.log_level;
-  if (key == "replica.alter.log.dirs.io.max.bytes.per.second") {
-    return std::to_string(c.alter_log_dirs_bytes_per_second);
-  }
-  if (auto option = split_option_key(key)) {
-    auto strategy = c.strategy_options.find(option->first);
-    if (strategy != c.strategy_options.end()) {
-      auto value = strategy->second.find(option->second);
-      if (value != strategy->second.end()) return value->second;
-    }
-  }
-  return "";
-}
-
-// A value that arrives as text: a request, or the dynamic file.
-Setting text_setting(const KeySpec& spec, const std::string& text, const std::string& where) {
-  Setting s;
-  s.text = text;
-  s.where = where;
-  if (spec.kind == Kind::kPathList) {
-    s.items = split_csv(text);
-    s.item_where.assign(s.items.size(), where);
-  }
-  return s;
 }
 
 // --- Reading files -----------------------------------------------------------------------------
@@ -530,27 +320,29 @@ std::string float_text(double value) {
 }
 
 // One key of the file as a Setting, checking its TOML type.
-Setting file_setting(const FlatEntry& entry, Kind kind, const fs::path& file) {
+Setting file_setting(const FlatEntry& entry, ConfigType type, const fs::path& file) {
   const toml::node& node = *entry.node;
   Setting s;
   s.where = position(file, entry.line, entry.column);
   auto wrong = [&](const std::string& expected) {
-    fail(s.where, entry.name, "must be " + expected + ", not " + type_with_article(node));
+    throw_key_error(s.where, entry.name,
+                    "must be " + expected + ", not " + type_with_article(node));
   };
-  switch (kind) {
-    case Kind::kInt:
+  switch (type) {
+    case ConfigType::kInt:
       if (!node.is_integer()) wrong("an integer");
       s.text = std::to_string(node.as_integer()->get());
       break;
-    case Kind::kBool:
+    case ConfigType::kBool:
       if (!node.is_boolean()) wrong("true or false");
       s.text = node.as_boolean()->get() ? "true" : "false";
       break;
-    case Kind::kString:
+    case ConfigType::kString:
+    case ConfigType::kPath:
       if (!node.is_string()) wrong("a string");
       s.text = node.as_string()->get();
       break;
-    case Kind::kOption:
+    case ConfigType::kScalar:
       if (node.is_string()) {
         s.text = node.as_string()->get();
       } else if (node.is_integer()) {
@@ -563,7 +355,7 @@ Setting file_setting(const FlatEntry& entry, Kind kind, const fs::path& file) {
         wrong("a string, integer, boolean or float");
       }
       break;
-    case Kind::kPathList:
+    case ConfigType::kPathList:
       if (node.is_string()) {
         s.text = node.as_string()->get();
         s.items = split_csv(s.text);
@@ -575,14 +367,15 @@ Setting file_setting(const FlatEntry& entry, Kind kind, const fs::path& file) {
         std::string where =
             position(file, element.source().begin.line, element.source().begin.column);
         if (!element.is_string()) {
-          fail(where, entry.name, "entries must be strings, not " + type_with_article(element));
+          throw_key_error(where, entry.name,
+                          "entries must be strings, not " + type_with_article(element));
         }
         const std::string& text = element.as_string()->get();
-        if (text.empty()) fail(where, entry.name, "entries must not be empty strings");
+        if (text.empty()) throw_key_error(where, entry.name, "entries must not be empty strings");
         s.items.push_back(text);
         s.item_where.push_back(std::move(where));
       }
-      s.text = join(s.items);
+      s.text = detail::join_list(s.items);
       break;
   }
   return s;
@@ -606,19 +399,20 @@ class ParsedFile {
   std::vector<FlatEntry> entries_;
 };
 
-// Checks one flat key of a file: known, set once. Returns its spec, or nullopt for an empty table
+// Checks one flat key of a file: known, set once. Returns its row, or nullptr for an empty table
 // that may stay empty.
-std::optional<KeySpec> check_entry(const FlatEntry& entry, const fs::path& file,
-                                   const std::map<std::string, uint64_t>& seen_lines) {
+const ConfigKey* check_entry(const FlatEntry& entry, const fs::path& file,
+                             const std::map<std::string, uint64_t>& seen_lines) {
   std::string where = position(file, entry.line, entry.column);
   const toml::table* table = entry.node->as_table();
-  if (table && is_known_table(entry.name)) return std::nullopt;
-  std::optional<KeySpec> spec = find_spec(entry.name);
-  if (!spec) fail(where, entry.name, "unknown config key");
+  if (table && is_known_table(entry.name)) return nullptr;
+  const ConfigKey* key = find_config_key(entry.name);
+  if (!key) throw_key_error(where, entry.name, "unknown config key");
   if (auto seen = seen_lines.find(entry.name); seen != seen_lines.end()) {
-    fail(where, entry.name, "is set twice (first at line " + std::to_string(seen->second) + ")");
+    throw_key_error(where, entry.name,
+                    "is set twice (first at line " + std::to_string(seen->second) + ")");
   }
-  return spec;
+  return key;
 }
 
 Layer read_static_layer(const fs::path& file) {
@@ -626,10 +420,10 @@ Layer read_static_layer(const fs::path& file) {
   Layer layer;
   std::map<std::string, uint64_t> seen_lines;
   for (const FlatEntry& entry : parsed.entries()) {
-    std::optional<KeySpec> spec = check_entry(entry, file, seen_lines);
-    if (!spec) continue;
+    const ConfigKey* key = check_entry(entry, file, seen_lines);
+    if (!key) continue;
     seen_lines.emplace(entry.name, entry.line);
-    layer.emplace(entry.name, file_setting(entry, spec->kind, file));
+    layer.emplace(entry.name, file_setting(entry, key->type, file));
   }
   return layer;
 }
@@ -641,15 +435,16 @@ Layer read_dynamic_layer(const fs::path& file) {
   Layer layer;
   std::map<std::string, uint64_t> seen_lines;
   for (const FlatEntry& entry : parsed.entries()) {
-    std::optional<KeySpec> spec = check_entry(entry, file, seen_lines);
-    if (!spec) continue;
+    const ConfigKey* key = check_entry(entry, file, seen_lines);
+    if (!key) continue;
     seen_lines.emplace(entry.name, entry.line);
     std::string where = position(file, entry.line, entry.column);
     if (!entry.node->is_string()) {
-      fail(where, entry.name,
-           "must be a string in the dynamic config file, not " + type_with_article(*entry.node));
+      throw_key_error(
+          where, entry.name,
+          "must be a string in the dynamic config file, not " + type_with_article(*entry.node));
     }
-    layer.emplace(entry.name, text_setting(*spec, entry.node->as_string()->get(), where));
+    layer.emplace(entry.name, text_setting(*key, entry.node->as_string()->get(), where));
   }
   return layer;
 }
@@ -762,8 +557,8 @@ fs::path ConfigStore::dynamic_file() const {
 }
 
 bool ConfigStore::is_dynamic_key(const std::string& name) {
-  std::optional<KeySpec> spec = find_spec(name);
-  return spec && spec->dynamic;
+  const ConfigKey* key = find_config_key(name);
+  return key && key->dynamic;
 }
 
 ConfigStore::Layer ConfigStore::altered(const std::vector<ConfigAlteration>& changes) const {
@@ -771,18 +566,19 @@ ConfigStore::Layer ConfigStore::altered(const std::vector<ConfigAlteration>& cha
   std::set<std::string> seen;
   for (const ConfigAlteration& change : changes) {
     if (!seen.insert(change.name).second) {
-      fail("", change.name, "appears more than once in one request");
+      throw_key_error("", change.name, "appears more than once in one request");
     }
-    std::optional<KeySpec> spec = find_spec(change.name);
-    if (!spec) fail("", change.name, "unknown config key");
-    if (!spec->dynamic) {
-      fail("", change.name,
-           "cannot be altered dynamically; it is a static config (edit the file and restart)");
+    const ConfigKey* key = find_config_key(change.name);
+    if (!key) throw_key_error("", change.name, "unknown config key");
+    if (!key->dynamic) {
+      throw_key_error(
+          "", change.name,
+          "cannot be altered dynamically; it is a static config (edit the file and restart)");
     }
     if (change.op == ConfigAlteration::Op::kDelete) {
       layer.erase(change.name);
     } else {
-      layer.insert_or_assign(change.name, text_setting(*spec, change.value, ""));
+      layer.insert_or_assign(change.name, text_setting(*key, change.value, ""));
     }
   }
   return layer;
@@ -805,16 +601,15 @@ BrokerConfig ConfigStore::reread(std::vector<std::string>* static_changes) const
   Layer fresh = read_static_layer(file_);
   BrokerConfig file_only = build(file_, fresh, {});
   std::vector<std::string> changed;
-  for (const KeySpec& spec : kKeys) {
-    if (spec.dynamic || value_text(file_only, spec.name) == value_text(current_, spec.name))
-      continue;
-    std::string key(spec.name);
-    changed.push_back(key);
+  for (const ConfigKey& key : config_keys()) {
+    if (key.dynamic || key.format(key.name, file_only) == key.format(key.name, current_)) continue;
+    std::string name(key.name);
+    changed.push_back(name);
     // A changed static key keeps its running value until a restart.
-    if (auto old = static_values_.find(key); old != static_values_.end()) {
-      fresh.insert_or_assign(key, old->second);
+    if (auto old = static_values_.find(name); old != static_values_.end()) {
+      fresh.insert_or_assign(name, old->second);
     } else {
-      fresh.erase(key);
+      fresh.erase(name);
     }
   }
   BrokerConfig config = build(file_, fresh, dynamic_values_);
@@ -840,14 +635,15 @@ std::vector<DescribedConfig> ConfigStore::describe() const {
     return "DEFAULT";
   };
   std::vector<DescribedConfig> rows;
-  for (const KeySpec& spec : kKeys) {
-    std::string key(spec.name);
-    rows.push_back({key, value_text(current_, key), source(key), spec.dynamic});
+  for (const ConfigKey& key : config_keys()) {
+    std::string name(key.name);
+    rows.push_back({name, key.format(name, current_), source(name), key.dynamic});
   }
   for (const auto& [strategy, options] : current_.strategy_options) {
     for (const auto& [option, value] : options) {
-      std::string key = std::string(kOptionPrefix) + strategy + "." + option;
-      rows.push_back({key, value, source(key), true});
+      std::string name = std::string(kStrategyOptionPrefix) + strategy + "." + option;
+      rows.push_back({name, kStrategyOptionRule.format(name, current_), source(name),
+                      kStrategyOptionRule.dynamic});
     }
   }
   return rows;

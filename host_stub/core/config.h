@@ -34,26 +34,27 @@ struct ConfigSetting {
 };
 }  // namespace detail
 
-// Effective configuration, after DYNAMIC > STATIC > DEFAULT.
+// Effective configuration, after DYNAMIC > STATIC > DEFAULT. Only ConfigStore builds one, and it
+// sets every field, defaults included, through the key table (core/config_keys.h).
 struct BrokerConfig {
   fs::path file;                   // canonical path of the TOML file
   int32_t broker_id = 0;           // broker.id (static)
   std::vector<fs::path> log_dirs;  // log.dirs (static), canonical, in file order, never empty
   fs::path plugin_dir;             // plugin.dir (static), canonical
-  fs::path admin_socket;           // admin.socket (static), default <config dir>/lds-admin.sock
+  fs::path admin_socket;           // admin.socket (static), canonical
 
-  std::string strategy = "partition";  // log.directory.select.strategy (dynamic)
+  std::string strategy;  // log.directory.select.strategy (dynamic)
   // log.directory.select.<name>.<key> = value (dynamic), keyed by strategy name, then option key.
   std::map<std::string, std::map<std::string, std::string>> strategy_options;
   bool cordon_all = false;  // cordoned.log.dirs = "*" (dynamic)
   std::vector<fs::path>
       cordoned;  // cordoned.log.dirs entries (dynamic), canonical, each in log_dirs
   uint64_t partition_expected_bytes = 0;  // log.partition.expected.bytes (dynamic), 0 = none
-  std::string log_level = "info";         // log.level (dynamic): trace|debug|info|warn|error|off
+  std::string log_level;                  // log.level (dynamic): trace|debug|info|warn|error|off
   uint64_t alter_log_dirs_bytes_per_second = 0;  // replica.alter.log.dirs.io.max.bytes.per.second
                                                  // (dynamic), 0 = unthrottled
-  int32_t alter_log_dirs_threads = 1;            // num.replica.alter.log.dirs.threads (static)
-  bool keep_unloaded_plugins = false;            // plugin.never.unload (static)
+  int32_t mover_threads = 0;                     // num.replica.alter.log.dirs.threads (static)
+  bool never_unload = false;                     // plugin.never.unload (static)
 
   bool is_cordoned(const fs::path& canonical_dir) const;
   // Options of the given strategy as (key, value) pairs, empty when none are set.

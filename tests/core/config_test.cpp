@@ -259,8 +259,8 @@ TEST_F(ConfigStore, AppliesDefaults) {
   EXPECT_EQ(c.log_level, "info");
   EXPECT_EQ(c.partition_expected_bytes, 0u);
   EXPECT_EQ(c.alter_log_dirs_bytes_per_second, 0u);
-  EXPECT_EQ(c.alter_log_dirs_threads, 1);
-  EXPECT_FALSE(c.keep_unloaded_plugins);
+  EXPECT_EQ(c.mover_threads, 1);
+  EXPECT_FALSE(c.never_unload);
   EXPECT_FALSE(c.cordon_all);
   EXPECT_TRUE(c.cordoned.empty());
   EXPECT_TRUE(c.strategy_options.empty());
@@ -297,8 +297,8 @@ partition.spread.topic = true
   EXPECT_EQ(c.broker_id, 7);
   EXPECT_EQ(c.plugin_dir, fs::path("/opt/plugins"));
   EXPECT_EQ(c.admin_socket, dir_ / "run/admin.sock");
-  EXPECT_EQ(c.alter_log_dirs_threads, 3);
-  EXPECT_TRUE(c.keep_unloaded_plugins);
+  EXPECT_EQ(c.mover_threads, 3);
+  EXPECT_TRUE(c.never_unload);
   EXPECT_EQ(c.cordoned, std::vector<fs::path>{dir_ / "d2"});
   EXPECT_TRUE(c.is_cordoned(dir_ / "d2"));
   EXPECT_FALSE(c.is_cordoned(dir_ / "d1"));

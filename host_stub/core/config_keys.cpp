@@ -1,0 +1,325 @@
+// config_keys.cpp: the table of configuration keys, with each key's validation and text form.
+#include "core/config_keys.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
+#include <limits>
+#include <vector>
+
+#include "core/errors.h"
+
+#ifndef LDS_DEFAULT_PLUGIN_DIR_RELATIVE
+#define LDS_DEFAULT_PLUGIN_DIR_RELATIVE "../lib/lds/plugins"
+#endif
+
+namespace lds {
+namespace {
+
+using Setting = detail::ConfigSetting;
+using detail::throw_key_error;
+
+constexpr std::string_view kLogLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
+
+std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+std::string join_paths(const std::vector<fs::path>& paths) {
+  std::vector<std::string> parts;
+  for (const fs::path& p : paths) parts.push_back(p.string());
+  return detail::join_list(parts);
+}
+
+// `text` with control characters shown as \uXXXX.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7F) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04X", u);
+      out += escape;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+// Kafka's exact sentence (KIP-1066); the admin API returns it as the INVALID_CONFIG message.
+[[noreturn]] void throw_cordon_error(const std::string& where, std::string_view entry) {
+  throw ConfigError(where + "Invalid entry in cordoned.log.dirs: " + printable(entry) +
+                    ". All cordoned log dirs must be entries of log.dirs or log.dir.");
+}
+
+bool is_plugin_name(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+  });
+}
+
+std::optional<int64_t> parse_int(std::string_view text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+int64_t int_in_range(const Setting& s, std::string_view key, int64_t min, int64_t max) {
+  std::optional<int64_t> value = parse_int(s.text);
+  if (!value || *value < min || *value > max) {
+    std::string range =
+        max == std::numeric_limits<int64_t>::max()
+            ? "an integer >= " + std::to_string(min)
+            : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+    throw_key_error(s.where, key, "must be " + range + ", not " + in_quotes(s.text));
+  }
+  return *value;
+}
+
+int32_t int32_at_least(const Setting& s, std::string_view key, int32_t min) {
+  return static_cast<int32_t>(int_in_range(s, key, min, std::numeric_limits<int32_t>::max()));
+}
+
+uint64_t count_of(const Setting& s, std::string_view key) {
+  return static_cast<uint64_t>(int_in_range(s, key, 0, std::numeric_limits<int64_t>::max()));
+}
+
+fs::path non_empty_path(const Setting& s, std::string_view key, const fs::path& base) {
+  if (s.text.empty()) throw_key_error(s.where, key, "must not be empty");
+  return canonical_path(base, s.text);
+}
+
+// Whether `inner` lies strictly inside `outer`; both canonical.
+bool is_inside(const fs::path& inner, const fs::path& outer) {
+  auto [o, i] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
+  return o == outer.end() && i != inner.end();
+}
+
+void parse_log_dirs(std::string_view key, const Setting& s, const fs::path& base, BrokerConfig& c) {
+  if (s.items.empty()) throw_key_error(s.where, key, "must not be empty");
+  std::vector<fs::path> dirs;
+  for (size_t i = 0; i < s.items.size(); ++i) {
+    fs::path dir = canonical_path(base, s.items[i]);
+    for (size_t j = 0; j < dirs.size(); ++j) {
+      if (dir == dirs[j]) {
+        throw_key_error(s.item_where[i], key,
+                        in_quotes(s.items[i]) + " is the same directory as " +
+                            in_quotes(s.items[j]) + " (" + dir.string() + ")");
+      }
+      if (is_inside(dir, dirs[j]) || is_inside(dirs[j], dir)) {
+        bool inner = is_inside(dir, dirs[j]);
+        throw_key_error(s.item_where[i], key,
+                        in_quotes(s.items[i]) + (inner ? " is inside " : " contains ") +
+                            in_quotes(s.items[j]) + "; log directories must not nest");
+      }
+    }
+    dirs.push_back(std::move(dir));
+  }
+  c.log_dirs = std::move(dirs);
+}
+
+void parse_cordoned(std::string_view key, const Setting& s, const fs::path& base, BrokerConfig& c) {
+  for (size_t i = 0; i < s.items.size(); ++i) {
+    if (s.items[i] == "*") {
+      if (s.items.size() != 1)
+        throw_key_error(s.item_where[i], key, "\"*\" must be the only entry");
+      c.cordon_all = true;
+      return;
+    }
+    fs::path dir = canonical_path(base, s.items[i]);
+    if (std::find(c.log_dirs.begin(), c.log_dirs.end(), dir) == c.log_dirs.end()) {
+      throw_cordon_error(s.item_where[i], s.items[i]);
+    }
+    if (std::find(c.cordoned.begin(), c.cordoned.end(), dir) == c.cordoned.end()) {
+      c.cordoned.push_back(std::move(dir));
+    }
+  }
+}
+
+void parse_strategy_option(std::string_view key, const Setting& s, const fs::path&,
+                           BrokerConfig& c) {
+  std::optional<StrategyOptionName> option = split_strategy_option(key);
+  if (!option) throw_key_error(s.where, key, "unknown config key");
+  if (!is_plugin_name(option->strategy)) {
+    throw_key_error(s.where, key,
+                    "strategy name " + in_quotes(option->strategy) + " must match [a-z0-9_]+");
+  }
+  c.strategy_options[option->strategy][option->option] = s.text;
+}
+
+std::string format_strategy_option(std::string_view key, const BrokerConfig& c) {
+  std::optional<StrategyOptionName> option = split_strategy_option(key);
+  if (!option) return "";
+  auto strategy = c.strategy_options.find(option->strategy);
+  if (strategy == c.strategy_options.end()) return "";
+  auto value = strategy->second.find(option->option);
+  return value == strategy->second.end() ? "" : value->second;
+}
+
+std::string bool_text(bool value) { return value ? "true" : "false"; }
+
+constexpr ConfigKey kKeys[] = {
+    {.name = "broker.id",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("0"),
+     .dynamic = false,
+     .parse = [](std::string_view key, const Setting& s, const fs::path&,
+                 BrokerConfig& c) { c.broker_id = int32_at_least(s, key, 0); },
+     .format = [](std::string_view, const BrokerConfig& c) { return std::to_string(c.broker_id); },
+     .doc = "must match broker.id in each log directory's meta.properties"},
+    {.name = "log.dirs",
+     .type = ConfigType::kPathList,
+     .default_value = ConfigDefault::required(),
+     .dynamic = false,
+     .parse = parse_log_dirs,
+     .format = [](std::string_view, const BrokerConfig& c) { return join_paths(c.log_dirs); },
+     .doc = "the log directories; no repeats, no nesting"},
+    {.name = "plugin.dir",
+     .type = ConfigType::kPath,
+     .default_value = ConfigDefault::beside_executable(LDS_DEFAULT_PLUGIN_DIR_RELATIVE),
+     .dynamic = false,
+     .parse = [](std::string_view key, const Setting& s, const fs::path& base,
+                 BrokerConfig& c) { c.plugin_dir = non_empty_path(s, key, base); },
+     .format = [](std::string_view, const BrokerConfig& c) { return c.plugin_dir.string(); },
+     .doc = "the folder strategy libraries liblds_<name>.so are loaded from"},
+    {.name = "admin.socket",
+     .type = ConfigType::kPath,
+     .default_value = ConfigDefault::text_of("lds-admin.sock"),
+     .dynamic = false,
+     .parse = [](std::string_view key, const Setting& s, const fs::path& base,
+                 BrokerConfig& c) { c.admin_socket = non_empty_path(s, key, base); },
+     .format = [](std::string_view, const BrokerConfig& c) { return c.admin_socket.string(); },
+     .doc = "the admin API's Unix socket"},
+    {.name = "num.replica.alter.log.dirs.threads",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("1"),
+     .dynamic = false,
+     .parse = [](std::string_view key, const Setting& s, const fs::path&,
+                 BrokerConfig& c) { c.mover_threads = int32_at_least(s, key, 1); },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.mover_threads); },
+     .doc = "threads that move replicas between log directories"},
+    {.name = "plugin.never.unload",
+     .type = ConfigType::kBool,
+     .default_value = ConfigDefault::text_of("false"),
+     .dynamic = false,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           if (s.text != "true" && s.text != "false") {
+             throw_key_error(s.where, key, "must be true or false, not " + in_quotes(s.text));
+           }
+           c.never_unload = s.text == "true";
+         },
+     .format = [](std::string_view, const BrokerConfig& c) { return bool_text(c.never_unload); },
+     .doc = "keep replaced strategy libraries mapped instead of closing them"},
+    {.name = "log.directory.select.strategy",
+     .type = ConfigType::kString,
+     .default_value = ConfigDefault::text_of("partition"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           if (!is_plugin_name(s.text)) {
+             throw_key_error(
+                 s.where, key,
+                 "must be a strategy name matching [a-z0-9_]+, not " + in_quotes(s.text));
+           }
+           c.strategy = s.text;
+         },
+     .format = [](std::string_view, const BrokerConfig& c) { return c.strategy; },
+     .doc = "the strategy that picks a log directory for each new partition"},
+    {.name = "cordoned.log.dirs",
+     .type = ConfigType::kPathList,
+     .default_value = ConfigDefault::text_of(""),
+     .dynamic = true,
+     .parse = parse_cordoned,
+     .format =
+         [](std::string_view, const BrokerConfig& c) {
+           return c.cordon_all ? std::string("*") : join_paths(c.cordoned);
+         },
+     .doc = "log directories that take no new partitions; \"*\" for all"},
+    {.name = "log.partition.expected.bytes",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("0"),
+     .dynamic = true,
+     .parse = [](std::string_view key, const Setting& s, const fs::path&,
+                 BrokerConfig& c) { c.partition_expected_bytes = count_of(s, key); },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.partition_expected_bytes); },
+     .doc = "expected size of a partition whose request gives none; 0 for the mean hosted size"},
+    {.name = "log.level",
+     .type = ConfigType::kString,
+     .default_value = ConfigDefault::text_of("info"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           if (std::find(std::begin(kLogLevels), std::end(kLogLevels), s.text) ==
+               std::end(kLogLevels)) {
+             throw_key_error(
+                 s.where, key,
+                 "must be one of trace, debug, info, warn, error, off, not " + in_quotes(s.text));
+           }
+           c.log_level = s.text;
+         },
+     .format = [](std::string_view, const BrokerConfig& c) { return c.log_level; },
+     .doc = "the host's log level: trace, debug, info, warn, error or off"},
+    {.name = "replica.alter.log.dirs.io.max.bytes.per.second",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("0"),
+     .dynamic = true,
+     .parse = [](std::string_view key, const Setting& s, const fs::path&,
+                 BrokerConfig& c) { c.alter_log_dirs_bytes_per_second = count_of(s, key); },
+     .format =
+         [](std::string_view, const BrokerConfig& c) {
+           return std::to_string(c.alter_log_dirs_bytes_per_second);
+         },
+     .doc = "bytes per second all replica moves together may copy; 0 for no limit"},
+};
+
+}  // namespace
+
+const ConfigKey kStrategyOptionRule = {
+    .name = "log.directory.select.<name>.<option>",
+    .type = ConfigType::kScalar,
+    .default_value = ConfigDefault::absent(),
+    .dynamic = true,
+    .parse = parse_strategy_option,
+    .format = format_strategy_option,
+    .doc = "an option passed to strategy <name>, which refuses options it does not know"};
+
+std::span<const ConfigKey> config_keys() { return kKeys; }
+
+std::optional<StrategyOptionName> split_strategy_option(std::string_view name) {
+  if (!name.starts_with(kStrategyOptionPrefix)) return std::nullopt;
+  std::string_view rest = name.substr(kStrategyOptionPrefix.size());
+  size_t dot = rest.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size()) return std::nullopt;
+  return StrategyOptionName{std::string(rest.substr(0, dot)), std::string(rest.substr(dot + 1))};
+}
+
+const ConfigKey* find_config_key(std::string_view name) {
+  for (const ConfigKey& key : kKeys) {
+    if (key.name == name) return &key;
+  }
+  return split_strategy_option(name) ? &kStrategyOptionRule : nullptr;
+}
+
+namespace detail {
+
+void throw_key_error(const std::string& where, std::string_view key, const std::string& reason) {
+  throw ConfigError(where + printable(std::string(key) + ": " + reason) + ".");
+}
+
+std::string join_list(std::span<const std::string> entries) {
+  std::string out;
+  for (const std::string& entry : entries) {
+    if (!out.empty()) out += ',';
+    out += entry;
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace lds
