@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "dir_ranking.h"
+#include "hard_filters.h"
 #include "kafka_next_log_dirs.h"
 #include "core/disk_probe.h"
 #include "core/log_manager.h"
@@ -155,20 +156,26 @@ void BM_ProjectCreate(benchmark::State& state, int dirs, int64_t partitions, std
   if (in_batch > 0) f.logs->delete_topic(topic);
 }
 
-// The ranking the plugin runs, minus the ABI: the same candidate keys and orders.
+// The ranking the plugin runs, minus the ABI: the same hard filters, candidate keys and orders.
 void rank_directly(const std::string& strategy, const std::vector<lds_dir>& dirs, uint64_t expected,
                    std::vector<uint32_t>& order) {
   using namespace lds::plugin;
+  const lds_request request{sizeof(lds_request), 0, "bench", expected};
+  lds_rank_args args{};
+  args.struct_size = sizeof args;
+  args.dir_count = static_cast<uint32_t>(dirs.size());
+  args.dir_stride = sizeof(lds_dir);
+  args.request = &request;
+  args.dirs = dirs.data();
   CandidateList candidates(dirs.size());
   if (strategy == "size") {
     for (const lds_dir& d : dirs) {
       if (!SpaceKnown(d)) std::abort();
     }
-  }
-  for (uint32_t i = 0; i < dirs.size(); ++i) candidates.Add(MakeCandidate(dirs[i], i, expected));
-  if (strategy == "size") {
+    AddCandidatesPassing(args, candidates, KeepsFreeBytes(0));
     SortByFill(candidates);
   } else {
+    AddCandidatesPassing(args, candidates);
     SortByPartitionCount(candidates);
   }
   uint32_t n = 0;

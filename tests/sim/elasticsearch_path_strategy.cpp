@@ -11,47 +11,22 @@
 //     (partition_count), then most usable space, then data path order;
 //   - when no path is eligible, the one with the most usable space is the only choice.
 // Elasticsearch has no cordon; cordon flags are ignored. Stateless, so rank needs no lock.
+#include <lds/logdir_strategy.h>
+
 #include <algorithm>
-#include <cstring>
-#include <new>
 #include <vector>
 
 #include "dir_ranking.h"
-#include "error_text.h"
-#include <lds/logdir_strategy.h>
-#include "strategy_options.h"
+#include "strategy_skeleton.h"
 
 namespace {
 
-using lds::plugin::CheckCreateArguments;
 using lds::plugin::DirAt;
-using lds::plugin::RejectNoCandidates;
-using lds::plugin::RejectUnknownOption;
-using lds::plugin::RunGuarded;
+using lds::plugin::StrategySpec;
 using lds::plugin::Uint128;
-using lds::plugin::ValidateRankArgs;
 
-constexpr const char* kName = "elasticsearch_path";
-constexpr const char* kKnownOptions = "none";
-
-// There are no options; the instance only has to be a non-NULL pointer the host can pass back.
-struct ElasticsearchStrategy {};
-
-int32_t Create(const lds_host_api* /*host*/, const lds_config_entry* config, uint32_t config_count,
-               void** instance, char* error, uint32_t error_cap) noexcept {
-  return RunGuarded(kName, error, error_cap, [&]() -> int32_t {
-    lds_status status =
-        CheckCreateArguments(kName, config, config_count, instance, error, error_cap);
-    if (status != LDS_OK) return status;
-    if (config_count > 0) {
-      return RejectUnknownOption(kName, config[0].key, kKnownOptions, error, error_cap);
-    }
-    *instance = new ElasticsearchStrategy();
-    return LDS_OK;
-  });
-}
-
-void Destroy(void* instance) noexcept { delete static_cast<ElasticsearchStrategy*>(instance); }
+// Elasticsearch's choice has no settings of its own, so every option is refused.
+struct NoOptions {};
 
 struct Path {
   uint32_t index;
@@ -60,65 +35,53 @@ struct Path {
   uint64_t usable;
 };
 
-int32_t Rank(void* instance, lds_rank_args* args) noexcept {
-  const lds_status status = ValidateRankArgs(instance, args, kName);
-  if (status != LDS_OK) return status;
-  return RunGuarded(kName, args->error, args->error_cap, [&]() -> int32_t {
-    if (args->dir_count == 0) return RejectNoCandidates(args, kName);
-    std::vector<Path> paths;
-    paths.reserve(args->dir_count);
-    Uint128 total_usable = 0;
-    for (uint32_t i = 0; i < args->dir_count; ++i) {
-      const lds_dir& d = DirAt(*args, i);
-      const uint64_t usable = (d.flags & LDS_DIR_SPACE_UNKNOWN) == 0 ? d.usable_bytes : 0;
-      paths.push_back({i, d.topic_partition_count, d.partition_count, usable});
-      total_usable += usable;
-    }
-    const Uint128 estimate = std::max<Uint128>(args->request->expected_bytes, total_usable / 20);
-    std::vector<Path> eligible;
+lds_status RankPaths(const NoOptions& /*options*/, lds_rank_args& args) {
+  std::vector<Path> paths;
+  paths.reserve(args.dir_count);
+  Uint128 total_usable = 0;
+  for (uint32_t i = 0; i < args.dir_count; ++i) {
+    const lds_dir& d = DirAt(args, i);
+    const uint64_t usable = (d.flags & LDS_DIR_SPACE_UNKNOWN) == 0 ? d.usable_bytes : 0;
+    paths.push_back({i, d.topic_partition_count, d.partition_count, usable});
+    total_usable += usable;
+  }
+  const Uint128 estimate = std::max<Uint128>(args.request->expected_bytes, total_usable / 20);
+  std::vector<Path> eligible;
+  for (const Path& p : paths) {
+    if (p.usable > estimate) eligible.push_back(p);
+  }
+  if (eligible.empty()) {
+    // getPathWithMostFreeSpace: the first path with the most usable space.
+    const Path* best = &paths[0];
     for (const Path& p : paths) {
-      if (p.usable > estimate) eligible.push_back(p);
+      if (p.usable > best->usable) best = &p;
     }
-    if (eligible.empty()) {
-      // getPathWithMostFreeSpace: the first path with the most usable space.
-      const Path* best = &paths[0];
-      for (const Path& p : paths) {
-        if (p.usable > best->usable) best = &p;
-      }
-      args->order[0] = best->index;
-      args->order_len = 1;
-      return LDS_OK;
-    }
-    std::stable_sort(eligible.begin(), eligible.end(), [](const Path& a, const Path& b) {
-      if (a.index_shards != b.index_shards) return a.index_shards < b.index_shards;
-      if (a.shards != b.shards) return a.shards < b.shards;
-      return a.usable > b.usable;
-    });
-    uint32_t n = 0;
-    for (const Path& p : eligible) args->order[n++] = p.index;
-    args->order_len = n;
+    args.order[0] = best->index;
+    args.order_len = 1;
     return LDS_OK;
+  }
+  std::stable_sort(eligible.begin(), eligible.end(), [](const Path& a, const Path& b) {
+    if (a.index_shards != b.index_shards) return a.index_shards < b.index_shards;
+    if (a.shards != b.shards) return a.shards < b.shards;
+    return a.usable > b.usable;
   });
+  uint32_t n = 0;
+  for (const Path& p : eligible) args.order[n++] = p.index;
+  args.order_len = n;
+  return LDS_OK;
 }
 
-constexpr lds_strategy kDescriptor = {
-    .struct_size = sizeof(lds_strategy),
-    .abi_major = LDS_ABI_MAJOR,
-    .abi_minor = LDS_ABI_MINOR,
-    .name = kName,
+constexpr StrategySpec<NoOptions> kElasticsearchStrategy = {
+    .name = "elasticsearch_path",
     .version = "1.0.0",
     .description =
         "Baseline for comparison: Elasticsearch's shard data path choice (fewest shards of the "
         "index, then fewest shards, then most usable space, among paths with room).",
     .capabilities = LDS_CAP_USES_SPACE,
-    .create = Create,
-    .destroy = Destroy,
-    .rank = Rank,
+    .options = {},
+    .rank = RankPaths,
 };
 
 }  // namespace
 
-const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t /*host_abi_minor*/) {
-  if (host_abi_major != LDS_ABI_MAJOR) return nullptr;
-  return &kDescriptor;
-}
+LDS_PLUGIN_STRATEGY(kElasticsearchStrategy)

@@ -16,34 +16,29 @@
 // space, most first, so a host that meets an I/O error still has somewhere to go.
 //
 // The random stream and the round-robin positions are shared state: rank takes a mutex.
+#include <lds/logdir_strategy.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
-#include <new>
 #include <vector>
 
 #include "dir_ranking.h"
 #include "error_text.h"
-#include <lds/logdir_strategy.h>
-#include "strategy_options.h"
+#include "option_table.h"
+#include "strategy_skeleton.h"
 
 namespace {
 
-using lds::plugin::CheckCreateArguments;
+using lds::plugin::ByteCountField;
 using lds::plugin::DirAt;
-using lds::plugin::ReadByteCountOption;
-using lds::plugin::RejectNoCandidates;
-using lds::plugin::RejectUnknownOption;
-using lds::plugin::RunGuarded;
-using lds::plugin::ValidateRankArgs;
+using lds::plugin::Option;
+using lds::plugin::StrategySpec;
 using lds::plugin::WriteError;
 
 constexpr const char* kName = "hdfs_available_space";
-constexpr const char* kKnownOptions =
-    "seed, balanced.space.threshold, balanced.preference.fraction, block.bytes";
 
 // java.util.Random: the 48-bit linear congruential generator, so a seed gives HDFS's own stream.
 class JavaRandom {
@@ -61,16 +56,39 @@ class JavaRandom {
   uint64_t state_;
 };
 
-struct Options {
-  uint64_t seed = 0;
-  uint64_t threshold = 10ull * 1024 * 1024 * 1024;  // dfs...balanced-space-threshold
-  float preference = 0.75f;                         // dfs...balanced-space-preference-fraction
-  uint64_t block_bytes = 128ull * 1024 * 1024;      // dfs.blocksize: the replica size asked for
+struct HdfsOptions {
+  uint64_t seed;
+  uint64_t threshold;    // dfs...balanced-space-threshold
+  float preference;      // dfs...balanced-space-preference-fraction
+  uint64_t block_bytes;  // dfs.blocksize: the replica size asked for
+};
+
+lds_status PreferenceFractionField(const lds_config_entry& entry, HdfsOptions& options, char* error,
+                                   uint32_t error_cap) {
+  char* end = nullptr;
+  errno = 0;
+  const double parsed = std::strtod(entry.value, &end);
+  if (errno == 0 && end != entry.value && *end == '\0' && std::isfinite(parsed) && parsed >= 0 &&
+      parsed <= 1) {
+    options.preference = static_cast<float>(parsed);
+    return LDS_OK;
+  }
+  WriteError(error, error_cap, "invalid value '%s' for option %s: expected a number from 0 to 1",
+             entry.value, entry.key);
+  return LDS_ERR_INVALID_ARGUMENT;
+}
+
+// HDFS's defaults: a 10 GiB balanced-space threshold, a 0.75 preference, 128 MiB blocks.
+constexpr Option<HdfsOptions> kOptions[] = {
+    {"seed", "0", ByteCountField<&HdfsOptions::seed>},
+    {"balanced.space.threshold", "10737418240", ByteCountField<&HdfsOptions::threshold>},
+    {"balanced.preference.fraction", "0.75", PreferenceFractionField},
+    {"block.bytes", "134217728", ByteCountField<&HdfsOptions::block_bytes>},
 };
 
 struct HdfsStrategy {
-  explicit HdfsStrategy(const Options& o) : options(o), random(o.seed) {}
-  const Options options;
+  explicit HdfsStrategy(const HdfsOptions& o) : options(o), random(o.seed) {}
+  const HdfsOptions options;
   std::mutex mu;  // guards everything below
   JavaRandom random;
   // RoundRobinVolumeChoosingPolicy positions: balanced, high available, low available.
@@ -99,53 +117,9 @@ int64_t RoundRobin(const std::vector<Volume>& volumes, size_t& next, uint64_t bl
   }
 }
 
-lds_status ReadFractionOption(const lds_config_entry& entry, float* value, char* error,
-                              uint32_t error_cap) {
-  char* end = nullptr;
-  errno = 0;
-  const double parsed = std::strtod(entry.value, &end);
-  if (errno == 0 && end != entry.value && *end == '\0' && std::isfinite(parsed) && parsed >= 0 &&
-      parsed <= 1) {
-    *value = static_cast<float>(parsed);
-    return LDS_OK;
-  }
-  WriteError(error, error_cap, "invalid value '%s' for option %s: expected a number from 0 to 1",
-             entry.value, entry.key);
-  return LDS_ERR_INVALID_ARGUMENT;
-}
-
-int32_t Create(const lds_host_api* /*host*/, const lds_config_entry* config, uint32_t config_count,
-               void** instance, char* error, uint32_t error_cap) noexcept {
-  return RunGuarded(kName, error, error_cap, [&]() -> int32_t {
-    lds_status status =
-        CheckCreateArguments(kName, config, config_count, instance, error, error_cap);
-    if (status != LDS_OK) return status;
-    Options options;
-    for (uint32_t i = 0; i < config_count; ++i) {
-      const lds_config_entry& entry = config[i];
-      if (std::strcmp(entry.key, "seed") == 0) {
-        status = ReadByteCountOption(entry, &options.seed, error, error_cap);
-      } else if (std::strcmp(entry.key, "balanced.space.threshold") == 0) {
-        status = ReadByteCountOption(entry, &options.threshold, error, error_cap);
-      } else if (std::strcmp(entry.key, "balanced.preference.fraction") == 0) {
-        status = ReadFractionOption(entry, &options.preference, error, error_cap);
-      } else if (std::strcmp(entry.key, "block.bytes") == 0) {
-        status = ReadByteCountOption(entry, &options.block_bytes, error, error_cap);
-      } else {
-        status = RejectUnknownOption(kName, entry.key, kKnownOptions, error, error_cap);
-      }
-      if (status != LDS_OK) return status;
-    }
-    *instance = new HdfsStrategy(options);
-    return LDS_OK;
-  });
-}
-
-void Destroy(void* instance) noexcept { delete static_cast<HdfsStrategy*>(instance); }
-
 // AvailableSpaceVolumeChoosingPolicy.chooseVolume; -1 when no volume can take a block.
 int64_t Choose(HdfsStrategy& s, const std::vector<Volume>& all) {
-  const Options& o = s.options;
+  const HdfsOptions& o = s.options;
   uint64_t least = UINT64_MAX, most = 0;
   for (const Volume& v : all) {
     least = std::min(least, v.available);
@@ -172,64 +146,50 @@ int64_t Choose(HdfsStrategy& s, const std::vector<Volume>& all) {
   return RoundRobin(low, s.low_next, o.block_bytes);
 }
 
-int32_t Rank(void* instance, lds_rank_args* args) noexcept {
-  const lds_status status = ValidateRankArgs(instance, args, kName);
-  if (status != LDS_OK) return status;
-  return RunGuarded(kName, args->error, args->error_cap, [&]() -> int32_t {
-    auto& strategy = *static_cast<HdfsStrategy*>(instance);
-    if (args->dir_count == 0) return RejectNoCandidates(args, kName);
-    std::vector<Volume> volumes;
-    volumes.reserve(args->dir_count);
-    for (uint32_t i = 0; i < args->dir_count; ++i) {
-      const lds_dir& d = DirAt(*args, i);
-      const bool known = (d.flags & LDS_DIR_SPACE_UNKNOWN) == 0;
-      const uint64_t usable = known ? d.usable_bytes : 0;
-      volumes.push_back({i, usable > d.reserved_bytes ? usable - d.reserved_bytes : 0});
-    }
-    int64_t chosen;
-    {
-      std::lock_guard lock(strategy.mu);
-      chosen = Choose(strategy, volumes);
-    }
-    const uint64_t block = strategy.options.block_bytes;
-    if (chosen < 0) {
-      WriteError(args->error, args->error_cap,
-                 "strategy %s: out of space: no volume has more than block.bytes=%llu bytes "
-                 "available",
-                 kName, static_cast<unsigned long long>(block));
-      return LDS_ERR_NO_ELIGIBLE_DIR;
-    }
-    std::stable_sort(volumes.begin(), volumes.end(),
-                     [](const Volume& a, const Volume& b) { return a.available > b.available; });
-    uint32_t n = 0;
-    args->order[n++] = static_cast<uint32_t>(chosen);
-    for (const Volume& v : volumes) {
-      if (v.index != static_cast<uint32_t>(chosen) && v.available > block)
-        args->order[n++] = v.index;
-    }
-    args->order_len = n;
-    return LDS_OK;
-  });
+lds_status RankVolumes(HdfsStrategy& strategy, lds_rank_args& args) {
+  std::vector<Volume> volumes;
+  volumes.reserve(args.dir_count);
+  for (uint32_t i = 0; i < args.dir_count; ++i) {
+    const lds_dir& d = DirAt(args, i);
+    const bool known = (d.flags & LDS_DIR_SPACE_UNKNOWN) == 0;
+    const uint64_t usable = known ? d.usable_bytes : 0;
+    volumes.push_back({i, usable > d.reserved_bytes ? usable - d.reserved_bytes : 0});
+  }
+  int64_t chosen;
+  {
+    std::lock_guard lock(strategy.mu);
+    chosen = Choose(strategy, volumes);
+  }
+  const uint64_t block = strategy.options.block_bytes;
+  if (chosen < 0) {
+    WriteError(args.error, args.error_cap,
+               "strategy %s: out of space: no volume has more than block.bytes=%llu bytes "
+               "available",
+               kName, static_cast<unsigned long long>(block));
+    return LDS_ERR_NO_ELIGIBLE_DIR;
+  }
+  std::stable_sort(volumes.begin(), volumes.end(),
+                   [](const Volume& a, const Volume& b) { return a.available > b.available; });
+  uint32_t n = 0;
+  args.order[n++] = static_cast<uint32_t>(chosen);
+  for (const Volume& v : volumes) {
+    if (v.index != static_cast<uint32_t>(chosen) && v.available > block) args.order[n++] = v.index;
+  }
+  args.order_len = n;
+  return LDS_OK;
 }
 
-constexpr lds_strategy kDescriptor = {
-    .struct_size = sizeof(lds_strategy),
-    .abi_major = LDS_ABI_MAJOR,
-    .abi_minor = LDS_ABI_MINOR,
+constexpr StrategySpec<HdfsOptions, HdfsStrategy> kHdfsStrategy = {
     .name = kName,
     .version = "1.0.0",
     .description =
         "Baseline for comparison: HDFS AvailableSpaceVolumeChoosingPolicy (round robin, "
         "preferring volumes with much more available space).",
     .capabilities = LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS,
-    .create = Create,
-    .destroy = Destroy,
-    .rank = Rank,
+    .options = kOptions,
+    .rank = RankVolumes,
 };
 
 }  // namespace
 
-const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t /*host_abi_minor*/) {
-  if (host_abi_major != LDS_ABI_MAJOR) return nullptr;
-  return &kDescriptor;
-}
+LDS_PLUGIN_STRATEGY(kHdfsStrategy)

@@ -1,0 +1,40 @@
+// Hard filters: named rules a directory must pass to be ranked at all. They run first; the soft
+// orders of dir_ranking.h then sort only what is left.
+#pragma once
+
+#include <lds/logdir_strategy.h>
+
+#include <cstdint>
+
+#include "dir_ranking.h"
+
+namespace lds::plugin {
+
+// KIP-1066: a cordoned directory keeps its replicas but takes no new ones.
+inline auto Uncordoned() {
+  return [](const lds_dir& dir, const Candidate& /*candidate*/) {
+    return (dir.flags & LDS_DIR_CORDONED) == 0;
+  };
+}
+
+// The directory still has keep_free_bytes free once the partition's expected bytes are placed
+// (keep.free.bytes), counting reservations.
+inline auto KeepsFreeBytes(uint64_t keep_free_bytes) {
+  return [keep_free_bytes](const lds_dir& /*dir*/, const Candidate& candidate) {
+    return candidate.projected_free >= keep_free_bytes;
+  };
+}
+
+// Adds to candidates, in log.dirs order, every directory of args that passes all hard_filters.
+template <typename... HardFilters>
+void AddCandidatesPassing(const lds_rank_args& args, CandidateList& candidates,
+                          const HardFilters&... hard_filters) {
+  const uint64_t expected_bytes = args.request->expected_bytes;
+  for (uint32_t i = 0; i < args.dir_count; ++i) {
+    const lds_dir& dir = DirAt(args, i);
+    const Candidate candidate = MakeCandidate(dir, i, expected_bytes);
+    if ((hard_filters(dir, candidate) && ...)) candidates.Add(candidate);
+  }
+}
+
+}  // namespace lds::plugin
