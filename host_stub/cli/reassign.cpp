@@ -1,4 +1,5 @@
-// cli_reassign.cpp: applies and verifies the log_dirs of a Kafka reassignment file on this broker.
+// reassign.cpp: `lds-host reassign`: applies and verifies the log_dirs of a Kafka reassignment file
+// on this broker.
 #include "cli/reassign.h"
 
 #include <unistd.h>
@@ -8,14 +9,17 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
-#include "cli/output.h"
 #include "admin/admin_client.h"
+#include "cli/client.h"
+#include "cli/command.h"
+#include "cli/output.h"
 
 namespace lds::cli {
 namespace {
@@ -372,6 +376,32 @@ int run_reassign(const ReassignOptions& o) {
     std::cerr << "lds-host: " << e.what() << "\n";
     return 2;
   }
+}
+
+Command add_reassign_command(CLI::App& app) {
+  struct ReassignArgs {
+    Target target;
+    std::string file;
+    ReassignOptions options;
+  };
+  auto args = std::make_shared<ReassignArgs>();
+  auto* cmd = app.add_subcommand(
+      "reassign", "Apply or verify the log_dirs of a Kafka reassignment file on this broker");
+  add_target_options(cmd, args->target);
+  cmd->add_option("--reassignment-json-file", args->file,
+                  "Kafka's reassignment JSON ({\"version\":1,\"partitions\":[...]})")
+      ->required();
+  cmd->add_option("--timeout", args->options.timeout_ms,
+                  "How long to retry moves of replicas not here yet, in ms (default 10000)");
+  cmd->add_flag("--verify", args->options.verify,
+                "Report each move's state instead of starting it");
+  cmd->add_flag("--wait", args->options.wait, "Show progress until every started move finishes");
+  return {cmd, [args] {
+            ReassignOptions options = args->options;
+            options.socket = socket_of(args->target);
+            options.file = args->file;
+            return run_reassign(options);
+          }};
 }
 
 }  // namespace lds::cli

@@ -1,4 +1,4 @@
-// cli_reassign.h: `lds-host reassign`, the log_dirs part of Kafka's kafka-reassign-partitions.sh.
+// reassign.h: `lds-host reassign`, the log_dirs part of Kafka's kafka-reassign-partitions.sh.
 #pragma once
 
 #include <cstdint>

@@ -1,27 +1,30 @@
-// cli_simulate.cpp: `lds-host simulate`: replays a trace for each strategy and prints the summary.
+// simulate.cpp: `lds-host simulate`: replays a trace for each strategy and prints the summary.
 #include "cli/simulate.h"
 
 #include <iostream>
+#include <memory>
 
+#include "cli/command.h"
 #include "core/errors.h"
 #include "core/logging.h"
 #include "sim/simulator.h"
 
 namespace lds::cli {
 
-CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
+Command add_simulate_command(CLI::App& app) {
+  auto args = std::make_shared<SimulateArgs>();
   auto* cmd = app.add_subcommand(
       "simulate", "Replay a workload trace on virtual disks with each strategy and compare them");
-  cmd->add_option("--trace", args.trace, "Trace file (TOML), e.g. conf/sim/burst_500.toml")
+  cmd->add_option("--trace", args->trace, "Trace file (TOML), e.g. conf/sim/burst_500.toml")
       ->required();
-  cmd->add_option("--strategies", args.strategies,
+  cmd->add_option("--strategies", args->strategies,
                   "Comma-separated strategy variants (default: the trace's list, else partition,"
                   "partition_spread,size_fill,size_free,hdfs,elasticsearch)");
-  cmd->add_option("--out", args.out, "Output folder (default: sim-out/<trace name>)");
-  cmd->add_option("--plugin-dir", args.plugin_dirs,
+  cmd->add_option("--out", args->out, "Output folder (default: sim-out/<trace name>)");
+  cmd->add_option("--plugin-dir", args->plugin_dirs,
                   "Folder of liblds_<name>.so files to search first (repeatable)");
-  cmd->add_option("--log-level", args.log_level, "Host log level while simulating (default off)");
-  return cmd;
+  cmd->add_option("--log-level", args->log_level, "Host log level while simulating (default off)");
+  return {cmd, [args] { return run_simulate(*args); }};
 }
 
 int run_simulate(const SimulateArgs& args) {

@@ -1,7 +1,6 @@
-// cli_simulate.h: the `lds-host simulate` subcommand: options, and running the simulator from them.
+// simulate.h: `lds-host simulate`: its options, and running the simulator from them.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -14,9 +13,6 @@ struct SimulateArgs {
   std::vector<std::string> plugin_dirs;
   std::string log_level = "off";
 };
-
-// Registers the subcommand on `app`, filling `args` when it is parsed.
-CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args);
 
 // Runs every chosen strategy over the trace, writes the outputs and prints the summary table.
 // Returns 0, or 2 (with one sentence on stderr) when the trace or a plugin is wrong.

@@ -5,15 +5,10 @@
 #include <cstdio>
 #include <random>
 
+#include "core/splitmix.h"
+
 namespace lds::layout {
 namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 uint64_t seed_of(std::string_view topic, int32_t partition) {
   uint64_t h = 1469598103934665603ull;

@@ -1,0 +1,37 @@
+// client.h: what the admin client subcommands share: which broker to talk to (--config, --socket,
+// --json), one request and its printed response, byte-count options, and the exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace lds::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRefused = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Target {
+  std::string config;
+  std::string socket;
+  bool json = false;
+};
+
+void add_target_options(CLI::App* cmd, Target& target);
+
+// The admin socket: --socket, else the admin.socket of --config. Throws CLI::ValidationError when
+// neither is given, ConfigError when the config cannot be read.
+std::filesystem::path socket_of(const Target& target);
+
+// Sends one request and prints the response, as JSON with --json or else with `print`; returns the
+// exit code.
+int call(const Target& target, const nlohmann::json& request, int (*print)(const nlohmann::json&));
+
+// The value of a byte-count option such as --bytes 8MiB. Throws CLI::ValidationError saying what
+// is wrong with it.
+uint64_t parse_bytes_option(const std::string& text);
+
+}  // namespace lds::cli

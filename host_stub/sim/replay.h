@@ -1,0 +1,45 @@
+// replay.h: runs a trace through the host's own placement path. Each strategy variant is run on a
+// fresh in-memory LogManager whose DiskProbe is the set of virtual disks, with the strategy loaded
+// from its plugin exactly as the broker loads it: nothing here re-implements a ranking.
+//
+// One step of simulated time, in order: disks attached at this step come online, cordon events
+// apply, topics created at this step are placed (partition 0 first), then every placed partition
+// appends its bytes for the step. A partition stops growing at its retention (old segments are
+// deleted as fast as new ones are written). An append that does not fit on its disk writes what
+// fits and counts one out-of-space event.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/trace.h"
+
+namespace lds::sim {
+
+struct DiskResult {
+  std::string name;
+  uint64_t capacity = 0;
+  uint64_t used = 0;        // at the end
+  double fill_pct = 0;      // at the end
+  double max_fill_pct = 0;  // over the whole run
+  uint32_t partitions = 0;  // at the end
+  bool attached = false;
+};
+
+struct RunResult {
+  StrategyVariant variant;
+  std::vector<DiskResult> disks;
+  double final_spread_pp = 0;                 // max - min fill of the attached disks at the end
+  double max_fill_pct = 0;                    // the highest fill any disk reached
+  uint64_t out_of_space = 0;                  // appends that did not fit
+  uint64_t out_of_space_with_free_space = 0;  // of those, while > 10% of all capacity was free
+  uint64_t failed_placements = 0;             // creations no directory would take
+  std::string csv;  // "step,<disk>...": each disk's fill in percent after each step
+};
+
+// Runs one variant over the trace. Throws PluginError when the plugin cannot be found or loaded.
+RunResult run(const Trace& trace, const StrategyVariant& variant,
+              const std::vector<fs::path>& plugin_search_path);
+
+}  // namespace lds::sim

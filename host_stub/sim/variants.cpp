@@ -1,0 +1,47 @@
+// variants.cpp: the built-in strategy variants and the lookup of a variant by name.
+#include "sim/variants.h"
+
+#include "core/errors.h"
+#include "sim/text.h"
+
+namespace lds::sim {
+
+std::vector<StrategyVariant> builtin_variants(uint64_t seed) {
+  return {
+      {"partition", "partition", {}, "fewest partitions (Kafka's rule)"},
+      {"partition_spread",
+       "partition",
+       {{"spread.topic", "true"}},
+       "fewest partitions of the topic, then fewest partitions"},
+      {"size_fill", "size", {{"balance", "fill"}}, "lowest projected fill fraction"},
+      {"size_free", "size", {{"balance", "free"}}, "most projected free bytes (KIP-178's rule)"},
+      {"cordon", "cordon", {}, "cordoned disks excluded, then fewest partitions"},
+      {"cordon_size", "cordon", {{"order", "size"}}, "cordoned disks excluded, then fill"},
+      {"hdfs",
+       "hdfs_available_space",
+       {{"seed", std::to_string(seed)}},
+       "HDFS AvailableSpaceVolumeChoosingPolicy (10 GiB, 0.75)"},
+      {"elasticsearch", "elasticsearch_path", {}, "Elasticsearch's shard path choice"},
+  };
+}
+
+std::vector<std::string> default_strategy_names() {
+  return {"partition", "partition_spread", "size_fill", "size_free", "hdfs", "elasticsearch"};
+}
+
+StrategyVariant find_variant(const Trace& trace, const std::string& name) {
+  for (const StrategyVariant& v : trace.variants) {
+    if (v.name == name) return v;
+  }
+  std::string known;
+  for (const StrategyVariant& v : builtin_variants(trace.seed)) {
+    if (v.name == name) return v;
+    append_item(known, v.name, ", ");
+  }
+  for (const StrategyVariant& v : trace.variants) append_item(known, v.name, ", ");
+  throw ConfigError(trace.file.string() + ": strategy \"" + name +
+                    "\" is neither built in nor a [[strategy]] of the trace (known: " + known +
+                    ").");
+}
+
+}  // namespace lds::sim

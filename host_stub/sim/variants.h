@@ -1,0 +1,22 @@
+// variants.h: the named strategy configurations a simulation compares: the built-in ones and a
+// trace's own [[strategy]] tables.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/trace.h"
+
+namespace lds::sim {
+
+// The variants every trace can name: partition, partition_spread, size_fill, size_free, cordon,
+// cordon_size, hdfs (seeded with `seed`), elasticsearch.
+std::vector<StrategyVariant> builtin_variants(uint64_t seed);
+// partition, partition_spread, size_fill, size_free, hdfs, elasticsearch.
+std::vector<std::string> default_strategy_names();
+// The trace's own variant of that name, else the built-in one. Throws ConfigError listing the
+// known names.
+StrategyVariant find_variant(const Trace& trace, const std::string& name);
+
+}  // namespace lds::sim
