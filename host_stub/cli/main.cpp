@@ -1,6 +1,8 @@
 // main.cpp: the lds-host command line: serve, the admin client subcommands, and check-plugin.
 #include <signal.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -17,6 +19,7 @@
 #include "admin/admin_server.h"
 #include "core/broker.h"
 #include "conformance/conformance.h"
+#include "conformance/isolated_run.h"
 #include "core/config.h"
 #include "core/errors.h"
 #include "core/logging.h"
@@ -210,8 +213,15 @@ int main(int argc, char** argv) {
   reassign_cmd->add_flag("--wait", reassign.wait, "Show progress until every started move finishes");
 
   std::string plugin_file;
-  auto* check_cmd = app.add_subcommand("check-plugin", "Run the conformance checks on a strategy .so");
+  double check_timeout_s = std::chrono::duration<double>(lds::kDefaultCheckTimeout).count();
+  auto* check_cmd = app.add_subcommand(
+      "check-plugin",
+      "Run the conformance checks on a strategy .so in a child process; a plugin that ends that "
+      "process, or spends longer than --timeout seconds in one check, fails");
   check_cmd->add_option("file", plugin_file, "Path to liblds_<name>.so")->required();
+  check_cmd->add_option("--timeout", check_timeout_s, "Seconds each check may take before it fails")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
 
   lds::cli::SimulateArgs simulate_args;
   auto* simulate_cmd = lds::cli::add_simulate_command(app, simulate_args);
@@ -284,7 +294,8 @@ int main(int argc, char** argv) {
     }
     if (*simulate_cmd) return lds::cli::run_simulate(simulate_args);
     if (*check_cmd) {
-      lds::ConformanceReport report = lds::run_conformance(plugin_file);
+      const auto timeout = std::chrono::milliseconds(std::llround(check_timeout_s * 1000));
+      lds::ConformanceReport report = lds::run_conformance_isolated(plugin_file, timeout);
       std::cout << lds::format_report(report);
       return report.all_passed() ? kExitOk : kExitRefused;
     }
