@@ -1,4 +1,7 @@
-// check_plugin.cpp: `lds-host check-plugin`: runs the conformance checks on a strategy .so.
+// check_plugin.cpp: `lds-host check-plugin`: runs the conformance checks on a strategy .so in a child
+// process, so a plugin that exits, crashes or hangs fails instead of taking the checker with it.
+#include <chrono>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -6,15 +9,27 @@
 #include "cli/client.h"
 #include "cli/command.h"
 #include "conformance/conformance.h"
+#include "conformance/isolated_run.h"
 
 namespace lds::cli {
 
 Command add_check_plugin_command(CLI::App& app) {
-  auto plugin_file = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("check-plugin", "Run the conformance checks on a strategy .so");
-  cmd->add_option("file", *plugin_file, "Path to liblds_<name>.so")->required();
-  return {cmd, [plugin_file] {
-            const ConformanceReport report = run_conformance(*plugin_file);
+  struct Args {
+    std::string plugin_file;
+    double timeout_s = std::chrono::duration<double>(kDefaultCheckTimeout).count();
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "check-plugin",
+      "Run the conformance checks on a strategy .so in a child process; a plugin that ends that "
+      "process, or spends longer than --timeout seconds in one check, fails");
+  cmd->add_option("file", args->plugin_file, "Path to liblds_<name>.so")->required();
+  cmd->add_option("--timeout", args->timeout_s, "Seconds each check may take before it fails")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+  return {cmd, [args] {
+            const auto timeout = std::chrono::milliseconds(std::llround(args->timeout_s * 1000));
+            const ConformanceReport report = run_conformance_isolated(args->plugin_file, timeout);
             std::cout << format_report(report);
             return report.all_passed() ? kExitOk : kExitRefused;
           }};

@@ -402,23 +402,32 @@ class ConformanceRun {
   ConformanceRun(const ConformanceRun&) = delete;
   ConformanceRun& operator=(const ConformanceRun&) = delete;
 
-  ConformanceReport run() {
-    load();
-    find_entry_point();
-    handshake();
-    check_descriptor();
-    check_name_matches_file();
-    create_without_options();
-    create_rejects_unknown_key();
-    create_error_truncation();
-    rank_empty();
-    rank_error_truncation();
-    rank_valid_orders();
-    rank_reserved_flags_ignored();
-    rank_larger_host_dir();
-    rank_concurrent();
-    destroy();
-    unload();
+  ConformanceReport run(const ConformanceObserver& on_check) {
+    // One step per check, in the order of Check: step i decides check i and nothing else, so a
+    // check is final once its step returns.
+    using Step = void (ConformanceRun::*)();
+    static constexpr std::array<Step, kCheckCount> kSteps = {
+        &ConformanceRun::load,
+        &ConformanceRun::find_entry_point,
+        &ConformanceRun::handshake,
+        &ConformanceRun::check_descriptor,
+        &ConformanceRun::check_name_matches_file,
+        &ConformanceRun::create_without_options,
+        &ConformanceRun::create_rejects_unknown_key,
+        &ConformanceRun::create_error_truncation,
+        &ConformanceRun::rank_empty,
+        &ConformanceRun::rank_error_truncation,
+        &ConformanceRun::rank_valid_orders,
+        &ConformanceRun::rank_reserved_flags_ignored,
+        &ConformanceRun::rank_larger_host_dir,
+        &ConformanceRun::rank_concurrent,
+        &ConformanceRun::destroy,
+        &ConformanceRun::unload,
+    };
+    for (size_t check = 0; check < kCheckCount; ++check) {
+      (this->*kSteps[check])();
+      if (on_check) on_check(report_.checks[check]);
+    }
     return std::move(report_);
   }
 
@@ -852,7 +861,12 @@ const std::vector<std::string>& conformance_check_names() {
 }
 
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file) {
-  return ConformanceRun(plugin_file).run();
+  return ConformanceRun(plugin_file).run(nullptr);
+}
+
+ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
+                                  const ConformanceObserver& on_check) {
+  return ConformanceRun(plugin_file).run(on_check);
 }
 
 std::string format_report(const ConformanceReport& report) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,8 +63,17 @@ struct ConformanceReport {
 const std::vector<std::string>& conformance_check_names();
 
 // Runs every check against `plugin_file`. Never throws for a faulty plugin; a plugin that crashes
-// or hangs takes the calling process with it, as it would take a host.
+// or hangs takes the calling process with it, as it would take a host (run_conformance_isolated in
+// isolated_run.h does not).
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file);
+
+// Called with each check as soon as its verdict is final, in the order of the check names.
+using ConformanceObserver = std::function<void(const ConformanceCheck&)>;
+
+// run_conformance, handing each check to `on_check` as it completes, so that whoever watches knows
+// how far the checks got if the plugin ends the process.
+ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
+                                  const ConformanceObserver& on_check);
 
 // The report for people: a header line, one "PASS  name" or "FAIL  name: detail" line per check,
 // and a closing "Result: PASS" or "Result: FAIL" line.

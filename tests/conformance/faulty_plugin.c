@@ -3,11 +3,27 @@
 ** Each liblds_fault_<kind>.so is built from this file with -DFAULT_<KIND>, and the conformance
 ** checker's own tests expect the matching check to fail. Without a FAULT_ macro the plugin is
 ** correct: it ranks by partition_count ascending, keeping input order on ties.
+**
+** FAULT_EXITS_IN_CREATE, FAULT_ABORTS_IN_CREATE, FAULT_FORKS_IN_CREATE, FAULT_HANGS_IN_RANK and
+** FAULT_CRASHES_IN_RANK end or stall the process that calls them; only the isolated checker may
+** load those.
 */
-#ifdef FAULT_SHARED_SCRATCH
+#if defined(FAULT_SHARED_SCRATCH) || defined(FAULT_HANGS_IN_RANK) || defined(FAULT_FORKS_IN_CREATE)
 #define _POSIX_C_SOURCE 200809L
+#endif
+#ifdef FAULT_SHARED_SCRATCH
 #include <sched.h>
 #include <stdatomic.h>
+#endif
+#if defined(FAULT_HANGS_IN_RANK) || defined(FAULT_FORKS_IN_CREATE)
+#include <unistd.h>
+#endif
+#ifdef FAULT_CRASHES_IN_RANK
+#include <signal.h>
+#endif
+#if defined(FAULT_EXITS_IN_CREATE) || defined(FAULT_ABORTS_IN_CREATE) || \
+    defined(FAULT_FORKS_IN_CREATE)
+#include <stdlib.h>
 #endif
 #include <stddef.h>
 #include <string.h>
@@ -39,6 +55,26 @@ static int32_t faulty_create(const lds_host_api* host, const lds_config_entry* c
                              uint32_t error_cap) {
   (void)host;
   (void)config;
+#ifdef FAULT_EXITS_IN_CREATE
+  /* A plugin that "handles" a problem by ending the host; a checker must not take it for a pass. */
+  exit(0);
+#endif
+#ifdef FAULT_ABORTS_IN_CREATE
+  abort();
+#endif
+#ifdef FAULT_FORKS_IN_CREATE
+  /* Leaves a helper process behind that still holds every descriptor the caller had open (so a
+  ** pipe to a watching parent stays open for a while), then ends the caller. The helper lets go
+  ** of the terminal and ends on its own, so it outlives the caller by a few seconds at most. */
+  if (fork() == 0) {
+    close(0);
+    close(1);
+    close(2);
+    sleep(3);
+    _exit(0);
+  }
+  exit(0);
+#endif
 #ifndef FAULT_ACCEPTS_UNKNOWN_KEY
   if (config_count > 0) {
     write_error(error, error_cap, "unknown option lds.conformance.unknown.key");
@@ -75,6 +111,13 @@ static int32_t faulty_rank(void* instance, lds_rank_args* args) {
   uint32_t i;
   uint32_t len = 0;
   (void)instance;
+#ifdef FAULT_HANGS_IN_RANK
+  /* Never returns: waits for a signal that nothing sends. */
+  for (;;) pause();
+#endif
+#ifdef FAULT_CRASHES_IN_RANK
+  raise(SIGSEGV);
+#endif
   for (i = 0; i < args->dir_count; ++i) {
     const uint32_t key = sort_key(args, i);
     uint32_t pos = len;

@@ -1,0 +1,252 @@
+// conformance_isolation_test.cpp: the checker in a child process: a plugin that exits, aborts,
+// crashes or hangs fails the check it was in, within the timeout, and `lds-host check-plugin`
+// refuses it; a good plugin gets the same report as in-process.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "conformance/conformance.h"
+#include "conformance/isolated_run.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+// Short, so a hanging plugin costs the suite little; still far above what a check takes here.
+constexpr milliseconds kShortTimeout{2000};
+// For plugins that finish: only a stalled machine could reach it.
+constexpr milliseconds kGenerousTimeout{60000};
+
+fs::path faulty_plugin(const std::string& kind) {
+  return fs::path(LDS_FAULTY_PLUGIN_DIR) / ("liblds_fault_" + kind + ".so");
+}
+
+size_t check_index(const std::string& name) {
+  const auto& names = lds::conformance_check_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return i;
+  }
+  ADD_FAILURE() << "no check named " << name;
+  return names.size();
+}
+
+// Every child the checker started has been reaped: this process has no children left.
+void expect_no_children() {
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a child process is left over";
+  EXPECT_EQ(errno, ECHILD);
+}
+
+struct ProcessFault {
+  std::string kind;    // liblds_fault_<kind>.so
+  std::string check;   // the check the plugin was in when it ended or stalled the child
+  std::string phrase;  // must appear in that check's detail
+  bool hangs = false;  // reaches the timeout instead of ending the child
+};
+
+void PrintTo(const ProcessFault& fault, std::ostream* out) { *out << fault.kind; }
+
+class ProcessFaultyPlugin : public testing::TestWithParam<ProcessFault> {};
+
+TEST_P(ProcessFaultyPlugin, FailsTheRunningCheckAndSkipsTheRest) {
+  const ProcessFault& fault = GetParam();
+  const auto start = std::chrono::steady_clock::now();
+  const lds::ConformanceReport report =
+      lds::run_conformance_isolated(faulty_plugin(fault.kind), kShortTimeout);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  expect_no_children();
+
+  if (fault.hangs) {
+    EXPECT_GE(elapsed, kShortTimeout);
+    EXPECT_LT(elapsed, kShortTimeout + milliseconds(5000));
+  } else {
+    EXPECT_LT(elapsed, kShortTimeout) << "an ended child must not wait for the timeout";
+  }
+  ASSERT_EQ(report.checks.size(), lds::conformance_check_names().size());
+  EXPECT_FALSE(report.all_passed());
+  const size_t running = check_index(fault.check);
+  for (size_t i = 0; i < running && i < report.checks.size(); ++i) {
+    EXPECT_TRUE(report.checks[i].passed)
+        << report.checks[i].name << ": " << report.checks[i].detail;
+  }
+  const lds::ConformanceCheck* check = report.find(fault.check);
+  ASSERT_NE(check, nullptr);
+  EXPECT_FALSE(check->passed);
+  EXPECT_TRUE(check->detail.starts_with("liblds_fault_" + fault.kind + ".so: ")) << check->detail;
+  EXPECT_NE(check->detail.find(fault.phrase), std::string::npos) << check->detail;
+  for (size_t i = running + 1; i < report.checks.size(); ++i) {
+    const lds::ConformanceCheck& later = report.checks[i];
+    EXPECT_FALSE(later.passed) << later.name;
+    EXPECT_TRUE(later.detail.starts_with("skipped: ")) << later.name << ": " << later.detail;
+    EXPECT_NE(later.detail.find(fault.check), std::string::npos) << later.detail;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, ProcessFaultyPlugin,
+    testing::Values(
+        ProcessFault{"exits_in_create", "create_without_options",
+                     "the plugin ended the checking process with exit(0) during this check"},
+        // The helper process it leaves behind keeps the report pipe open for seconds: the
+        // verdict must not wait for the pipe to close.
+        ProcessFault{"forks_in_create", "create_without_options",
+                     "the plugin ended the checking process with exit(0) during this check"},
+        ProcessFault{"aborts_in_create", "create_without_options",
+                     "the checking process was killed by signal " + std::to_string(SIGABRT) +
+                         " (Aborted) during this check"},
+        ProcessFault{"crashes_in_rank", "rank_empty_no_eligible_dir",
+                     "the checking process was killed by signal " + std::to_string(SIGSEGV) +
+                         " (Segmentation fault) during this check"},
+        ProcessFault{"hangs_in_rank", "rank_empty_no_eligible_dir",
+                     "the check did not return within 2 s, so the checking process was killed",
+                     true}),
+    [](const testing::TestParamInfo<ProcessFault>& p) { return p.param.kind; });
+
+TEST(IsolatedConformance, NamesTheCheckItSkipsFor) {
+  const lds::ConformanceReport report =
+      lds::run_conformance_isolated(faulty_plugin("hangs_in_rank"), milliseconds(500));
+  expect_no_children();
+  const lds::ConformanceCheck* next = report.find("rank_error_truncation");
+  ASSERT_NE(next, nullptr);
+  EXPECT_EQ(next->detail, "skipped: rank_empty_no_eligible_dir did not return within 500 ms.");
+}
+
+// Plugins that keep to the contract, or break it without ending the process, get exactly the
+// in-process report: every check, its verdict and its detail cross the pipe unchanged.
+class SameReportAsInProcess : public testing::TestWithParam<std::string> {};
+
+TEST_P(SameReportAsInProcess, ReportsEveryCheckAsRunConformanceDoes) {
+  const fs::path file = GetParam();
+  const lds::ConformanceReport isolated = lds::run_conformance_isolated(file, kGenerousTimeout);
+  expect_no_children();
+  const lds::ConformanceReport in_process = lds::run_conformance(file);
+  EXPECT_EQ(isolated.file, in_process.file);
+  ASSERT_EQ(isolated.checks.size(), in_process.checks.size());
+  for (size_t i = 0; i < isolated.checks.size(); ++i) {
+    EXPECT_EQ(isolated.checks[i].name, in_process.checks[i].name);
+    EXPECT_EQ(isolated.checks[i].passed, in_process.checks[i].passed) << isolated.checks[i].name;
+    EXPECT_EQ(isolated.checks[i].detail, in_process.checks[i].detail) << isolated.checks[i].name;
+  }
+  EXPECT_EQ(lds::format_report(isolated), lds::format_report(in_process));
+}
+
+INSTANTIATE_TEST_SUITE_P(Plugins, SameReportAsInProcess,
+                         testing::Values(std::string(LDS_PARTITION_PLUGIN_FILE),
+                                         std::string(LDS_C_PLUGIN_FILE),
+                                         faulty_plugin("none").string(),
+                                         faulty_plugin("no_entry_point").string(),
+                                         faulty_plugin("duplicate_index").string(),
+                                         faulty_plugin("does_not_exist").string()),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           std::string label = fs::path(p.param).stem().string();
+                           for (char& c : label) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return label;
+                         });
+
+TEST(IsolatedConformance, KeepsNewlinesAndBackslashesInDetails) {
+  // The file name is part of every failure's detail; these characters must survive the line
+  // protocol between the child and the parent.
+  const fs::path dir =
+      fs::temp_directory_path() / ("lds-conformance-isolated-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "liblds_two\nlines\nand\\.so";
+  std::ofstream(file) << "not an ELF file\n";
+  const lds::ConformanceReport isolated = lds::run_conformance_isolated(file, kGenerousTimeout);
+  const lds::ConformanceReport in_process = lds::run_conformance(file);
+  fs::remove_all(dir);
+  expect_no_children();
+
+  ASSERT_FALSE(isolated.checks.empty());
+  EXPECT_NE(isolated.checks[0].detail.find("two\nlines\nand\\.so: does not load"),
+            std::string::npos)
+      << isolated.checks[0].detail;
+  EXPECT_EQ(lds::format_report(isolated), lds::format_report(in_process));
+}
+
+TEST(IsolatedConformance, GoodPluginsPass) {
+  for (const char* file : {LDS_PARTITION_PLUGIN_FILE, LDS_C_PLUGIN_FILE}) {
+    const lds::ConformanceReport report = lds::run_conformance_isolated(file, kGenerousTimeout);
+    EXPECT_TRUE(report.all_passed()) << lds::format_report(report);
+  }
+  expect_no_children();
+}
+
+// What `lds-host <args>` printed on stdout, and its exit code (-1 if it did not exit normally).
+struct HostRun {
+  std::string out;
+  int exit_code = -1;
+};
+
+HostRun run_host(const std::string& args) {
+  HostRun run;
+  const std::string command = std::string("'") + LDS_HOST_BINARY + "' " + args;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    ADD_FAILURE() << "cannot start " << command;
+    return run;
+  }
+  char buffer[4096];
+  for (size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    run.out.append(buffer, got);
+  const int status = ::pclose(pipe);
+  if (status != -1 && WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  return run;
+}
+
+std::string quoted(const fs::path& file) { return "'" + file.string() + "'"; }
+
+TEST(CheckPluginCommand, RefusesAPluginThatExitsInCreate) {
+  const HostRun run =
+      run_host("check-plugin --timeout 1 " + quoted(faulty_plugin("exits_in_create")));
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_NE(run.out.find("FAIL  create_without_options: liblds_fault_exits_in_create.so: the "
+                         "plugin ended the checking process with exit(0) during this check."),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("FAIL  destroy: skipped: the checking process ended during "
+                         "create_without_options."),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("Result: FAIL\n"), std::string::npos) << run.out;
+  expect_no_children();
+}
+
+TEST(CheckPluginCommand, RefusesAPluginThatHangsInRank) {
+  const auto start = std::chrono::steady_clock::now();
+  const HostRun run =
+      run_host("check-plugin --timeout 1 " + quoted(faulty_plugin("hangs_in_rank")));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(6000));
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_NE(run.out.find("FAIL  rank_empty_no_eligible_dir: liblds_fault_hangs_in_rank.so: the "
+                         "check did not return within 1 s, so the checking process was killed."),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("Result: FAIL\n"), std::string::npos) << run.out;
+  expect_no_children();
+}
+
+TEST(CheckPluginCommand, PassesAGoodPlugin) {
+  const HostRun run = run_host("check-plugin " + quoted(LDS_PARTITION_PLUGIN_FILE));
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("Result: PASS\n"), std::string::npos) << run.out;
+}
+
+TEST(CheckPluginCommand, HelpMentionsTheTimeout) {
+  const HostRun run = run_host("check-plugin --help");
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("--timeout"), std::string::npos) << run.out;
+}
+
+}  // namespace
