@@ -222,8 +222,9 @@ void AdminServer::accept_one() {
   }
   if (fd < 0) return;  // the client left before we took it, or a transient error
   std::lock_guard lock(mu_);
-  if (connections_.size() >= limits_.max_connections) reap_closed_locked();
-  if (connections_.size() >= limits_.max_connections) {
+  size_t open = connections_.size();
+  if (open >= limits_.max_connections) open = reap_closed_locked();
+  if (open >= limits_.max_connections) {
     refuse(fd, "The admin server already has admin.max.connections (" +
                    std::to_string(limits_.max_connections) +
                    ") connections open; the connection is closed.");
@@ -238,18 +239,24 @@ void AdminServer::accept_one() {
 }
 
 // A client that closed its connection and opened a new one must not count twice: the loop may not
-// have seen the close yet. Peek at every idle connection for end-of-file.
-void AdminServer::reap_closed_locked() {
+// have seen the close yet, and a worker may still be finishing the old connection's last answer.
+// Peeks at every connection for end-of-file, closes the idle ones that ended, and returns how many
+// are still open.
+size_t AdminServer::reap_closed_locked() {
+  size_t open = 0;
   for (auto it = connections_.begin(); it != connections_.end();) {
     const std::shared_ptr<Connection>& c = it->second;
     char byte = 0;
-    if (!c->busy && (c->closing || ::recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0)) {
+    if (!c->closing && ::recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) c->closing = true;
+    if (c->closing && !c->busy) {
       ::close(c->fd);
       it = connections_.erase(it);
-    } else {
-      ++it;
+      continue;
     }
+    if (!c->closing) ++open;
+    ++it;
   }
+  return open;
 }
 
 void AdminServer::read_from(const std::shared_ptr<Connection>& c) {

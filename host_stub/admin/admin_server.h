@@ -63,7 +63,7 @@ class AdminServer {
   void accept_one();
   void read_from(const std::shared_ptr<Connection>& c);
   void close_idle(std::chrono::steady_clock::time_point now);
-  void reap_closed_locked();  // mu_ held
+  size_t reap_closed_locked();  // mu_ held
   void worker_loop();
   void handle(const std::shared_ptr<Connection>& c);
   void refuse(int fd, const std::string& why);

@@ -1,6 +1,7 @@
 // serve.cpp: `lds-host serve`: runs the broker and its admin API until SIGINT or SIGTERM.
 #include <signal.h>
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -27,8 +28,13 @@ int serve(const std::string& config_file) {
     Broker broker(config_file);
     broker.start();
     AdminApi api(broker);
-    AdminServer server(broker.config().admin_socket,
-                       [&api](std::string_view line) { return api.handle_line(line); });
+    const BrokerConfig config = broker.config();
+    AdminServer::Limits limits;
+    limits.max_connections = static_cast<size_t>(config.admin_max_connections);
+    limits.idle = std::chrono::milliseconds(config.admin_connection_idle_ms);
+    AdminServer server(
+        config.admin_socket, [&api](std::string_view line) { return api.handle_line(line); },
+        limits);
     const StrategyInfo s = broker.strategy_info();
     log->info("Broker {} serving {} log directories with strategy {} {}.",
               broker.config().broker_id, broker.config().log_dirs.size(), s.name, s.version);

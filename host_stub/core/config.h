@@ -55,6 +55,8 @@ struct BrokerConfig {
                                                  // (dynamic), 0 = unthrottled
   int32_t mover_threads = 0;                     // num.replica.alter.log.dirs.threads (static)
   bool never_unload = false;                     // plugin.never.unload (static)
+  int32_t admin_max_connections = 0;             // admin.max.connections (static)
+  int64_t admin_connection_idle_ms = 0;          // admin.connection.idle.ms (static)
 
   bool is_cordoned(const fs::path& canonical_dir) const;
   // Options of the given strategy as (key, value) pairs, empty when none are set.

@@ -68,6 +68,7 @@ class ServerFixture : public ::testing::Test {
   // stop() and start() on the same config.
   void restart();
   bool running() const { return pid_ > 0; }
+  pid_t server_pid() const { return pid_; }
 
   // Sends one request on a fresh connection and returns the parsed response.
   json call(const json& request);
