@@ -33,9 +33,9 @@ int32_t partition_value(const json& v, const char* name) {
   if (!v.is_number_integer()) {
     throw bad_request(std::string("Field '") + name + "' must be an integer partition number.");
   }
-  if (v.is_number_unsigned() ? v.get<uint64_t>() > std::numeric_limits<int32_t>::max()
-                             : (v.get<int64_t>() < 0 ||
-                                v.get<int64_t>() > std::numeric_limits<int32_t>::max())) {
+  if (v.is_number_unsigned()
+          ? v.get<uint64_t>() > std::numeric_limits<int32_t>::max()
+          : (v.get<int64_t>() < 0 || v.get<int64_t>() > std::numeric_limits<int32_t>::max())) {
     throw bad_request(std::string("Field '") + name + "' must be a partition number from 0 to " +
                       std::to_string(std::numeric_limits<int32_t>::max()) + ", not " + v.dump() +
                       ".");
@@ -99,15 +99,16 @@ json AdminApi::describe_log_dirs() {
                             {"offsetLag", p.offset_lag},
                             {"isFuture", p.is_future}});
     }
-    dirs.push_back({{"logDir", d.log_dir},
-                    {"error", d.error == ErrorCode::kNone ? json(nullptr) : json(error_name(d.error))},
-                    {"errorMessage", d.error_message},
-                    {"directoryId", d.directory_id},
-                    {"totalBytes", d.total_bytes},
-                    {"usableBytes", d.usable_bytes},
-                    {"reservedBytes", d.reserved_bytes},
-                    {"isCordoned", d.cordoned},
-                    {"partitions", partitions}});
+    dirs.push_back(
+        {{"logDir", d.log_dir},
+         {"error", d.error == ErrorCode::kNone ? json(nullptr) : json(error_name(d.error))},
+         {"errorMessage", d.error_message},
+         {"directoryId", d.directory_id},
+         {"totalBytes", d.total_bytes},
+         {"usableBytes", d.usable_bytes},
+         {"reservedBytes", d.reserved_bytes},
+         {"isCordoned", d.cordoned},
+         {"partitions", partitions}});
   }
   json out = ok();
   out["version"] = 1;
@@ -185,8 +186,8 @@ json AdminApi::alter_replica_log_dirs(const json& request) {
     if (!partitions.is_array()) throw bad_request("Field 'partitions' must be an array.");
     for (const auto& p : partitions) {
       if (!p.is_object()) throw bad_request("Each entry of 'partitions' must be an object.");
-      moves.push_back({path, {string_field(p, "topic"), partition_value(field(p, "partition"),
-                                                                        "partition")}});
+      moves.push_back(
+          {path, {string_field(p, "topic"), partition_value(field(p, "partition"), "partition")}});
     }
   }
   json results = json::array();
@@ -225,7 +226,8 @@ json AdminApi::incremental_alter_configs(const json& request) {
       } else if (v.is_number() || v.is_boolean()) {
         a.value = v.dump();
       } else {
-        throw bad_request("The value of config " + a.name + " must be a string, number or boolean.");
+        throw bad_request("The value of config " + a.name +
+                          " must be a string, number or boolean.");
       }
     } else if (op == "DELETE") {
       a.op = ConfigAlteration::Op::kDelete;
@@ -247,8 +249,11 @@ json AdminApi::describe_configs() {
   const StrategyInfo s = broker_.strategy_info();
   json out = ok();
   out["configs"] = std::move(list);
-  out["strategy"] = {{"name", s.name}, {"version", s.version}, {"generation", s.generation},
-                     {"swaps", s.swaps}, {"fallbacks", s.fallbacks}};
+  out["strategy"] = {{"name", s.name},
+                     {"version", s.version},
+                     {"generation", s.generation},
+                     {"swaps", s.swaps},
+                     {"fallbacks", s.fallbacks}};
   return out;
 }
 

@@ -1,10 +1,9 @@
 // admin_api.h: the admin protocol's requests and responses (DESIGN 5.1), independent of transport.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "core/errors.h"
 

@@ -73,8 +73,8 @@ AdminServer::AdminServer(std::filesystem::path socket_path, Handler handler, Lim
                                " exists and is not a socket; remove it or choose another path.");
     }
     int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    bool live = probe >= 0 &&
-                ::connect(probe, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+    bool live =
+        probe >= 0 && ::connect(probe, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
     if (probe >= 0) ::close(probe);
     if (live) {
       throw std::runtime_error("Another server is already listening on admin.socket " +
@@ -102,8 +102,8 @@ AdminServer::AdminServer(std::filesystem::path socket_path, Handler handler, Lim
     ::close(listen_fd_);
     if (spare_fd_ >= 0) ::close(spare_fd_);
     ::unlink(path_.c_str());
-    throw std::runtime_error("Cannot create the admin server's wake-up pipe: " +
-                             std::string(strerror(errno)) + ".");
+    throw std::runtime_error(
+        "Cannot create the admin server's wake-up pipe: " + std::string(strerror(errno)) + ".");
   }
   try {
     for (size_t i = 0; i < limits_.workers; ++i) workers_.emplace_back([this] { worker_loop(); });
@@ -290,8 +290,9 @@ void AdminServer::close_idle(std::chrono::steady_clock::time_point now) {
   std::lock_guard lock(mu_);
   for (auto& [fd, c] : connections_) {
     if (!c->busy && !c->closing && now - c->last_active > limits_.idle) {
-      log()->info("Closing an admin connection idle for more than {} ms (admin.connection.idle.ms).",
-                  limits_.idle.count());
+      log()->info(
+          "Closing an admin connection idle for more than {} ms (admin.connection.idle.ms).",
+          limits_.idle.count());
       c->closing = true;
     }
   }

@@ -1,5 +1,6 @@
-// check_plugin.cpp: `lds-host check-plugin`: runs the conformance checks on a strategy .so in a child
-// process, so a plugin that exits, crashes or hangs fails instead of taking the checker with it.
+// check_plugin.cpp: `lds-host check-plugin`: runs the conformance checks on a strategy .so in a
+// child process, so a plugin that exits, crashes or hangs fails instead of taking the checker with
+// it.
 #include <chrono>
 #include <cmath>
 #include <iostream>

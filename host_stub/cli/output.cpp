@@ -54,7 +54,8 @@ int print_log_dirs(const json& r) {
       std::printf("  %s:", d["logDir"].get<std::string>().c_str());
       int n = 0;
       for (const auto& p : d["partitions"]) {
-        std::printf("%s %s (%s)%s", n % 4 == 0 ? "\n   " : ",", p["partition"].get<std::string>().c_str(),
+        std::printf("%s %s (%s)%s", n % 4 == 0 ? "\n   " : ",",
+                    p["partition"].get<std::string>().c_str(),
                     human_bytes(p["size"].get<uint64_t>()).c_str(),
                     p["isFuture"].get<bool>() ? " future" : "");
         ++n;
@@ -89,13 +90,15 @@ int print_created(const json& r) {
 }
 
 int print_produced(const json& r) {
-  std::printf("partition size is now %s (%llu bytes)\n", human_bytes(r["size"].get<uint64_t>()).c_str(),
+  std::printf("partition size is now %s (%llu bytes)\n",
+              human_bytes(r["size"].get<uint64_t>()).c_str(),
               static_cast<unsigned long long>(r["size"].get<uint64_t>()));
   return 0;
 }
 
 int print_deleted(const json& r) {
-  std::printf("deleted %llu partitions\n", static_cast<unsigned long long>(r["deleted"].get<uint64_t>()));
+  std::printf("deleted %llu partitions\n",
+              static_cast<unsigned long long>(r["deleted"].get<uint64_t>()));
   return 0;
 }
 

@@ -10,11 +10,10 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "admin/admin_client.h"
 #include "cli/client.h"
@@ -202,9 +201,10 @@ int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries) {
                   tp.c_str(), broker);
       all_done = false;
     } else if (it->second.current.empty()) {
-      std::printf("Partition %s is not found in any live log dir on broker %d. There is likely an "
-                  "offline log directory on the broker.\n",
-                  tp.c_str(), broker);
+      std::printf(
+          "Partition %s is not found in any live log dir on broker %d. There is likely an "
+          "offline log directory on the broker.\n",
+          tp.c_str(), broker);
       all_done = false;
     } else if (!it->second.future.empty()) {
       if (same_dir(it->second.future, t.log_dir)) {
@@ -333,8 +333,9 @@ int run_reassign(const ReassignOptions& o) {
     for (;;) {
       json dirs = json::array();
       for (const auto& [name, t] : pending) {
-        dirs.push_back({{"path", t.log_dir},
-                        {"partitions", json::array({{{"topic", t.topic}, {"partition", t.partition}}})}});
+        dirs.push_back(
+            {{"path", t.log_dir},
+             {"partitions", json::array({{{"topic", t.topic}, {"partition", t.partition}}})}});
       }
       json response = call(*client, {{"api", "AlterReplicaLogDirs"}, {"dirs", dirs}});
       std::vector<std::string> started;
@@ -360,8 +361,9 @@ int run_reassign(const ReassignOptions& o) {
       if (Clock::now() >= deadline) {
         std::vector<std::string> names;
         for (const auto& [name, t] : pending) names.push_back(name);
-        std::cerr << "lds-host: Timed out before log directory move" << (names.size() == 1 ? "" : "s")
-                  << " could be started for: " << joined(names) << "\n";
+        std::cerr << "lds-host: Timed out before log directory move"
+                  << (names.size() == 1 ? "" : "s") << " could be started for: " << joined(names)
+                  << "\n";
         return 1;
       }
       // The replica is not here yet; the preference is remembered, and we keep asking.

@@ -3,6 +3,7 @@
 #include "conformance/conformance.h"
 
 #include <dlfcn.h>
+#include <lds/logdir_strategy.h>
 
 #include <algorithm>
 #include <array>
@@ -17,7 +18,6 @@
 #include <utility>
 
 #include "core/abi_rules.h"
-#include <lds/logdir_strategy.h>
 
 namespace lds {
 namespace {
@@ -533,7 +533,8 @@ class ConformanceRun {
     std::vector<std::string> faults = abi_rules::descriptor_faults(d);
     if (d.name != nullptr && !abi_rules::valid_strategy_name(d.name)) {
       for (std::string& f : faults) {
-        if (f == "name does not match [a-z0-9_]+") f = "name " + quote(d.name) + " does not match [a-z0-9_]+";
+        if (f == "name does not match [a-z0-9_]+")
+          f = "name " + quote(d.name) + " does not match [a-z0-9_]+";
       }
     }
     descriptor_usable_ = abi_rules::descriptor_callable(d);

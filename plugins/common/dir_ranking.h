@@ -2,12 +2,12 @@
 // partition-count, fill and free orders, and writing the result into lds_rank_args.
 #pragma once
 
+#include <lds/logdir_strategy.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 
@@ -37,7 +37,7 @@ class CandidateList {
   CandidateList(const CandidateList&) = delete;
   CandidateList& operator=(const CandidateList&) = delete;
 
-  void Add(const Candidate& candidate) { data_[size_++] = candidate; }
+  void add(const Candidate& candidate) { data_[size_++] = candidate; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   Candidate* begin() { return data_; }
@@ -57,35 +57,37 @@ class CandidateList {
 // multiple of its alignment, and every entry's struct_size at least version 1. Sets order_len to
 // 0 when it can. Returns LDS_OK or LDS_ERR_INVALID_ARGUMENT with a sentence in args->error
 // (nothing is written when args itself is unusable).
-lds_status ValidateRankArgs(const void* instance, lds_rank_args* args,
-                            const char* strategy) noexcept;
+lds_status validate_rank_args(const void* instance, lds_rank_args* args,
+                              const char* strategy) noexcept;
 
 // Entry i of args->dirs, read by stride.
-inline const lds_dir& DirAt(const lds_rank_args& args, uint32_t i) { return *LDS_DIR_AT(&args, i); }
+inline const lds_dir& dir_at(const lds_rank_args& args, uint32_t i) {
+  return *LDS_DIR_AT(&args, i);
+}
 
 // The keys of dir at index for a partition of expected_bytes.
-Candidate MakeCandidate(const lds_dir& dir, uint32_t index, uint64_t expected_bytes) noexcept;
+Candidate make_candidate(const lds_dir& dir, uint32_t index, uint64_t expected_bytes) noexcept;
 
 // False when the host could not read the directory's space (LDS_DIR_SPACE_UNKNOWN) or reports a
 // total of 0: the fill and free rules cannot rank it.
-bool SpaceKnown(const lds_dir& dir) noexcept;
+bool space_known(const lds_dir& dir) noexcept;
 
 // Orders; every one ends with log.dirs order, so a tie keeps the input order and the result is a
 // strict, deterministic order.
 // partition_count ascending.
-void SortByPartitionCount(CandidateList& candidates);
+void sort_by_partition_count(CandidateList& candidates);
 // topic_partition_count ascending, then partition_count ascending.
-void SortByTopicThenPartitionCount(CandidateList& candidates);
+void sort_by_topic_then_partition_count(CandidateList& candidates);
 // Projected fill fraction ascending, compared exactly; equal fractions go to fewer partitions.
-void SortByFill(CandidateList& candidates);
+void sort_by_fill(CandidateList& candidates);
 // Projected free bytes descending, bucketed by (best - free) / (tie_bytes + 1); a bucket ranks as
 // one value and its members go to fewer partitions.
-void SortByFreeBuckets(CandidateList& candidates, uint64_t tie_bytes);
+void sort_by_free_buckets(CandidateList& candidates, uint64_t tie_bytes);
 
 // Writes the candidates' indices into args->order, best first, sets order_len, returns LDS_OK.
-lds_status WriteOrder(const CandidateList& candidates, lds_rank_args* args) noexcept;
+lds_status write_order(const CandidateList& candidates, lds_rank_args* args) noexcept;
 
 // Returns LDS_ERR_NO_ELIGIBLE_DIR with "no candidate log directories were given to strategy s".
-lds_status RejectNoCandidates(lds_rank_args* args, const char* strategy) noexcept;
+lds_status reject_no_candidates(lds_rank_args* args, const char* strategy) noexcept;
 
 }  // namespace lds::plugin

@@ -11,7 +11,7 @@
 namespace lds::plugin {
 
 // KIP-1066: a cordoned directory keeps its replicas but takes no new ones.
-inline auto Uncordoned() {
+inline auto uncordoned() {
   return [](const lds_dir& dir, const Candidate& /*candidate*/) {
     return (dir.flags & LDS_DIR_CORDONED) == 0;
   };
@@ -19,7 +19,7 @@ inline auto Uncordoned() {
 
 // The directory still has keep_free_bytes free once the partition's expected bytes are placed
 // (keep.free.bytes), counting reservations.
-inline auto KeepsFreeBytes(uint64_t keep_free_bytes) {
+inline auto keeps_free_bytes(uint64_t keep_free_bytes) {
   return [keep_free_bytes](const lds_dir& /*dir*/, const Candidate& candidate) {
     return candidate.projected_free >= keep_free_bytes;
   };
@@ -27,13 +27,13 @@ inline auto KeepsFreeBytes(uint64_t keep_free_bytes) {
 
 // Adds to candidates, in log.dirs order, every directory of args that passes all hard_filters.
 template <typename... HardFilters>
-void AddCandidatesPassing(const lds_rank_args& args, CandidateList& candidates,
-                          const HardFilters&... hard_filters) {
+void add_candidates_passing(const lds_rank_args& args, CandidateList& candidates,
+                            const HardFilters&... hard_filters) {
   const uint64_t expected_bytes = args.request->expected_bytes;
   for (uint32_t i = 0; i < args.dir_count; ++i) {
-    const lds_dir& dir = DirAt(args, i);
-    const Candidate candidate = MakeCandidate(dir, i, expected_bytes);
-    if ((hard_filters(dir, candidate) && ...)) candidates.Add(candidate);
+    const lds_dir& dir = dir_at(args, i);
+    const Candidate candidate = make_candidate(dir, i, expected_bytes);
+    if ((hard_filters(dir, candidate) && ...)) candidates.add(candidate);
   }
 }
 

@@ -37,37 +37,37 @@ struct MemberPointerTraits<Field Class::*> {
   using Options = Class;
   using Type = Field;
 };
-template <auto kField>
-using OptionsOf = typename MemberPointerTraits<decltype(kField)>::Options;
+template <auto KField>
+using OptionsOf = typename MemberPointerTraits<decltype(KField)>::Options;
 
 // Field parsers for the table, e.g. {"tie.bytes", "0", ByteCountField<&SizeOptions::tie_bytes>}.
-template <auto kField>
-lds_status ByteCountField(const lds_config_entry& entry, OptionsOf<kField>& options, char* error,
-                          uint32_t error_cap) {
-  return ReadByteCountOption(entry, &(options.*kField), error, error_cap);
+template <auto KField>
+lds_status byte_count_field(const lds_config_entry& entry, OptionsOf<KField>& options, char* error,
+                            uint32_t error_cap) {
+  return read_byte_count_option(entry, &(options.*KField), error, error_cap);
 }
 
-template <auto kField>
-lds_status BooleanField(const lds_config_entry& entry, OptionsOf<kField>& options, char* error,
-                        uint32_t error_cap) {
-  return ReadBooleanOption(entry, &(options.*kField), error, error_cap);
+template <auto KField>
+lds_status boolean_field(const lds_config_entry& entry, OptionsOf<KField>& options, char* error,
+                         uint32_t error_cap) {
+  return read_boolean_option(entry, &(options.*KField), error, error_cap);
 }
 
 // The field is an enum whose values are the indices of kChoices.
-template <auto kField, const auto& kChoices>
-lds_status ChoiceField(const lds_config_entry& entry, OptionsOf<kField>& options, char* error,
-                       uint32_t error_cap) {
+template <auto KField, const auto& KChoices>
+lds_status choice_field(const lds_config_entry& entry, OptionsOf<KField>& options, char* error,
+                        uint32_t error_cap) {
   size_t chosen = 0;
-  const lds_status status = ReadChoiceOption(entry, kChoices, &chosen, error, error_cap);
+  const lds_status status = read_choice_option(entry, KChoices, &chosen, error, error_cap);
   if (status == LDS_OK) {
-    options.*kField = static_cast<typename MemberPointerTraits<decltype(kField)>::Type>(chosen);
+    options.*KField = static_cast<typename MemberPointerTraits<decltype(KField)>::Type>(chosen);
   }
   return status;
 }
 
 // The keys of table in table order, "a, b, c", or "none" for a strategy without options.
 template <typename Options>
-std::string KnownOptions(std::span<const Option<Options>> table) {
+std::string known_options(std::span<const Option<Options>> table) {
   if (table.empty()) return "none";
   std::string known;
   for (const Option<Options>& option : table) {
@@ -79,7 +79,7 @@ std::string KnownOptions(std::span<const Option<Options>> table) {
 
 // The row of table for key, or NULL.
 template <typename Options>
-const Option<Options>* FindOption(std::span<const Option<Options>> table, const char* key) {
+const Option<Options>* find_option(std::span<const Option<Options>> table, const char* key) {
   for (const Option<Options>& option : table) {
     if (std::strcmp(key, option.key) == 0) return &option;
   }
@@ -91,22 +91,22 @@ const Option<Options>* FindOption(std::span<const Option<Options>> table, const 
 // LDS_ERR_INVALID_ARGUMENT naming the key and the known options. A default that does not parse is a
 // fault of the strategy itself, LDS_ERR_INTERNAL.
 template <typename Options>
-lds_status ParseOptions(const char* strategy, std::span<const Option<Options>> table,
-                        std::span<const lds_config_entry> config, Options& options, char* error,
-                        uint32_t error_cap) {
+lds_status parse_options(const char* strategy, std::span<const Option<Options>> table,
+                         std::span<const lds_config_entry> config, Options& options, char* error,
+                         uint32_t error_cap) {
   for (const Option<Options>& option : table) {
     if (option.parse({option.key, option.default_value}, options, error, error_cap) != LDS_OK) {
-      WriteError(error, error_cap, "strategy %s: the default '%s' of option %s does not parse",
-                 strategy, option.default_value, option.key);
+      write_error(error, error_cap, "strategy %s: the default '%s' of option %s does not parse",
+                  strategy, option.default_value, option.key);
       return LDS_ERR_INTERNAL;
     }
   }
   for (const lds_config_entry& entry : config) {
-    const Option<Options>* match = FindOption(table, entry.key);
+    const Option<Options>* match = find_option(table, entry.key);
     const lds_status status =
         match != nullptr ? match->parse(entry, options, error, error_cap)
-                         : RejectUnknownOption(strategy, entry.key, KnownOptions(table).c_str(),
-                                               error, error_cap);
+                         : reject_unknown_option(strategy, entry.key, known_options(table).c_str(),
+                                                 error, error_cap);
     if (status != LDS_OK) return status;
   }
   return LDS_OK;

@@ -39,45 +39,44 @@ struct StrategySpec {
 // The ABI entry points for one spec. They are fixed and non-virtual: they check every argument and
 // run the spec's code inside the exception guard, so a strategy cannot forget either and no
 // exception crosses the ABI. The spec is called only for what is its own, the ranking.
-template <const auto& kSpec>
+template <const auto& Spec>
 class StrategySkeleton {
-  using Options = typename std::remove_cvref_t<decltype(kSpec)>::OptionsType;
-  using Instance = typename std::remove_cvref_t<decltype(kSpec)>::InstanceType;
+  using Options = typename std::remove_cvref_t<decltype(Spec)>::OptionsType;
+  using Instance = typename std::remove_cvref_t<decltype(Spec)>::InstanceType;
 
-  static Instance* NewInstance(const Options& options, const lds_host_api* host) {
-    if constexpr (std::is_same_v<Instance, Options>) {
-      return new Instance(options);
-    } else if constexpr (std::is_constructible_v<Instance, const Options&, const lds_host_api*>) {
+  static Instance* new_instance(const Options& options, const lds_host_api* host) {
+    if constexpr (!std::is_same_v<Instance, Options> &&
+                  std::is_constructible_v<Instance, const Options&, const lds_host_api*>) {
       return new Instance(options, host);
     } else {
       return new Instance(options);
     }
   }
 
-  static int32_t Create(const lds_host_api* host, const lds_config_entry* config,
+  static int32_t create(const lds_host_api* host, const lds_config_entry* config,
                         uint32_t config_count, void** instance, char* error,
                         uint32_t error_cap) noexcept {
-    return RunGuarded(kSpec.name, error, error_cap, [&]() -> int32_t {
+    return run_guarded(Spec.name, error, error_cap, [&]() -> int32_t {
       lds_status status =
-          CheckCreateArguments(kSpec.name, config, config_count, instance, error, error_cap);
+          check_create_arguments(Spec.name, config, config_count, instance, error, error_cap);
       if (status != LDS_OK) return status;
       Options options{};
-      status = ParseOptions(kSpec.name, kSpec.options, {config, config_count}, options, error,
-                            error_cap);
+      status =
+          parse_options(Spec.name, Spec.options, {config, config_count}, options, error, error_cap);
       if (status != LDS_OK) return status;
-      *instance = NewInstance(options, host);
+      *instance = new_instance(options, host);
       return LDS_OK;
     });
   }
 
-  static void Destroy(void* instance) noexcept { delete static_cast<Instance*>(instance); }
+  static void destroy(void* instance) noexcept { delete static_cast<Instance*>(instance); }
 
-  static int32_t Rank(void* instance, lds_rank_args* args) noexcept {
-    const lds_status status = ValidateRankArgs(instance, args, kSpec.name);
+  static int32_t rank(void* instance, lds_rank_args* args) noexcept {
+    const lds_status status = validate_rank_args(instance, args, Spec.name);
     if (status != LDS_OK) return status;
-    return RunGuarded(kSpec.name, args->error, args->error_cap, [&]() -> int32_t {
-      if (args->dir_count == 0) return RejectNoCandidates(args, kSpec.name);
-      return kSpec.rank(*static_cast<Instance*>(instance), *args);
+    return run_guarded(Spec.name, args->error, args->error_cap, [&]() -> int32_t {
+      if (args->dir_count == 0) return reject_no_candidates(args, Spec.name);
+      return Spec.rank(*static_cast<Instance*>(instance), *args);
     });
   }
 
@@ -85,13 +84,13 @@ class StrategySkeleton {
       .struct_size = sizeof(lds_strategy),
       .abi_major = LDS_ABI_MAJOR,
       .abi_minor = LDS_ABI_MINOR,
-      .name = kSpec.name,
-      .version = kSpec.version,
-      .description = kSpec.description,
-      .capabilities = kSpec.capabilities,
-      .create = Create,
-      .destroy = Destroy,
-      .rank = Rank,
+      .name = Spec.name,
+      .version = Spec.version,
+      .description = Spec.description,
+      .capabilities = Spec.capabilities,
+      .create = create,
+      .destroy = destroy,
+      .rank = rank,
   };
 
  public:

@@ -11,20 +11,20 @@
 
 namespace {
 
-using lds::plugin::AddCandidatesPassing;
+using lds::plugin::add_candidates_passing;
 using lds::plugin::Candidate;
 using lds::plugin::CandidateList;
-using lds::plugin::ChoiceField;
-using lds::plugin::DirAt;
+using lds::plugin::choice_field;
+using lds::plugin::dir_at;
 using lds::plugin::Option;
-using lds::plugin::SortByFill;
-using lds::plugin::SortByPartitionCount;
-using lds::plugin::SpaceKnown;
+using lds::plugin::sort_by_fill;
+using lds::plugin::sort_by_partition_count;
+using lds::plugin::space_known;
 using lds::plugin::StrategySpec;
-using lds::plugin::Uncordoned;
+using lds::plugin::uncordoned;
 using lds::plugin::WarnOnce;
-using lds::plugin::WriteError;
-using lds::plugin::WriteOrder;
+using lds::plugin::write_error;
+using lds::plugin::write_order;
 
 enum class Order { kPartition, kSize };
 constexpr const char* kOrderChoices[] = {"partition", "size"};
@@ -34,7 +34,7 @@ struct CordonOptions {
 };
 
 constexpr Option<CordonOptions> kOptions[] = {
-    {"order", "partition", ChoiceField<&CordonOptions::order, kOrderChoices>},
+    {"order", "partition", choice_field<&CordonOptions::order, kOrderChoices>},
 };
 
 // The order is immutable after create; the warn-once latch is the only state rank changes.
@@ -48,36 +48,36 @@ struct CordonStrategy {
 // order=size is the size strategy's fill rule, including its fallback: when an uncordoned
 // directory's space is unknown, the call ranks by partition count and warns once. The space of
 // cordoned directories does not matter, since they are never ranked.
-void SortBySize(CordonStrategy& strategy, const lds_rank_args& args, CandidateList& candidates) {
+void sort_by_size(CordonStrategy& strategy, const lds_rank_args& args, CandidateList& candidates) {
   for (const Candidate& c : candidates) {
-    const lds_dir& dir = DirAt(args, c.index);
-    if (!SpaceKnown(dir)) {
-      strategy.space_unknown_warning.Warn(
+    const lds_dir& dir = dir_at(args, c.index);
+    if (!space_known(dir)) {
+      strategy.space_unknown_warning.warn(
           strategy.host,
           "strategy cordon (order=size): the space of log directory '%s' is unknown (unreadable "
           "or total_bytes 0); ranking by partition count while any directory's space is "
           "unknown. This warning is logged once.",
           dir.path != nullptr ? dir.path : "(null)");
-      SortByPartitionCount(candidates);
+      sort_by_partition_count(candidates);
       return;
     }
   }
-  SortByFill(candidates);
+  sort_by_fill(candidates);
 }
 
-lds_status RankUncordoned(CordonStrategy& strategy, lds_rank_args& args) {
+lds_status rank_uncordoned(CordonStrategy& strategy, lds_rank_args& args) {
   CandidateList candidates(args.dir_count);
-  AddCandidatesPassing(args, candidates, Uncordoned());
+  add_candidates_passing(args, candidates, uncordoned());
   if (candidates.empty()) {
-    WriteError(args.error, args.error_cap, "all log directories are cordoned");
+    write_error(args.error, args.error_cap, "all log directories are cordoned");
     return LDS_ERR_NO_ELIGIBLE_DIR;
   }
   if (strategy.options.order == Order::kSize) {
-    SortBySize(strategy, args, candidates);
+    sort_by_size(strategy, args, candidates);
   } else {
-    SortByPartitionCount(candidates);
+    sort_by_partition_count(candidates);
   }
-  return WriteOrder(candidates, &args);
+  return write_order(candidates, &args);
 }
 
 // Capabilities are static: USES_SPACE and USES_RESERVATIONS are declared because order=size reads
@@ -90,7 +90,7 @@ constexpr StrategySpec<CordonOptions, CordonStrategy> kCordonStrategy = {
         "by partition count or by projected fill.",
     .capabilities = LDS_CAP_HONORS_CORDON | LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS,
     .options = kOptions,
-    .rank = RankUncordoned,
+    .rank = rank_uncordoned,
 };
 
 }  // namespace

@@ -8,14 +8,14 @@
 
 namespace {
 
-using lds::plugin::AddCandidatesPassing;
-using lds::plugin::BooleanField;
+using lds::plugin::add_candidates_passing;
+using lds::plugin::boolean_field;
 using lds::plugin::CandidateList;
 using lds::plugin::Option;
-using lds::plugin::SortByPartitionCount;
-using lds::plugin::SortByTopicThenPartitionCount;
+using lds::plugin::sort_by_partition_count;
+using lds::plugin::sort_by_topic_then_partition_count;
 using lds::plugin::StrategySpec;
-using lds::plugin::WriteOrder;
+using lds::plugin::write_order;
 
 struct PartitionOptions {
   // Rank by the request topic's partitions first, keeping one topic spread across disks
@@ -24,19 +24,19 @@ struct PartitionOptions {
 };
 
 constexpr Option<PartitionOptions> kOptions[] = {
-    {"spread.topic", "false", BooleanField<&PartitionOptions::spread_topic>},
+    {"spread.topic", "false", boolean_field<&PartitionOptions::spread_topic>},
 };
 
 // Every directory is eligible; the order is the whole rule.
-lds_status RankByPartitions(const PartitionOptions& options, lds_rank_args& args) {
+lds_status rank_by_partitions(const PartitionOptions& options, lds_rank_args& args) {
   CandidateList candidates(args.dir_count);
-  AddCandidatesPassing(args, candidates);
+  add_candidates_passing(args, candidates);
   if (options.spread_topic) {
-    SortByTopicThenPartitionCount(candidates);
+    sort_by_topic_then_partition_count(candidates);
   } else {
-    SortByPartitionCount(candidates);
+    sort_by_partition_count(candidates);
   }
-  return WriteOrder(candidates, &args);
+  return write_order(candidates, &args);
 }
 
 constexpr StrategySpec<PartitionOptions> kPartitionStrategy = {
@@ -47,7 +47,7 @@ constexpr StrategySpec<PartitionOptions> kPartitionStrategy = {
         "optionally counting the partition's own topic first.",
     .capabilities = 0,
     .options = kOptions,
-    .rank = RankByPartitions,
+    .rank = rank_by_partitions,
 };
 
 }  // namespace

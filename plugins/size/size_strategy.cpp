@@ -10,21 +10,21 @@
 
 namespace {
 
-using lds::plugin::AddCandidatesPassing;
-using lds::plugin::ByteCountField;
+using lds::plugin::add_candidates_passing;
+using lds::plugin::byte_count_field;
 using lds::plugin::CandidateList;
-using lds::plugin::ChoiceField;
-using lds::plugin::DirAt;
-using lds::plugin::KeepsFreeBytes;
+using lds::plugin::choice_field;
+using lds::plugin::dir_at;
+using lds::plugin::keeps_free_bytes;
 using lds::plugin::Option;
-using lds::plugin::SortByFill;
-using lds::plugin::SortByFreeBuckets;
-using lds::plugin::SortByPartitionCount;
-using lds::plugin::SpaceKnown;
+using lds::plugin::sort_by_fill;
+using lds::plugin::sort_by_free_buckets;
+using lds::plugin::sort_by_partition_count;
+using lds::plugin::space_known;
 using lds::plugin::StrategySpec;
 using lds::plugin::WarnOnce;
-using lds::plugin::WriteError;
-using lds::plugin::WriteOrder;
+using lds::plugin::write_error;
+using lds::plugin::write_order;
 
 enum class Balance { kFill, kFree };
 constexpr const char* kBalanceChoices[] = {"fill", "free"};
@@ -36,9 +36,9 @@ struct SizeOptions {
 };
 
 constexpr Option<SizeOptions> kOptions[] = {
-    {"balance", "fill", ChoiceField<&SizeOptions::balance, kBalanceChoices>},
-    {"tie.bytes", "0", ByteCountField<&SizeOptions::tie_bytes>},
-    {"keep.free.bytes", "0", ByteCountField<&SizeOptions::keep_free_bytes>},
+    {"balance", "fill", choice_field<&SizeOptions::balance, kBalanceChoices>},
+    {"tie.bytes", "0", byte_count_field<&SizeOptions::tie_bytes>},
+    {"keep.free.bytes", "0", byte_count_field<&SizeOptions::keep_free_bytes>},
 };
 
 // Options are immutable after create; the warn-once latch is the only state rank changes.
@@ -51,41 +51,42 @@ struct SizeStrategy {
 
 // KIP-178's fallback: without every directory's space the sizes cannot be compared, so the whole
 // call ranks by partition count, and keep.free.bytes cannot be judged either.
-lds_status RankByPartitionCount(SizeStrategy& strategy, const lds_dir& unknown,
-                                lds_rank_args& args) {
-  strategy.space_unknown_warning.Warn(
+lds_status rank_by_partition_count(SizeStrategy& strategy, const lds_dir& unknown,
+                                   lds_rank_args& args) {
+  strategy.space_unknown_warning.warn(
       strategy.host,
       "strategy size: the space of log directory '%s' is unknown (unreadable or total_bytes 0); "
       "ranking by partition count while any directory's space is unknown. This warning is "
       "logged once.",
       unknown.path != nullptr ? unknown.path : "(null)");
   CandidateList candidates(args.dir_count);
-  AddCandidatesPassing(args, candidates);
-  SortByPartitionCount(candidates);
-  return WriteOrder(candidates, &args);
+  add_candidates_passing(args, candidates);
+  sort_by_partition_count(candidates);
+  return write_order(candidates, &args);
 }
 
-lds_status RankBySize(SizeStrategy& strategy, lds_rank_args& args) {
+lds_status rank_by_size(SizeStrategy& strategy, lds_rank_args& args) {
   for (uint32_t i = 0; i < args.dir_count; ++i) {
-    if (!SpaceKnown(DirAt(args, i))) return RankByPartitionCount(strategy, DirAt(args, i), args);
+    if (!space_known(dir_at(args, i)))
+      return rank_by_partition_count(strategy, dir_at(args, i), args);
   }
   const SizeOptions& options = strategy.options;
   CandidateList candidates(args.dir_count);
-  AddCandidatesPassing(args, candidates, KeepsFreeBytes(options.keep_free_bytes));
+  add_candidates_passing(args, candidates, keeps_free_bytes(options.keep_free_bytes));
   if (candidates.empty()) {
-    WriteError(args.error, args.error_cap,
-               "strategy size: no log directory would keep keep.free.bytes=%llu bytes free after "
-               "placing a partition of %llu expected bytes",
-               static_cast<unsigned long long>(options.keep_free_bytes),
-               static_cast<unsigned long long>(args.request->expected_bytes));
+    write_error(args.error, args.error_cap,
+                "strategy size: no log directory would keep keep.free.bytes=%llu bytes free after "
+                "placing a partition of %llu expected bytes",
+                static_cast<unsigned long long>(options.keep_free_bytes),
+                static_cast<unsigned long long>(args.request->expected_bytes));
     return LDS_ERR_NO_ELIGIBLE_DIR;
   }
   if (options.balance == Balance::kFill) {
-    SortByFill(candidates);
+    sort_by_fill(candidates);
   } else {
-    SortByFreeBuckets(candidates, options.tie_bytes);
+    sort_by_free_buckets(candidates, options.tie_bytes);
   }
-  return WriteOrder(candidates, &args);
+  return write_order(candidates, &args);
 }
 
 constexpr StrategySpec<SizeOptions, SizeStrategy> kSizeStrategy = {
@@ -96,7 +97,7 @@ constexpr StrategySpec<SizeOptions, SizeStrategy> kSizeStrategy = {
         "is placed, counting reserved and expected bytes.",
     .capabilities = LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS,
     .options = kOptions,
-    .rank = RankBySize,
+    .rank = rank_by_size,
 };
 
 }  // namespace

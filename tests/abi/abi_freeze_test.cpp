@@ -1,6 +1,7 @@
 // abi_freeze_test.cpp: freezes the C ABI: every struct layout, constant and signature, and the text
 // of abi/logdir_strategy.h itself, so no change to the contract slips in without a version bump.
 #include <gtest/gtest.h>
+#include <lds/logdir_strategy.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -11,8 +12,6 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-
-#include <lds/logdir_strategy.h>
 
 namespace {
 
@@ -153,8 +152,8 @@ TEST(AbiFreeze, HeaderMatchesTheRecordedHashForItsVersion) {
   ASSERT_NE(space, std::string_view::npos) << "kRecordedAbi must be \"<major>.<minor> <hash>\"";
   const std::string recorded_version(kRecordedAbi.substr(0, space));
   const std::string recorded_hash(kRecordedAbi.substr(space + 1));
-  const std::string record_it = "record \"" + version + " " + hash +
-                                "\" as kRecordedAbi in tests/abi/abi_freeze_test.cpp";
+  const std::string record_it =
+      "record \"" + version + " " + hash + "\" as kRecordedAbi in tests/abi/abi_freeze_test.cpp";
 
   if (hash == recorded_hash) {
     EXPECT_EQ(version, recorded_version)

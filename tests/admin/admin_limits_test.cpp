@@ -76,8 +76,9 @@ TEST_F(AdminLimitsTest, ConnectionsPastTheLimitGetOneLineAndAreClosed) {
   held.pop_back();
   RawClient replacement(socket_, 5);
   EXPECT_EQ(replacement.call(R"({"api":"DescribeConfigs"})").value("error", "?"), "NONE");
-  EXPECT_NE(server_log().find("Refused an admin connection: 4 are open, admin.max.connections is 4."),
-            std::string::npos);
+  EXPECT_NE(
+      server_log().find("Refused an admin connection: 4 are open, admin.max.connections is 4."),
+      std::string::npos);
 }
 
 TEST_F(AdminLimitsTest, IdleConnectionsAreClosedAfterTheIdleTime) {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "host_test_support.h"
 #include "admin/admin_api.h"
 #include "core/broker.h"
 #include "core/errors.h"
 #include "core/strategy_plugin.h"
+#include "host_test_support.h"
 #include "server_fixture.h"
 
 namespace lds {

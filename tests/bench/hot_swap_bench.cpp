@@ -95,8 +95,7 @@ int main(int argc, char** argv) {
         auto start = Clock::now();
         broker.alter_configs(
             {{"log.directory.select.strategy", lds::ConfigAlteration::Op::kSet, names[s % 3]}});
-        swap_ms.push_back(
-            std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        swap_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
       }
       stop = true;
     });
@@ -111,8 +110,8 @@ int main(int argc, char** argv) {
                 percentile(swap_ms, 0.5), percentile(swap_ms, 0.99));
     std::printf("%-34s %9.0f ns %9.0f ns   (%zu placements)\n", "placement, steady", s50, s99,
                 steady.size());
-    std::printf("%-34s %9.0f ns %9.0f ns   (%zu placements)\n", "placement, during swaps", d50,
-                d99, during.size());
+    std::printf("%-34s %9.0f ns %9.0f ns   (%zu placements)\n", "placement, during swaps", d50, d99,
+                during.size());
     std::printf("%-34s %11.2fx %11.2fx\n", "during / steady", d50 / s50, d99 / s99);
     std::printf("failed placements: 0 (a failure would have thrown)\n");
   } catch (const std::exception& e) {

@@ -29,14 +29,14 @@
 #include <string>
 #include <vector>
 
-#include "dir_ranking.h"
-#include "hard_filters.h"
-#include "kafka_next_log_dirs.h"
 #include "core/disk_probe.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
 #include "core/strategy_plugin.h"
 #include "core/strategy_slot.h"
+#include "dir_ranking.h"
+#include "hard_filters.h"
+#include "kafka_next_log_dirs.h"
 
 namespace {
 
@@ -125,7 +125,7 @@ Fixture& fixture(int dirs, int64_t partitions, const std::string& strategy) {
 
 int64_t batch_size(int64_t partitions) { return std::clamp<int64_t>(partitions / 10, 100, 10000); }
 
-void BM_Project(benchmark::State& state, int dirs, int64_t partitions, std::string strategy) {
+void bm_project(benchmark::State& state, int dirs, int64_t partitions, std::string strategy) {
   Fixture& f = fixture(dirs, partitions, strategy);
   const std::string topic = topic_name(0);
   int32_t next = kPartitionsPerTopic;
@@ -136,7 +136,8 @@ void BM_Project(benchmark::State& state, int dirs, int64_t partitions, std::stri
   }
 }
 
-void BM_ProjectCreate(benchmark::State& state, int dirs, int64_t partitions, std::string strategy) {
+void bm_project_create(benchmark::State& state, int dirs, int64_t partitions,
+                       std::string strategy) {
   Fixture& f = fixture(dirs, partitions, strategy);
   const int64_t batch = batch_size(partitions);
   int64_t in_batch = 0, batches = 0;
@@ -170,19 +171,19 @@ void rank_directly(const std::string& strategy, const std::vector<lds_dir>& dirs
   CandidateList candidates(dirs.size());
   if (strategy == "size") {
     for (const lds_dir& d : dirs) {
-      if (!SpaceKnown(d)) std::abort();
+      if (!space_known(d)) std::abort();
     }
-    AddCandidatesPassing(args, candidates, KeepsFreeBytes(0));
-    SortByFill(candidates);
+    add_candidates_passing(args, candidates, keeps_free_bytes(0));
+    sort_by_fill(candidates);
   } else {
-    AddCandidatesPassing(args, candidates);
-    SortByPartitionCount(candidates);
+    add_candidates_passing(args, candidates);
+    sort_by_partition_count(candidates);
   }
   uint32_t n = 0;
   for (const Candidate& c : candidates) order[n++] = c.index;
 }
 
-void BM_Direct(benchmark::State& state, int dirs, int64_t partitions, std::string strategy) {
+void bm_direct(benchmark::State& state, int dirs, int64_t partitions, std::string strategy) {
   Fixture& f = fixture(dirs, partitions, strategy);
   std::vector<uint32_t> order(f.snapshot.size());
   for (auto _ : state) {
@@ -192,7 +193,7 @@ void BM_Direct(benchmark::State& state, int dirs, int64_t partitions, std::strin
   }
 }
 
-void BM_Kafka(benchmark::State& state, int dirs, int64_t partitions) {
+void bm_kafka(benchmark::State& state, int dirs, int64_t partitions) {
   Fixture& f = fixture(dirs, partitions, "partition");
   for (auto _ : state) {
     std::vector<const std::string*> order = f.kafka->next_log_dirs();
@@ -200,7 +201,7 @@ void BM_Kafka(benchmark::State& state, int dirs, int64_t partitions) {
   }
 }
 
-void BM_KafkaCreate(benchmark::State& state, int dirs, int64_t partitions) {
+void bm_kafka_create(benchmark::State& state, int dirs, int64_t partitions) {
   Fixture& f = fixture(dirs, partitions, "partition");
   const int64_t batch = batch_size(partitions);
   int64_t in_batch = 0;
@@ -233,13 +234,13 @@ int main(int argc, char** argv) {
       suffix += std::to_string(d);
       suffix += '/';
       suffix += std::to_string(p);
-      benchmark::RegisterBenchmark(("kafka" + suffix).c_str(), BM_Kafka, d, p);
-      benchmark::RegisterBenchmark(("kafka_create" + suffix).c_str(), BM_KafkaCreate, d, p);
+      benchmark::RegisterBenchmark(("kafka" + suffix).c_str(), bm_kafka, d, p);
+      benchmark::RegisterBenchmark(("kafka_create" + suffix).c_str(), bm_kafka_create, d, p);
       for (const char* strategy : {"partition", "size"}) {
         const std::string s = strategy;
-        benchmark::RegisterBenchmark(("project/" + s + suffix).c_str(), BM_Project, d, p, s);
-        benchmark::RegisterBenchmark(("direct/" + s + suffix).c_str(), BM_Direct, d, p, s);
-        benchmark::RegisterBenchmark(("project_create/" + s + suffix).c_str(), BM_ProjectCreate, d,
+        benchmark::RegisterBenchmark(("project/" + s + suffix).c_str(), bm_project, d, p, s);
+        benchmark::RegisterBenchmark(("direct/" + s + suffix).c_str(), bm_direct, d, p, s);
+        benchmark::RegisterBenchmark(("project_create/" + s + suffix).c_str(), bm_project_create, d,
                                      p, s);
       }
     }

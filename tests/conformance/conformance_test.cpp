@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <lds/logdir_strategy.h>
 
 #include <algorithm>
 #include <cctype>
@@ -16,8 +17,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <lds/logdir_strategy.h>
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz_harness.h"
 #include "core/config.h"
 #include "core/errors.h"
+#include "fuzz_harness.h"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <set>
 #include <string>
 
-#include "fuzz_harness.h"
 #include "core/config.h"
 #include "core/errors.h"
+#include "fuzz_harness.h"
 
 namespace lds::fuzz {
 namespace {

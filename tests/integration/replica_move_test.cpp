@@ -24,10 +24,11 @@ class ReplicaMoveTest : public ServerFixture {
   fs::path disk(int i) const { return config_.log_dirs[static_cast<size_t>(i - 1)]; }
 
   json alter(const fs::path& dir, const std::string& topic, int partition) {
-    json r = call_ok({{"api", "AlterReplicaLogDirs"},
-                      {"dirs", json::array({{{"path", dir.string()},
-                                             {"partitions", json::array({{{"topic", topic},
-                                                                          {"partition", partition}}})}}})}});
+    json r = call_ok(
+        {{"api", "AlterReplicaLogDirs"},
+         {"dirs", json::array({{{"path", dir.string()},
+                                {"partitions",
+                                 json::array({{{"topic", topic}, {"partition", partition}}})}}})}});
     EXPECT_EQ(r["results"].size(), 1u);
     return r["results"][0];
   }
@@ -69,10 +70,9 @@ class ReplicaMoveTest : public ServerFixture {
       if (!fs::is_directory(d)) continue;
       for (const auto& e : fs::directory_iterator(d)) {
         const std::string name = e.path().filename().string();
-        if (name == suffix_or_name ||
-            (name.size() > suffix_or_name.size() &&
-             name.compare(name.size() - suffix_or_name.size(), suffix_or_name.size(),
-                          suffix_or_name) == 0)) {
+        if (name == suffix_or_name || (name.size() > suffix_or_name.size() &&
+                                       name.compare(name.size() - suffix_or_name.size(),
+                                                    suffix_or_name.size(), suffix_or_name) == 0)) {
           found.push_back(e.path().string());
         }
       }
@@ -251,7 +251,8 @@ TEST_F(ReplicaMoveTest, ReassignToolValidatesTheFileWithKafkasMessages) {
   };
   const std::vector<Case> cases = {
       {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[1,2],"log_dirs":["any"]}]})",
-       "Size of replicas list [1, 2] is different from size of log dirs list [any] for partition foo-0"},
+       "Size of replicas list [1, 2] is different from size of log dirs list [any] for partition "
+       "foo-0"},
       {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[0],"log_dirs":["data/d1"]}]})",
        "Log dir data/d1 of partition foo-0 must be \"any\" or an absolute path starting with /"},
       {R"({"version":2,"partitions":[]})", "Not supported version field value 2"},
@@ -288,8 +289,8 @@ TEST_F(ReplicaMoveTest, ReassignToolValidatesTheFileWithKafkasMessages) {
   for (const auto& c : cases) {
     const fs::path file = temp_ / ("bad" + std::to_string(i++) + ".json");
     std::ofstream(file) << c.json;
-    ProcessResult r = run_host({"reassign", "--socket", socket_.string(),
-                                "--reassignment-json-file", file.string()});
+    ProcessResult r = run_host(
+        {"reassign", "--socket", socket_.string(), "--reassignment-json-file", file.string()});
     EXPECT_EQ(r.exit_code, 2) << c.json;
     EXPECT_EQ(r.err, "lds-host: " + file.string() + ": " + c.message + "\n") << c.json;
   }
@@ -306,16 +307,19 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
   };
   // Broker 0 is second in the replica list; only its entry applies, and `any` is skipped.
   const std::string moves = write(
-      "moves.json",
-      {{{"topic", "t"}, {"partition", 0}, {"replicas", {3, 0}}, {"log_dirs", {"any", disk(3).string()}}},
-       {{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {"any"}}}});
-  ProcessResult r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file",
-                              moves, "--wait"});
+      "moves.json", {{{"topic", "t"},
+                      {"partition", 0},
+                      {"replicas", {3, 0}},
+                      {"log_dirs", {"any", disk(3).string()}}},
+                     {{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {"any"}}}});
+  ProcessResult r = run_host(
+      {"reassign", "--socket", socket_.string(), "--reassignment-json-file", moves, "--wait"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Successfully started log directory move for: t-0-0\n"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("100%"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Reassignment of replica t-0-0 completed successfully.\n"), std::string::npos)
+  EXPECT_NE(r.out.find("Reassignment of replica t-0-0 completed successfully.\n"),
+            std::string::npos)
       << r.out;
 
   // --verify, each of Kafka's states.
@@ -328,15 +332,16 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
        {{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {disk(3).string()}}},
        {{"topic", "t"}, {"partition", 2}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}},
        {{"topic", "t"}, {"partition", 9}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}}});
-  r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", verify,
-                "--verify"});
+  r = run_host(
+      {"reassign", "--socket", socket_.string(), "--reassignment-json-file", verify, "--verify"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
             "Reassignment of replica t-0-0 completed successfully.\n"
             "Reassignment of replica t-1-0 is still in progress.\n"
-            "Partition t-2 on broker 0 is not being moved from log dir " + disk(3).string() +
-                " to " + disk(1).string() + ".\n"
-            "Partition t-9 cannot be found in any live log directory on broker 0.\n");
+            "Partition t-2 on broker 0 is not being moved from log dir " +
+                disk(3).string() + " to " + disk(1).string() +
+                ".\n"
+                "Partition t-9 cannot be found in any live log directory on broker 0.\n");
   const std::string elsewhere = write(
       "elsewhere.json",
       {{{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}}});
@@ -349,31 +354,37 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
   const fs::path link = temp_ / "disk3-link";
   fs::create_directory_symlink(disk(3), link);
   for (const std::string& dir : {disk(3).string() + "/", link.string(), link.string() + "/"}) {
-    const std::string file = write(
-        "spelled.json", {{{"topic", "t"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {dir}}}});
-    r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", file,
-                  "--verify"});
+    const std::string file =
+        write("spelled.json",
+              {{{"topic", "t"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {dir}}}});
+    r = run_host(
+        {"reassign", "--socket", socket_.string(), "--reassignment-json-file", file, "--verify"});
     EXPECT_EQ(r.out, "Reassignment of replica t-0-0 completed successfully.\n") << dir;
   }
 
   // A replica this broker never gets: retried every 100 ms, then Kafka's timeout message.
-  const std::string missing = write(
-      "missing.json",
-      {{{"topic", "nothere"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {disk(2).string()}}}});
+  const std::string missing = write("missing.json", {{{"topic", "nothere"},
+                                                      {"partition", 0},
+                                                      {"replicas", {0}},
+                                                      {"log_dirs", {disk(2).string()}}}});
   auto t0 = Clock::now();
   r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", missing,
                 "--timeout", "400"});
   EXPECT_GE(std::chrono::duration<double>(Clock::now() - t0).count(), 0.4);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "lds-host: Timed out before log directory move could be started for: nothere-0-0\n");
+  EXPECT_EQ(r.err,
+            "lds-host: Timed out before log directory move could be started for: nothere-0-0\n");
 }
 
 TEST_F(ReplicaMoveTest, ReassignRetriesUntilTheReplicaIsCreated) {
   start(default_config(3));
   const fs::path file = temp_ / "later.json";
   std::ofstream(file) << json{{"version", 1},
-                              {"partitions", {{{"topic", "late"}, {"partition", 0}, {"replicas", {0}},
-                                               {"log_dirs", {disk(3).string()}}}}}}
+                              {"partitions",
+                               {{{"topic", "late"},
+                                 {"partition", 0},
+                                 {"replicas", {0}},
+                                 {"log_dirs", {disk(3).string()}}}}}}
                              .dump();
   std::thread creator([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -392,8 +403,8 @@ TEST_F(ReplicaMoveTest, ReassignRetriesUntilTheReplicaIsCreated) {
 TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
   const char* env = std::getenv("LDS_CRASH_RUNS");
   const int runs = env ? std::atoi(env) : 50;
-  const char* points[] = {"", "", "during_copy", "after_marker", "after_source_renamed",
-                          "after_future_renamed"};
+  const char* points[] = {
+      "", "", "during_copy", "after_marker", "after_source_renamed", "after_future_renamed"};
   std::mt19937 rng(20261130);
   ServerConfig c = default_config(3);
   std::vector<uint64_t> sizes = {6 * kMiB, 3 * kMiB + 17};
@@ -422,10 +433,11 @@ TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
       if (to == fs::path(copies[0]).parent_path()) to = disk(to == disk(3) ? 1 : 3);
       try {
         AdminClient client(socket_);
-        client.call(json{{"api", "AlterReplicaLogDirs"},
-                         {"dirs", {{{"path", to.string()},
-                                    {"partitions", {{{"topic", "m"}, {"partition", p}}}}}}}}
-                        .dump());
+        client.call(
+            json{{"api", "AlterReplicaLogDirs"},
+                 {"dirs",
+                  {{{"path", to.string()}, {"partitions", {{{"topic", "m"}, {"partition", p}}}}}}}}
+                .dump());
       } catch (const std::exception&) {
         // the injected crash point was reached
       }

@@ -21,7 +21,7 @@
 
 namespace {
 
-using lds::plugin::DirAt;
+using lds::plugin::dir_at;
 using lds::plugin::StrategySpec;
 using lds::plugin::Uint128;
 
@@ -35,12 +35,12 @@ struct Path {
   uint64_t usable;
 };
 
-lds_status RankPaths(const NoOptions& /*options*/, lds_rank_args& args) {
+lds_status rank_paths(const NoOptions& /*options*/, lds_rank_args& args) {
   std::vector<Path> paths;
   paths.reserve(args.dir_count);
   Uint128 total_usable = 0;
   for (uint32_t i = 0; i < args.dir_count; ++i) {
-    const lds_dir& d = DirAt(args, i);
+    const lds_dir& d = dir_at(args, i);
     const uint64_t usable = (d.flags & LDS_DIR_SPACE_UNKNOWN) == 0 ? d.usable_bytes : 0;
     paths.push_back({i, d.topic_partition_count, d.partition_count, usable});
     total_usable += usable;
@@ -79,7 +79,7 @@ constexpr StrategySpec<NoOptions> kElasticsearchStrategy = {
         "index, then fewest shards, then most usable space, among paths with room).",
     .capabilities = LDS_CAP_USES_SPACE,
     .options = {},
-    .rank = RankPaths,
+    .rank = rank_paths,
 };
 
 }  // namespace

@@ -32,11 +32,11 @@
 
 namespace {
 
-using lds::plugin::ByteCountField;
-using lds::plugin::DirAt;
+using lds::plugin::byte_count_field;
+using lds::plugin::dir_at;
 using lds::plugin::Option;
 using lds::plugin::StrategySpec;
-using lds::plugin::WriteError;
+using lds::plugin::write_error;
 
 constexpr const char* kName = "hdfs_available_space";
 
@@ -44,12 +44,12 @@ constexpr const char* kName = "hdfs_available_space";
 class JavaRandom {
  public:
   explicit JavaRandom(uint64_t seed) : state_((seed ^ kMultiplier) & kMask) {}
-  float NextFloat() { return static_cast<float>(Next(24)) / static_cast<float>(1 << 24); }
+  float next_float() { return static_cast<float>(next(24)) / static_cast<float>(1 << 24); }
 
  private:
   static constexpr uint64_t kMultiplier = 0x5DEECE66Dull;
   static constexpr uint64_t kMask = (1ull << 48) - 1;
-  uint32_t Next(int bits) {
+  uint32_t next(int bits) {
     state_ = (state_ * kMultiplier + 0xBull) & kMask;
     return static_cast<uint32_t>(state_ >> (48 - bits));
   }
@@ -63,8 +63,8 @@ struct HdfsOptions {
   uint64_t block_bytes;  // dfs.blocksize: the replica size asked for
 };
 
-lds_status PreferenceFractionField(const lds_config_entry& entry, HdfsOptions& options, char* error,
-                                   uint32_t error_cap) {
+lds_status preference_fraction_field(const lds_config_entry& entry, HdfsOptions& options,
+                                     char* error, uint32_t error_cap) {
   char* end = nullptr;
   errno = 0;
   const double parsed = std::strtod(entry.value, &end);
@@ -73,17 +73,17 @@ lds_status PreferenceFractionField(const lds_config_entry& entry, HdfsOptions& o
     options.preference = static_cast<float>(parsed);
     return LDS_OK;
   }
-  WriteError(error, error_cap, "invalid value '%s' for option %s: expected a number from 0 to 1",
-             entry.value, entry.key);
+  write_error(error, error_cap, "invalid value '%s' for option %s: expected a number from 0 to 1",
+              entry.value, entry.key);
   return LDS_ERR_INVALID_ARGUMENT;
 }
 
 // HDFS's defaults: a 10 GiB balanced-space threshold, a 0.75 preference, 128 MiB blocks.
 constexpr Option<HdfsOptions> kOptions[] = {
-    {"seed", "0", ByteCountField<&HdfsOptions::seed>},
-    {"balanced.space.threshold", "10737418240", ByteCountField<&HdfsOptions::threshold>},
-    {"balanced.preference.fraction", "0.75", PreferenceFractionField},
-    {"block.bytes", "134217728", ByteCountField<&HdfsOptions::block_bytes>},
+    {"seed", "0", byte_count_field<&HdfsOptions::seed>},
+    {"balanced.space.threshold", "10737418240", byte_count_field<&HdfsOptions::threshold>},
+    {"balanced.preference.fraction", "0.75", preference_fraction_field},
+    {"block.bytes", "134217728", byte_count_field<&HdfsOptions::block_bytes>},
 };
 
 struct HdfsStrategy {
@@ -102,7 +102,7 @@ struct Volume {
 
 // RoundRobinVolumeChoosingPolicy.chooseVolume: the first volume from the saved position on that
 // has more than block_bytes available; advances the position past it. Returns -1 when none has.
-int64_t RoundRobin(const std::vector<Volume>& volumes, size_t& next, uint64_t block_bytes) {
+int64_t round_robin(const std::vector<Volume>& volumes, size_t& next, uint64_t block_bytes) {
   if (volumes.empty()) return -1;
   size_t current = next < volumes.size() ? next : 0;
   const size_t start = current;
@@ -118,14 +118,14 @@ int64_t RoundRobin(const std::vector<Volume>& volumes, size_t& next, uint64_t bl
 }
 
 // AvailableSpaceVolumeChoosingPolicy.chooseVolume; -1 when no volume can take a block.
-int64_t Choose(HdfsStrategy& s, const std::vector<Volume>& all) {
+int64_t choose(HdfsStrategy& s, const std::vector<Volume>& all) {
   const HdfsOptions& o = s.options;
   uint64_t least = UINT64_MAX, most = 0;
   for (const Volume& v : all) {
     least = std::min(least, v.available);
     most = std::max(most, v.available);
   }
-  if (most - least < o.threshold) return RoundRobin(all, s.balanced_next, o.block_bytes);
+  if (most - least < o.threshold) return round_robin(all, s.balanced_next, o.block_bytes);
   const uint64_t low_limit = least > UINT64_MAX - o.threshold ? UINT64_MAX : least + o.threshold;
   std::vector<Volume> high, low;
   uint64_t most_among_low = 0;
@@ -140,17 +140,17 @@ int64_t Choose(HdfsStrategy& s, const std::vector<Volume>& all) {
   const float scaler = static_cast<float>(high.size()) * o.preference +
                        static_cast<float>(low.size()) * (1 - o.preference);
   const float preference = static_cast<float>(high.size()) * o.preference / scaler;
-  if (most_among_low < o.block_bytes || s.random.NextFloat() < preference) {
-    return RoundRobin(high, s.high_next, o.block_bytes);
+  if (most_among_low < o.block_bytes || s.random.next_float() < preference) {
+    return round_robin(high, s.high_next, o.block_bytes);
   }
-  return RoundRobin(low, s.low_next, o.block_bytes);
+  return round_robin(low, s.low_next, o.block_bytes);
 }
 
-lds_status RankVolumes(HdfsStrategy& strategy, lds_rank_args& args) {
+lds_status rank_volumes(HdfsStrategy& strategy, lds_rank_args& args) {
   std::vector<Volume> volumes;
   volumes.reserve(args.dir_count);
   for (uint32_t i = 0; i < args.dir_count; ++i) {
-    const lds_dir& d = DirAt(args, i);
+    const lds_dir& d = dir_at(args, i);
     const bool known = (d.flags & LDS_DIR_SPACE_UNKNOWN) == 0;
     const uint64_t usable = known ? d.usable_bytes : 0;
     volumes.push_back({i, usable > d.reserved_bytes ? usable - d.reserved_bytes : 0});
@@ -158,14 +158,14 @@ lds_status RankVolumes(HdfsStrategy& strategy, lds_rank_args& args) {
   int64_t chosen;
   {
     std::lock_guard lock(strategy.mu);
-    chosen = Choose(strategy, volumes);
+    chosen = choose(strategy, volumes);
   }
   const uint64_t block = strategy.options.block_bytes;
   if (chosen < 0) {
-    WriteError(args.error, args.error_cap,
-               "strategy %s: out of space: no volume has more than block.bytes=%llu bytes "
-               "available",
-               kName, static_cast<unsigned long long>(block));
+    write_error(args.error, args.error_cap,
+                "strategy %s: out of space: no volume has more than block.bytes=%llu bytes "
+                "available",
+                kName, static_cast<unsigned long long>(block));
     return LDS_ERR_NO_ELIGIBLE_DIR;
   }
   std::stable_sort(volumes.begin(), volumes.end(),
@@ -187,7 +187,7 @@ constexpr StrategySpec<HdfsOptions, HdfsStrategy> kHdfsStrategy = {
         "preferring volumes with much more available space).",
     .capabilities = LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS,
     .options = kOptions,
-    .rank = RankVolumes,
+    .rank = rank_volumes,
 };
 
 }  // namespace

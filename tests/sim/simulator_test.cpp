@@ -14,9 +14,9 @@
 #include <sstream>
 
 #include "conformance/conformance.h"
+#include "core/abi_rules.h"
 #include "core/errors.h"
 #include "core/logging.h"
-#include "core/abi_rules.h"
 #include "core/strategy_plugin.h"
 
 namespace lds::sim {
