@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/durable_file.h"
 #include "core/log_layout.h"
 #include "core/logging.h"
 #include "log_manager_internal.h"
@@ -31,20 +32,6 @@ std::shared_ptr<spdlog::logger> log_manager_log() {
   return l;
 }
 
-void check_syscall(int rc, const std::string& what, const fs::path& path) {
-  if (rc < 0) throw std::system_error(errno, std::generic_category(), what + " " + path.string());
-}
-
-void fsync_path(const fs::path& path, bool directory) {
-  int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
-  check_syscall(fd, "open", path);
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  errno = err;
-  check_syscall(rc, "fsync", path);
-}
-
 uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base) {
   uint64_t size = 0, active = 0;
   for (const auto& seg : fs::directory_iterator(partition_dir)) {
@@ -61,33 +48,11 @@ uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base) {
 
 namespace {
 
-using detail::check_syscall;
-using detail::fsync_path;
 using detail::reservation;
 
 std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-// Writes a small file atomically: temp file, fsync, rename, fsync of the folder.
-void write_file_atomically(const fs::path& path, const std::string& content) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  check_syscall(fd, "create", tmp);
-  ssize_t written = ::write(fd, content.data(), content.size());
-  int err = errno;
-  if (written == static_cast<ssize_t>(content.size()) && ::fsync(fd) == 0) {
-    ::close(fd);
-  } else {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    errno = written < 0 ? err : EIO;
-    check_syscall(-1, "write", tmp);
-  }
-  check_syscall(::rename(tmp.c_str(), path.c_str()), "rename", tmp);
-  fsync_path(path.parent_path(), true);
-}
 
 std::map<std::string, std::string> read_properties(const fs::path& path) {
   std::map<std::string, std::string> out;
@@ -246,14 +211,14 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
       const fs::path del =
           src.parent_path() / layout::delete_dir(tp.topic, tp.partition, layout::random_hex_id());
       fs::rename(src, del);
-      fsync_path(src.parent_path(), true);
+      fsync_folder(src.parent_path());
       fs::remove_all(del);
       std::lock_guard lock(mu_);
       remove_partition_locked(tp);
     }
     const fs::path final_path = dirs_[dir_index]->path / tp.str();
     fs::rename(future, final_path);
-    fsync_path(final_path.parent_path(), true);
+    fsync_folder(final_path.parent_path());
     fs::remove(final_path / layout::kMoveCompleteMarker);
     log()->info("Finished the interrupted move of {} into {}.", tp.str(),
                 dirs_[dir_index]->path_text);
@@ -421,15 +386,13 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {
   const fs::path dir = dirs_[dir_index]->path / tp.str();
   check_syscall(::mkdir(dir.c_str(), 0755), "mkdir", dir);
   const fs::path segment = dir / layout::segment_file(0);
-  int fd = ::open(segment.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int err = errno;
-    ::rmdir(dir.c_str());
-    errno = err;
-    check_syscall(-1, "create", segment);
+  try {
+    open_file(segment, O_WRONLY | O_CREAT | O_EXCL, 0644, "create");
+  } catch (const FileError&) {
+    ::rmdir(dir.c_str());  // no half-created partition
+    throw;
   }
-  ::close(fd);
-  fsync_path(dirs_[dir_index]->path, true);
+  fsync_folder(dirs_[dir_index]->path);
 }
 
 PlacementDecision LogManager::choose(const std::string& topic, int32_t partition,
@@ -570,18 +533,16 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
       const uint64_t room = layout::kSegmentBytes - (offset - base);
       const size_t n = static_cast<size_t>(std::min<uint64_t>({bytes - done, buf.size(), room}));
       layout::fill_payload(topic, partition, offset, std::span<char>(buf.data(), n));
-      int fd = ::open(segment.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       int err = 0;
       ssize_t w = -1;
-      off_t before = 0;
-      if (fd >= 0) {
-        before = ::lseek(fd, 0, SEEK_END);
-        w = ::write(fd, buf.data(), n);
+      if (const Fd fd(::open(segment.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+          fd) {
+        const off_t before = ::lseek(fd.get(), 0, SEEK_END);
+        w = ::write(fd.get(), buf.data(), n);
         if (w >= 0 && static_cast<size_t>(w) != n) errno = ENOSPC;
         err = errno;
         if (w >= 0 && static_cast<size_t>(w) != n) w = -1;
-        if (w < 0 && before >= 0) (void)::ftruncate(fd, before);  // never leave a torn append
-        ::close(fd);
+        if (w < 0 && before >= 0) (void)::ftruncate(fd.get(), before);  // never leave a torn append
       } else {
         err = errno;
       }

@@ -49,9 +49,6 @@ struct LogManager::Move {
 namespace detail {
 
 std::shared_ptr<spdlog::logger> log_manager_log();
-// Throws std::system_error for a failed call (rc < 0, errno set), naming the path.
-void check_syscall(int rc, const std::string& what, const fs::path& path);
-void fsync_path(const fs::path& path, bool directory);
 // Segments roll at fixed multiples of kSegmentBytes, so the active one follows from the size.
 inline uint64_t active_segment_base(uint64_t size) {
   return size - size % layout::kSegmentBytes;

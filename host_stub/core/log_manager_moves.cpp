@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/config.h"
+#include "core/durable_file.h"
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "log_manager_internal.h"
@@ -25,8 +26,6 @@
 namespace lds {
 namespace {
 
-using detail::check_syscall;
-using detail::fsync_path;
 using detail::reservation;
 
 constexpr uint64_t kChunkBytes = 1 << 20;
@@ -41,16 +40,6 @@ void crash_point(const char* name) {
   static const char* wanted = std::getenv("LDS_CRASH_POINT");
   if (wanted != nullptr && std::strcmp(wanted, name) == 0) ::kill(::getpid(), SIGKILL);
 }
-
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
 
 // The segments of a partition directory by base offset.
 std::map<uint64_t, fs::path> segments_of(const fs::path& dir) {
@@ -76,25 +65,19 @@ uint64_t copy_some(const fs::path& src_dir, const fs::path& dst_dir, uint64_t co
     auto next = std::next(it);
     const uint64_t end = std::min(committed, next == segments.end() ? committed : next->first);
     const fs::path dst = dst_dir / it->second.filename();
-    Fd out(::open(dst.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-    check_syscall(out.fd, "create", dst);
+    const Fd out = open_file(dst, O_WRONLY | O_CREAT | O_APPEND, 0644, "create");
     struct stat st {};
-    check_syscall(::fstat(out.fd, &st), "stat", dst);
+    check_syscall(::fstat(out.get(), &st), "stat", dst);
     uint64_t have = base + static_cast<uint64_t>(st.st_size);
     if (have >= end) continue;
-    Fd in(::open(it->second.c_str(), O_RDONLY | O_CLOEXEC));
-    check_syscall(in.fd, "open", it->second);
+    const Fd in = open_file(it->second, O_RDONLY);
     while (have < end && done < budget) {
-      const size_t want = static_cast<size_t>(std::min<uint64_t>({end - have, budget - done, buf.size()}));
-      ssize_t n = ::pread(in.fd, buf.data(), want, static_cast<off_t>(have - base));
+      const size_t want =
+          static_cast<size_t>(std::min<uint64_t>({end - have, budget - done, buf.size()}));
+      ssize_t n = ::pread(in.get(), buf.data(), want, static_cast<off_t>(have - base));
       if (n < 0 && errno == EINTR) continue;
       check_syscall(n <= 0 ? -1 : 0, "read", it->second);
-      for (ssize_t off = 0; off < n;) {
-        ssize_t w = ::write(out.fd, buf.data() + off, static_cast<size_t>(n - off));
-        if (w < 0 && errno == EINTR) continue;
-        check_syscall(w < 0 ? -1 : 0, "write", dst);
-        off += w;
-      }
+      write_all(out, std::string_view(buf.data(), static_cast<size_t>(n)), dst);
       have += static_cast<uint64_t>(n);
       done += static_cast<uint64_t>(n);
     }
@@ -103,7 +86,7 @@ uint64_t copy_some(const fs::path& src_dir, const fs::path& dst_dir, uint64_t co
 }
 
 void fsync_segments(const fs::path& dir) {
-  for (const auto& [base, path] : segments_of(dir)) fsync_path(path, false);
+  for (const auto& [base, path] : segments_of(dir)) fsync_file(path);
 }
 
 }  // namespace
@@ -193,7 +176,7 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
   try {
     if (!options_.in_memory) {
       check_syscall(::mkdir(m->future.c_str(), 0755), "mkdir", m->future);
-      fsync_path(m->future.parent_path(), true);
+      fsync_folder(m->future.parent_path());
     }
   } catch (const std::system_error& e) {
     mark_offline(m->dest, e.what());
@@ -310,26 +293,18 @@ void LogManager::run_move(const std::shared_ptr<Move>& m) {
   }
   while (m->copied < committed) progress(copy_some(src, m->future, committed, UINT64_MAX));
   fsync_segments(m->future);
-  const fs::path marker = m->future / layout::kMoveCompleteMarker;
-  {
-    Fd f(::open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    check_syscall(f.fd, "create", marker);
-    const std::string text = "source=" + src.string() + "\nsize=" + std::to_string(committed) + "\n";
-    check_syscall(::write(f.fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) ? 0 : -1,
-                  "write", marker);
-    check_syscall(::fsync(f.fd), "fsync", marker);
-  }
-  fsync_path(m->future, true);
-  fsync_path(m->future.parent_path(), true);
+  write_file_atomically(m->future / layout::kMoveCompleteMarker,
+                        "source=" + src.string() + "\nsize=" + std::to_string(committed) + "\n");
+  fsync_folder(m->future.parent_path());
   crash_point("after_marker");
 
   const fs::path del = src.parent_path() / layout::delete_dir(tp.topic, tp.partition, layout::random_hex_id());
   check_syscall(::rename(src.c_str(), del.c_str()), "rename", src);
-  fsync_path(src.parent_path(), true);
+  fsync_folder(src.parent_path());
   crash_point("after_source_renamed");
   const fs::path final_path = dirs_[m->dest]->path / tp.str();
   check_syscall(::rename(m->future.c_str(), final_path.c_str()), "rename", m->future);
-  fsync_path(final_path.parent_path(), true);
+  fsync_folder(final_path.parent_path());
   crash_point("after_future_renamed");
   fs::remove(final_path / layout::kMoveCompleteMarker);
 
