@@ -48,8 +48,6 @@ uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base) {
 
 namespace {
 
-using detail::reservation;
-
 std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -71,12 +69,7 @@ std::map<std::string, std::string> read_properties(const fs::path& path) {
 
 LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
     : options_(std::move(options)), probe_(std::move(probe)), slot_(slot) {
-  for (const auto& path : options_.log_dirs) {
-    auto d = std::make_unique<Dir>();
-    d->path = path;
-    d->path_text = path.string();
-    dirs_.push_back(std::move(d));
-  }
+  for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
 }
 
 LogManager::~LogManager() {
@@ -249,11 +242,9 @@ void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, uin
   p->tp = tp;
   p->dir = dir_index;
   p->size = size;
-  p->expected = expected;
   std::lock_guard lock(mu_);
-  Dir& d = *dirs_[dir_index];
   count_replica_locked(dir_index, tp.topic, +1);
-  d.reserved_bytes += reservation(expected, size);
+  p->reservation = Reservation(dirs_[dir_index]->reserved, expected > size ? expected - size : 0);
   TopicStats& t = topics_[tp.topic];
   t.partitions++;
   t.bytes += size;
@@ -266,9 +257,8 @@ void LogManager::remove_partition_locked(const TopicPartition& tp) {
   if (it == partitions_.end()) return;
   Partition& p = *it->second;
   if (moves_.count(tp)) cancel_move_locked(p);
-  Dir& d = *dirs_[p.dir];
   count_replica_locked(p.dir, tp.topic, -1);
-  d.reserved_bytes -= reservation(p.expected, p.size);
+  p.reservation.release();
   TopicStats& t = topics_[tp.topic];
   t.bytes -= p.size;
   if (--t.partitions == 0) topics_.erase(tp.topic);
@@ -276,14 +266,19 @@ void LogManager::remove_partition_locked(const TopicPartition& tp) {
   partitions_.erase(it);
 }
 
-void LogManager::set_reservation_locked(Partition& p, uint64_t new_size) {
-  Dir& d = *dirs_[p.dir];
-  d.reserved_bytes -= reservation(p.expected, p.size);
-  d.reserved_bytes += reservation(p.expected, new_size);
+void LogManager::record_append_locked(Partition& p, uint64_t written) {
+  // Bytes written past the partition's expected size were never reserved.
+  p.reservation.update(std::min(written, p.reservation.bytes()));
   TopicStats& t = topics_[p.tp.topic];
-  t.bytes += new_size - p.size;
-  total_bytes_hosted_ += new_size - p.size;
-  p.size = new_size;
+  t.bytes += written;
+  total_bytes_hosted_ += written;
+  p.size += written;
+}
+
+void LogManager::relocate_locked(Partition& p, uint32_t to) {
+  count_replica_locked(p.dir, p.tp.topic, -1);
+  p.reservation = Reservation(dirs_[to]->reserved, p.reservation.bytes());
+  p.dir = to;
 }
 
 void LogManager::set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned) {
@@ -326,7 +321,7 @@ void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& 
     c.path = d.path_text.c_str();
     c.total_bytes = 0;
     c.usable_bytes = 0;
-    c.reserved_bytes = d.reserved_bytes;
+    c.reserved_bytes = d.reserved.bytes();
     c.partition_count = d.partition_count;
     c.topic_partition_count = counts != nullptr ? (*counts)[i] : 0;
     indices[n++] = i;
@@ -550,7 +545,7 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
         // Account for what was fully written before the failure, then report it.
         {
           std::lock_guard lock(mu_);
-          set_reservation_locked(*p, size + done);
+          record_append_locked(*p, done);
         }
         if (err == ENOSPC || err == EDQUOT) {
           throw KafkaError(ErrorCode::kKafkaStorageError,
@@ -566,7 +561,7 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
     }
   }
   std::lock_guard lock(mu_);
-  set_reservation_locked(*p, size + bytes);
+  record_append_locked(*p, bytes);
   return p->size;
 }
 
@@ -611,7 +606,7 @@ std::vector<LogDirDescription> LogManager::describe() const {
     desc.log_dir = d->path_text;
     desc.directory_id = d->directory_id;
     desc.cordoned = d->cordoned;
-    desc.reserved_bytes = d->reserved_bytes;
+    desc.reserved_bytes = d->reserved.bytes();
     if (!d->online) {
       desc.error = ErrorCode::kKafkaStorageError;
       desc.error_message = d->offline_reason;

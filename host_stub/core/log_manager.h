@@ -197,7 +197,10 @@ class LogManager {
   void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta);
   std::mutex& io_of(const TopicPartition& tp) const;
   void remove_partition_locked(const TopicPartition& tp);
-  void set_reservation_locked(Partition& p, uint64_t new_size);
+  // `written` bytes were appended to p.
+  void record_append_locked(Partition& p, uint64_t written);
+  // A move promoted p into directory `to`, which already counts it (it counted the future copy).
+  void relocate_locked(Partition& p, uint32_t to);
 
   Options options_;
   std::shared_ptr<const DiskProbe> probe_;

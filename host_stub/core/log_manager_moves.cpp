@@ -26,8 +26,6 @@
 namespace lds {
 namespace {
 
-using detail::reservation;
-
 constexpr uint64_t kChunkBytes = 1 << 20;
 // Below this many bytes left to copy, the mover takes the partition's I/O lock and finishes.
 constexpr uint64_t kCatchUpBytes = 4 << 20;
@@ -110,11 +108,9 @@ void LogManager::cancel_move_locked(Partition& p) {
   std::shared_ptr<Move> m = std::move(it->second);
   moves_.erase(it);
   m->cancelled = true;
-  Dir& dest = *dirs_[m->dest];
   count_replica_locked(m->dest, p.tp.topic, -1);
-  dest.reserved_bytes -= m->reserved;
-  m->reserved = 0;
-  log()->info("Cancelled the move of {} to {}.", p.tp.str(), dest.path_text);
+  m->left_to_copy.release();
+  log()->info("Cancelled the move of {} to {}.", p.tp.str(), dirs_[m->dest]->path_text);
   // The mover that owns the move removes its future directory.
 }
 
@@ -185,8 +181,7 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
   lock.lock();
   Dir& d = *dirs_[m->dest];
   count_replica_locked(m->dest, tp.topic, +1);  // a future replica counts there, as in Kafka
-  m->reserved = p->size;
-  d.reserved_bytes += m->reserved;
+  m->left_to_copy = Reservation(d.reserved, p->size);
   moves_[tp] = m;
   move_queue_.push_back(m);
   log()->info("Moving {} from {} to {} ({} bytes).", tp.str(), dirs_[p->dir]->path_text,
@@ -243,10 +238,8 @@ void LogManager::run_move(const std::shared_ptr<Move>& m) {
     std::lock_guard lock(mu_);
     if (m->cancelled) return;
     m->copied += copied_now;
-    const uint64_t left = p.size > m->copied ? p.size - m->copied : 0;
-    dirs_[m->dest]->reserved_bytes -= m->reserved;
-    m->reserved = left;
-    dirs_[m->dest]->reserved_bytes += m->reserved;
+    // Appends continue while the copy runs: what is left can grow as well as shrink.
+    m->left_to_copy.resize(p.size > m->copied ? p.size - m->copied : 0);
   };
 
   // Bulk copy while appends continue.
@@ -311,15 +304,8 @@ void LogManager::run_move(const std::shared_ptr<Move>& m) {
   const uint32_t from = p.dir;
   {
     std::lock_guard lock(mu_);
-    Dir& s = *dirs_[from];
-    Dir& d = *dirs_[m->dest];
-    count_replica_locked(from, tp.topic, -1);
-    s.reserved_bytes -= reservation(p.expected, p.size);
-    d.reserved_bytes -= m->reserved;
-    m->reserved = 0;
-    d.reserved_bytes += reservation(p.expected, p.size);
-    // The destination already counts the replica (it counted the future one).
-    p.dir = m->dest;
+    m->left_to_copy.release();
+    relocate_locked(p, m->dest);
     moves_.erase(tp);
   }
   io.unlock();
