@@ -15,6 +15,7 @@
 #include "core/durable_file.h"
 #include "core/log_layout.h"
 #include "core/logging.h"
+#include "core/replica_mover.h"
 #include "log_manager_internal.h"
 
 namespace lds {
@@ -68,18 +69,14 @@ std::map<std::string, std::string> read_properties(const fs::path& path) {
 }  // namespace
 
 LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
-    : options_(std::move(options)), probe_(std::move(probe)), slot_(slot) {
+    : options_(std::move(options)),
+      probe_(std::move(probe)),
+      slot_(slot),
+      mover_(std::make_unique<ReplicaMover>(*this)) {
   for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
 }
 
-LogManager::~LogManager() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  move_cv_.notify_all();
-  for (auto& t : movers_) t.join();
-}
+LogManager::~LogManager() { mover_->stop(); }
 
 void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
   std::lock_guard lock(mu_);
@@ -131,11 +128,7 @@ void LogManager::startup() {
   // Every directory is scanned before interrupted moves are resolved, so a move's source is known
   // wherever it lives.
   recover_moves(futures);
-  if (!options_.in_memory) {
-    for (int32_t t = 0; t < std::max(options_.mover_threads, 1); ++t) {
-      movers_.emplace_back([this] { run_movers(); });
-    }
-  }
+  if (!options_.in_memory) mover_->start(std::max(options_.mover_threads, 1));
 }
 
 std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
@@ -183,43 +176,6 @@ std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
   return futures;
 }
 
-void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& futures) {
-  for (const auto& [dir_index, future] : futures) {
-    layout::Entry e = layout::parse_entry(future.filename().string());
-    TopicPartition tp{e.topic, e.partition};
-    if (!fs::exists(future / layout::kMoveCompleteMarker)) {
-      log()->info("Discarding the unfinished move copy {}.", future.string());
-      fs::remove_all(future);
-      continue;
-    }
-    // A complete copy: finish the promotion exactly as the mover would have.
-    std::shared_ptr<Partition> source;
-    {
-      std::lock_guard lock(mu_);
-      auto it = partitions_.find(tp);
-      if (it != partitions_.end()) source = it->second;
-    }
-    if (source) {
-      const fs::path src = dirs_[source->dir]->path / tp.str();
-      const fs::path del =
-          src.parent_path() / layout::delete_dir(tp.topic, tp.partition, layout::random_hex_id());
-      fs::rename(src, del);
-      fsync_folder(src.parent_path());
-      fs::remove_all(del);
-      std::lock_guard lock(mu_);
-      remove_partition_locked(tp);
-    }
-    const fs::path final_path = dirs_[dir_index]->path / tp.str();
-    fs::rename(future, final_path);
-    fsync_folder(final_path.parent_path());
-    fs::remove(final_path / layout::kMoveCompleteMarker);
-    log()->info("Finished the interrupted move of {} into {}.", tp.str(),
-                dirs_[dir_index]->path_text);
-    const uint64_t size = detail::segments_size(final_path, nullptr);
-    add_partition(dir_index, tp, size, 0);
-  }
-}
-
 std::mutex& LogManager::io_of(const TopicPartition& tp) const {
   return io_stripes_[TopicPartitionHash()(tp) % kIoStripes];
 }
@@ -256,7 +212,7 @@ void LogManager::remove_partition_locked(const TopicPartition& tp) {
   auto it = partitions_.find(tp);
   if (it == partitions_.end()) return;
   Partition& p = *it->second;
-  if (moves_.count(tp)) cancel_move_locked(p);
+  mover_->cancel_locked(tp);
   count_replica_locked(p.dir, tp.topic, -1);
   p.reservation.release();
   TopicStats& t = topics_[tp.topic];
@@ -627,10 +583,10 @@ std::vector<LogDirDescription> LogManager::describe() const {
   for (const Partition* p : sorted) {
     if (dirs_[p->dir]->online) out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
     // A move in progress shows as a future replica in its destination, as Kafka reports it.
-    auto m = moves_.empty() ? moves_.end() : moves_.find(p->tp);
-    if (m != moves_.end() && dirs_[m->second->dest]->online) {
-      const uint64_t copied = std::min(m->second->copied, p->size);
-      out[m->second->dest].partitions.push_back({p->tp.str(), copied, p->size - copied, true});
+    const ReplicaMover::Move* m = mover_->find_locked(p->tp);
+    if (m != nullptr && dirs_[m->dest]->online) {
+      const uint64_t copied = std::min(m->copied, p->size);
+      out[m->dest].partitions.push_back({p->tp.str(), copied, p->size - copied, true});
     }
   }
   return out;

@@ -1,13 +1,10 @@
 // log_manager_internal.h: LogManager's private state and file helpers, shared by its source files.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 
 #include "core/log_layout.h"
 #include "core/log_manager.h"
@@ -32,23 +29,13 @@ struct LogManager::Dir {
 };
 
 // One hosted replica. Kept small: a broker may host a million. Its I/O lock is one of
-// LogManager's striped locks (io_of), and a move in progress lives in LogManager::moves_.
+// LogManager's striped locks (io_of), and a move in progress lives in its ReplicaMover.
 struct LogManager::Partition {
   TopicPartition tp;
   uint32_t dir = 0;         // changes only when a move promotes, under io and mu_
   bool deleted = false;     // guarded by io
   uint64_t size = 0;        // guarded by LogManager::mu_
   Reservation reservation;  // on dirs_[dir]: expected bytes not written yet; guarded by mu_
-};
-
-// One replica move (KIP-113). Counted in its destination while it exists.
-struct LogManager::Move {
-  std::shared_ptr<Partition> partition;
-  uint32_t dest = 0;
-  fs::path future;  // <dest>/<topic>-<partition>.<id>-future
-  std::atomic<bool> cancelled{false};
-  uint64_t copied = 0;       // guarded by LogManager::mu_
-  Reservation left_to_copy;  // on dest, guarded by LogManager::mu_
 };
 
 namespace detail {
