@@ -1,7 +1,6 @@
 // reservation.cpp: Reservation's give-backs, checked against what was reserved.
 #include "core/reservation.h"
 
-#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -22,12 +21,11 @@ void report_unbalanced(const std::string& owner, const char* what, uint64_t aske
 }  // namespace
 
 void ReservedBytes::take_back(uint64_t bytes) noexcept {
-  uint64_t held = bytes_.load(std::memory_order_relaxed);
-  uint64_t taken;
-  do {
-    taken = std::min(held, bytes);
-  } while (!bytes_.compare_exchange_weak(held, held - taken, std::memory_order_relaxed));
-  if (taken < bytes) report_unbalanced(owner_, "the directory", bytes, held);
+  if (bytes > bytes_) {
+    report_unbalanced(owner_, "the directory", bytes, bytes_);
+    bytes = bytes_;
+  }
+  bytes_ -= bytes;
 }
 
 Reservation::Reservation(ReservedBytes& on, uint64_t bytes) noexcept : on_(&on), bytes_(bytes) {

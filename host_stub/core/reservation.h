@@ -1,14 +1,15 @@
 // reservation.h: bytes held on a log directory for data not written yet, one owner each.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 
 namespace lds {
 
 // A log directory's reserved bytes, which strategies see as lds_dir.reserved_bytes: the sum of the
-// Reservations held against it. Only a Reservation changes it, so the sum cannot drift.
+// Reservations held against it. Only a Reservation changes it, so the sum cannot drift. Not
+// synchronised: its owner reads it and changes its Reservations under one lock (LogManager's state
+// lock), which placement takes anyway, so a locked instruction per change would buy nothing.
 class ReservedBytes {
  public:
   // `owner` names the directory in the log line of an unbalanced give-back.
@@ -16,15 +17,15 @@ class ReservedBytes {
   ReservedBytes(const ReservedBytes&) = delete;
   ReservedBytes& operator=(const ReservedBytes&) = delete;
 
-  uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  uint64_t bytes() const noexcept { return bytes_; }
 
  private:
   friend class Reservation;
-  void add(uint64_t bytes) noexcept { bytes_.fetch_add(bytes, std::memory_order_relaxed); }
+  void add(uint64_t bytes) noexcept { bytes_ += bytes; }
   // Never below zero: a give-back larger than the sum is reported and clamped.
   void take_back(uint64_t bytes) noexcept;
 
-  std::atomic<uint64_t> bytes_{0};
+  uint64_t bytes_ = 0;
   std::string owner_;
 };
 
@@ -32,7 +33,7 @@ class ReservedBytes {
 // made, given back when released or destroyed. Taking back more than is held is a bookkeeping bug,
 // never a disk condition: a debug build stops on an assertion, a release build logs an error and
 // clamps at zero, because a count wrapped around to 2^64 would make every strategy see a full disk.
-// Not synchronised itself: its owner guards it as it guards the rest of its state.
+// Guarded by the same lock as its ReservedBytes.
 class Reservation {
  public:
   Reservation() noexcept = default;  // holds nothing
