@@ -12,8 +12,10 @@
 #include <map>
 #include <sstream>
 
+#include "core/durable_file.h"
 #include "core/log_layout.h"
 #include "core/logging.h"
+#include "core/replica_mover.h"
 #include "log_manager_internal.h"
 
 namespace lds {
@@ -29,20 +31,6 @@ namespace detail {
 std::shared_ptr<spdlog::logger> log_manager_log() {
   static auto l = logger("lds.log_manager");
   return l;
-}
-
-void check_syscall(int rc, const std::string& what, const fs::path& path) {
-  if (rc < 0) throw std::system_error(errno, std::generic_category(), what + " " + path.string());
-}
-
-void fsync_path(const fs::path& path, bool directory) {
-  int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
-  check_syscall(fd, "open", path);
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  errno = err;
-  check_syscall(rc, "fsync", path);
 }
 
 uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base) {
@@ -61,33 +49,9 @@ uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base) {
 
 namespace {
 
-using detail::check_syscall;
-using detail::fsync_path;
-using detail::reservation;
-
 std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-// Writes a small file atomically: temp file, fsync, rename, fsync of the folder.
-void write_file_atomically(const fs::path& path, const std::string& content) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  check_syscall(fd, "create", tmp);
-  ssize_t written = ::write(fd, content.data(), content.size());
-  int err = errno;
-  if (written == static_cast<ssize_t>(content.size()) && ::fsync(fd) == 0) {
-    ::close(fd);
-  } else {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    errno = written < 0 ? err : EIO;
-    check_syscall(-1, "write", tmp);
-  }
-  check_syscall(::rename(tmp.c_str(), path.c_str()), "rename", tmp);
-  fsync_path(path.parent_path(), true);
-}
 
 std::map<std::string, std::string> read_properties(const fs::path& path) {
   std::map<std::string, std::string> out;
@@ -105,23 +69,14 @@ std::map<std::string, std::string> read_properties(const fs::path& path) {
 }  // namespace
 
 LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
-    : options_(std::move(options)), probe_(std::move(probe)), slot_(slot) {
-  for (const auto& path : options_.log_dirs) {
-    auto d = std::make_unique<Dir>();
-    d->path = path;
-    d->path_text = path.string();
-    dirs_.push_back(std::move(d));
-  }
+    : options_(std::move(options)),
+      probe_(std::move(probe)),
+      slot_(slot),
+      mover_(std::make_unique<ReplicaMover>(*this)) {
+  for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
 }
 
-LogManager::~LogManager() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  move_cv_.notify_all();
-  for (auto& t : movers_) t.join();
-}
+LogManager::~LogManager() { mover_->stop(); }
 
 void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
   std::lock_guard lock(mu_);
@@ -173,11 +128,7 @@ void LogManager::startup() {
   // Every directory is scanned before interrupted moves are resolved, so a move's source is known
   // wherever it lives.
   recover_moves(futures);
-  if (!options_.in_memory) {
-    for (int32_t t = 0; t < std::max(options_.mover_threads, 1); ++t) {
-      movers_.emplace_back([this] { run_movers(); });
-    }
-  }
+  if (!options_.in_memory) mover_->start(std::max(options_.mover_threads, 1));
 }
 
 std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
@@ -225,43 +176,6 @@ std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
   return futures;
 }
 
-void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& futures) {
-  for (const auto& [dir_index, future] : futures) {
-    layout::Entry e = layout::parse_entry(future.filename().string());
-    TopicPartition tp{e.topic, e.partition};
-    if (!fs::exists(future / layout::kMoveCompleteMarker)) {
-      log()->info("Discarding the unfinished move copy {}.", future.string());
-      fs::remove_all(future);
-      continue;
-    }
-    // A complete copy: finish the promotion exactly as the mover would have.
-    std::shared_ptr<Partition> source;
-    {
-      std::lock_guard lock(mu_);
-      auto it = partitions_.find(tp);
-      if (it != partitions_.end()) source = it->second;
-    }
-    if (source) {
-      const fs::path src = dirs_[source->dir]->path / tp.str();
-      const fs::path del =
-          src.parent_path() / layout::delete_dir(tp.topic, tp.partition, layout::random_hex_id());
-      fs::rename(src, del);
-      fsync_path(src.parent_path(), true);
-      fs::remove_all(del);
-      std::lock_guard lock(mu_);
-      remove_partition_locked(tp);
-    }
-    const fs::path final_path = dirs_[dir_index]->path / tp.str();
-    fs::rename(future, final_path);
-    fsync_path(final_path.parent_path(), true);
-    fs::remove(final_path / layout::kMoveCompleteMarker);
-    log()->info("Finished the interrupted move of {} into {}.", tp.str(),
-                dirs_[dir_index]->path_text);
-    const uint64_t size = detail::segments_size(final_path, nullptr);
-    add_partition(dir_index, tp, size, 0);
-  }
-}
-
 std::mutex& LogManager::io_of(const TopicPartition& tp) const {
   return io_stripes_[TopicPartitionHash()(tp) % kIoStripes];
 }
@@ -284,11 +198,9 @@ void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, uin
   p->tp = tp;
   p->dir = dir_index;
   p->size = size;
-  p->expected = expected;
   std::lock_guard lock(mu_);
-  Dir& d = *dirs_[dir_index];
   count_replica_locked(dir_index, tp.topic, +1);
-  d.reserved_bytes += reservation(expected, size);
+  p->reservation = Reservation(dirs_[dir_index]->reserved, expected > size ? expected - size : 0);
   TopicStats& t = topics_[tp.topic];
   t.partitions++;
   t.bytes += size;
@@ -300,10 +212,9 @@ void LogManager::remove_partition_locked(const TopicPartition& tp) {
   auto it = partitions_.find(tp);
   if (it == partitions_.end()) return;
   Partition& p = *it->second;
-  if (moves_.count(tp)) cancel_move_locked(p);
-  Dir& d = *dirs_[p.dir];
+  mover_->cancel_locked(tp);
   count_replica_locked(p.dir, tp.topic, -1);
-  d.reserved_bytes -= reservation(p.expected, p.size);
+  p.reservation.release();
   TopicStats& t = topics_[tp.topic];
   t.bytes -= p.size;
   if (--t.partitions == 0) topics_.erase(tp.topic);
@@ -311,14 +222,19 @@ void LogManager::remove_partition_locked(const TopicPartition& tp) {
   partitions_.erase(it);
 }
 
-void LogManager::set_reservation_locked(Partition& p, uint64_t new_size) {
-  Dir& d = *dirs_[p.dir];
-  d.reserved_bytes -= reservation(p.expected, p.size);
-  d.reserved_bytes += reservation(p.expected, new_size);
+void LogManager::record_append_locked(Partition& p, uint64_t written) {
+  // Bytes written past the partition's expected size were never reserved.
+  p.reservation.update(std::min(written, p.reservation.bytes()));
   TopicStats& t = topics_[p.tp.topic];
-  t.bytes += new_size - p.size;
-  total_bytes_hosted_ += new_size - p.size;
-  p.size = new_size;
+  t.bytes += written;
+  total_bytes_hosted_ += written;
+  p.size += written;
+}
+
+void LogManager::relocate_locked(Partition& p, uint32_t to) {
+  count_replica_locked(p.dir, p.tp.topic, -1);
+  p.reservation = Reservation(dirs_[to]->reserved, p.reservation.bytes());
+  p.dir = to;
 }
 
 void LogManager::set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned) {
@@ -361,7 +277,7 @@ void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& 
     c.path = d.path_text.c_str();
     c.total_bytes = 0;
     c.usable_bytes = 0;
-    c.reserved_bytes = d.reserved_bytes;
+    c.reserved_bytes = d.reserved.bytes();
     c.partition_count = d.partition_count;
     c.topic_partition_count = counts != nullptr ? (*counts)[i] : 0;
     indices[n++] = i;
@@ -421,15 +337,13 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {
   const fs::path dir = dirs_[dir_index]->path / tp.str();
   check_syscall(::mkdir(dir.c_str(), 0755), "mkdir", dir);
   const fs::path segment = dir / layout::segment_file(0);
-  int fd = ::open(segment.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int err = errno;
-    ::rmdir(dir.c_str());
-    errno = err;
-    check_syscall(-1, "create", segment);
+  try {
+    open_file(segment, O_WRONLY | O_CREAT | O_EXCL, 0644, "create");
+  } catch (const FileError&) {
+    ::rmdir(dir.c_str());  // no half-created partition
+    throw;
   }
-  ::close(fd);
-  fsync_path(dirs_[dir_index]->path, true);
+  fsync_folder(dirs_[dir_index]->path);
 }
 
 PlacementDecision LogManager::choose(const std::string& topic, int32_t partition,
@@ -570,18 +484,16 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
       const uint64_t room = layout::kSegmentBytes - (offset - base);
       const size_t n = static_cast<size_t>(std::min<uint64_t>({bytes - done, buf.size(), room}));
       layout::fill_payload(topic, partition, offset, std::span<char>(buf.data(), n));
-      int fd = ::open(segment.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       int err = 0;
       ssize_t w = -1;
-      off_t before = 0;
-      if (fd >= 0) {
-        before = ::lseek(fd, 0, SEEK_END);
-        w = ::write(fd, buf.data(), n);
+      if (const Fd fd(::open(segment.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+          fd) {
+        const off_t before = ::lseek(fd.get(), 0, SEEK_END);
+        w = ::write(fd.get(), buf.data(), n);
         if (w >= 0 && static_cast<size_t>(w) != n) errno = ENOSPC;
         err = errno;
         if (w >= 0 && static_cast<size_t>(w) != n) w = -1;
-        if (w < 0 && before >= 0) (void)::ftruncate(fd, before);  // never leave a torn append
-        ::close(fd);
+        if (w < 0 && before >= 0) (void)::ftruncate(fd.get(), before);  // never leave a torn append
       } else {
         err = errno;
       }
@@ -589,7 +501,7 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
         // Account for what was fully written before the failure, then report it.
         {
           std::lock_guard lock(mu_);
-          set_reservation_locked(*p, size + done);
+          record_append_locked(*p, done);
         }
         if (err == ENOSPC || err == EDQUOT) {
           throw KafkaError(ErrorCode::kKafkaStorageError,
@@ -605,7 +517,7 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
     }
   }
   std::lock_guard lock(mu_);
-  set_reservation_locked(*p, size + bytes);
+  record_append_locked(*p, bytes);
   return p->size;
 }
 
@@ -650,7 +562,7 @@ std::vector<LogDirDescription> LogManager::describe() const {
     desc.log_dir = d->path_text;
     desc.directory_id = d->directory_id;
     desc.cordoned = d->cordoned;
-    desc.reserved_bytes = d->reserved_bytes;
+    desc.reserved_bytes = d->reserved.bytes();
     if (!d->online) {
       desc.error = ErrorCode::kKafkaStorageError;
       desc.error_message = d->offline_reason;
@@ -671,10 +583,10 @@ std::vector<LogDirDescription> LogManager::describe() const {
   for (const Partition* p : sorted) {
     if (dirs_[p->dir]->online) out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
     // A move in progress shows as a future replica in its destination, as Kafka reports it.
-    auto m = moves_.empty() ? moves_.end() : moves_.find(p->tp);
-    if (m != moves_.end() && dirs_[m->second->dest]->online) {
-      const uint64_t copied = std::min(m->second->copied, p->size);
-      out[m->second->dest].partitions.push_back({p->tp.str(), copied, p->size - copied, true});
+    const ReplicaMover::Move* m = mover_->find_locked(p->tp);
+    if (m != nullptr && dirs_[m->dest]->online) {
+      const uint64_t copied = std::min(m->copied, p->size);
+      out[m->dest].partitions.push_back({p->tp.str(), copied, p->size - copied, true});
     }
   }
   return out;

@@ -75,6 +75,8 @@ struct LogDirDescription {
   std::vector<PartitionDescription> partitions;
 };
 
+class ReplicaMover;
+
 class LogManager {
  public:
   struct Options {
@@ -170,6 +172,8 @@ class LogManager {
   void mark_online(uint32_t dir_index);
 
  private:
+  // Moves copy, count and promote replicas under this LogManager's state lock.
+  friend class ReplicaMover;
   struct Dir;
   struct Partition;
 
@@ -186,18 +190,16 @@ class LogManager {
   // Loads one directory's partitions; returns its future directories for recover_moves().
   std::vector<fs::path> load_dir(uint32_t dir_index);
   void recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& futures);
-  struct Move;
-  void run_movers();
-  void run_move(const std::shared_ptr<Move>& move);
-  void cancel_move_locked(Partition& p);  // mu_ held; a move of p is in moves_
-  bool owns_move_locked(const std::shared_ptr<Move>& move) const;  // still p's current move
   void add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
                      uint64_t expected);
   // Counts a replica (current or future) of `topic` in a directory, or uncounts it (delta -1).
   void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta);
   std::mutex& io_of(const TopicPartition& tp) const;
   void remove_partition_locked(const TopicPartition& tp);
-  void set_reservation_locked(Partition& p, uint64_t new_size);
+  // `written` bytes were appended to p.
+  void record_append_locked(Partition& p, uint64_t written);
+  // A move promoted p into directory `to`, which already counts it (it counted the future copy).
+  void relocate_locked(Partition& p, uint32_t to);
 
   Options options_;
   std::shared_ptr<const DiskProbe> probe_;
@@ -221,14 +223,9 @@ class LogManager {
   static constexpr size_t kIoStripes = 256;
   mutable std::mutex io_stripes_[kIoStripes];
 
-  // Replica moves (KIP-113), run by mover threads.
-  std::unordered_map<TopicPartition, std::shared_ptr<Move>, TopicPartitionHash> moves_;  // mu_
-  std::deque<std::shared_ptr<Move>> move_queue_;  // guarded by mu_
-  size_t moves_active_ = 0;                       // guarded by mu_
-  bool stopping_ = false;                         // guarded by mu_
-  std::condition_variable move_cv_;
-  std::atomic<uint64_t> move_bytes_per_second_{0};
-  std::vector<std::thread> movers_;
+  // Replica moves (KIP-113). Declared last, so destroyed first: its moves hold reservations on
+  // dirs_ and partitions of partitions_.
+  std::unique_ptr<ReplicaMover> mover_;
 };
 
 }  // namespace lds

@@ -1,21 +1,21 @@
 // log_manager_internal.h: LogManager's private state and file helpers, shared by its source files.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
+#include "core/reservation.h"
 
 namespace lds {
 
 struct LogManager::Dir {
+  explicit Dir(const fs::path& p) : path(p), path_text(p.string()), reserved(path_text) {}
+
   fs::path path;
   std::string path_text;  // what lds_dir.path points at
   std::string directory_id;
@@ -23,42 +23,26 @@ struct LogManager::Dir {
   std::string offline_reason;
   bool cordoned = false;
   uint32_t partition_count = 0;  // current and future replicas
-  uint64_t reserved_bytes = 0;
+  // The Reservations of its partitions (bytes expected, not written yet) and of the moves into it
+  // (bytes not copied yet).
+  ReservedBytes reserved;
 };
 
 // One hosted replica. Kept small: a broker may host a million. Its I/O lock is one of
-// LogManager's striped locks (io_of), and a move in progress lives in LogManager::moves_.
+// LogManager's striped locks (io_of), and a move in progress lives in its ReplicaMover.
 struct LogManager::Partition {
   TopicPartition tp;
-  uint32_t dir = 0;       // changes only when a move promotes, under io and mu_
-  bool deleted = false;   // guarded by io
-  uint64_t size = 0;      // guarded by LogManager::mu_
-  uint64_t expected = 0;  // guarded by LogManager::mu_
-};
-
-// One replica move (KIP-113). Counted in its destination while it exists.
-struct LogManager::Move {
-  std::shared_ptr<Partition> partition;
-  uint32_t dest = 0;
-  fs::path future;             // <dest>/<topic>-<partition>.<id>-future
-  std::atomic<bool> cancelled{false};
-  uint64_t copied = 0;         // guarded by LogManager::mu_
-  uint64_t reserved = 0;       // bytes reserved on dest for what is left to copy, guarded by mu_
+  uint32_t dir = 0;         // changes only when a move promotes, under io and mu_
+  bool deleted = false;     // guarded by io
+  uint64_t size = 0;        // guarded by LogManager::mu_
+  Reservation reservation;  // on dirs_[dir]: expected bytes not written yet; guarded by mu_
 };
 
 namespace detail {
 
 std::shared_ptr<spdlog::logger> log_manager_log();
-// Throws std::system_error for a failed call (rc < 0, errno set), naming the path.
-void check_syscall(int rc, const std::string& what, const fs::path& path);
-void fsync_path(const fs::path& path, bool directory);
 // Segments roll at fixed multiples of kSegmentBytes, so the active one follows from the size.
-inline uint64_t active_segment_base(uint64_t size) {
-  return size - size % layout::kSegmentBytes;
-}
-inline uint64_t reservation(uint64_t expected, uint64_t size) {
-  return expected > size ? expected - size : 0;
-}
+inline uint64_t active_segment_base(uint64_t size) { return size - size % layout::kSegmentBytes; }
 // Total size of a partition directory's segment files, and the base offset of the last one.
 uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base);
 

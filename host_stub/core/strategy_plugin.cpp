@@ -13,6 +13,7 @@
 #include <boost/dll/shared_library.hpp>
 
 #include "core/abi_rules.h"
+#include "core/durable_file.h"
 #include "core/errors.h"
 #include "core/logging.h"
 
@@ -99,32 +100,22 @@ fs::path checked_plugin_file(const fs::path& plugin_dir, const fs::path& file) {
 fs::path private_copy(const fs::path& shown, const fs::path& real, const std::string& name) {
   std::string pattern =
       (fs::temp_directory_path() / ("lds-plugin-" + name + "-XXXXXX.so")).string();
-  int out = ::mkstemps(pattern.data(), 3);
-  if (out < 0) fail(shown, "cannot be copied for loading: " + std::string(strerror(errno)) + ".");
-  fs::path copy = pattern;
-  int in = ::open(real.c_str(), O_RDONLY | O_CLOEXEC);
-  bool ok = in >= 0;
-  char buf[1 << 16];
-  while (ok) {
-    ssize_t n = ::read(in, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ok = false;
-      break;
+  const Fd out(::mkostemps(pattern.data(), 3, O_CLOEXEC));
+  if (!out) fail(shown, "cannot be copied for loading: " + std::string(strerror(errno)) + ".");
+  const fs::path copy = pattern;
+  try {
+    const Fd in = open_file(real, O_RDONLY);
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(in.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      check_syscall(n, "read", real);
+      if (n == 0) break;
+      write_all(out, std::string_view(buf, static_cast<size_t>(n)), copy);
     }
-    for (ssize_t done = 0; ok && done < n;) {
-      ssize_t w = ::write(out, buf + done, static_cast<size_t>(n - done));
-      if (w < 0 && errno != EINTR) ok = false;
-      if (w > 0) done += w;
-    }
-  }
-  int saved = errno;
-  if (in >= 0) ::close(in);
-  ::close(out);
-  if (!ok) {
+  } catch (const FileError& e) {
     ::unlink(copy.c_str());
-    fail(shown, "cannot be copied for loading: " + std::string(strerror(saved)) + ".");
+    fail(shown, "cannot be copied for loading: " + e.code().message() + ".");
   }
   return copy;
 }

@@ -1,0 +1,89 @@
+// durable_file.cpp: Fd, checked file calls, folder and file fsync, and the atomic file write.
+#include "core/durable_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace lds {
+
+namespace fs = std::filesystem;
+
+FileError::FileError(int error_number, std::string_view operation, const fs::path& path)
+    : std::system_error(error_number, std::generic_category(),
+                        std::string(operation) + " " + path.string()),
+      operation_(operation),
+      path_(path) {}
+
+void check_syscall(long result, std::string_view operation, const fs::path& path) {
+  if (result < 0) throw FileError(errno, operation, path);
+}
+
+void Fd::reset(int fd) noexcept {
+  if (fd_ >= 0) {
+    const int saved = errno;
+    ::close(fd_);
+    errno = saved;
+  }
+  fd_ = fd;
+}
+
+void Fd::close(const fs::path& shown) {
+  // Linux releases the descriptor even when close fails, so it is never closed twice.
+  check_syscall(::close(release()), "close", shown);
+}
+
+Fd open_file(const fs::path& path, int flags, mode_t mode, std::string_view operation) {
+  Fd fd(::open(path.c_str(), flags | O_CLOEXEC, mode));
+  check_syscall(fd.get(), operation, path);
+  return fd;
+}
+
+void write_all(const Fd& fd, std::string_view data, const fs::path& shown) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd.get(), data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = EIO;  // no progress and no error: never loop on it
+    check_syscall(n <= 0 ? -1 : 0, "write", shown);
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+namespace {
+
+void fsync_opened(const fs::path& path, int flags) {
+  Fd fd = open_file(path, flags);
+  check_syscall(::fsync(fd.get()), "fsync", path);
+}
+
+}  // namespace
+
+void fsync_file(const fs::path& file) { fsync_opened(file, O_RDONLY); }
+
+void fsync_folder(const fs::path& folder) { fsync_opened(folder, O_RDONLY | O_DIRECTORY); }
+
+void write_file_atomically(const fs::path& file, std::string_view content, mode_t mode) {
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  std::string temp = (folder / ("." + file.filename().string() + ".XXXXXX")).string();
+  Fd fd(::mkostemp(temp.data(), O_CLOEXEC));
+  check_syscall(fd.get(), "create", temp);
+  try {
+    // mkostemp creates the file 0600: the file it replaces is read by others too.
+    check_syscall(::fchmod(fd.get(), mode), "chmod", temp);
+    write_all(fd, content, temp);
+    check_syscall(::fsync(fd.get()), "fsync", temp);
+    fd.close(temp);
+    check_syscall(::rename(temp.c_str(), file.c_str()), "rename", temp);
+  } catch (const FileError&) {
+    const int saved = errno;
+    ::unlink(temp.c_str());
+    errno = saved;
+    throw;
+  }
+  fsync_folder(folder);
+}
+
+}  // namespace lds
