@@ -39,13 +39,12 @@ void Broker::start() {
   apply(store_.current(), true, [] {});
 }
 
-void Broker::apply(const BrokerConfig& next, bool reload,
-                   const std::function<void()>& commit) {
+void Broker::apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit) {
   auto active = slot_.current();
   std::shared_ptr<const LoadedStrategy> loaded;
-  const bool strategy_changed = reload || !active || active->name() != next.strategy ||
-                                next.options_of(next.strategy) !=
-                                    store_.current().options_of(store_.current().strategy);
+  const bool strategy_changed =
+      reload || !active || active->name() != next.strategy ||
+      next.options_of(next.strategy) != store_.current().options_of(store_.current().strategy);
   if (strategy_changed) {
     StrategyLoadSpec spec;
     spec.plugin_dir = next.plugin_dir;

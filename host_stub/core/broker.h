@@ -38,16 +38,16 @@ class Broker {
   // PluginError; the caller exits with code 2.
   void start();
 
-  // IncrementalAlterConfigs: validated all or nothing, a strategy change loaded and validated before
-  // anything is persisted or published. Setting log.directory.select.strategy, even to its current
-  // value, loads the plugin file afresh (a rebuilt .so is picked up). Throws
+  // IncrementalAlterConfigs: validated all or nothing, a strategy change loaded and validated
+  // before anything is persisted or published. Setting log.directory.select.strategy, even to its
+  // current value, loads the plugin file afresh (a rebuilt .so is picked up). Throws
   // KafkaError(INVALID_CONFIG) and changes nothing.
   void alter_configs(const std::vector<ConfigAlteration>& changes);
   std::vector<DescribedConfig> describe_configs() const;
 
   // SIGHUP: re-reads the file and applies its dynamic keys as alter_configs would; the strategy is
-  // also reloaded when its plugin file changed on disk. Static keys that changed are logged and keep
-  // their running values. Errors are logged and change nothing.
+  // also reloaded when its plugin file changed on disk. Static keys that changed are logged and
+  // keep their running values. Errors are logged and change nothing.
   void reload_file();
 
   StrategyInfo strategy_info() const;

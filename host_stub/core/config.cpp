@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "core/config_keys.h"
+#include "core/durable_file.h"
 
 namespace lds {
 namespace {
@@ -144,21 +145,16 @@ BrokerConfig build(const fs::path& file, const Layer& static_layer, const Layer&
 
 // The whole file; nullopt when it does not exist and `missing_ok`. Throws ConfigError otherwise.
 std::optional<std::string> read_text(const fs::path& file, bool missing_ok) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT && missing_ok) return std::nullopt;
+  const Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd && errno == ENOENT && missing_ok) return std::nullopt;
   std::string content;
-  if (fd >= 0) {
+  if (fd) {
     char buffer[8192];
-    while (true) {
-      ssize_t n = ::read(fd, buffer, sizeof buffer);
+    for (;;) {
+      const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        int saved = errno;
-        ::close(fd);
-        if (n == 0) return content;
-        errno = saved;
-        break;
-      }
+      if (n == 0) return content;
+      if (n < 0) break;
       content.append(buffer, static_cast<size_t>(n));
     }
   }
@@ -479,41 +475,16 @@ std::string dynamic_file_text(const fs::path& config_file, const Layer& layer) {
   return out;
 }
 
-// Replaces `file` with `content` so that a crash leaves the old or the new file, never a mix: a
-// temp file in the same folder, fsync, rename over, fsync of the folder.
+// Replaces `file` with `content` so that a crash leaves the old or the new file, never a mix
+// (core/durable_file), and says which step failed in the config layer's words.
 void write_atomically(const fs::path& file, const std::string& content) {
-  auto failure = [&](const char* step) {
-    return ConfigError(file.string() + ": cannot write the dynamic config file: " + step +
-                       " failed: " + std::strerror(errno) + ".");
-  };
-  std::string temp = (file.parent_path() / ("." + file.filename().string() + ".XXXXXX")).string();
-  int fd = ::mkstemp(temp.data());
-  if (fd < 0) throw failure("creating a temp file");
-  auto abandon = [&](const char* step) {
-    ConfigError error = failure(step);
-    if (fd >= 0) ::close(fd);
-    ::unlink(temp.c_str());
-    throw error;
-  };
-  if (::fchmod(fd, 0644) != 0) abandon("chmod");
-  for (size_t done = 0; done < content.size();) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) abandon("write");
-    done += static_cast<size_t>(n);
+  try {
+    write_file_atomically(file, content, 0644);
+  } catch (const FileError& e) {
+    const bool of_folder = e.path() == file.parent_path();
+    throw ConfigError(file.string() + ": cannot write the dynamic config file: " + e.operation() +
+                      (of_folder ? " of the folder" : "") + " failed: " + e.code().message() + ".");
   }
-  if (::fsync(fd) != 0) abandon("fsync");
-  int closed = ::close(fd);
-  fd = -1;
-  if (closed != 0) abandon("close");
-  if (::rename(temp.c_str(), file.c_str()) != 0) abandon("rename");
-  int dir = ::open(file.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) throw failure("opening the folder");
-  int synced = ::fsync(dir);
-  int saved = errno;
-  ::close(dir);
-  errno = saved;
-  if (synced != 0) throw failure("fsync of the folder");
 }
 
 }  // namespace

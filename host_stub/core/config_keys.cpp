@@ -208,7 +208,8 @@ constexpr ConfigKey kKeys[] = {
      .dynamic = false,
      .parse =
          [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
-           c.admin_connection_idle_ms = int_in_range(s, key, 1, std::numeric_limits<int32_t>::max());
+           c.admin_connection_idle_ms =
+               int_in_range(s, key, 1, std::numeric_limits<int32_t>::max());
          },
      .format = [](std::string_view,
                   const BrokerConfig& c) { return std::to_string(c.admin_connection_idle_ms); },

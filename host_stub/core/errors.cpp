@@ -5,18 +5,30 @@ namespace lds {
 
 const char* error_name(ErrorCode code) noexcept {
   switch (code) {
-    case ErrorCode::kNone: return "NONE";
-    case ErrorCode::kUnknownTopicOrPartition: return "UNKNOWN_TOPIC_OR_PARTITION";
-    case ErrorCode::kReplicaNotAvailable: return "REPLICA_NOT_AVAILABLE";
-    case ErrorCode::kTopicAlreadyExists: return "TOPIC_ALREADY_EXISTS";
-    case ErrorCode::kInvalidReplicaAssignment: return "INVALID_REPLICA_ASSIGNMENT";
-    case ErrorCode::kInvalidConfig: return "INVALID_CONFIG";
-    case ErrorCode::kInvalidRequest: return "INVALID_REQUEST";
-    case ErrorCode::kKafkaStorageError: return "KAFKA_STORAGE_ERROR";
-    case ErrorCode::kLogDirNotFound: return "LOG_DIR_NOT_FOUND";
-    case ErrorCode::kInvalidTopic: return "INVALID_TOPIC_EXCEPTION";
-    case ErrorCode::kInvalidPartitions: return "INVALID_PARTITIONS";
-    case ErrorCode::kUnknownServerError: return "UNKNOWN_SERVER_ERROR";
+    case ErrorCode::kNone:
+      return "NONE";
+    case ErrorCode::kUnknownTopicOrPartition:
+      return "UNKNOWN_TOPIC_OR_PARTITION";
+    case ErrorCode::kReplicaNotAvailable:
+      return "REPLICA_NOT_AVAILABLE";
+    case ErrorCode::kTopicAlreadyExists:
+      return "TOPIC_ALREADY_EXISTS";
+    case ErrorCode::kInvalidReplicaAssignment:
+      return "INVALID_REPLICA_ASSIGNMENT";
+    case ErrorCode::kInvalidConfig:
+      return "INVALID_CONFIG";
+    case ErrorCode::kInvalidRequest:
+      return "INVALID_REQUEST";
+    case ErrorCode::kKafkaStorageError:
+      return "KAFKA_STORAGE_ERROR";
+    case ErrorCode::kLogDirNotFound:
+      return "LOG_DIR_NOT_FOUND";
+    case ErrorCode::kInvalidTopic:
+      return "INVALID_TOPIC_EXCEPTION";
+    case ErrorCode::kInvalidPartitions:
+      return "INVALID_PARTITIONS";
+    case ErrorCode::kUnknownServerError:
+      return "UNKNOWN_SERVER_ERROR";
   }
   return "UNKNOWN_SERVER_ERROR";
 }

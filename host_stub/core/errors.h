@@ -1,4 +1,5 @@
-// errors.h: the host's error types: Kafka error codes for the admin API, and one exception per layer.
+// errors.h: the host's error types: Kafka error codes for the admin API, and one exception per
+// layer.
 #pragma once
 
 #include <stdexcept>
@@ -29,7 +30,8 @@ const char* error_name(ErrorCode code) noexcept;
 // A request the broker refuses: a Kafka error code and one sentence for the operator.
 class KafkaError : public std::runtime_error {
  public:
-  KafkaError(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  KafkaError(ErrorCode code, const std::string& message)
+      : std::runtime_error(message), code_(code) {}
   ErrorCode code() const noexcept { return code_; }
 
  private:

@@ -109,8 +109,7 @@ std::string random_hex_id() {
 }
 
 std::string random_directory_id() {
-  static constexpr char kB64[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  static constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   unsigned char bytes[16];
   for (int i = 0; i < 16; i += 8) {
     uint64_t r = rng()();

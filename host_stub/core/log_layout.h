@@ -1,4 +1,5 @@
-// log_layout.h: the one place that knows Kafka's on-disk names: partition, future, delete and segment.
+// log_layout.h: the one place that knows Kafka's on-disk names: partition, future, delete and
+// segment.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,10 @@ inline constexpr uint64_t kSegmentBytes = 64ull << 20;
 std::string topic_name_problem(std::string_view topic);
 
 std::string partition_dir(std::string_view topic, int32_t partition);  // "t-0"
-std::string future_dir(std::string_view topic, int32_t partition, std::string_view id);  // "t-0.<id>-future"
-std::string delete_dir(std::string_view topic, int32_t partition, std::string_view id);  // "t-0.<id>-delete"
+std::string future_dir(std::string_view topic, int32_t partition,
+                       std::string_view id);  // "t-0.<id>-future"
+std::string delete_dir(std::string_view topic, int32_t partition,
+                       std::string_view id);     // "t-0.<id>-delete"
 std::string segment_file(uint64_t base_offset);  // "00000000000000000000.log"
 
 enum class EntryKind { kPartition, kFuture, kDelete, kOther };
@@ -35,7 +38,7 @@ Entry parse_entry(std::string_view name);
 // Parses a segment file name; returns false if `name` is not one.
 bool parse_segment_file(std::string_view name, uint64_t* base_offset);
 
-std::string random_hex_id();      // 32 hex digits, as Kafka's unique ids in dir names
+std::string random_hex_id();        // 32 hex digits, as Kafka's unique ids in dir names
 std::string random_directory_id();  // 22-character base64url Uuid, as Kafka's directory.id
 
 // The bytes Produce writes: a pattern that depends only on (topic, partition, offset), so that a

@@ -1,4 +1,5 @@
-// log_manager.cpp: log directories on disk, placement through the active strategy, appends, deletion.
+// log_manager.cpp: log directories on disk, placement through the active strategy, appends,
+// deletion.
 #include "core/log_manager.h"
 
 #include <fcntl.h>
@@ -113,10 +114,11 @@ void LogManager::startup() {
       }
       if (d.directory_id.empty()) {
         d.directory_id = layout::random_directory_id();
-        write_file_atomically(meta, "#Written by lds-host; Kafka's log directory metadata.\n"
-                                    "version=1\nbroker.id=" +
-                                        std::to_string(options_.broker_id) +
-                                        "\ndirectory.id=" + d.directory_id + "\n");
+        write_file_atomically(meta,
+                              "#Written by lds-host; Kafka's log directory metadata.\n"
+                              "version=1\nbroker.id=" +
+                                  std::to_string(options_.broker_id) +
+                                  "\ndirectory.id=" + d.directory_id + "\n");
       }
       for (auto& f : load_dir(i)) futures.emplace_back(i, std::move(f));
     } catch (const ConfigError&) {
@@ -160,11 +162,12 @@ std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
         // Two complete copies and no move marker (not something a move leaves behind): keep the
         // larger, the first in log.dirs order on a tie.
         const bool keep_new = size > existing->second->size;
-        const fs::path drop = keep_new ? dirs_[existing->second->dir]->path / tp.str()
-                                       : d.path / tp.str();
-        log()->warn("Partition {} was found in two log directories; keeping the larger copy and "
-                    "removing {}.",
-                    tp.str(), drop.string());
+        const fs::path drop =
+            keep_new ? dirs_[existing->second->dir]->path / tp.str() : d.path / tp.str();
+        log()->warn(
+            "Partition {} was found in two log directories; keeping the larger copy and "
+            "removing {}.",
+            tp.str(), drop.string());
         if (keep_new) remove_partition_locked(tp);
         lock.unlock();
         fs::remove_all(drop);
@@ -506,8 +509,8 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
         if (err == ENOSPC || err == EDQUOT) {
           throw KafkaError(ErrorCode::kKafkaStorageError,
                            "Not enough space in log directory " + dirs_[p->dir]->path_text +
-                               " to append " + std::to_string(bytes) + " bytes to " +
-                               p->tp.str() + "; " + std::to_string(done) + " bytes were appended.");
+                               " to append " + std::to_string(bytes) + " bytes to " + p->tp.str() +
+                               "; " + std::to_string(done) + " bytes were appended.");
         }
         mark_offline(p->dir, "append to " + segment.string() + " failed: " + errno_text(err));
         throw KafkaError(ErrorCode::kKafkaStorageError,
@@ -538,12 +541,14 @@ uint32_t LogManager::delete_topic(const std::string& topic) {
     std::lock_guard io(io_of(p->tp));
     if (!options_.in_memory && dirs_[p->dir]->online) {
       const fs::path src = dirs_[p->dir]->path / p->tp.str();
-      const fs::path del = dirs_[p->dir]->path /
-                           layout::delete_dir(p->tp.topic, p->tp.partition, layout::random_hex_id());
+      const fs::path del = dirs_[p->dir]->path / layout::delete_dir(p->tp.topic, p->tp.partition,
+                                                                    layout::random_hex_id());
       std::error_code ec;
       fs::rename(src, del, ec);
       if (!ec) fs::remove_all(del, ec);
-      if (ec) log()->warn("Could not remove {}: {}; it is removed at the next start.", src.string(), ec.message());
+      if (ec)
+        log()->warn("Could not remove {}: {}; it is removed at the next start.", src.string(),
+                    ec.message());
     }
     p->deleted = true;
     std::lock_guard lock(mu_);

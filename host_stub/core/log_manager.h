@@ -1,21 +1,21 @@
-// log_manager.h: the broker-side LogManager: log directories, hosted partitions, placement, appends.
+// log_manager.h: the broker-side LogManager: log directories, hosted partitions, placement,
+// appends.
 #pragma once
 
 #include <atomic>
+#include <boost/container/small_vector.hpp>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
-
-#include <boost/container/small_vector.hpp>
 
 #include "core/disk_probe.h"
 #include "core/errors.h"
@@ -50,7 +50,7 @@ struct PlacementDecision {
   // Held inline for up to 16 directories, so a decision allocates nothing on a typical broker.
   boost::container::small_vector<uint32_t, 16> dirs;  // log-dir indices to try, best first
   uint64_t expected_bytes = 0;
-  std::string strategy;        // "preferred" when a remembered KIP-113 preference decided
+  std::string strategy;  // "preferred" when a remembered KIP-113 preference decided
   uint64_t generation = 0;
   bool fell_back = false;
 };
@@ -152,8 +152,8 @@ class LogManager {
 
   // KIP-113 AlterReplicaLogDirs for one replica. `destination` is an absolute path or "any".
   // Starts (or restarts towards a new destination) a move that copies the replica into
-  // <dest>/<topic>-<partition>.<id>-future while appends continue, then swaps it in; "any" cancels a
-  // move in progress and any remembered preference. A replica not hosted yet gets
+  // <dest>/<topic>-<partition>.<id>-future while appends continue, then swaps it in; "any" cancels
+  // a move in progress and any remembered preference. A replica not hosted yet gets
   // REPLICA_NOT_AVAILABLE and the destination is remembered for its creation.
   AlterResult alter_replica_log_dir(const TopicPartition& tp, const std::string& destination);
   // replica.alter.log.dirs.io.max.bytes.per.second; 0 means unthrottled. Applies to running moves.
@@ -205,14 +205,15 @@ class LogManager {
   std::shared_ptr<const DiskProbe> probe_;
   StrategySlot& slot_;
 
-  std::mutex create_mu_;   // serialises creations and deletions, as Kafka's logCreationOrDeletionLock
+  std::mutex
+      create_mu_;  // serialises creations and deletions, as Kafka's logCreationOrDeletionLock
   mutable std::mutex mu_;  // guards everything below
   std::vector<std::unique_ptr<Dir>> dirs_;
   std::unordered_map<TopicPartition, std::shared_ptr<Partition>, TopicPartitionHash> partitions_;
   struct TopicStats {
-    uint32_t partitions = 0;           // hosted partitions
-    uint64_t bytes = 0;                // their bytes
-    std::vector<uint32_t> per_dir;     // replicas per log dir, current and future
+    uint32_t partitions = 0;        // hosted partitions
+    uint64_t bytes = 0;             // their bytes
+    std::vector<uint32_t> per_dir;  // replicas per log dir, current and future
   };
   std::unordered_map<std::string, TopicStats> topics_;
   uint64_t total_bytes_hosted_ = 0;

@@ -1,9 +1,9 @@
 // logging.cpp: the host's named loggers, sharing one stderr sink and one level.
 #include "core/logging.h"
 
-#include <mutex>
-
 #include <spdlog/sinks/stdout_color_sinks.h>
+
+#include <mutex>
 
 namespace lds {
 namespace {

@@ -1,10 +1,11 @@
-// logging.h: the host's named spdlog loggers (one per module, one per plugin); never the default logger.
+// logging.h: the host's named spdlog loggers (one per module, one per plugin); never the default
+// logger.
 #pragma once
+
+#include <spdlog/spdlog.h>
 
 #include <memory>
 #include <string>
-
-#include <spdlog/spdlog.h>
 
 namespace lds {
 

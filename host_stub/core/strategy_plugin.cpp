@@ -1,4 +1,5 @@
-// strategy_plugin.cpp: loads a strategy .so from a private copy and validates it before anyone uses it.
+// strategy_plugin.cpp: loads a strategy .so from a private copy and validates it before anyone uses
+// it.
 #include "core/strategy_plugin.h"
 
 #include <fcntl.h>
@@ -6,11 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/dll/shared_library.hpp>
 #include <cstring>
 #include <mutex>
 #include <system_error>
-
-#include <boost/dll/shared_library.hpp>
 
 #include "core/abi_rules.h"
 #include "core/durable_file.h"
@@ -38,11 +38,16 @@ std::vector<std::unique_ptr<boost::dll::shared_library>>& retained_libraries() {
 
 spdlog::level::level_enum to_spdlog(int32_t level) {
   switch (level) {
-    case LDS_LOG_TRACE: return spdlog::level::trace;
-    case LDS_LOG_DEBUG: return spdlog::level::debug;
-    case LDS_LOG_INFO: return spdlog::level::info;
-    case LDS_LOG_WARN: return spdlog::level::warn;
-    default: return spdlog::level::err;
+    case LDS_LOG_TRACE:
+      return spdlog::level::trace;
+    case LDS_LOG_DEBUG:
+      return spdlog::level::debug;
+    case LDS_LOG_INFO:
+      return spdlog::level::info;
+    case LDS_LOG_WARN:
+      return spdlog::level::warn;
+    default:
+      return spdlog::level::err;
   }
 }
 
@@ -56,8 +61,8 @@ int32_t host_log_enabled(void* context, int32_t level) {
   return static_cast<spdlog::logger*>(context)->should_log(to_spdlog(level)) ? 1 : 0;
 }
 
-// The owner and mode rules sshd and sudo apply to what they execute: owned by root or by us, and not
-// writable by group or others.
+// The owner and mode rules sshd and sudo apply to what they execute: owned by root or by us, and
+// not writable by group or others.
 void check_ownership(const fs::path& shown, const struct stat& st, const char* what) {
   if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
     fail(shown, std::string("is refused: its ") + what + " is owned by uid " +
@@ -89,7 +94,8 @@ fs::path checked_plugin_file(const fs::path& plugin_dir, const fs::path& file) {
                    plugin_dir.string() + ".");
   }
   struct stat st {};
-  if (::stat(real.c_str(), &st) != 0) fail(file, "cannot be read: " + std::string(strerror(errno)) + ".");
+  if (::stat(real.c_str(), &st) != 0)
+    fail(file, "cannot be read: " + std::string(strerror(errno)) + ".");
   if (!S_ISREG(st.st_mode)) fail(file, "is not a regular file.");
   check_ownership(file, st, "file");
   return real;
@@ -210,7 +216,9 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   }
   if (d.create == nullptr || d.destroy == nullptr || d.rank == nullptr) {
     fail(file, std::string("has a NULL ") +
-                   (d.create == nullptr ? "create" : d.destroy == nullptr ? "destroy" : "rank") +
+                   (d.create == nullptr    ? "create"
+                    : d.destroy == nullptr ? "destroy"
+                                           : "rank") +
                    " function.");
   }
   self->version_ = d.version;

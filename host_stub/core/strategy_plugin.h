@@ -4,6 +4,8 @@
 // last reference to drop destroys the instance and unloads the library.
 #pragma once
 
+#include <lds/logdir_strategy.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -11,8 +13,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <lds/logdir_strategy.h>
 
 namespace boost::dll {
 class shared_library;
@@ -26,11 +26,11 @@ namespace lds {
 namespace fs = std::filesystem;
 
 struct StrategyLoadSpec {
-  fs::path plugin_dir;  // canonical plugin.dir
-  std::string name;     // log.directory.select.strategy
+  fs::path plugin_dir;                                       // canonical plugin.dir
+  std::string name;                                          // log.directory.select.strategy
   std::vector<std::pair<std::string, std::string>> options;  // log.directory.select.<name>.*
-  uint64_t generation = 0;      // stamped on every placement this strategy decides
-  bool never_unload = false;    // plugin.never.unload: keep the library mapped after destroy
+  uint64_t generation = 0;    // stamped on every placement this strategy decides
+  bool never_unload = false;  // plugin.never.unload: keep the library mapped after destroy
   // Candidates for the dry-run rank (the current online directories), and the request to rank.
   std::span<const lds_dir> dry_run_dirs;
 };
@@ -66,7 +66,8 @@ class LoadedStrategy {
   LoadedStrategy() = default;
 
   std::unique_ptr<boost::dll::shared_library> library_;
-  lds_strategy descriptor_{};  // the first min(struct_size, sizeof) bytes of the plugin's, zero-filled
+  lds_strategy
+      descriptor_{};  // the first min(struct_size, sizeof) bytes of the plugin's, zero-filled
   void* instance_ = nullptr;
   bool created_ = false;
   bool never_unload_ = false;

@@ -1,12 +1,12 @@
-// strategy_slot.cpp: publishes the active strategy and runs one rank call with its per-call fallback.
+// strategy_slot.cpp: publishes the active strategy and runs one rank call with its per-call
+// fallback.
 #include "core/strategy_slot.h"
-
-#include "core/abi_rules.h"
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 
+#include "core/abi_rules.h"
 #include "core/logging.h"
 
 namespace lds {

@@ -7,6 +7,8 @@
 // its internal lock with memory_order_relaxed in load(), a data race ThreadSanitizer reports.
 #pragma once
 
+#include <lds/logdir_strategy.h>
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -15,16 +17,15 @@
 #include <string>
 
 #include "core/strategy_plugin.h"
-#include <lds/logdir_strategy.h>
 
 namespace lds {
 
 // What one rank call decided.
 struct RankOutcome {
-  int32_t status = LDS_OK;    // LDS_OK, or LDS_ERR_NO_ELIGIBLE_DIR with `message`
-  uint32_t order_len = 0;     // valid entries in the caller's order buffer
-  bool fell_back = false;     // the plugin failed or answered badly; built-in order used
-  std::string message;        // why nothing is eligible, or why the plugin's answer was refused
+  int32_t status = LDS_OK;  // LDS_OK, or LDS_ERR_NO_ELIGIBLE_DIR with `message`
+  uint32_t order_len = 0;   // valid entries in the caller's order buffer
+  bool fell_back = false;   // the plugin failed or answered badly; built-in order used
+  std::string message;      // why nothing is eligible, or why the plugin's answer was refused
   std::shared_ptr<const LoadedStrategy> strategy;  // who decided (null only if none was active)
 };
 

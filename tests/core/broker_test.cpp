@@ -1,4 +1,5 @@
-// broker_test.cpp: configuration changes applied to a running broker: strategy swaps, cordons, warnings.
+// broker_test.cpp: configuration changes applied to a running broker: strategy swaps, cordons,
+// warnings.
 #include "core/broker.h"
 
 #include <gtest/gtest.h>

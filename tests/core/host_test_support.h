@@ -1,6 +1,8 @@
-// host_test_support.h: shared pieces of the host unit tests: a temp folder, a fake DiskProbe, plugins.
+// host_test_support.h: shared pieces of the host unit tests: a temp folder, a fake DiskProbe,
+// plugins.
 #pragma once
 
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <stdlib.h>
 
 #include <cstdlib>
@@ -11,8 +13,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <spdlog/sinks/ringbuffer_sink.h>
 
 #include "core/disk_probe.h"
 #include "core/logging.h"

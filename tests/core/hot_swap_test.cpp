@@ -1,4 +1,5 @@
-// hot_swap_test.cpp: strategies swapped live while placements run: none fails, none sees stale code.
+// hot_swap_test.cpp: strategies swapped live while placements run: none fails, none sees stale
+// code.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -6,12 +7,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 #include <thread>
 
-#include "host_test_support.h"
 #include "core/broker.h"
+#include "host_test_support.h"
 
 namespace lds {
 namespace {
@@ -60,7 +61,8 @@ class HotSwapTest : public ::testing::Test {
     broker_->start();
   }
 
-  // Replaces liblds_swaptest.so the way a build or a package manager does: write aside, rename over.
+  // Replaces liblds_swaptest.so the way a build or a package manager does: write aside, rename
+  // over.
   void install_swaptest(const char* build) {
     const fs::path tmp = plugins_ / ".liblds_swaptest.so.new";
     fs::copy_file(build, tmp, fs::copy_options::overwrite_existing);

@@ -1,4 +1,5 @@
-// log_manager_test.cpp: placement, reservations, offline directories and the startup scan of LogManager.
+// log_manager_test.cpp: placement, reservations, offline directories and the startup scan of
+// LogManager.
 #include "core/log_manager.h"
 
 #include <gtest/gtest.h>
@@ -6,8 +7,8 @@
 #include <fstream>
 #include <map>
 
-#include "host_test_support.h"
 #include "core/log_layout.h"
+#include "host_test_support.h"
 
 namespace lds {
 namespace {
@@ -137,7 +138,7 @@ TEST_F(LogManagerTest, ExpectedBytesComeFromRequestThenConfigThenTopicMeanThenGl
   m->append("a", 0, 6000);
   m->create_partition("b", 0);  // the mean of all hosted partitions: 6000
   EXPECT_EQ(reserved(), 6000u);
-  m->append("b", 0, 2000);      // b-0's reservation shrinks to 4000
+  m->append("b", 0, 2000);  // b-0's reservation shrinks to 4000
   EXPECT_EQ(reserved(), 4000u);
   m->create_partition("b", 1);  // the mean of topic b: 2000
   EXPECT_EQ(reserved(), 6000u);
@@ -275,7 +276,8 @@ TEST_F(LogManagerTest, WritesMetaPropertiesAndRefusesAnotherBrokersDir) {
 TEST_F(LogManagerTest, RejectsTopicNamesThatBreakKafkasRule) {
   use("partition");
   auto m = make();
-  for (const std::string& bad : std::vector<std::string>{"", ".", "..", "a/b", "sp ace", std::string(250, 'x'), "ü"}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"", ".", "..", "a/b", "sp ace", std::string(250, 'x'), "ü"}) {
     try {
       m->create_partition(bad, 0);
       ADD_FAILURE() << "accepted topic name '" << bad << "'";

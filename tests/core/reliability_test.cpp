@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "host_test_support.h"
 #include "core/config.h"
 #include "core/errors.h"
 #include "core/log_manager.h"
 #include "core/strategy_plugin.h"
+#include "host_test_support.h"
 
 namespace lds {
 namespace {

@@ -1,5 +1,5 @@
-// strategy_plugin_test.cpp: what the host checks before it loads a strategy, and how it unloads one.
-#include "core/abi_rules.h"
+// strategy_plugin_test.cpp: what the host checks before it loads a strategy, and how it unloads
+// one.
 #include "core/strategy_plugin.h"
 
 #include <gtest/gtest.h>
@@ -8,9 +8,10 @@
 
 #include <fstream>
 
-#include "host_test_support.h"
+#include "core/abi_rules.h"
 #include "core/errors.h"
 #include "core/strategy_slot.h"
+#include "host_test_support.h"
 
 namespace lds {
 namespace {
@@ -130,7 +131,8 @@ TEST(StrategyPlugin, TwoLoadsOfOneFileAreIndependentCopies) {
   EXPECT_EQ(b->generation(), 2u);
   a.reset();
   // b still works after a's library is gone.
-  lds_dir dirs[2] = {{sizeof(lds_dir), 0, "/a", 0, 0, 0, 5, 0}, {sizeof(lds_dir), 0, "/b", 0, 0, 0, 1, 0}};
+  lds_dir dirs[2] = {{sizeof(lds_dir), 0, "/a", 0, 0, 0, 5, 0},
+                     {sizeof(lds_dir), 0, "/b", 0, 0, 0, 1, 0}};
   uint32_t order[2];
   lds_request req{sizeof(lds_request), 0, "t", 0};
   StrategySlot slot;
@@ -145,8 +147,7 @@ TEST(StrategyPlugin, ValidateRankingCatchesEveryInvalidShape) {
   uint32_t dup[] = {1, 1};
   EXPECT_NE(abi_rules::ranking_problem(dup, 2, 3).find("appears twice"), std::string::npos);
   uint32_t out_of_range[] = {3};
-  EXPECT_NE(abi_rules::ranking_problem(out_of_range, 1, 3).find("out of range"),
-            std::string::npos);
+  EXPECT_NE(abi_rules::ranking_problem(out_of_range, 1, 3).find("out of range"), std::string::npos);
   EXPECT_NE(abi_rules::ranking_problem(ok, 4, 3).find("exceeds"), std::string::npos);
   EXPECT_NE(abi_rules::ranking_problem(ok, 0, 3).find("no directory"), std::string::npos);
 }

@@ -1,18 +1,18 @@
-/* swap_plugin.c: the "swaptest" strategy, built twice (v1, v2) to prove that hot swaps load new code.
+/* swap_plugin.c: the "swaptest" strategy, built twice (v1, v2) to prove that hot swaps load new
+*code.
 **
 ** v1 ranks the candidates in input order, v2 in reverse, so a placement shows which build decided
 ** it. Option `mode` = ok (default) | invalid: `invalid` makes rank return a duplicate index, which
 ** the host must refuse at the dry run. Any other option is refused at create.
 */
-#include <string.h>
-
 #include <lds/logdir_strategy.h>
+#include <string.h>
 
 #ifndef SWAP_VERSION
 #error "SWAP_VERSION must be defined"
 #endif
 
-static char token;  /* the instance handle when mode=invalid; NULL means mode=ok */
+static char token; /* the instance handle when mode=invalid; NULL means mode=ok */
 
 static void put_error(char* error, uint32_t cap, const char* text) {
   size_t n;
@@ -23,8 +23,8 @@ static void put_error(char* error, uint32_t cap, const char* text) {
   error[n] = '\0';
 }
 
-static int32_t swap_create(const lds_host_api* host, const lds_config_entry* config,
-                           uint32_t count, void** instance, char* error, uint32_t error_cap) {
+static int32_t swap_create(const lds_host_api* host, const lds_config_entry* config, uint32_t count,
+                           void** instance, char* error, uint32_t error_cap) {
   uint32_t i;
   void* result = NULL;
   (void)host;
@@ -59,9 +59,16 @@ static int32_t swap_rank(void* instance, lds_rank_args* args) {
 }
 
 static const lds_strategy descriptor = {
-    sizeof(lds_strategy), LDS_ABI_MAJOR, LDS_ABI_MINOR, "swaptest", SWAP_VERSION,
-    "Test strategy for hot swaps: v1 ranks in input order, v2 in reverse.", 0,
-    swap_create, swap_destroy, swap_rank};
+    sizeof(lds_strategy),
+    LDS_ABI_MAJOR,
+    LDS_ABI_MINOR,
+    "swaptest",
+    SWAP_VERSION,
+    "Test strategy for hot swaps: v1 ranks in input order, v2 in reverse.",
+    0,
+    swap_create,
+    swap_destroy,
+    swap_rank};
 
 LDS_EXPORT const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t host_abi_minor) {
   (void)host_abi_minor;
