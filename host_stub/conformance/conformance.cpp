@@ -3,7 +3,6 @@
 #include "conformance/conformance.h"
 
 #include <dlfcn.h>
-#include <lds/logdir_strategy.h>
 
 #include <algorithm>
 #include <array>
@@ -18,6 +17,7 @@
 #include <utility>
 
 #include "core/abi_rules.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds {
 namespace {

@@ -6,14 +6,14 @@
 // without the rest of the host.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <lds/logdir_strategy.h>
 
 namespace lds::abi_rules {
 

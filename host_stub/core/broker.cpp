@@ -6,6 +6,8 @@
 #include "core/logging.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 std::shared_ptr<spdlog::logger> log() {

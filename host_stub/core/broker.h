@@ -30,7 +30,7 @@ class Broker {
   // Reads the config (throws ConfigError). Nothing is touched on disk until start().
   // `in_memory_logs` keeps partitions as bookkeeping only (LogManager::Options::in_memory), for
   // exercising the control plane and the admin API without disk I/O (the admin request fuzzer).
-  explicit Broker(const fs::path& config_file,
+  explicit Broker(const std::filesystem::path& config_file,
                   std::shared_ptr<const DiskProbe> probe = std::make_shared<StatvfsDiskProbe>(),
                   bool in_memory_logs = false);
 

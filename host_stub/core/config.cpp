@@ -21,6 +21,8 @@
 #include "core/durable_file.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 using Setting = detail::ConfigSetting;

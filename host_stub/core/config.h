@@ -16,12 +16,11 @@
 
 namespace lds {
 
-namespace fs = std::filesystem;
-
 // The one path canonicaliser: `raw` made absolute against `base` (relative paths resolve against
 // the config file's folder), then weakly canonical (symlinks and `..` resolved as far as the path
 // exists), without a trailing slash.
-fs::path canonical_path(const fs::path& base, const fs::path& raw);
+std::filesystem::path canonical_path(const std::filesystem::path& base,
+                                     const std::filesystem::path& raw);
 
 namespace detail {
 // One key's value in one layer of ConfigStore, as text, with where it was written (for error
@@ -37,17 +36,18 @@ struct ConfigSetting {
 // Effective configuration, after DYNAMIC > STATIC > DEFAULT. Only ConfigStore builds one, and it
 // sets every field, defaults included, through the key table (core/config_keys.h).
 struct BrokerConfig {
-  fs::path file;                   // canonical path of the TOML file
-  int32_t broker_id = 0;           // broker.id (static)
-  std::vector<fs::path> log_dirs;  // log.dirs (static), canonical, in file order, never empty
-  fs::path plugin_dir;             // plugin.dir (static), canonical
-  fs::path admin_socket;           // admin.socket (static), canonical
+  std::filesystem::path file;  // canonical path of the TOML file
+  int32_t broker_id = 0;       // broker.id (static)
+  std::vector<std::filesystem::path>
+      log_dirs;                        // log.dirs (static), canonical, in file order, never empty
+  std::filesystem::path plugin_dir;    // plugin.dir (static), canonical
+  std::filesystem::path admin_socket;  // admin.socket (static), canonical
 
   std::string strategy;  // log.directory.select.strategy (dynamic)
   // log.directory.select.<name>.<key> = value (dynamic), keyed by strategy name, then option key.
   std::map<std::string, std::map<std::string, std::string>> strategy_options;
   bool cordon_all = false;  // cordoned.log.dirs = "*" (dynamic)
-  std::vector<fs::path>
+  std::vector<std::filesystem::path>
       cordoned;  // cordoned.log.dirs entries (dynamic), canonical, each in log_dirs
   uint64_t partition_expected_bytes = 0;  // log.partition.expected.bytes (dynamic), 0 = none
   std::string log_level;                  // log.level (dynamic): trace|debug|info|warn|error|off
@@ -58,7 +58,7 @@ struct BrokerConfig {
   int32_t admin_max_connections = 0;             // admin.max.connections (static)
   int64_t admin_connection_idle_ms = 0;          // admin.connection.idle.ms (static)
 
-  bool is_cordoned(const fs::path& canonical_dir) const;
+  bool is_cordoned(const std::filesystem::path& canonical_dir) const;
   // Options of the given strategy as (key, value) pairs, empty when none are set.
   std::vector<std::pair<std::string, std::string>> options_of(
       const std::string& strategy_name) const;
@@ -91,7 +91,7 @@ class ConfigStore {
  public:
   // Reads `file` and its dynamic overrides (dynamic_file()). Throws ConfigError naming
   // file:line:column and the key for every problem.
-  explicit ConfigStore(const fs::path& file);
+  explicit ConfigStore(const std::filesystem::path& file);
 
   const BrokerConfig& current() const { return current_; }
 
@@ -117,7 +117,7 @@ class ConfigStore {
 
   // "<config file name>.dynamic" beside the config file (broker.toml.dynamic), in TOML, one quoted
   // flat key per line with a string value in the text form above.
-  fs::path dynamic_file() const;
+  std::filesystem::path dynamic_file() const;
 
   // Whether a key may be changed at run time (log.directory.select.<name>.* included).
   static bool is_dynamic_key(const std::string& name);
@@ -132,7 +132,7 @@ class ConfigStore {
   // The dynamic layer with `changes` applied; checks names and ops, not values.
   Layer altered(const std::vector<ConfigAlteration>& changes) const;
 
-  fs::path file_;
+  std::filesystem::path file_;
   Layer static_values_;   // from the file
   Layer dynamic_values_;  // from the dynamic layer
   BrokerConfig current_;

@@ -16,6 +16,8 @@
 #endif
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 using Setting = detail::ConfigSetting;

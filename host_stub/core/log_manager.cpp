@@ -21,6 +21,8 @@
 
 namespace lds {
 
+namespace fs = std::filesystem;
+
 std::string TopicPartition::str() const { return layout::partition_dir(topic, partition); }
 
 size_t TopicPartitionHash::operator()(const TopicPartition& tp) const noexcept {

@@ -23,8 +23,6 @@
 
 namespace lds {
 
-namespace fs = std::filesystem;
-
 struct TopicPartition {
   std::string topic;
   int32_t partition = 0;
@@ -81,7 +79,7 @@ class LogManager {
  public:
   struct Options {
     int32_t broker_id = 0;
-    std::vector<fs::path> log_dirs;  // canonical, log.dirs order
+    std::vector<std::filesystem::path> log_dirs;  // canonical, log.dirs order
     // No filesystem access at all: directories, partitions and appends are bookkeeping only. For
     // the in-memory placement path of benchmarks, stress tests and the simulator.
     bool in_memory = false;
@@ -107,7 +105,7 @@ class LogManager {
   void startup();
 
   // Dynamic configuration.
-  void set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned);
+  void set_cordoned(const std::function<bool(const std::filesystem::path&)>& is_cordoned);
   void set_partition_expected_bytes(uint64_t bytes);
 
   // Kafka's createLog: a remembered preference wins; otherwise the active strategy ranks the online
@@ -138,16 +136,17 @@ class LogManager {
   // snapshot only (the dry run of a config change that is not applied yet).
   std::vector<lds_dir> candidates(
       const std::string& topic, bool read_space, std::vector<uint32_t>* dir_indices,
-      const std::function<bool(const fs::path&)>& cordoned = nullptr) const;
+      const std::function<bool(const std::filesystem::path&)>& cordoned = nullptr) const;
 
   // Loads spec's strategy with a fresh generation and a dry-run rank on the current online
   // directories (cordoned as `cordoned` says, when given), without publishing it. The one way a
   // strategy is loaded for this LogManager. Throws PluginError.
   std::shared_ptr<const LoadedStrategy> load_strategy(
-      StrategyLoadSpec spec, const std::function<bool(const fs::path&)>& cordoned = nullptr) const;
+      StrategyLoadSpec spec,
+      const std::function<bool(const std::filesystem::path&)>& cordoned = nullptr) const;
 
   // KIP-113: the next creation of `tp` goes to `dir` (canonical, one of log.dirs).
-  void remember_preferred_dir(const TopicPartition& tp, const fs::path& dir);
+  void remember_preferred_dir(const TopicPartition& tp, const std::filesystem::path& dir);
   void forget_preferred_dir(const TopicPartition& tp);
 
   // KIP-113 AlterReplicaLogDirs for one replica. `destination` is an absolute path or "any".
@@ -162,11 +161,11 @@ class LogManager {
   size_t moves_in_progress() const;
 
   size_t partition_count() const;
-  const std::vector<fs::path>& log_dirs() const { return options_.log_dirs; }
+  const std::vector<std::filesystem::path>& log_dirs() const { return options_.log_dirs; }
   // Marks a directory offline (after an I/O error), logging why.
   void mark_offline(uint32_t dir_index, const std::string& reason);
   // Index of `dir` in log.dirs, or -1.
-  int dir_index(const fs::path& dir) const;
+  int dir_index(const std::filesystem::path& dir) const;
   // Brings an offline directory back online (a disk attached while running, as the simulator's
   // disk-added event does); the partitions it hosts keep their bookkeeping.
   void mark_online(uint32_t dir_index);
@@ -188,8 +187,8 @@ class LogManager {
                   bool read_space) const;
   void create_on_disk(uint32_t dir_index, const TopicPartition& tp);
   // Loads one directory's partitions; returns its future directories for recover_moves().
-  std::vector<fs::path> load_dir(uint32_t dir_index);
-  void recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& futures);
+  std::vector<std::filesystem::path> load_dir(uint32_t dir_index);
+  void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& futures);
   void add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
                      uint64_t expected);
   // Counts a replica (current or future) of `topic` in a directory, or uncounts it (delta -1).
@@ -218,7 +217,7 @@ class LogManager {
   std::unordered_map<std::string, TopicStats> topics_;
   uint64_t total_bytes_hosted_ = 0;
   uint64_t default_expected_bytes_ = 0;
-  std::unordered_map<TopicPartition, fs::path, TopicPartitionHash> preferred_;
+  std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
 
   // Striped I/O locks: one serialises a partition's appends, its deletion and a move's final phase.
   static constexpr size_t kIoStripes = 256;

@@ -14,9 +14,10 @@
 namespace lds {
 
 struct LogManager::Dir {
-  explicit Dir(const fs::path& p) : path(p), path_text(p.string()), reserved(path_text) {}
+  explicit Dir(const std::filesystem::path& p)
+      : path(p), path_text(p.string()), reserved(path_text) {}
 
-  fs::path path;
+  std::filesystem::path path;
   std::string path_text;  // what lds_dir.path points at
   std::string directory_id;
   bool online = true;
@@ -44,7 +45,7 @@ std::shared_ptr<spdlog::logger> log_manager_log();
 // Segments roll at fixed multiples of kSegmentBytes, so the active one follows from the size.
 inline uint64_t active_segment_base(uint64_t size) { return size - size % layout::kSegmentBytes; }
 // Total size of a partition directory's segment files, and the base offset of the last one.
-uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base);
+uint64_t segments_size(const std::filesystem::path& partition_dir, uint64_t* active_base);
 
 }  // namespace detail
 }  // namespace lds

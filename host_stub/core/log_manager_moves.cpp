@@ -9,6 +9,8 @@
 #include "log_manager_internal.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }

@@ -17,6 +17,8 @@
 #include "log_manager_internal.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 constexpr uint64_t kChunkBytes = 1 << 20;

@@ -18,6 +18,8 @@
 #include "core/logging.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 constexpr uint32_t kErrorCap = 512;

@@ -4,8 +4,6 @@
 // last reference to drop destroys the instance and unloads the library.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -13,6 +11,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <lds/logdir_strategy.h>
 
 namespace boost::dll {
 class shared_library;
@@ -23,10 +23,8 @@ class logger;
 
 namespace lds {
 
-namespace fs = std::filesystem;
-
 struct StrategyLoadSpec {
-  fs::path plugin_dir;                                       // canonical plugin.dir
+  std::filesystem::path plugin_dir;                          // canonical plugin.dir
   std::string name;                                          // log.directory.select.strategy
   std::vector<std::pair<std::string, std::string>> options;  // log.directory.select.<name>.*
   uint64_t generation = 0;    // stamped on every placement this strategy decides
@@ -52,7 +50,7 @@ class LoadedStrategy {
   const std::string& description() const { return description_; }
   uint64_t capabilities() const { return capabilities_; }
   uint64_t generation() const { return generation_; }
-  const fs::path& file() const { return file_; }
+  const std::filesystem::path& file() const { return file_; }
   bool honors_cordon() const { return (capabilities_ & LDS_CAP_HONORS_CORDON) != 0; }
 
   // Whether the plugin file now differs from the one this strategy was loaded from (replaced,
@@ -74,7 +72,7 @@ class LoadedStrategy {
   std::string name_, version_, description_;
   uint64_t capabilities_ = 0;
   uint64_t generation_ = 0;
-  fs::path file_;
+  std::filesystem::path file_;
   std::string file_identity_;  // device, inode, size and mtime of the loaded file
   std::shared_ptr<spdlog::logger> log_;
   lds_host_api host_api_{};

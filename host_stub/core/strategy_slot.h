@@ -7,8 +7,6 @@
 // its internal lock with memory_order_relaxed in load(), a data race ThreadSanitizer reports.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -17,6 +15,7 @@
 #include <string>
 
 #include "core/strategy_plugin.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds {
 

@@ -7,6 +7,8 @@
 #include "sim/text.h"
 
 namespace lds::sim {
+
+namespace fs = std::filesystem;
 namespace {
 
 std::string shell_quote(const std::string& s) {

@@ -13,7 +13,7 @@ namespace lds::sim {
 // Writes <out>/plot.gp, which draws <out>/<variant>.svg from the <out>/<variant>.csv already
 // written, and runs gnuplot on it. `out` must be absolute: the script names its files by full path.
 // Returns false with `why` set when gnuplot is missing or fails.
-bool draw_charts(const fs::path& out, const Trace& trace, const std::vector<RunResult>& results,
-                 std::string* why);
+bool draw_charts(const std::filesystem::path& out, const Trace& trace,
+                 const std::vector<RunResult>& results, std::string* why);
 
 }  // namespace lds::sim

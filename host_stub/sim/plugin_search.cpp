@@ -10,6 +10,8 @@
 
 namespace lds::sim {
 
+namespace fs = std::filesystem;
+
 std::vector<fs::path> plugin_search_path(const std::vector<fs::path>& extra) {
   std::vector<fs::path> out;
   auto add = [&](const fs::path& p) {

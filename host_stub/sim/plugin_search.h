@@ -8,14 +8,14 @@
 
 namespace lds::sim {
 
-namespace fs = std::filesystem;
-
 // Where liblds_<plugin>.so files are looked for, in order: `extra` (--plugin-dir), then beside the
 // executable: ../plugins and ../baseline_plugins (a build tree) and ../lib/lds/plugins (installed).
-std::vector<fs::path> plugin_search_path(const std::vector<fs::path>& extra);
+std::vector<std::filesystem::path> plugin_search_path(
+    const std::vector<std::filesystem::path>& extra);
 
 // The first folder of `search` holding liblds_<plugin>.so. Throws PluginError listing the folders
 // tried.
-fs::path find_plugin_dir(const std::string& plugin, const std::vector<fs::path>& search);
+std::filesystem::path find_plugin_dir(const std::string& plugin,
+                                      const std::vector<std::filesystem::path>& search);
 
 }  // namespace lds::sim

@@ -18,6 +18,8 @@
 #include "sim/virtual_disks.h"
 
 namespace lds::sim {
+
+namespace fs = std::filesystem;
 namespace {
 
 // Each partition's bytes per step: the topic's rate shared with Zipf weights 1/rank^s, the ranks

@@ -40,6 +40,6 @@ struct RunResult {
 
 // Runs one variant over the trace. Throws PluginError when the plugin cannot be found or loaded.
 RunResult run(const Trace& trace, const StrategyVariant& variant,
-              const std::vector<fs::path>& plugin_search_path);
+              const std::vector<std::filesystem::path>& plugin_search_path);
 
 }  // namespace lds::sim

@@ -10,6 +10,8 @@
 
 namespace lds::sim {
 
+namespace fs = std::filesystem;
+
 bool write_outputs(const fs::path& out_dir, const Trace& trace,
                    const std::vector<RunResult>& results, std::string* why) {
   std::error_code ec;

@@ -23,7 +23,7 @@ namespace lds::sim {
 // PATH, <out>/<variant>.svg (a chart of each disk's fill over time) from <out>/plot.gp. Returns
 // false with `why` set when the charts were not drawn. Throws std::runtime_error when a file
 // cannot be written.
-bool write_outputs(const fs::path& out, const Trace& trace, const std::vector<RunResult>& results,
-                   std::string* why);
+bool write_outputs(const std::filesystem::path& out, const Trace& trace,
+                   const std::vector<RunResult>& results, std::string* why);
 
 }  // namespace lds::sim

@@ -17,6 +17,8 @@
 #include "sim/variants.h"
 
 namespace lds::sim {
+
+namespace fs = std::filesystem;
 namespace {
 
 std::string position(const fs::path& file, const toml::source_region& where) {

@@ -13,8 +13,6 @@
 
 namespace lds::sim {
 
-namespace fs = std::filesystem;
-
 struct DiskSpec {
   std::string name;        // also the last component of its virtual path /sim/<name>
   uint64_t capacity = 0;   // bytes
@@ -47,7 +45,7 @@ struct StrategyVariant {
 };
 
 struct Trace {
-  fs::path file;
+  std::filesystem::path file;
   std::string name;  // [simulation] name, default the file's stem
   std::string description;
   uint64_t seed = 1;
@@ -61,6 +59,6 @@ struct Trace {
 };
 
 // Reads and validates a trace. Throws ConfigError naming the file, line and column, and the key.
-Trace load_trace(const fs::path& file);
+Trace load_trace(const std::filesystem::path& file);
 
 }  // namespace lds::sim

@@ -5,6 +5,8 @@
 
 namespace lds::sim {
 
+namespace fs = std::filesystem;
+
 fs::path disk_path(const std::string& name) { return fs::path("/sim") / name; }
 
 VirtualDisks::VirtualDisks(const std::vector<DiskSpec>& disks)

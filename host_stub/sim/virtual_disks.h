@@ -16,23 +16,23 @@
 namespace lds::sim {
 
 // A disk's log directory as the LogManager and the strategy see it: /sim/<name>.
-fs::path disk_path(const std::string& name);
+std::filesystem::path disk_path(const std::string& name);
 
 // read() may be called from any thread, as the DiskProbe contract asks.
 class VirtualDisks final : public DiskProbe {
  public:
   explicit VirtualDisks(const std::vector<DiskSpec>& disks);
 
-  DiskSpace read(const fs::path& dir) const override;
+  DiskSpace read(const std::filesystem::path& dir) const override;
 
-  const std::vector<fs::path>& paths() const { return paths_; }
+  const std::vector<std::filesystem::path>& paths() const { return paths_; }
   uint64_t capacity(size_t i) const { return capacity_[i]; }
   uint64_t used(size_t i) const { return used_[i].load(std::memory_order_relaxed); }
   uint64_t free(size_t i) const { return capacity_[i] - std::min(used(i), capacity_[i]); }
   void add(size_t i, uint64_t bytes) { used_[i].fetch_add(bytes, std::memory_order_relaxed); }
 
  private:
-  std::vector<fs::path> paths_;
+  std::vector<std::filesystem::path> paths_;
   std::vector<uint64_t> capacity_;
   std::unique_ptr<std::atomic<uint64_t>[]> used_;
 };

@@ -2,12 +2,12 @@
 // partition-count, fill and free orders, and writing the result into lds_rank_args.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

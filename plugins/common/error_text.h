@@ -2,12 +2,12 @@
 // plugin.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <cstdarg>
 #include <cstdint>
 #include <exception>
 #include <new>
+
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

@@ -2,11 +2,10 @@
 // orders of dir_ranking.h then sort only what is left.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <cstdint>
 
 #include "dir_ranking.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

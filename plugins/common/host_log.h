@@ -1,10 +1,10 @@
 // Logging from a plugin through the host's lds_host_api callbacks, including a warn-once latch.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <atomic>
 #include <cstdint>
+
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

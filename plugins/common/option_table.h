@@ -2,8 +2,6 @@
 // list and names the known keys when refusing an unknown one.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -11,6 +9,7 @@
 
 #include "error_text.h"
 #include "strategy_options.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

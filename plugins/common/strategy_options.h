@@ -1,10 +1,10 @@
 // Reading a strategy's options (lds_config_entry): entry checks, numbers, booleans and choices.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <cstdint>
 #include <span>
+
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

@@ -3,8 +3,6 @@
 // LDS_PLUGIN_STRATEGY(spec).
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <cstdint>
 #include <span>
 #include <type_traits>
@@ -13,6 +11,7 @@
 #include "error_text.h"
 #include "option_table.h"
 #include "strategy_options.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds::plugin {
 

@@ -1,13 +1,12 @@
 // The cordon strategy (KIP-1066): skips cordoned log directories, ranks the rest by partitions or
 // fill.
-#include <lds/logdir_strategy.h>
-
 #include "dir_ranking.h"
 #include "error_text.h"
 #include "hard_filters.h"
 #include "host_log.h"
 #include "option_table.h"
 #include "strategy_skeleton.h"
+#include <lds/logdir_strategy.h>
 
 namespace {
 

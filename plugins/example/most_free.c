@@ -10,11 +10,12 @@
 ** Any other option is refused, so a typo in the broker config is caught.
 */
 #include <errno.h>
-#include <lds/logdir_strategy.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <lds/logdir_strategy.h>
 
 typedef struct most_free {
   uint64_t min_free_bytes;

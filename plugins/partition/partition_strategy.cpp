@@ -1,10 +1,9 @@
 // The partition strategy (KIP-178's default, Kafka's rule): fewest partitions first.
-#include <lds/logdir_strategy.h>
-
 #include "dir_ranking.h"
 #include "hard_filters.h"
 #include "option_table.h"
 #include "strategy_skeleton.h"
+#include <lds/logdir_strategy.h>
 
 namespace {
 

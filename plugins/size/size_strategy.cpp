@@ -1,12 +1,11 @@
 // The size strategy (KIP-178): most room first, by projected fill fraction or projected free bytes.
-#include <lds/logdir_strategy.h>
-
 #include "dir_ranking.h"
 #include "error_text.h"
 #include "hard_filters.h"
 #include "host_log.h"
 #include "option_table.h"
 #include "strategy_skeleton.h"
+#include <lds/logdir_strategy.h>
 
 namespace {
 

@@ -8,12 +8,13 @@
 ** is ineligible. Any other key is refused.
 */
 #include <errno.h>
-#include <lds/logdir_strategy.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <lds/logdir_strategy.h>
 
 /* The ABI 1.0 sizes: a newer host may pass larger structs, never smaller ones. */
 #define RANK_ARGS_V1_SIZE (offsetof(lds_rank_args, error_cap) + sizeof(uint32_t))

@@ -1,7 +1,6 @@
 // abi_freeze_test.cpp: freezes the C ABI: every struct layout, constant and signature, and the text
 // of abi/logdir_strategy.h itself, so no change to the contract slips in without a version bump.
 #include <gtest/gtest.h>
-#include <lds/logdir_strategy.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+
+#include <lds/logdir_strategy.h>
 
 namespace {
 

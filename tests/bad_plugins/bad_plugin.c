@@ -8,9 +8,10 @@
 ** so the plugin loads and its faults reach the per-call fallback. Without a BAD_ macro the plugin
 ** is correct: it ranks by partition_count ascending, keeping input order on ties.
 */
-#include <lds/logdir_strategy.h>
 #include <stddef.h>
 #include <string.h>
+
+#include <lds/logdir_strategy.h>
 
 #ifndef BAD_NAME
 #error "define BAD_NAME to the strategy name"

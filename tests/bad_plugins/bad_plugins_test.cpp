@@ -16,6 +16,8 @@
 #include "server_fixture.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 using integration::ProcessResult;

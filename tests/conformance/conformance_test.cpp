@@ -6,7 +6,6 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <lds/logdir_strategy.h>
 
 #include <algorithm>
 #include <cctype>
@@ -17,6 +16,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <lds/logdir_strategy.h>
 
 namespace {
 

@@ -25,9 +25,10 @@
     defined(FAULT_FORKS_IN_CREATE)
 #include <stdlib.h>
 #endif
-#include <lds/logdir_strategy.h>
 #include <stddef.h>
 #include <string.h>
+
+#include <lds/logdir_strategy.h>
 
 #ifndef FAULTY_NAME
 #error "define FAULTY_NAME to the strategy name"

@@ -9,6 +9,8 @@
 #include "host_test_support.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 using test::FakeDiskProbe;

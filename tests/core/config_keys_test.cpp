@@ -17,6 +17,8 @@
 #include "host_test_support.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 using test::TempDir;

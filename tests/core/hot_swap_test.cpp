@@ -15,6 +15,8 @@
 #include "host_test_support.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 using test::FakeDiskProbe;

@@ -14,6 +14,8 @@
 #include "host_test_support.h"
 
 namespace lds {
+
+namespace fs = std::filesystem;
 namespace {
 
 using test::plugin_dir;

@@ -1,12 +1,13 @@
-/* swap_plugin.c: the "swaptest" strategy, built twice (v1, v2) to prove that hot swaps load new
-*code.
+/* swap_plugin.c: the "swaptest" strategy, built twice (v1, v2) to prove that hot swaps load
+** new code.
 **
 ** v1 ranks the candidates in input order, v2 in reverse, so a placement shows which build decided
 ** it. Option `mode` = ok (default) | invalid: `invalid` makes rank return a duplicate index, which
 ** the host must refuse at the dry run. Any other option is refused at create.
 */
-#include <lds/logdir_strategy.h>
 #include <string.h>
+
+#include <lds/logdir_strategy.h>
 
 #ifndef SWAP_VERSION
 #error "SWAP_VERSION must be defined"

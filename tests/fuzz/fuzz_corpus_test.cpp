@@ -14,6 +14,8 @@
 #include "fuzz_harness.h"
 
 namespace lds::fuzz {
+
+namespace fs = std::filesystem;
 namespace {
 
 using nlohmann::json;

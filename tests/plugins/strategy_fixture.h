@@ -2,13 +2,13 @@
 // options, captures what they log, and ranks vectors of directories.
 #pragma once
 
-#include <lds/logdir_strategy.h>
-
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <lds/logdir_strategy.h>
 
 namespace lds_test {
 

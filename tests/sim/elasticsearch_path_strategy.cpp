@@ -11,13 +11,12 @@
 //     (partition_count), then most usable space, then data path order;
 //   - when no path is eligible, the one with the most usable space is the only choice.
 // Elasticsearch has no cordon; cordon flags are ignored. Stateless, so rank needs no lock.
-#include <lds/logdir_strategy.h>
-
 #include <algorithm>
 #include <vector>
 
 #include "dir_ranking.h"
 #include "strategy_skeleton.h"
+#include <lds/logdir_strategy.h>
 
 namespace {
 

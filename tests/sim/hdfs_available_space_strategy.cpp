@@ -16,8 +16,6 @@
 // space, most first, so a host that meets an I/O error still has somewhere to go.
 //
 // The random stream and the round-robin positions are shared state: rank takes a mutex.
-#include <lds/logdir_strategy.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -29,6 +27,7 @@
 #include "error_text.h"
 #include "option_table.h"
 #include "strategy_skeleton.h"
+#include <lds/logdir_strategy.h>
 
 namespace {
 

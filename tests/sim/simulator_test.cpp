@@ -20,6 +20,8 @@
 #include "core/strategy_plugin.h"
 
 namespace lds::sim {
+
+namespace fs = std::filesystem;
 namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
