@@ -3,6 +3,7 @@
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/command.h"
 #include "core/errors.h"
@@ -38,16 +39,15 @@ int run_simulate(const SimulateArgs& args) {
     std::vector<std::string> names = trace.strategies;
     if (!args.strategies.empty()) {
       names.clear();
-      std::string rest = args.strategies;
-      for (size_t comma; !rest.empty();
-           rest = comma == std::string::npos ? "" : rest.substr(comma + 1)) {
-        comma = rest.find(',');
-        std::string name = rest.substr(0, comma);
+      std::istringstream list(args.strategies);
+      std::string name;
+      while (std::getline(list, name, ',')) {
         if (!name.empty()) names.push_back(name);
       }
     }
     if (names.empty()) names = sim::default_strategy_names();
     std::vector<sim::StrategyVariant> variants;
+    variants.reserve(names.size());
     for (const std::string& name : names) variants.push_back(sim::find_variant(trace, name));
 
     std::vector<std::filesystem::path> extra(args.plugin_dirs.begin(), args.plugin_dirs.end());
