@@ -52,18 +52,15 @@ int run_simulate(const SimulateArgs& args) {
 
     std::vector<std::filesystem::path> extra(args.plugin_dirs.begin(), args.plugin_dirs.end());
     const auto search = sim::plugin_search_path(extra);
-    std::vector<sim::RunResult> results;
-    for (const sim::StrategyVariant& v : variants) results.push_back(sim::run(trace, v, search));
-
     const std::filesystem::path out = args.out.empty()
                                           ? std::filesystem::path("sim-out") / trace.name
                                           : std::filesystem::path(args.out);
-    std::string why;
-    const bool charts = sim::write_outputs(out, trace, results, &why);
-    std::cout << sim::summary_table(trace, results) << "\n"
+    const sim::Simulation simulation = sim::simulate(out, trace, variants, search);
+    std::cout << sim::summary_table(trace, simulation.results) << "\n"
               << "Per-strategy fill over time: " << out.string() << "/<strategy>.csv"
-              << (charts ? " and .svg" : "") << "; summary: " << out.string() << "/summary.md\n";
-    if (!charts) std::cout << "No charts: " << why << ".\n";
+              << (simulation.charts ? " and .svg" : "") << "; summary: " << out.string()
+              << "/summary.md\n";
+    if (!simulation.charts) std::cout << "No charts: " << simulation.why_no_charts << ".\n";
     return 0;
   } catch (const ConfigError& e) {
     std::cerr << "lds-host: " << e.what() << "\n";
