@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/logging.h"
 #include "sim/simulator.h"
+#include "sim/text.h"
 
 namespace lds::cli {
 
@@ -25,6 +26,13 @@ Command add_simulate_command(CLI::App& app) {
   cmd->add_option("--plugin-dir", args->plugin_dirs,
                   "Folder of liblds_<name>.so files to search first (repeatable)");
   cmd->add_option("--log-level", args->log_level, "Host log level while simulating (default off)");
+  cmd->add_flag("--force", args->force, "Run a trace past the size limits (below)");
+  cmd->footer("Size limits: a trace that would write more than " + sim::grouped(sim::kMaxCsvCells) +
+              " per-step CSV cells (disks x steps x strategies, 6 to 8 bytes each) or replay "
+              "more than " +
+              sim::grouped(sim::kMaxPartitionSteps) +
+              " partition-steps (partitions x steps, the work of each strategy) is refused before "
+              "anything runs, unless --force is given.");
   return {cmd, [args] { return run_simulate(*args); }};
 }
 
@@ -49,6 +57,14 @@ int run_simulate(const SimulateArgs& args) {
     std::vector<sim::StrategyVariant> variants;
     variants.reserve(names.size());
     for (const std::string& name : names) variants.push_back(sim::find_variant(trace, name));
+    if (!args.force) {
+      const std::string refusal =
+          sim::size_refusal(trace, sim::simulation_size(trace, variants.size()));
+      if (!refusal.empty()) {
+        std::cerr << "lds-host: " << refusal << "\n";
+        return 2;
+      }
+    }
 
     std::vector<std::filesystem::path> extra(args.plugin_dirs.begin(), args.plugin_dirs.end());
     const auto search = sim::plugin_search_path(extra);

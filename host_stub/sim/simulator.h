@@ -3,9 +3,10 @@
 // simulate`.
 //
 // load_trace() reads the trace (sim/trace.h); find_variant() names what to compare
-// (sim/variants.h); simulate() replays the trace with each variant (sim/replay.h), loading its
-// plugin from plugin_search_path() (sim/plugin_search.h), and writes the report (sim/report.h) and
-// the charts (sim/charts.h).
+// (sim/variants.h); simulation_size() and size_refusal() tell whether it is too big to start
+// without being asked (sim/size_limits.h); simulate() replays the trace with each variant
+// (sim/replay.h), loading its plugin from plugin_search_path() (sim/plugin_search.h), and writes
+// the report (sim/report.h) and the charts (sim/charts.h).
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@
 #include "sim/plugin_search.h"
 #include "sim/replay.h"
 #include "sim/report.h"
+#include "sim/size_limits.h"
 #include "sim/trace.h"
 #include "sim/variants.h"
 
