@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/progress_bar.h"
 #include "core/errors.h"
 #include "core/logging.h"
 #include "sim/simulator.h"
@@ -32,7 +33,8 @@ Command add_simulate_command(CLI::App& app) {
               "more than " +
               sim::grouped(sim::kMaxPartitionSteps) +
               " partition-steps (partitions x steps, the work of each strategy) is refused before "
-              "anything runs, unless --force is given.");
+              "anything runs, unless --force is given.\nProgress: on a terminal, a run that lasts "
+              "more than a second shows each strategy's share of steps done on stderr.");
   return {cmd, [args] { return run_simulate(*args); }};
 }
 
@@ -71,7 +73,19 @@ int run_simulate(const SimulateArgs& args) {
     const std::filesystem::path out = args.out.empty()
                                           ? std::filesystem::path("sim-out") / trace.name
                                           : std::filesystem::path(args.out);
-    const sim::Simulation simulation = sim::simulate(out, trace, variants, search);
+    ProgressBar bar(ProgressBar::stderr_is_terminal());
+    size_t shown = variants.size();
+    const sim::Simulation simulation =
+        sim::simulate(out, trace, variants, search, [&](size_t variant, uint32_t done) {
+          if (variant != shown) {
+            shown = variant;
+            bar.start(variants[variant].name + " (" + std::to_string(variant + 1) + "/" +
+                          std::to_string(variants.size()) + ")",
+                      trace.steps);
+          }
+          bar.update(done);
+        });
+    bar.finish();
     std::cout << sim::summary_table(trace, simulation.results) << "\n"
               << "Per-strategy fill over time: " << out.string() << "/<strategy>.csv"
               << (simulation.charts ? " and .svg" : "") << "; summary: " << out.string()

@@ -13,7 +13,7 @@ namespace lds::sim {
 
 Simulation simulate(const fs::path& out_dir, const Trace& trace,
                     const std::vector<StrategyVariant>& variants,
-                    const std::vector<fs::path>& search) {
+                    const std::vector<fs::path>& search, const SimulationProgress& progress) {
   // A plugin that is not there fails the command before anything is written.
   for (const StrategyVariant& v : variants) find_plugin_dir(v.plugin, search);
   std::error_code ec;
@@ -30,6 +30,7 @@ Simulation simulate(const fs::path& out_dir, const Trace& trace,
     csv.exceptions(std::ios::badbit | std::ios::failbit);
     ReplayOutput output;
     output.csv = &csv;
+    if (progress) output.progress = [&progress, i](uint32_t done) { progress(i, done); };
     try {
       simulation.results.push_back(run(trace, variants[i], search, output));
       csv.close();

@@ -9,6 +9,9 @@
 // the report (sim/report.h) and the charts (sim/charts.h).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,9 @@ struct Simulation {
   std::string why_no_charts;
 };
 
+// Called after each step of each replay: the variant's index, and how many of its steps are done.
+using SimulationProgress = std::function<void(size_t variant, uint32_t steps_done)>;
+
 // Replays the trace once per variant, writing <out>/<variant>.csv row by row as the replay goes,
 // then <out>/summary.md and <out>/summary.csv, and, when gnuplot is on the PATH,
 // <out>/<variant>.svg (a chart of each disk's fill over time) from <out>/plot.gp. Every plugin is
@@ -34,6 +40,7 @@ struct Simulation {
 // and std::runtime_error when a file cannot be written.
 Simulation simulate(const fs::path& out, const Trace& trace,
                     const std::vector<StrategyVariant>& variants,
-                    const std::vector<fs::path>& plugin_search_path);
+                    const std::vector<fs::path>& plugin_search_path,
+                    const SimulationProgress& progress = {});
 
 }  // namespace lds::sim
