@@ -3,11 +3,14 @@
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/command.h"
+#include "cli/progress_bar.h"
 #include "core/errors.h"
 #include "core/logging.h"
 #include "sim/simulator.h"
+#include "sim/text.h"
 
 namespace lds::cli {
 
@@ -24,6 +27,14 @@ Command add_simulate_command(CLI::App& app) {
   cmd->add_option("--plugin-dir", args->plugin_dirs,
                   "Folder of liblds_<name>.so files to search first (repeatable)");
   cmd->add_option("--log-level", args->log_level, "Host log level while simulating (default off)");
+  cmd->add_flag("--force", args->force, "Run a trace past the size limits (below)");
+  cmd->footer("Size limits: a trace that would write more than " + sim::grouped(sim::kMaxCsvCells) +
+              " per-step CSV cells (disks x steps x strategies, 6 to 8 bytes each) or replay "
+              "more than " +
+              sim::grouped(sim::kMaxPartitionSteps) +
+              " partition-steps (partitions x steps, the work of each strategy) is refused before "
+              "anything runs, unless --force is given.\nProgress: on a terminal, a run that lasts "
+              "more than a second shows each strategy's share of steps done on stderr.");
   return {cmd, [args] { return run_simulate(*args); }};
 }
 
@@ -38,32 +49,48 @@ int run_simulate(const SimulateArgs& args) {
     std::vector<std::string> names = trace.strategies;
     if (!args.strategies.empty()) {
       names.clear();
-      std::string rest = args.strategies;
-      for (size_t comma; !rest.empty();
-           rest = comma == std::string::npos ? "" : rest.substr(comma + 1)) {
-        comma = rest.find(',');
-        std::string name = rest.substr(0, comma);
+      std::istringstream list(args.strategies);
+      std::string name;
+      while (std::getline(list, name, ',')) {
         if (!name.empty()) names.push_back(name);
       }
     }
     if (names.empty()) names = sim::default_strategy_names();
     std::vector<sim::StrategyVariant> variants;
+    variants.reserve(names.size());
     for (const std::string& name : names) variants.push_back(sim::find_variant(trace, name));
+    if (!args.force) {
+      const std::string refusal =
+          sim::size_refusal(trace, sim::simulation_size(trace, variants.size()));
+      if (!refusal.empty()) {
+        std::cerr << "lds-host: " << refusal << "\n";
+        return 2;
+      }
+    }
 
     std::vector<std::filesystem::path> extra(args.plugin_dirs.begin(), args.plugin_dirs.end());
     const auto search = sim::plugin_search_path(extra);
-    std::vector<sim::RunResult> results;
-    for (const sim::StrategyVariant& v : variants) results.push_back(sim::run(trace, v, search));
-
     const std::filesystem::path out = args.out.empty()
                                           ? std::filesystem::path("sim-out") / trace.name
                                           : std::filesystem::path(args.out);
-    std::string why;
-    const bool charts = sim::write_outputs(out, trace, results, &why);
-    std::cout << sim::summary_table(trace, results) << "\n"
+    ProgressBar bar(ProgressBar::stderr_is_terminal());
+    size_t shown = variants.size();
+    const sim::Simulation simulation =
+        sim::simulate(out, trace, variants, search, [&](size_t variant, uint32_t done) {
+          if (variant != shown) {
+            shown = variant;
+            bar.start(variants[variant].name + " (" + std::to_string(variant + 1) + "/" +
+                          std::to_string(variants.size()) + ")",
+                      trace.steps);
+          }
+          bar.update(done);
+        });
+    bar.finish();
+    std::cout << sim::summary_table(trace, simulation.results) << "\n"
               << "Per-strategy fill over time: " << out.string() << "/<strategy>.csv"
-              << (charts ? " and .svg" : "") << "; summary: " << out.string() << "/summary.md\n";
-    if (!charts) std::cout << "No charts: " << why << ".\n";
+              << (simulation.charts ? " and .svg" : "") << "; summary: " << out.string()
+              << "/summary.md\n";
+    if (!simulation.charts) std::cout << "No charts: " << simulation.why_no_charts << ".\n";
     return 0;
   } catch (const ConfigError& e) {
     std::cerr << "lds-host: " << e.what() << "\n";

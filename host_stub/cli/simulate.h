@@ -12,10 +12,13 @@ struct SimulateArgs {
   std::string out;         // empty = sim-out/<trace name>
   std::vector<std::string> plugin_dirs;
   std::string log_level = "off";
+  bool force = false;  // run a trace past the size limits of sim/size_limits.h
 };
 
-// Runs every chosen strategy over the trace, writes the outputs and prints the summary table.
-// Returns 0, or 2 (with one sentence on stderr) when the trace or a plugin is wrong.
+// Runs every chosen strategy over the trace, writes the outputs and prints the summary table, with
+// a progress bar on stderr when it is a terminal and the run takes more than a second. Returns 0,
+// or 2 (with one sentence on stderr) when the trace or a plugin is wrong, or, writing nothing, when
+// the trace passes a size limit without `force`.
 int run_simulate(const SimulateArgs& args);
 
 }  // namespace lds::cli

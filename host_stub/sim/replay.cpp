@@ -6,7 +6,6 @@
 #include <cmath>
 #include <memory>
 #include <set>
-#include <sstream>
 
 #include "core/errors.h"
 #include "core/log_manager.h"
@@ -58,7 +57,7 @@ struct Placed {
 }  // namespace
 
 RunResult run(const Trace& trace, const StrategyVariant& variant,
-              const std::vector<fs::path>& search) {
+              const std::vector<fs::path>& search, const ReplayOutput& output) {
   const size_t disk_count = trace.disks.size();
   auto disks = std::make_shared<VirtualDisks>(trace.disks);
   StrategySlot slot;
@@ -88,10 +87,12 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
   result.disks.resize(disk_count);
   std::vector<uint32_t> partitions(disk_count);
   std::vector<Placed> placed;
-  std::ostringstream csv;
-  csv << "step";
-  for (const DiskSpec& d : trace.disks) csv << ',' << d.name;
-  csv << '\n';
+  std::ostream* csv = output.csv;
+  if (csv) {
+    *csv << "step";
+    for (const DiskSpec& d : trace.disks) *csv << ',' << d.name;
+    *csv << '\n';
+  }
 
   auto fill_pct = [&](size_t i) {
     return 100.0 * static_cast<double>(disks->used(i)) / static_cast<double>(disks->capacity(i));
@@ -159,15 +160,16 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
       }
       if (bytes > 0) write(p, bytes);
     }
-    csv << step;
+    if (csv) *csv << step;
     for (size_t i = 0; i < disk_count; ++i) {
-      csv << ',';
+      if (csv) *csv << ',';
       if (!attached[i]) continue;
       const double f = fill_pct(i);
       result.disks[i].max_fill_pct = std::max(result.disks[i].max_fill_pct, f);
-      csv << fixed(f, 3);
+      if (csv) *csv << fixed(f, 3);
     }
-    csv << '\n';
+    if (csv) *csv << '\n';
+    if (output.progress) output.progress(step + 1);
   }
 
   double lo = 100, hi = 0;
@@ -185,7 +187,6 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
     result.max_fill_pct = std::max(result.max_fill_pct, d.max_fill_pct);
   }
   result.final_spread_pp = hi - lo;
-  result.csv = csv.str();
   return result;
 }
 

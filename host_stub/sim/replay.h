@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -35,11 +37,21 @@ struct RunResult {
   uint64_t out_of_space = 0;                  // appends that did not fit
   uint64_t out_of_space_with_free_space = 0;  // of those, while > 10% of all capacity was free
   uint64_t failed_placements = 0;             // creations no directory would take
-  std::string csv;  // "step,<disk>...": each disk's fill in percent after each step
 };
 
-// Runs one variant over the trace. Throws PluginError when the plugin cannot be found or loaded.
+// What a replay writes as it goes, so that nothing per step is kept in memory.
+struct ReplayOutput {
+  // "step,<disk>..." and then each disk's fill in percent after each step (empty while the disk is
+  // not attached), one row written as each step ends; null = no CSV.
+  std::ostream* csv = nullptr;
+  // Called after each step with the number of steps done; empty = not called.
+  std::function<void(uint32_t steps_done)> progress;
+};
+
+// Runs one variant over the trace. Throws PluginError when the plugin cannot be found or loaded;
+// a write to `output.csv` that fails throws whatever that stream's exceptions() make it throw.
 RunResult run(const Trace& trace, const StrategyVariant& variant,
-              const std::vector<std::filesystem::path>& plugin_search_path);
+              const std::vector<std::filesystem::path>& plugin_search_path,
+              const ReplayOutput& output = {});
 
 }  // namespace lds::sim

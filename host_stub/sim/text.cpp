@@ -13,6 +13,16 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string grouped(uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 void append_item(std::string& list, const std::string& item, const char* separator) {
   if (!list.empty()) list += separator;
   list += item;

@@ -1,6 +1,7 @@
 // text.h: the number formatting, lists and file writing that the simulator's outputs share.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -8,6 +9,9 @@ namespace lds::sim {
 
 // `v` with exactly `decimals` digits after the point, whatever the locale.
 std::string fixed(double v, int decimals);
+
+// `v` with its digits in groups of three, as in "2,000,000,000".
+std::string grouped(uint64_t v);
 
 // Appends `item` to a `separator`-separated list.
 void append_item(std::string& list, const std::string& item, const char* separator);

@@ -45,6 +45,16 @@ class SimulatorTest : public ::testing::Test {
   RunResult run_variant(const Trace& trace, const std::string& name) {
     return run(trace, find_variant(trace, name), search_path());
   }
+
+  // The variant's per-step CSV, as the replay streams it.
+  std::string csv_of(const Trace& trace, const std::string& name, RunResult* result = nullptr) {
+    std::ostringstream csv;
+    ReplayOutput output;
+    output.csv = &csv;
+    RunResult r = run(trace, find_variant(trace, name), search_path(), output);
+    if (result) *result = r;
+    return csv.str();
+  }
 };
 
 class TempDir {
@@ -67,19 +77,19 @@ TEST_F(SimulatorTest, SameSeedGivesIdenticalCsv) {
   const Trace trace = load_trace(trace_file("deterministic.toml"));
   for (const std::string name : {"hdfs", "size_fill", "elasticsearch", "partition"}) {
     SCOPED_TRACE(name);
-    const RunResult first = run_variant(trace, name);
-    const RunResult second = run_variant(trace, name);
-    EXPECT_EQ(first.csv, second.csv);
+    RunResult first, second;
+    const std::string first_csv = csv_of(trace, name, &first);
+    EXPECT_EQ(first_csv, csv_of(trace, name, &second));
     EXPECT_EQ(summary_csv({first}), summary_csv({second}));
-    EXPECT_EQ(std::count(first.csv.begin(), first.csv.end(), '\n'), 41);  // header + 40 steps
+    EXPECT_EQ(std::count(first_csv.begin(), first_csv.end(), '\n'), 41);  // header + 40 steps
   }
 }
 
 TEST_F(SimulatorTest, AnotherSeedChangesTheRandomBaselineAndTheWrites) {
   Trace trace = load_trace(trace_file("deterministic.toml"));
-  const std::string before = run_variant(trace, "hdfs").csv;
+  const std::string before = csv_of(trace, "hdfs");
   trace.seed = 8;
-  EXPECT_NE(run_variant(trace, "hdfs").csv, before);
+  EXPECT_NE(csv_of(trace, "hdfs"), before);
 }
 
 TEST_F(SimulatorTest, CountsOutOfSpaceWhenEveryDiskIsFull) {
@@ -125,13 +135,13 @@ TEST_F(SimulatorTest, PartitionStrategyKeepsCountsWithinOneForEqualPartitions) {
 
 TEST_F(SimulatorTest, AttachedDiskAndCordonEventsReachThePlacements) {
   const Trace trace = load_trace(trace_file("events.toml"));
-  const RunResult r = run_variant(trace, "cordon");
+  RunResult r;
+  std::istringstream csv(csv_of(trace, "cordon", &r));
   // "before" (4) splits 2/2 over d1 and d2; "after-attach" (6) fills d3 up to the others and then
   // round-robins: d3 d3 d1 d2 d3 d1; "after-cordon" (6) avoids the cordoned d1: d2 d3 d2 d3 d2 d3.
   EXPECT_EQ(r.disks[0].partitions, 4u);
   EXPECT_EQ(r.disks[1].partitions, 6u);
   EXPECT_EQ(r.disks[2].partitions, 6u);
-  std::istringstream csv(r.csv);
   std::string line;
   std::getline(csv, line);
   EXPECT_EQ(line, "step,d1,d2,d3");
