@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/durable_file.h"
+#include "core/io_errors.h"
 #include "core/log_layout.h"
 #include "core/logging.h"
 #include "core/replica_mover.h"
@@ -435,6 +436,12 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
     try {
       create_on_disk(dir, tp);
     } catch (const std::system_error& e) {
+      if (is_resource_shortage(e.code().value())) {
+        throw KafkaError(ErrorCode::kKafkaStorageError,
+                         "Cannot create " + tp.str() + " in " + dirs_[dir]->path_text + ": " +
+                             resource_shortage_text(e.code().value()) +
+                             "; the log directory stays online.");
+      }
       mark_offline(dir, e.what());
       continue;
     }
@@ -513,6 +520,12 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
                            "Not enough space in log directory " + dirs_[p->dir]->path_text +
                                " to append " + std::to_string(bytes) + " bytes to " + p->tp.str() +
                                "; " + std::to_string(done) + " bytes were appended.");
+        }
+        if (is_resource_shortage(err)) {
+          throw KafkaError(ErrorCode::kKafkaStorageError,
+                           "Cannot append to " + p->tp.str() + " in " + dirs_[p->dir]->path_text +
+                               ": " + resource_shortage_text(err) + "; " + std::to_string(done) +
+                               " bytes were appended, and the log directory stays online.");
         }
         mark_offline(p->dir, "append to " + segment.string() + " failed: " + errno_text(err));
         throw KafkaError(ErrorCode::kKafkaStorageError,

@@ -79,8 +79,12 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
               "Log directory " + dirs_[p->dir]->path_text + " is offline"};
     }
   }
-  if (!mover_->begin(p, static_cast<uint32_t>(dest))) {
-    return {ErrorCode::kKafkaStorageError, "Log directory " + destination + " is offline"};
+  try {
+    if (!mover_->begin(p, static_cast<uint32_t>(dest))) {
+      return {ErrorCode::kKafkaStorageError, "Log directory " + destination + " is offline"};
+    }
+  } catch (const KafkaError& e) {  // the broker ran short of descriptors or memory
+    return {e.code(), e.what()};
   }
   return {};
 }

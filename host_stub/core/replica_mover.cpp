@@ -13,6 +13,7 @@
 #include <map>
 
 #include "core/durable_file.h"
+#include "core/io_errors.h"
 #include "core/log_layout.h"
 #include "log_manager_internal.h"
 
@@ -183,6 +184,12 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
       fsync_folder(m->future.parent_path());
     }
   } catch (const std::system_error& e) {
+    if (is_resource_shortage(e.code().value())) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       "Cannot start moving " + tp.str() + " to " + d.path_text + ": " +
+                           resource_shortage_text(e.code().value()) +
+                           "; the log directory stays online.");
+    }
     logs_.mark_offline(dest, e.what());
     return false;
   }
@@ -214,14 +221,18 @@ void ReplicaMover::run_thread() {
       run_move(m);
     } catch (const std::exception& e) {
       // The destination failed: it goes offline and the move is dropped; the source is untouched.
-      log()->error("Move of {} to {} failed: {}", m->partition->tp.str(),
-                   logs_.dirs_[m->dest]->path_text, e.what());
+      // A move that only ran short of descriptors or memory is dropped and the disk stays online.
+      const auto* system = dynamic_cast<const std::system_error*>(&e);
+      const bool shortage = system != nullptr && is_resource_shortage(system->code().value());
+      log()->error("Move of {} to {} failed: {}{}", m->partition->tp.str(),
+                   logs_.dirs_[m->dest]->path_text, e.what(),
+                   shortage ? "; the move is cancelled and the log directory stays online" : "");
       std::lock_guard io(logs_.io_of(m->partition->tp));
       {
         std::lock_guard lock(logs_.mu_);
         if (owns_locked(m)) cancel_locked(m->partition->tp);
       }
-      logs_.mark_offline(m->dest, e.what());
+      if (!shortage) logs_.mark_offline(m->dest, e.what());
     }
     std::lock_guard lock(logs_.mu_);
     running_--;

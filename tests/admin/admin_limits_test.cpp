@@ -140,6 +140,19 @@ TEST_F(AdminLimitsTest, RunningOutOfDescriptorsRefusesConnectionsWithoutSpinning
     }
   }
   ASSERT_TRUE(refused) << "no connection was refused with " << limit << " descriptors";
+  ASSERT_FALSE(clients.empty());
+  // A Produce needs a descriptor for its segment: it fails on its own, and no disk goes offline.
+  const json starved =
+      clients[0]->call(R"({"api":"Produce","topic":"t","partition":0,"bytes":1000})");
+  EXPECT_EQ(starved.value("error", "?"), "KAFKA_STORAGE_ERROR") << starved.dump();
+  EXPECT_NE(starved.value("message", "").find("the broker is short of file descriptors (Too many "
+                                              "open files)"),
+            std::string::npos)
+      << starved.dump();
+  EXPECT_NE(starved.value("message", "").find("the log directory stays online"), std::string::npos);
+  const json during = clients[0]->call(R"({"api":"DescribeLogDirs"})");
+  ASSERT_EQ(during.value("error", "?"), "NONE") << during.dump();
+  for (const json& d : log_dirs_of(during)) EXPECT_TRUE(d["error"].is_null()) << d.dump();
   // More clients knock while the descriptors are gone: the server must not spin on them.
   std::vector<std::unique_ptr<RawClient>> knocking;
   for (int i = 0; i < 10; ++i) knocking.push_back(std::make_unique<RawClient>(socket_, 5));
