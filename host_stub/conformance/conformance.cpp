@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/abi_rules.h"
+#include "core/splitmix.h"
 #include <lds/logdir_strategy.h>
 
 namespace lds {
@@ -144,21 +145,17 @@ void host_log(void* context, int32_t /*level*/, const char* message) {
 
 int32_t host_log_enabled(void* /*context*/, int32_t /*level*/) { return 1; }
 
-// A deterministic generator (splitmix64), identical on every platform and standard library.
-class SplitMix64 {
+// The battery's generator: core/splitmix.h's sequence, identical on every platform, with the two
+// draws the battery needs.
+class BatteryRandom {
  public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  explicit BatteryRandom(uint64_t seed) : sequence_(seed) {}
+  uint64_t next() { return sequence_.next(); }
   uint64_t below(uint64_t bound) { return bound == 0 ? 0 : next() % bound; }
   bool chance(unsigned percent) { return below(100) < percent; }
 
  private:
-  uint64_t state_;
+  SplitMix64 sequence_;
 };
 
 // One generated rank call: candidates (paths bound at call time) and a request.
@@ -171,7 +168,7 @@ struct CandidateSet {
 };
 
 std::vector<CandidateSet> make_battery() {
-  SplitMix64 rng(kBatterySeed);
+  BatteryRandom rng(kBatterySeed);
   std::vector<uint32_t> counts = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 12,
                                   15, 16, 17, 24, 31, 32, 33, 47, 48, 63, 64};
   while (counts.size() < kBatterySize) counts.push_back(static_cast<uint32_t>(1 + rng.below(64)));
@@ -276,19 +273,19 @@ struct WideDir {
 enum class DirLayout { kPlain, kWide };
 
 // What one rank call returned, and what it did wrong (empty fault when it kept to the contract).
-struct RankOutcome {
+struct RankCall {
   int32_t status = LDS_OK;
   std::vector<uint32_t> order;  // the first order_len entries when the status is LDS_OK
   std::string error;
   std::string fault;
 
-  bool same_answer(const RankOutcome& other) const {
+  bool same_answer(const RankCall& other) const {
     if (status != other.status) return false;
     return status != LDS_OK || order == other.order;
   }
 };
 
-std::string describe(const RankOutcome& outcome) {
+std::string describe(const RankCall& outcome) {
   if (outcome.status == LDS_OK) {
     std::string text = "order [";
     for (size_t i = 0; i < outcome.order.size(); ++i) {
@@ -300,7 +297,7 @@ std::string describe(const RankOutcome& outcome) {
 }
 
 // Calls rank the way a host does and checks everything the plugin wrote.
-RankOutcome call_rank(const lds_strategy& strategy, void* instance, const CandidateSet& set,
+RankCall call_rank(const lds_strategy& strategy, void* instance, const CandidateSet& set,
                       DirLayout layout, uint32_t error_cap = kErrorCap) {
   const auto count = static_cast<uint32_t>(set.dirs.size());
   std::vector<lds_dir> plain = set.dirs;
@@ -340,7 +337,7 @@ RankOutcome call_rank(const lds_strategy& strategy, void* instance, const Candid
   args.error = error.data();
   args.error_cap = error.cap();
 
-  RankOutcome outcome;
+  RankCall outcome;
   try {
     outcome.status = strategy.rank(instance, &args);
   } catch (...) {
@@ -652,7 +649,7 @@ class ConformanceRun {
       return skip(kRankEmptyNoEligibleDir, reason);
     }
     const CandidateSet empty = empty_set();
-    const RankOutcome outcome = call_rank(descriptor_, instance_, empty, DirLayout::kPlain);
+    const RankCall outcome = call_rank(descriptor_, instance_, empty, DirLayout::kPlain);
     std::string fault = outcome.fault.empty() ? "" : outcome.fault + " on an empty candidate list";
     if (fault.empty() && outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
       fault = "rank with no candidates returned " + describe(outcome) +
@@ -672,7 +669,7 @@ class ConformanceRun {
     std::string fault;
     for (const uint32_t cap : kTinyErrorCaps) {
       if (!fault.empty()) break;
-      const RankOutcome outcome = call_rank(descriptor_, instance_, empty, DirLayout::kPlain, cap);
+      const RankCall outcome = call_rank(descriptor_, instance_, empty, DirLayout::kPlain, cap);
       if (!outcome.fault.empty()) {
         fault = outcome.fault + " on an empty candidate list";
       } else if (outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
@@ -690,14 +687,14 @@ class ConformanceRun {
     battery_ = make_battery();
     std::string fault;
     for (const CandidateSet& set : battery_) {
-      RankOutcome outcome = call_rank(descriptor_, instance_, set, DirLayout::kPlain);
+      RankCall outcome = call_rank(descriptor_, instance_, set, DirLayout::kPlain);
       if (fault.empty() && !outcome.fault.empty()) fault = outcome.fault + " on " + set.label;
       reference_.push_back(std::move(outcome));
     }
     // Later checks compare against these answers; a set whose answer broke the contract is left
     // out of the comparisons, so one bad answer does not hide every other finding.
     have_reference_ = std::any_of(reference_.begin(), reference_.end(),
-                                  [](const RankOutcome& outcome) { return outcome.fault.empty(); });
+                                  [](const RankCall& outcome) { return outcome.fault.empty(); });
     verdict(kRankValidOrders, fault);
   }
 
@@ -717,7 +714,7 @@ class ConformanceRun {
       if (!reference_[n].fault.empty()) continue;
       CandidateSet flagged = battery_[n];
       for (lds_dir& dir : flagged.dirs) dir.flags |= kReservedFlagBits;
-      const RankOutcome outcome = call_rank(descriptor_, instance_, flagged, DirLayout::kPlain);
+      const RankCall outcome = call_rank(descriptor_, instance_, flagged, DirLayout::kPlain);
       if (!outcome.fault.empty()) {
         fault = outcome.fault + " on " + flagged.label + " with reserved flag bits set";
       } else if (!outcome.same_answer(reference_[n])) {
@@ -735,7 +732,7 @@ class ConformanceRun {
     std::string fault;
     for (size_t n = 0; n < battery_.size() && fault.empty(); ++n) {
       if (!reference_[n].fault.empty()) continue;
-      const RankOutcome outcome = call_rank(descriptor_, instance_, battery_[n], DirLayout::kWide);
+      const RankCall outcome = call_rank(descriptor_, instance_, battery_[n], DirLayout::kWide);
       if (!outcome.fault.empty()) {
         fault = outcome.fault + " on " + battery_[n].label + " with dir_stride " +
                 std::to_string(sizeof(WideDir));
@@ -765,7 +762,7 @@ class ConformanceRun {
             // different candidate sets as well as on the same ones.
             const size_t n = (k + t * battery_.size() / kConcurrentThreads) % battery_.size();
             if (!reference_[n].fault.empty()) continue;
-            const RankOutcome outcome =
+            const RankCall outcome =
                 call_rank(descriptor_, instance_, battery_[n], DirLayout::kPlain);
             const std::string at_once =
                 " with " + std::to_string(kConcurrentThreads) + " threads ranking at once";
@@ -838,7 +835,7 @@ class ConformanceRun {
   void* instance_ = nullptr;
   bool created_ = false;
   std::vector<CandidateSet> battery_;
-  std::vector<RankOutcome> reference_;
+  std::vector<RankCall> reference_;
   bool have_reference_ = false;
 };
 
