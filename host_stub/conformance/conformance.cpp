@@ -298,7 +298,7 @@ std::string describe(const RankCall& outcome) {
 
 // Calls rank the way a host does and checks everything the plugin wrote.
 RankCall call_rank(const lds_strategy& strategy, void* instance, const CandidateSet& set,
-                      DirLayout layout, uint32_t error_cap = kErrorCap) {
+                   DirLayout layout, uint32_t error_cap = kErrorCap) {
   const auto count = static_cast<uint32_t>(set.dirs.size());
   std::vector<lds_dir> plain = set.dirs;
   for (uint32_t i = 0; i < count; ++i) plain[i].path = set.paths[i].c_str();

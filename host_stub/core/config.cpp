@@ -61,11 +61,6 @@ std::vector<std::string> split_csv(std::string_view text) {
   return out;
 }
 
-// "file:line:column: ", the prefix of every error about something written in a file.
-std::string position(const fs::path& file, uint64_t line, uint64_t column) {
-  return file.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
-}
-
 // The folder defaults beside the executable resolve against (the working directory if unknown).
 fs::path executable_folder() {
   std::error_code ec;
@@ -203,8 +198,8 @@ toml::table parse_toml(const std::string& content, const fs::path& file) {
     while (!description.empty() && (description.back() == '.' || description.back() == ' ')) {
       description.pop_back();
     }
-    throw ConfigError(position(file, begin.line, begin.column) + (key.empty() ? "" : key + ": ") +
-                      "invalid TOML: " + description + ".");
+    throw ConfigError(file_position(file, begin.line, begin.column) +
+                      (key.empty() ? "" : key + ": ") + "invalid TOML: " + description + ".");
   }
 }
 
@@ -321,7 +316,7 @@ std::string float_text(double value) {
 Setting file_setting(const FlatEntry& entry, ConfigType type, const fs::path& file) {
   const toml::node& node = *entry.node;
   Setting s;
-  s.where = position(file, entry.line, entry.column);
+  s.where = file_position(file, entry.line, entry.column);
   auto wrong = [&](const std::string& expected) {
     throw_key_error(s.where, entry.name,
                     "must be " + expected + ", not " + type_with_article(node));
@@ -363,7 +358,7 @@ Setting file_setting(const FlatEntry& entry, ConfigType type, const fs::path& fi
       if (!node.is_array()) wrong("an array of strings or a comma-separated string");
       for (const toml::node& element : *node.as_array()) {
         std::string where =
-            position(file, element.source().begin.line, element.source().begin.column);
+            file_position(file, element.source().begin.line, element.source().begin.column);
         if (!element.is_string()) {
           throw_key_error(where, entry.name,
                           "entries must be strings, not " + type_with_article(element));
@@ -401,7 +396,7 @@ class ParsedFile {
 // that may stay empty.
 const ConfigKey* check_entry(const FlatEntry& entry, const fs::path& file,
                              const std::map<std::string, uint64_t>& seen_lines) {
-  std::string where = position(file, entry.line, entry.column);
+  std::string where = file_position(file, entry.line, entry.column);
   const toml::table* table = entry.node->as_table();
   if (table && is_known_table(entry.name)) return nullptr;
   const ConfigKey* key = find_config_key(entry.name);
@@ -436,7 +431,7 @@ Layer read_dynamic_layer(const fs::path& file) {
     const ConfigKey* key = check_entry(entry, file, seen_lines);
     if (!key) continue;
     seen_lines.emplace(entry.name, entry.line);
-    std::string where = position(file, entry.line, entry.column);
+    std::string where = file_position(file, entry.line, entry.column);
     if (!entry.node->is_string()) {
       throw_key_error(
           where, entry.name,

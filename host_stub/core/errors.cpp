@@ -3,6 +3,10 @@
 
 namespace lds {
 
+std::string file_position(const std::filesystem::path& file, uint64_t line, uint64_t column) {
+  return file.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
+}
+
 const char* error_name(ErrorCode code) noexcept {
   switch (code) {
     case ErrorCode::kNone:

@@ -2,6 +2,8 @@
 // layer.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -37,6 +39,10 @@ class KafkaError : public std::runtime_error {
  private:
   ErrorCode code_;
 };
+
+// "file:line:column: ", the prefix of every error about something written in a file (a config
+// file, a simulator trace), as compilers print it. Lines and columns count from 1.
+std::string file_position(const std::filesystem::path& file, uint64_t line, uint64_t column);
 
 // A configuration file or value is wrong. The message is one sentence that already names the file,
 // line and column, and the key (for example "broker.toml:3:1: log.dirs: must not be empty").

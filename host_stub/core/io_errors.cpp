@@ -19,7 +19,8 @@ bool is_resource_shortage(int error_number) noexcept {
 }
 
 std::string resource_shortage_text(int error_number) {
-  const char* what = error_number == ENOMEM || error_number == ENOBUFS ? "memory" : "file descriptors";
+  const char* what =
+      error_number == ENOMEM || error_number == ENOBUFS ? "memory" : "file descriptors";
   return std::string("the broker is short of ") + what + " (" + std::strerror(error_number) + ")";
 }
 

@@ -185,10 +185,10 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
     }
   } catch (const std::system_error& e) {
     if (is_resource_shortage(e.code().value())) {
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       "Cannot start moving " + tp.str() + " to " + d.path_text + ": " +
-                           resource_shortage_text(e.code().value()) +
-                           "; the log directory stays online.");
+      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot start moving " + tp.str() + " to " +
+                                                          d.path_text + ": " +
+                                                          resource_shortage_text(e.code().value()) +
+                                                          "; the log directory stays online.");
     }
     logs_.mark_offline(dest, e.what());
     return false;

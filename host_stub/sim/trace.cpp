@@ -22,8 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string position(const fs::path& file, const toml::source_region& where) {
-  return file.string() + ":" + std::to_string(where.begin.line) + ":" +
-         std::to_string(where.begin.column) + ": ";
+  return file_position(file, where.begin.line, where.begin.column);
 }
 
 [[noreturn]] void fail(const fs::path& file, const toml::source_region& where,

@@ -145,8 +145,9 @@ TEST_F(AdminLimitsTest, RunningOutOfDescriptorsRefusesConnectionsWithoutSpinning
   const json starved =
       clients[0]->call(R"({"api":"Produce","topic":"t","partition":0,"bytes":1000})");
   EXPECT_EQ(starved.value("error", "?"), "KAFKA_STORAGE_ERROR") << starved.dump();
-  EXPECT_NE(starved.value("message", "").find("the broker is short of file descriptors (Too many "
-                                              "open files)"),
+  EXPECT_NE(starved.value("message", "")
+                .find("the broker is short of file descriptors (Too many "
+                      "open files)"),
             std::string::npos)
       << starved.dump();
   EXPECT_NE(starved.value("message", "").find("the log directory stays online"), std::string::npos);
