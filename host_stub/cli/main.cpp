@@ -7,7 +7,9 @@
 #include "cli/client.h"
 #include "cli/command.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace lds::cli;
   CLI::App app{"lds-host: a Kafka-style broker LogManager with pluggable log-directory selection"};
   app.require_subcommand(1);
@@ -35,4 +37,16 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   return kExitUsage;
+}
+
+}  // namespace
+
+// No exception leaves main: whatever escapes a subcommand is one line on stderr and exit code 2.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (...) {
+    std::cerr << "lds-host: an unexpected error stopped the command.\n";
+    return lds::cli::kExitUsage;
+  }
 }

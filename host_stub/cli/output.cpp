@@ -10,7 +10,7 @@ namespace lds::cli {
 using nlohmann::json;
 
 std::string human_bytes(uint64_t bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);
   int unit = 0;
   while (v >= 1024.0 && unit < 4) {

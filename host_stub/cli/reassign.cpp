@@ -360,6 +360,7 @@ int run_reassign(const ReassignOptions& o) {
       if (pending.empty()) break;
       if (Clock::now() >= deadline) {
         std::vector<std::string> names;
+        names.reserve(pending.size());
         for (const auto& [name, t] : pending) names.push_back(name);
         std::cerr << "lds-host: Timed out before log directory move"
                   << (names.size() == 1 ? "" : "s") << " could be started for: " << joined(names)

@@ -230,7 +230,7 @@ std::vector<CandidateSet> make_battery() {
           dir.partition_count = static_cast<uint32_t>(rng.below(8));
           break;
         default:
-          dir.total_bytes = (1 + rng.below(16 * 1024)) * kGiB;
+          dir.total_bytes = (1 + rng.below(uint64_t{16} * 1024)) * kGiB;
           dir.usable_bytes = rng.below(dir.total_bytes + 1);
           dir.reserved_bytes = rng.chance(50) ? 0 : rng.below(dir.total_bytes / 4 + 1);
           dir.partition_count = static_cast<uint32_t>(rng.below(5000));
@@ -854,8 +854,8 @@ const ConformanceCheck* ConformanceReport::find(std::string_view name) const {
 }
 
 const std::vector<std::string>& conformance_check_names() {
-  static const std::vector<std::string> names(kCheckNames.begin(), kCheckNames.end());
-  return names;
+  static const std::vector<std::string> kNames(kCheckNames.begin(), kCheckNames.end());
+  return kNames;
 }
 
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file) {

@@ -45,7 +45,7 @@ constexpr int kChildCheckerFailed = 124;
 constexpr int kChildLostReport = 125;
 
 // A line longer than this is not the checker's: the plugin wrote into the report pipe.
-constexpr size_t kMaxLineBytes = 64 * 1024;
+constexpr size_t kMaxLineBytes = size_t{64} * 1024;
 // While the pipe is open, the parent still looks for a dead child this often: a process the plugin
 // started may hold the pipe open after the child is gone.
 constexpr milliseconds kPollSlice{100};

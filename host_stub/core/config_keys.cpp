@@ -29,6 +29,7 @@ std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\"";
 
 std::string join_paths(const std::vector<fs::path>& paths) {
   std::vector<std::string> parts;
+  parts.reserve(paths.size());
   for (const fs::path& p : paths) parts.push_back(p.string());
   return detail::join_list(parts);
 }

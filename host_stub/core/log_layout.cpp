@@ -101,9 +101,9 @@ std::string random_hex_id() {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string id(32, '0');
   uint64_t a = rng()(), b = rng()();
-  for (int i = 0; i < 16; ++i) {
-    id[static_cast<size_t>(i)] = kHex[(a >> (4 * i)) & 0xF];
-    id[static_cast<size_t>(16 + i)] = kHex[(b >> (4 * i)) & 0xF];
+  for (size_t i = 0; i < 16; ++i) {
+    id[i] = kHex[(a >> (4 * i)) & 0xF];
+    id[16 + i] = kHex[(b >> (4 * i)) & 0xF];
   }
   return id;
 }

@@ -43,8 +43,9 @@ struct PlacementResult {
   bool fell_back = false;
 };
 
-// Where a partition would go, decided but not yet created.
-struct PlacementDecision {
+// Where a partition would go, decided but not yet created. (small_vector's move may allocate, so
+// the implicit move constructor is not noexcept; decisions are moved only on the slow path.)
+struct PlacementDecision {  // NOLINT(bugprone-exception-escape)
   // Held inline for up to 16 directories, so a decision allocates nothing on a typical broker.
   boost::container::small_vector<uint32_t, 16> dirs;  // log-dir indices to try, best first
   uint64_t expected_bytes = 0;

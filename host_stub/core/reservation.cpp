@@ -15,7 +15,7 @@ void report_unbalanced(const std::string& owner, const char* what, uint64_t aske
           "Unbalanced reservation on {}: {} takes back {} bytes but only {} are reserved; "
           "taking back {}.",
           owner, what, asked, held, held);
-  assert(!"a reservation took back more bytes than were reserved");
+  assert(false && "a reservation took back more bytes than were reserved");
 }
 
 }  // namespace

@@ -110,7 +110,7 @@ fs::path private_copy(const fs::path& shown, const fs::path& real, const std::st
       (fs::temp_directory_path() / ("lds-plugin-" + name + "-XXXXXX.so")).string();
   const Fd out(::mkostemps(pattern.data(), 3, O_CLOEXEC));
   if (!out) fail(shown, "cannot be copied for loading: " + std::string(strerror(errno)) + ".");
-  const fs::path copy = pattern;
+  fs::path copy = pattern;
   try {
     const Fd in = open_file(real, O_RDONLY);
     char buf[1 << 16];
