@@ -16,8 +16,12 @@
 
 #include "conformance/conformance.h"
 #include "conformance/isolated_run.h"
+#include "faulty_plugins.h"
 
 namespace {
+
+using lds::test::check_index;
+using lds::test::faulty_plugin;
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
@@ -26,19 +30,6 @@ using std::chrono::milliseconds;
 constexpr milliseconds kShortTimeout{2000};
 // For plugins that finish: only a stalled machine could reach it.
 constexpr milliseconds kGenerousTimeout{60000};
-
-fs::path faulty_plugin(const std::string& kind) {
-  return fs::path(LDS_FAULTY_PLUGIN_DIR) / ("liblds_fault_" + kind + ".so");
-}
-
-size_t check_index(const std::string& name) {
-  const auto& names = lds::conformance_check_names();
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) return i;
-  }
-  ADD_FAILURE() << "no check named " << name;
-  return names.size();
-}
 
 // Every child the checker started has been reaped: this process has no children left.
 void expect_no_children() {
@@ -72,18 +63,8 @@ TEST_P(ProcessFaultyPlugin, FailsTheRunningCheckAndSkipsTheRest) {
   } else {
     EXPECT_LT(elapsed, kShortTimeout) << "an ended child must not wait for the timeout";
   }
-  ASSERT_EQ(report.checks.size(), lds::conformance_check_names().size());
-  EXPECT_FALSE(report.all_passed());
+  lds::test::expect_fails_at(report, fault.kind, fault.check, fault.phrase);
   const size_t running = check_index(fault.check);
-  for (size_t i = 0; i < running && i < report.checks.size(); ++i) {
-    EXPECT_TRUE(report.checks[i].passed)
-        << report.checks[i].name << ": " << report.checks[i].detail;
-  }
-  const lds::ConformanceCheck* check = report.find(fault.check);
-  ASSERT_NE(check, nullptr);
-  EXPECT_FALSE(check->passed);
-  EXPECT_TRUE(check->detail.starts_with("liblds_fault_" + fault.kind + ".so: ")) << check->detail;
-  EXPECT_NE(check->detail.find(fault.phrase), std::string::npos) << check->detail;
   for (size_t i = running + 1; i < report.checks.size(); ++i) {
     const lds::ConformanceCheck& later = report.checks[i];
     EXPECT_FALSE(later.passed) << later.name;

@@ -17,30 +17,11 @@
 #include "core/disk_probe.h"
 #include "core/logging.h"
 #include "core/strategy_plugin.h"
+#include "temp_dir.h"
 
 namespace lds::test {
 
 namespace fs = std::filesystem;
-
-// A unique temp folder, removed with everything in it when the object goes.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "lds-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // Disks whose size the test sets; unknown paths read as "space unknown".
 class FakeDiskProbe final : public DiskProbe {

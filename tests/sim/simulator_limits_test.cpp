@@ -15,6 +15,7 @@
 
 #include "sim/simulator.h"
 #include "sim/text.h"
+#include "temp_dir.h"
 
 namespace lds::sim {
 
@@ -29,21 +30,7 @@ std::string build_plugin_dir() {
   return dir ? dir : LDS_BUILD_PLUGIN_DIR;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "lds-sim-limits-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -18,6 +18,7 @@
 #include "core/errors.h"
 #include "core/logging.h"
 #include "core/strategy_plugin.h"
+#include "temp_dir.h"
 
 namespace lds::sim {
 
@@ -57,21 +58,7 @@ class SimulatorTest : public ::testing::Test {
   }
 };
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "lds-sim-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 TEST_F(SimulatorTest, SameSeedGivesIdenticalCsv) {
   const Trace trace = load_trace(trace_file("deterministic.toml"));
