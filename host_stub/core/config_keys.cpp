@@ -25,7 +25,13 @@ using detail::throw_key_error;
 
 constexpr std::string_view kLogLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
 
-std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+// Built by appending: GCC 12 at -O3 reports a false -Wrestrict on `"\"" + std::string(s)`.
+std::string in_quotes(std::string_view s) {
+  std::string quoted;
+  quoted.reserve(s.size() + 2);
+  quoted.append(1, '"').append(s).append(1, '"');
+  return quoted;
+}
 
 std::string join_paths(const std::vector<fs::path>& paths) {
   std::vector<std::string> parts;

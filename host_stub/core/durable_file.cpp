@@ -67,7 +67,10 @@ void fsync_folder(const fs::path& folder) { fsync_opened(folder, O_RDONLY | O_DI
 
 void write_file_atomically(const fs::path& file, std::string_view content, mode_t mode) {
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  std::string temp = (folder / ("." + file.filename().string() + ".XXXXXX")).string();
+  // Appended rather than `"." + name`: GCC 12 at -O3 reports a false -Wrestrict on the latter.
+  std::string hidden = ".";
+  hidden.append(file.filename().string()).append(".XXXXXX");
+  std::string temp = (folder / hidden).string();
   Fd fd(::mkostemp(temp.data(), O_CLOEXEC));
   check_syscall(fd.get(), "create", temp);
   try {
