@@ -37,8 +37,8 @@ int call(const Target& target, const json& request, int (*print)(const json&)) {
     std::cerr << "lds-host: " << e.what() << "\n";
     return kExitUsage;
   }
-  const std::string error = response.value("error", "UNKNOWN_SERVER_ERROR");
-  if (error != "NONE") {
+  const std::string error = response.value("error", kUnknownServerError);
+  if (error != kNone) {
     if (target.json) std::cout << response.dump(2) << "\n";
     std::cerr << "lds-host: " << error << ": " << response.value("message", "") << "\n";
     return kExitRefused;

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <map>
 
+#include "cli/client.h"
+
 namespace lds::cli {
 
 using nlohmann::json;
@@ -68,7 +70,7 @@ int print_log_dirs(const json& r) {
 
 bool any_partition_failed(const json& r) {
   for (const auto& p : r.value("partitions", json::array())) {
-    if (p.value("error", "NONE") != "NONE") return true;
+    if (p.value("error", kNone) != kNone) return true;
   }
   return false;
 }
@@ -76,7 +78,7 @@ bool any_partition_failed(const json& r) {
 int print_created(const json& r) {
   std::map<std::string, int> per_dir;
   for (const auto& p : r["partitions"]) {
-    if (p["error"] == "NONE") {
+    if (p["error"] == kNone) {
       std::printf("partition %-5d -> %s%s (strategy %s)\n", p["partition"].get<int>(),
                   p["logDir"].get<std::string>().c_str(),
                   p["created"].get<bool>() ? "" : " (already there)",

@@ -50,8 +50,8 @@ struct ReplicaTarget {
 
 json call(AdminClient& client, const json& request) {
   json response = json::parse(client.call(request.dump()));
-  if (response.value("error", "") != "NONE") {
-    throw std::runtime_error(response.value("error", "UNKNOWN_SERVER_ERROR") + ": " +
+  if (response.value("error", "") != kNone) {
+    throw std::runtime_error(response.value("error", kUnknownServerError) + ": " +
                              response.value("message", ""));
   }
   return response;
@@ -344,9 +344,9 @@ int run_reassign(const ReassignOptions& o) {
                                  std::to_string(r["partition"].get<int32_t>()) + "-" +
                                  std::to_string(broker);
         const std::string error = r["error"];
-        if (error == "NONE") {
+        if (error == kNone) {
           started.push_back(name);
-        } else if (error != "REPLICA_NOT_AVAILABLE") {
+        } else if (error != kReplicaNotAvailable) {
           std::cerr << "lds-host: Error: Failed to alter dir for " << name << ": " << error << ": "
                     << r["message"].get<std::string>() << "\n";
           return 1;
