@@ -10,7 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "admin/admin_api.h"
@@ -60,15 +64,70 @@ std::string too_long_response() {
 
 }  // namespace
 
+// Everything the threads use. Each thread holds a reference, so a worker abandoned by stop() still
+// finds its connection, the lock and the wake-up pipe when its handler returns; the last reference
+// to go closes the descriptors left.
+struct AdminServer::State {
+  struct Connection {
+    int fd = -1;
+    std::string input;        // bytes read, not yet handled
+    bool discarding = false;  // inside a line that is already too long
+    bool busy = false;        // a worker is handling its lines
+    bool closing = false;     // the peer is gone or did not read; close when not busy
+    std::chrono::steady_clock::time_point last_active;
+  };
+
+  State(Handler request_handler, Limits server_limits)
+      : handler(std::move(request_handler)), limits(server_limits) {}
+  ~State();
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+
+  void event_loop();
+  void accept_one();
+  void read_from(const std::shared_ptr<Connection>& c);
+  void close_idle(std::chrono::steady_clock::time_point now);
+  size_t reap_closed_locked();  // mu held
+  void worker_loop();
+  void handle(const std::shared_ptr<Connection>& c);
+  void refuse(int fd, const std::string& why);
+  void wake();
+
+  const Handler handler;
+  Limits limits;
+  int listen_fd = -1;
+  int spare_fd = -1;  // given up to accept and refuse a connection when descriptors run out
+  int wake_pipe[2] = {-1, -1};
+
+  mutable std::mutex mu;  // guards everything below
+  bool stopping = false;
+  size_t workers_running = 0;  // workers started whose loop has not returned
+  std::condition_variable workers_done_cv;
+  std::map<int, std::shared_ptr<Connection>> connections;
+  std::deque<std::shared_ptr<Connection>> ready;  // connections with complete lines to handle
+  std::condition_variable work_cv;
+};
+
+AdminServer::State::~State() {
+  for (auto& [fd, c] : connections) ::close(fd);
+  if (listen_fd >= 0) ::close(listen_fd);
+  if (spare_fd >= 0) ::close(spare_fd);
+  for (int fd : wake_pipe) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
 AdminServer::AdminServer(std::filesystem::path socket_path, Handler handler, Limits limits)
-    : path_(std::move(socket_path)), handler_(std::move(handler)), limits_(limits) {
-  limits_.max_connections = std::max<size_t>(limits_.max_connections, 1);
-  limits_.workers = std::max<size_t>(limits_.workers, 1);
+    : path_(std::move(socket_path)) {
+  limits.max_connections = std::max<size_t>(limits.max_connections, 1);
+  limits.workers = std::max<size_t>(limits.workers, 1);
+  state_ = std::make_shared<State>(std::move(handler), limits);
+  State& st = *state_;
   const sockaddr_un addr = unix_socket::address_of(path_);
   check_socket_folder(path_);
-  struct stat st {};
-  if (::lstat(path_.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) {
+  struct stat existing {};
+  if (::lstat(path_.c_str(), &existing) == 0) {
+    if (!S_ISSOCK(existing.st_mode)) {
       throw std::runtime_error("admin.socket path " + path_.string() +
                                " exists and is not a socket; remove it or choose another path.");
     }
@@ -82,95 +141,128 @@ AdminServer::AdminServer(std::filesystem::path socket_path, Handler handler, Lim
     }
     ::unlink(path_.c_str());  // stale, from a server that died
   }
-  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (listen_fd_ < 0) {
+  // From here on, a failure leaves descriptors to ~State (state_ goes with this object).
+  st.listen_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (st.listen_fd < 0) {
     throw std::runtime_error("Cannot create the admin socket: " + std::string(strerror(errno)));
   }
   const mode_t old_mask = ::umask(0077);
-  int rc = ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  int rc = ::bind(st.listen_fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
   int err = errno;
   ::umask(old_mask);
-  if (rc != 0 || ::chmod(path_.c_str(), 0600) != 0 || ::listen(listen_fd_, 64) != 0) {
+  if (rc != 0 || ::chmod(path_.c_str(), 0600) != 0 || ::listen(st.listen_fd, 64) != 0) {
     if (rc == 0) err = errno;
-    ::close(listen_fd_);
     if (rc == 0) ::unlink(path_.c_str());
     throw std::runtime_error("Cannot listen on admin.socket " + path_.string() + ": " +
                              strerror(err) + ".");
   }
-  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) {
-    ::close(listen_fd_);
-    if (spare_fd_ >= 0) ::close(spare_fd_);
+  st.spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (::pipe2(st.wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     ::unlink(path_.c_str());
     throw std::runtime_error(
         "Cannot create the admin server's wake-up pipe: " + std::string(strerror(errno)) + ".");
   }
   try {
-    for (size_t i = 0; i < limits_.workers; ++i) workers_.emplace_back([this] { worker_loop(); });
-    loop_ = std::thread([this] { event_loop(); });
+    for (size_t i = 0; i < st.limits.workers; ++i) {
+      {
+        std::lock_guard lock(st.mu);
+        ++st.workers_running;
+      }
+      try {
+        workers_.emplace_back([state = state_] { state->worker_loop(); });
+      } catch (...) {
+        std::lock_guard lock(st.mu);
+        --st.workers_running;
+        throw;
+      }
+    }
+    loop_ = std::thread([state = state_] { state->event_loop(); });
   } catch (const std::system_error& e) {
     {
-      std::lock_guard lock(mu_);
-      stopping_ = true;
+      std::lock_guard lock(st.mu);
+      st.stopping = true;
     }
-    work_cv_.notify_all();
+    st.work_cv.notify_all();
     for (auto& w : workers_) w.join();
-    ::close(listen_fd_);
-    if (spare_fd_ >= 0) ::close(spare_fd_);
-    ::close(wake_pipe_[0]);
-    ::close(wake_pipe_[1]);
     ::unlink(path_.c_str());
     throw std::runtime_error("Cannot start the admin server's threads: " + std::string(e.what()) +
                              ".");
   }
   log()->info("Admin API listening on {} (at most {} connections, idle ones closed after {} ms).",
-              path_.string(), limits_.max_connections, limits_.idle.count());
+              path_.string(), st.limits.max_connections, st.limits.idle.count());
 }
 
-AdminServer::~AdminServer() {
+AdminServer::~AdminServer() { stop(); }
+
+size_t AdminServer::stop() {
+  if (stopped_) return abandoned_;
+  stopped_ = true;
+  State& st = *state_;
   {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
+    std::lock_guard lock(st.mu);
+    st.stopping = true;
   }
-  wake();
-  work_cv_.notify_all();
+  st.wake();
+  st.work_cv.notify_all();
   loop_.join();
-  for (auto& w : workers_) w.join();
-  for (auto& [fd, c] : connections_) ::close(fd);
-  connections_.clear();
-  ::close(listen_fd_);
-  if (spare_fd_ >= 0) ::close(spare_fd_);
-  ::close(wake_pipe_[0]);
-  ::close(wake_pipe_[1]);
+  {
+    std::unique_lock lock(st.mu);
+    st.workers_done_cv.wait_for(lock, kStopGrace, [&st] { return st.workers_running == 0; });
+    abandoned_ = st.workers_running;
+    // Clients of idle connections see them close now; a connection still in a handler stays open
+    // for the worker that will answer it, should it ever return.
+    for (auto it = st.connections.begin(); it != st.connections.end();) {
+      if (it->second->busy) {
+        ++it;
+        continue;
+      }
+      ::close(it->first);
+      it = st.connections.erase(it);
+    }
+    ::close(st.listen_fd);
+    st.listen_fd = -1;
+  }
+  if (abandoned_ == 0) {
+    for (auto& w : workers_) w.join();
+  } else {
+    log()->error(
+        "{} admin request handler(s) did not return within {} s of shutdown (a thread may be stuck "
+        "inside a strategy plugin); leaving them behind.",
+        abandoned_, kStopGrace.count());
+    for (auto& w : workers_) w.detach();
+  }
   ::unlink(path_.c_str());
+  state_.reset();  // with no worker left behind, this closes every remaining descriptor
+  return abandoned_;
 }
 
 size_t AdminServer::connections() const {
-  std::lock_guard lock(mu_);
-  return connections_.size();
+  if (!state_) return 0;
+  std::lock_guard lock(state_->mu);
+  return state_->connections.size();
 }
 
-void AdminServer::wake() {
+void AdminServer::State::wake() {
   const char b = 1;
-  (void)!::write(wake_pipe_[1], &b, 1);
+  (void)!::write(wake_pipe[1], &b, 1);
 }
 
-void AdminServer::event_loop() {
+void AdminServer::State::event_loop() {
   std::vector<pollfd> fds;
   std::vector<std::shared_ptr<Connection>> polled;
   for (;;) {
     fds.clear();
     polled.clear();
-    fds.push_back({wake_pipe_[0], POLLIN, 0});
-    fds.push_back({listen_fd_, POLLIN, 0});
+    fds.push_back({wake_pipe[0], POLLIN, 0});
+    fds.push_back({listen_fd, POLLIN, 0});
     {
-      std::lock_guard lock(mu_);
-      if (stopping_) return;
-      for (auto it = connections_.begin(); it != connections_.end();) {
+      std::lock_guard lock(mu);
+      if (stopping) return;
+      for (auto it = connections.begin(); it != connections.end();) {
         const std::shared_ptr<Connection>& c = it->second;
         if (c->closing && !c->busy) {
           ::close(c->fd);
-          it = connections_.erase(it);
+          it = connections.erase(it);
           continue;
         }
         if (!c->busy) {
@@ -188,7 +280,7 @@ void AdminServer::event_loop() {
     }
     if ((fds[0].revents & POLLIN) != 0) {
       char drain[64];
-      while (::read(wake_pipe_[0], drain, sizeof drain) > 0) {
+      while (::read(wake_pipe[0], drain, sizeof drain) > 0) {
       }
     }
     if ((fds[1].revents & POLLIN) != 0) accept_one();
@@ -199,58 +291,58 @@ void AdminServer::event_loop() {
   }
 }
 
-void AdminServer::refuse(int fd, const std::string& why) {
+void AdminServer::State::refuse(int fd, const std::string& why) {
   const std::string line = error_response(ErrorCode::kInvalidRequest, why).dump() + "\n";
   (void)unix_socket::send_all(fd, line, std::chrono::milliseconds(100));
   ::close(fd);
 }
 
-void AdminServer::accept_one() {
-  int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-  if (fd < 0 && (errno == EMFILE || errno == ENFILE) && spare_fd_ >= 0) {
+void AdminServer::State::accept_one() {
+  int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd < 0 && (errno == EMFILE || errno == ENFILE) && spare_fd >= 0) {
     // Out of descriptors: the pending connection would keep the listening socket readable and the
     // loop spinning. Give up the spare descriptor for a moment to accept it and say why.
-    ::close(spare_fd_);
-    spare_fd_ = -1;
-    fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    ::close(spare_fd);
+    spare_fd = -1;
+    fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) {
       refuse(fd, "The broker has run out of file descriptors; the connection is closed.");
       log()->warn("Refused an admin connection: out of file descriptors ({}).", strerror(EMFILE));
     }
-    spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     return;
   }
   if (fd < 0) return;  // the client left before we took it, or a transient error
-  std::lock_guard lock(mu_);
-  size_t open = connections_.size();
-  if (open >= limits_.max_connections) open = reap_closed_locked();
-  if (open >= limits_.max_connections) {
+  std::lock_guard lock(mu);
+  size_t open = connections.size();
+  if (open >= limits.max_connections) open = reap_closed_locked();
+  if (open >= limits.max_connections) {
     refuse(fd, "The admin server already has admin.max.connections (" +
-                   std::to_string(limits_.max_connections) +
+                   std::to_string(limits.max_connections) +
                    ") connections open; the connection is closed.");
     log()->warn("Refused an admin connection: {} are open, admin.max.connections is {}.",
-                connections_.size(), limits_.max_connections);
+                connections.size(), limits.max_connections);
     return;
   }
   auto c = std::make_shared<Connection>();
   c->fd = fd;
   c->last_active = std::chrono::steady_clock::now();
-  connections_.emplace(fd, std::move(c));
+  connections.emplace(fd, std::move(c));
 }
 
 // A client that closed its connection and opened a new one must not count twice: the loop may not
 // have seen the close yet, and a worker may still be finishing the old connection's last answer.
 // Peeks at every connection for end-of-file, closes the idle ones that ended, and returns how many
 // are still open.
-size_t AdminServer::reap_closed_locked() {
+size_t AdminServer::State::reap_closed_locked() {
   size_t open = 0;
-  for (auto it = connections_.begin(); it != connections_.end();) {
+  for (auto it = connections.begin(); it != connections.end();) {
     const std::shared_ptr<Connection>& c = it->second;
     char byte = 0;
     if (!c->closing && ::recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) c->closing = true;
     if (c->closing && !c->busy) {
       ::close(c->fd);
-      it = connections_.erase(it);
+      it = connections.erase(it);
       continue;
     }
     if (!c->closing) ++open;
@@ -259,7 +351,7 @@ size_t AdminServer::reap_closed_locked() {
   return open;
 }
 
-void AdminServer::read_from(const std::shared_ptr<Connection>& c) {
+void AdminServer::State::read_from(const std::shared_ptr<Connection>& c) {
   char chunk[64 * 1024];
   bool eof = false;
   std::string fresh;
@@ -275,42 +367,46 @@ void AdminServer::read_from(const std::shared_ptr<Connection>& c) {
     eof = true;  // closed by the peer, or a socket error
     break;
   }
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(mu);
   c->input += fresh;
   c->last_active = std::chrono::steady_clock::now();
   if (c->input.find('\n') != std::string::npos || c->input.size() > kMaxLineBytes) {
     c->busy = true;
-    ready_.push_back(c);
-    work_cv_.notify_one();
+    ready.push_back(c);
+    work_cv.notify_one();
   }
   if (eof) c->closing = true;
 }
 
-void AdminServer::close_idle(std::chrono::steady_clock::time_point now) {
-  std::lock_guard lock(mu_);
-  for (auto& [fd, c] : connections_) {
-    if (!c->busy && !c->closing && now - c->last_active > limits_.idle) {
+void AdminServer::State::close_idle(std::chrono::steady_clock::time_point now) {
+  std::lock_guard lock(mu);
+  for (auto& [fd, c] : connections) {
+    if (!c->busy && !c->closing && now - c->last_active > limits.idle) {
       log()->info(
           "Closing an admin connection idle for more than {} ms (admin.connection.idle.ms).",
-          limits_.idle.count());
+          limits.idle.count());
       c->closing = true;
     }
   }
 }
 
-void AdminServer::worker_loop() {
+void AdminServer::State::worker_loop() {
   for (;;) {
     std::shared_ptr<Connection> c;
     {
-      std::unique_lock lock(mu_);
-      work_cv_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
-      if (stopping_) return;
-      c = std::move(ready_.front());
-      ready_.pop_front();
+      std::unique_lock lock(mu);
+      work_cv.wait(lock, [this] { return stopping || !ready.empty(); });
+      if (stopping) {
+        --workers_running;
+        workers_done_cv.notify_all();
+        return;
+      }
+      c = std::move(ready.front());
+      ready.pop_front();
     }
     handle(c);
     {
-      std::lock_guard lock(mu_);
+      std::lock_guard lock(mu);
       c->busy = false;
       c->last_active = std::chrono::steady_clock::now();
     }
@@ -320,10 +416,10 @@ void AdminServer::worker_loop() {
 
 // Answers every complete line of one connection, in order. Only this worker touches c->input while
 // c->busy is set.
-void AdminServer::handle(const std::shared_ptr<Connection>& c) {
+void AdminServer::State::handle(const std::shared_ptr<Connection>& c) {
   std::string buffer;
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(mu);
     buffer.swap(c->input);
   }
   size_t start = 0;
@@ -340,7 +436,7 @@ void AdminServer::handle(const std::shared_ptr<Connection>& c) {
     } else if (line.find_first_not_of(" \t") == std::string_view::npos) {
       continue;
     } else {
-      response = handler_(line);
+      response = handler(line);
     }
     response += '\n';
     ok = unix_socket::send_all(c->fd, response);
@@ -350,7 +446,7 @@ void AdminServer::handle(const std::shared_ptr<Connection>& c) {
     c->discarding = true;
     buffer.clear();
   }
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(mu);
   c->input.insert(0, buffer);  // a partial line waits for the rest
   if (!ok) c->closing = true;
 }

@@ -3,17 +3,17 @@
 // One event-loop thread accepts connections, reads request lines and enforces the limits; a fixed
 // pool of worker threads runs the handler. Each connection has at most one request in the
 // handler at a time, so its responses come back in request order.
+//
+// A handler may never return (it can be stuck inside a strategy plugin), so stopping waits for the
+// workers only so long and then leaves the busy ones behind. The state they use is shared with
+// them and outlives the server; what their handler uses (the broker) is the caller's to keep.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -39,51 +39,36 @@ class AdminServer {
   AdminServer(std::filesystem::path socket_path, Handler handler, Limits limits);
   AdminServer(std::filesystem::path socket_path, Handler handler)
       : AdminServer(std::move(socket_path), std::move(handler), Limits{}) {}
-  // Stops accepting, waits for requests in the handler, closes every connection, joins every
-  // thread and removes the socket file.
+  // stop(), if it has not run yet.
   ~AdminServer();
   AdminServer(const AdminServer&) = delete;
   AdminServer& operator=(const AdminServer&) = delete;
+
+  // How long stop() waits for requests still in the handler: the broker's shutdown grace. Long
+  // enough for a request that is merely slow to answer, short enough that SIGTERM ends the process
+  // within seconds even when a handler never returns.
+  static constexpr std::chrono::seconds kStopGrace{5};
+
+  // Stops accepting, closes the idle connections, waits up to kStopGrace for requests in the
+  // handler, and removes the socket file. Returns how many workers were still in the handler at
+  // the deadline: they are abandoned, not joined, and keep their connections open until they
+  // return; the caller must then keep alive whatever the handler uses, or end the process. Later
+  // calls do nothing and return the same count.
+  size_t stop();
 
   const std::filesystem::path& path() const { return path_; }
   // Connections open now.
   size_t connections() const;
 
  private:
-  struct Connection {
-    int fd = -1;
-    std::string input;        // bytes read, not yet handled
-    bool discarding = false;  // inside a line that is already too long
-    bool busy = false;        // a worker is handling its lines
-    bool closing = false;     // the peer is gone or did not read; close when not busy
-    std::chrono::steady_clock::time_point last_active;
-  };
-
-  void event_loop();
-  void accept_one();
-  void read_from(const std::shared_ptr<Connection>& c);
-  void close_idle(std::chrono::steady_clock::time_point now);
-  size_t reap_closed_locked();  // mu_ held
-  void worker_loop();
-  void handle(const std::shared_ptr<Connection>& c);
-  void refuse(int fd, const std::string& why);
-  void wake();
+  struct State;  // shared with the threads
 
   std::filesystem::path path_;
-  Handler handler_;
-  Limits limits_;
-  int listen_fd_ = -1;
-  int spare_fd_ = -1;  // given up to accept and refuse a connection when descriptors run out
-  int wake_pipe_[2] = {-1, -1};
-
-  mutable std::mutex mu_;  // guards everything below
-  bool stopping_ = false;
-  std::map<int, std::shared_ptr<Connection>> connections_;
-  std::deque<std::shared_ptr<Connection>> ready_;  // connections with complete lines to handle
-  std::condition_variable work_cv_;
-
+  std::shared_ptr<State> state_;
   std::vector<std::thread> workers_;
   std::thread loop_;
+  bool stopped_ = false;
+  size_t abandoned_ = 0;
 };
 
 }  // namespace lds

@@ -2,6 +2,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,9 +14,21 @@
 #include "cli/command.h"
 #include "core/broker.h"
 #include "core/logging.h"
+#include "core/strategy_plugin.h"
 
 namespace lds::cli {
 namespace {
+
+// Ends the process at once with `code`, without destructors or atexit handlers: threads were left
+// inside strategy plugins (or in handlers waiting on them), and a thread that returns into a
+// destroyed broker, a freed logger or an unloaded library would crash the process on its way out.
+[[noreturn]] void leave_now(int code) {
+  spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
 
 int serve(const std::string& config_file) {
   // Signals are taken synchronously by this thread; every other thread inherits the mask.
@@ -50,8 +64,26 @@ int serve(const std::string& config_file) {
       log->info("Signal {} received; shutting down.", sig == SIGINT ? "SIGINT" : "SIGTERM");
       break;
     }
+    // Handlers get AdminServer::kStopGrace to finish. One that is still running then (stuck in a
+    // plugin's rank, or behind a thread that is) keeps using the broker, so the broker must not be
+    // destroyed: the process ends here instead. A dry-run thread left inside a plugin by a refused
+    // swap uses nothing of the broker, but it is inside plugin code all the same.
+    const size_t abandoned_handlers = server.stop();
+    const size_t inside = LoadedStrategy::threads_inside();
+    if (inside > 0) {
+      log->warn("Stopped; {} threads were still inside strategy plugins and were abandoned.",
+                inside);
+      leave_now(kExitOk);
+    }
+    if (abandoned_handlers > 0) {
+      log->warn("Stopped; {} admin request handlers were still running and were abandoned.",
+                abandoned_handlers);
+      leave_now(kExitOk);
+    }
   } catch (const std::exception& e) {
     std::cerr << "lds-host: " << e.what() << "\n";
+    // A refused startup may leave a validation thread inside the plugin.
+    if (LoadedStrategy::threads_inside() > 0) leave_now(kExitUsage);
     return kExitUsage;
   }
   log->info("Stopped cleanly.");

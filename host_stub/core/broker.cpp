@@ -2,6 +2,7 @@
 #include "core/broker.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/logging.h"
 
@@ -53,6 +54,7 @@ void Broker::apply(const BrokerConfig& next, bool reload, const std::function<vo
     spec.name = next.strategy;
     spec.options = next.options_of(next.strategy);
     spec.never_unload = next.never_unload;
+    spec.validation_timeout = std::chrono::milliseconds(next.plugin_validation_timeout_ms);
     // The dry run ranks the directories as they will be once the new cordons apply; the live
     // cordons stay as they are until the whole change is accepted.
     loaded = logs_->load_strategy(spec, [&](const fs::path& d) { return next.is_cordoned(d); });

@@ -43,7 +43,8 @@ struct BrokerConfig {
   std::filesystem::path plugin_dir;    // plugin.dir (static), canonical
   std::filesystem::path admin_socket;  // admin.socket (static), canonical
 
-  std::string strategy;  // log.directory.select.strategy (dynamic)
+  std::string strategy;                      // log.directory.select.strategy (dynamic)
+  int64_t plugin_validation_timeout_ms = 0;  // plugin.validation.timeout.ms (dynamic), >= 1
   // log.directory.select.<name>.<key> = value (dynamic), keyed by strategy name, then option key.
   std::map<std::string, std::map<std::string, std::string>> strategy_options;
   bool cordon_all = false;  // cordoned.log.dirs = "*" (dynamic)

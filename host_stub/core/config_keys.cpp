@@ -260,6 +260,20 @@ constexpr ConfigKey kKeys[] = {
          },
      .format = [](std::string_view, const BrokerConfig& c) { return c.strategy; },
      .doc = "the strategy that picks a log directory for each new partition"},
+    {.name = "plugin.validation.timeout.ms",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("5000"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           // Bounded by int32 so that a deadline this far ahead never overflows the clock.
+           c.plugin_validation_timeout_ms =
+               int_in_range(s, key, 1, std::numeric_limits<int32_t>::max());
+         },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.plugin_validation_timeout_ms); },
+     .doc = "how long a strategy's create and dry-run rank may take when it is loaded; past it the "
+            "load is refused and the thread inside the plugin is abandoned"},
     {.name = "cordoned.log.dirs",
      .type = ConfigType::kPathList,
      .default_value = ConfigDefault::text_of(""),

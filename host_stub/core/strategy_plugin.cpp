@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/dll/shared_library.hpp>
 #include <cstring>
 #include <mutex>
 #include <system_error>
 
 #include "core/abi_rules.h"
+#include "core/bounded_call.h"
 #include "core/durable_file.h"
 #include "core/errors.h"
 #include "core/logging.h"
@@ -33,6 +35,115 @@ std::vector<std::unique_ptr<boost::dll::shared_library>>& retained_libraries() {
   static auto* libs = new std::vector<std::unique_ptr<boost::dll::shared_library>>();
   return *libs;
 }
+
+// Strategies a load gave up on while a thread was inside them. They are never destroyed: that
+// thread may return into the instance and the library at any time, until the process exits.
+void keep_forever(std::shared_ptr<const LoadedStrategy> strategy) {
+  static std::mutex mu;
+  static auto* kept = new std::vector<std::shared_ptr<const LoadedStrategy>>();
+  std::lock_guard lock(mu);
+  kept->push_back(std::move(strategy));
+}
+
+std::atomic<size_t>& threads_inside_plugins() {
+  static std::atomic<size_t> count{0};
+  return count;
+}
+
+// Counts the calling thread as inside plugin code while it lives, for
+// LoadedStrategy::threads_inside.
+class InsidePlugin {
+ public:
+  InsidePlugin() { threads_inside_plugins().fetch_add(1, std::memory_order_relaxed); }
+  ~InsidePlugin() { threads_inside_plugins().fetch_sub(1, std::memory_order_relaxed); }
+  InsidePlugin(const InsidePlugin&) = delete;
+  InsidePlugin& operator=(const InsidePlugin&) = delete;
+};
+
+// create and the dry-run rank of one load, run on a thread that the load may abandon. Everything
+// the plugin is handed lives here, owned jointly with that thread, so nothing it may still write to
+// after an abandonment points into the loader's stack. The descriptor's functions and the host API
+// belong to the strategy being loaded, which outlives the thread (see keep_forever).
+class ValidationJob {
+ public:
+  enum class Phase { kCreate, kDryRun };
+
+  ValidationJob(const lds_strategy& descriptor, const lds_host_api* host,
+                const StrategyLoadSpec& spec)
+      : create_(descriptor.create), rank_(descriptor.rank), host_(host), options_(spec.options) {
+    config_.reserve(options_.size());
+    for (const auto& [key, value] : options_) config_.push_back({key.c_str(), value.c_str()});
+    // Paths first, all of them: a string's characters move while its vector grows.
+    paths_.reserve(spec.dry_run_dirs.size());
+    for (const lds_dir& d : spec.dry_run_dirs) paths_.emplace_back(d.path != nullptr ? d.path : "");
+    dirs_.assign(spec.dry_run_dirs.begin(), spec.dry_run_dirs.end());
+    for (size_t i = 0; i < dirs_.size(); ++i) dirs_[i].path = paths_[i].c_str();
+    const uint32_t n = static_cast<uint32_t>(dirs_.size());
+    order_.resize(std::max<uint32_t>(n, 1));
+    args_.struct_size = sizeof(lds_rank_args);
+    args_.dir_count = n;
+    args_.dir_stride = sizeof(lds_dir);
+    args_.request = &request_;
+    args_.dirs = dirs_.data();
+    args_.order = order_.data();
+    args_.error = rank_error_;
+    args_.error_cap = kErrorCap;
+  }
+  ValidationJob(const ValidationJob&) = delete;
+  ValidationJob& operator=(const ValidationJob&) = delete;
+
+  // On the validation thread.
+  void run() {
+    {
+      const InsidePlugin inside;
+      create_status_ = create_(host_, config_.data(), static_cast<uint32_t>(config_.size()),
+                               &instance_, create_error_, kErrorCap);
+    }
+    create_error_[kErrorCap - 1] = '\0';
+    if (create_status_ != LDS_OK || abandoned_.load()) return;
+    phase_.store(Phase::kDryRun);
+    {
+      const InsidePlugin inside;
+      rank_status_ = rank_(instance_, &args_);
+    }
+    rank_error_[kErrorCap - 1] = '\0';
+  }
+
+  // While the thread may still run.
+  Phase phase() const { return phase_.load(); }
+  void abandon() { abandoned_.store(true); }
+
+  // Once the thread has returned.
+  int32_t create_status() const { return create_status_; }
+  const char* create_error() const { return create_error_; }
+  void* instance() const { return instance_; }
+  int32_t rank_status() const { return rank_status_; }
+  const char* rank_error() const { return rank_error_; }
+  const uint32_t* order() const { return order_.data(); }
+  uint32_t order_len() const { return args_.order_len; }
+  uint32_t dir_count() const { return args_.dir_count; }
+
+ private:
+  decltype(lds_strategy::create) create_;
+  decltype(lds_strategy::rank) rank_;
+  const lds_host_api* host_;
+  std::atomic<Phase> phase_{Phase::kCreate};
+  std::atomic<bool> abandoned_{false};
+
+  std::vector<std::pair<std::string, std::string>> options_;
+  std::vector<lds_config_entry> config_;
+  void* instance_ = nullptr;
+  int32_t create_status_ = LDS_ERR_INTERNAL;
+  char create_error_[kErrorCap] = {};
+
+  std::vector<std::string> paths_;
+  std::vector<lds_dir> dirs_;
+  std::vector<uint32_t> order_;
+  lds_request request_{sizeof(lds_request), 0, "__lds_dry_run", 0};
+  lds_rank_args args_{};
+  int32_t rank_status_ = LDS_ERR_INTERNAL;
+  char rank_error_[kErrorCap] = {};
+};
 
 [[noreturn]] void fail(const fs::path& file, const std::string& what) {
   throw PluginError("Strategy plugin " + file.string() + " " + what);
@@ -233,45 +344,52 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   self->host_api_.log = &host_log;
   self->host_api_.log_enabled = &host_log_enabled;
 
-  std::vector<lds_config_entry> config;
-  config.reserve(spec.options.size());
-  for (const auto& [key, value] : spec.options) config.push_back({key.c_str(), value.c_str()});
-  char error[kErrorCap] = {};
-  int32_t status = d.create(&self->host_api_, config.data(), static_cast<uint32_t>(config.size()),
-                            &self->instance_, error, kErrorCap);
-  error[kErrorCap - 1] = '\0';
-  if (status == LDS_ERR_INVALID_ARGUMENT) {
-    fail(file, "rejected its options: " + text_of(error) + ".");
+  // create, then a dry run on the current directories: the plugin must answer with a valid ranking
+  // (or say that nothing is eligible) before it is allowed to place anything. Both run on a thread
+  // bounded by plugin.validation.timeout.ms, so a plugin that never answers costs one abandoned
+  // thread rather than the caller, who may hold the broker's control lock.
+  auto job = std::make_shared<ValidationJob>(d, &self->host_api_, spec);
+  bool answered = false;
+  try {
+    answered = call_within(spec.validation_timeout, [job] { job->run(); });
+  } catch (const std::system_error& e) {
+    fail(file,
+         "cannot be validated: no thread could be started for it: " + std::string(e.what()) + ".");
   }
-  if (status != LDS_OK) {
-    fail(file, "failed to create its instance (status " + std::to_string(status) +
-                   "): " + text_of(error) + ".");
+  if (!answered) {
+    job->abandon();
+    const bool in_create = job->phase() == ValidationJob::Phase::kCreate;
+    const std::string timeout = std::to_string(spec.validation_timeout.count()) + " ms";
+    logger("lds.plugin")
+        ->error(
+            "Gave up on strategy plugin {} (generation {}) after {} in its {}; the thread stays "
+            "inside it, so its library stays mapped and its instance is never destroyed.",
+            file.string(), spec.generation, timeout, in_create ? "create" : "dry-run rank");
+    keep_forever(std::move(self));
+    fail(file, std::string("did not ") +
+                   (in_create ? "return from create" : "answer its dry-run rank") + " within " +
+                   timeout +
+                   " (plugin.validation.timeout.ms); it stays loaded but unused, since a thread is "
+                   "still inside it.");
   }
+  const int32_t created = job->create_status();
+  if (created == LDS_ERR_INVALID_ARGUMENT) {
+    fail(file, "rejected its options: " + text_of(job->create_error()) + ".");
+  }
+  if (created != LDS_OK) {
+    fail(file, "failed to create its instance (status " + std::to_string(created) +
+                   "): " + text_of(job->create_error()) + ".");
+  }
+  self->instance_ = job->instance();
   self->created_ = true;
 
-  // Dry run on the current directories: the plugin must answer with a valid ranking (or say that
-  // nothing is eligible) before it is allowed to place anything.
-  const uint32_t n = static_cast<uint32_t>(spec.dry_run_dirs.size());
-  std::vector<uint32_t> order(std::max<uint32_t>(n, 1));
-  lds_request request{sizeof(lds_request), 0, "__lds_dry_run", 0};
-  lds_rank_args args{};
-  args.struct_size = sizeof(lds_rank_args);
-  args.dir_count = n;
-  args.dir_stride = sizeof(lds_dir);
-  args.request = &request;
-  args.dirs = spec.dry_run_dirs.data();
-  args.order = order.data();
-  args.error = error;
-  args.error_cap = kErrorCap;
-  error[0] = '\0';
-  status = self->rank(&args);
-  error[kErrorCap - 1] = '\0';
+  const int32_t status = job->rank_status();
   if (status == LDS_OK) {
-    std::string bad = abi_rules::ranking_problem(order.data(), args.order_len, n);
+    std::string bad = abi_rules::ranking_problem(job->order(), job->order_len(), job->dir_count());
     if (!bad.empty()) fail(file, "returned an invalid ranking in its dry run: " + bad + ".");
   } else if (status != LDS_ERR_NO_ELIGIBLE_DIR) {
     fail(file, "failed its dry-run rank with status " + std::to_string(status) + ": " +
-                   text_of(error) + ".");
+                   text_of(job->rank_error()) + ".");
   }
   return self;
 }
@@ -283,11 +401,19 @@ bool LoadedStrategy::file_changed() const {
 }
 
 int32_t LoadedStrategy::rank(lds_rank_args* args) const noexcept {
+  const InsidePlugin inside;
   return descriptor_.rank(instance_, args);
 }
 
+size_t LoadedStrategy::threads_inside() {
+  return threads_inside_plugins().load(std::memory_order_relaxed);
+}
+
 LoadedStrategy::~LoadedStrategy() {
-  if (created_ && descriptor_.destroy != nullptr) descriptor_.destroy(instance_);
+  if (created_ && descriptor_.destroy != nullptr) {
+    const InsidePlugin inside;
+    descriptor_.destroy(instance_);
+  }
   if (library_ && never_unload_) {
     std::lock_guard lock(retained_mutex());
     retained_libraries().push_back(std::move(library_));

@@ -1,9 +1,12 @@
 // strategy_plugin.h: one loaded and validated strategy plugin: library, descriptor and instance.
 //
 // A LoadedStrategy is immutable once built. It is shared by every placement that ranks with it; the
-// last reference to drop destroys the instance and unloads the library.
+// last reference to drop destroys the instance and unloads the library. A strategy that a thread
+// is still inside when its load gives up on it is never destroyed nor unloaded.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -31,6 +34,8 @@ struct StrategyLoadSpec {
   bool never_unload = false;  // plugin.never.unload: keep the library mapped after destroy
   // Candidates for the dry-run rank (the current online directories), and the request to rank.
   std::span<const lds_dir> dry_run_dirs;
+  // plugin.validation.timeout.ms: how long create and the dry-run rank may take together.
+  std::chrono::milliseconds validation_timeout{5000};
 };
 
 class LoadedStrategy {
@@ -39,7 +44,17 @@ class LoadedStrategy {
   // syntax, file safety, loads as a shared object, entry symbol, version handshake, struct_size,
   // descriptor name, non-null functions, create, dry-run rank. Throws PluginError with one sentence
   // naming the file and the fault.
+  //
+  // create and the dry-run rank run on a thread of their own, bounded by spec.validation_timeout.
+  // Past it the load is refused, the thread is left inside the plugin, and the strategy is kept
+  // for the rest of the process: its library stays mapped and its instance is never destroyed,
+  // since that thread may still return into it.
   static std::shared_ptr<const LoadedStrategy> load(const StrategyLoadSpec& spec);
+
+  // Threads inside strategy plugin code right now (create, rank or destroy of any strategy),
+  // including those a load gave up on. A process that ends with some must not run its exit-time
+  // destructors or unload anything underneath them.
+  static size_t threads_inside();
 
   ~LoadedStrategy();
   LoadedStrategy(const LoadedStrategy&) = delete;

@@ -3,13 +3,21 @@
 **
 ** Each liblds_bad_<fault>.so is built from this file with -DBAD_<FAULT> and
 *-DBAD_NAME="bad_<fault>".
-** Load-time faults break the handshake, the descriptor or create. Run-time faults (BAD_RANK_*) only
-** misbehave for real placements: the host's dry run (topic "__lds_dry_run") gets a valid ranking,
-** so the plugin loads and its faults reach the per-call fallback. Without a BAD_ macro the plugin
-** is correct: it ranks by partition_count ascending, keeping input order on ties.
+** Load-time faults break the handshake, the descriptor, create or the dry run. Run-time faults
+** (the other BAD_RANK_*) only misbehave for real placements: the host's dry run (topic
+** "__lds_dry_run") gets a valid ranking, so the plugin loads and its faults reach the per-call
+** fallback. Three faults never return: BAD_CREATE_HANGS from create, BAD_RANK_HANGS_IN_DRY_RUN from
+** the dry run's rank, and BAD_RANK_HANGS from rank for placements of topic "hang" (it logs "rank
+** hangs for hang-<partition>" first). Without a BAD_ macro the plugin is correct: it ranks by
+** partition_count ascending, keeping input order on ties.
 */
+/* pause() is POSIX, not C99. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lds/logdir_strategy.h>
 
@@ -41,6 +49,14 @@ BAD_MAYBE_UNUSED static void write_unterminated_error(char* error, uint32_t erro
 
 BAD_MAYBE_UNUSED static int instance_token;
 
+/* The host's services, kept from create for the hanging rank's log line. */
+BAD_MAYBE_UNUSED static const lds_host_api* saved_host;
+
+/* Never returns: pause() sleeps until a signal, and after one the loop sleeps again. */
+BAD_MAYBE_UNUSED static void hang_forever(void) {
+  for (;;) pause();
+}
+
 BAD_MAYBE_UNUSED static int32_t bad_create(const lds_host_api* host, const lds_config_entry* config,
                                            uint32_t config_count, void** instance, char* error,
                                            uint32_t error_cap) {
@@ -55,11 +71,18 @@ BAD_MAYBE_UNUSED static int32_t bad_create(const lds_host_api* host, const lds_c
   (void)config_count;
   write_unterminated_error(error, error_cap);
   return LDS_ERR_INVALID_ARGUMENT;
+#elif defined(BAD_CREATE_HANGS)
+  (void)config_count;
+  (void)error;
+  (void)error_cap;
+  hang_forever();
+  return LDS_ERR_INTERNAL; /* not reached */
 #else
   if (config_count > 0) {
     write_error(error, error_cap, "this strategy takes no options");
     return LDS_ERR_INVALID_ARGUMENT;
   }
+  saved_host = host;
   *instance = &instance_token;
   return LDS_OK;
 #endif
@@ -74,6 +97,16 @@ BAD_MAYBE_UNUSED static int32_t bad_rank(void* instance, lds_rank_args* args) {
 #if defined(BAD_DRY_RUN_UNTERMINATED)
   write_unterminated_error(args->error, args->error_cap);
   return LDS_ERR_INTERNAL;
+#elif defined(BAD_RANK_HANGS_IN_DRY_RUN)
+  if (is_dry_run(args)) hang_forever();
+#elif defined(BAD_RANK_HANGS)
+  if (args->request != NULL && args->request->topic != NULL &&
+      strcmp(args->request->topic, "hang") == 0) {
+    char line[64];
+    snprintf(line, sizeof line, "rank hangs for hang-%d", (int)args->request->partition);
+    if (saved_host != NULL) saved_host->log(saved_host->context, LDS_LOG_WARN, line);
+    hang_forever();
+  }
 #endif
   for (i = 0; i < args->dir_count; ++i) {
     const uint32_t key = LDS_DIR_AT(args, i)->partition_count;

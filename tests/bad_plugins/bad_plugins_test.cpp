@@ -1,14 +1,22 @@
 // bad_plugins_test.cpp: every broken plugin of tests/bad_plugins is refused at load, at a swap and
 // at startup with one sentence naming the file and the fault; run-time rank faults fall back to the
-// built-in order per call, logged and counted, and the placements still succeed.
+// built-in order per call, logged and counted, and the placements still succeed. A plugin that
+// never answers is refused within plugin.validation.timeout.ms, and SIGTERM still stops a server
+// that has a thread stuck inside a plugin.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "admin/admin_api.h"
+#include "admin/unix_socket.h"
 #include "core/broker.h"
 #include "core/errors.h"
 #include "core/strategy_plugin.h"
@@ -286,6 +294,220 @@ TEST_F(BadPluginTest, RunTimeRankFaultsThroughTheServerStillPlaceEveryPartition)
     EXPECT_NE(server_log().find(f.for_partition(0)), std::string::npos)
         << "the fallback is not logged";
   }
+}
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+// Whether this test process runs under Valgrind (the memcheck stage runs this suite so).
+bool this_process_under_valgrind() {
+  const char* preload = std::getenv("LD_PRELOAD");
+  return preload != nullptr && std::string(preload).find("vgpreload") != std::string::npos;
+}
+
+// How much longer than its timeout a refused load may take: the copy, the checks and the thread,
+// in this process; and the same plus starting a server, or a round trip to one, in another.
+// Valgrind slows everything but the timeout itself.
+milliseconds load_overhead(bool valgrind) { return milliseconds(valgrind ? 5000 : 700); }
+milliseconds server_overhead(bool valgrind) { return milliseconds(valgrind ? 20000 : 1500); }
+
+struct HangFault {
+  const char* name;
+  const char* what;  // what the refusal says the plugin did not do
+};
+
+const HangFault kHangFaults[] = {
+    {"bad_rank_hangs_in_dry_run", "answer its dry-run rank"},
+    {"bad_create_hangs", "return from create"},
+};
+
+std::string hang_refusal(const fs::path& file, const std::string& what, int timeout_ms) {
+  return "Strategy plugin " + file.string() + " did not " + what + " within " +
+         std::to_string(timeout_ms) +
+         " ms (plugin.validation.timeout.ms); it stays loaded but unused, since a thread is still "
+         "inside it.";
+}
+
+const DescribedConfig* find_config(const std::vector<DescribedConfig>& configs,
+                                   const std::string& name) {
+  for (const DescribedConfig& c : configs) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+TEST_F(BadPluginTest, ASwapToAPluginThatNeverAnswersIsRefusedWithinTheTimeout) {
+  const fs::path config = config_for("partition");
+  Broker broker(config);
+  broker.start();
+  broker.alter_configs({{"plugin.validation.timeout.ms", ConfigAlteration::Op::kSet, "300"}});
+  int partition = 0;
+  for (const HangFault& f : kHangFaults) {
+    SCOPED_TRACE(f.name);
+    const fs::path file = install_bad(f.name);
+    test::LogCapture broker_log("lds.broker");
+    test::LogCapture plugin_log("lds.plugin");
+    const size_t inside_before = LoadedStrategy::threads_inside();
+    const auto started = steady_clock::now();
+    std::string refusal;
+    try {
+      broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, f.name}});
+      ADD_FAILURE() << "the swap to " << f.name << " was accepted";
+    } catch (const KafkaError& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
+      refusal = e.what();
+    }
+    const auto elapsed = steady_clock::now() - started;
+    EXPECT_EQ(refusal, hang_refusal(file, f.what, 300));
+    EXPECT_GE(elapsed, milliseconds(300));
+    EXPECT_LT(elapsed, milliseconds(300) + load_overhead(this_process_under_valgrind()));
+    // The thread is left inside the plugin, which stays mapped; the error is logged.
+    EXPECT_EQ(LoadedStrategy::threads_inside(), inside_before + 1);
+    EXPECT_NE(plugin_log.text().find("Gave up on strategy plugin " + file.string()),
+              std::string::npos)
+        << plugin_log.text();
+    EXPECT_NE(broker_log.text().find("Configuration change refused, strategy partition stays "
+                                     "active: " +
+                                     refusal),
+              std::string::npos)
+        << broker_log.text();
+
+    // The old strategy still places partitions, and the control lock is free again.
+    const StrategyInfo now = broker.strategy_info();
+    EXPECT_EQ(now.name, "partition");
+    EXPECT_EQ(now.swaps, 0u);
+    PlacementResult placed = broker.logs().create_partition("after-hang", partition++);
+    EXPECT_TRUE(placed.created);
+    EXPECT_EQ(placed.strategy, "partition");
+    const std::vector<DescribedConfig> described = broker.describe_configs();
+    const DescribedConfig* strategy = find_config(described, "log.directory.select.strategy");
+    ASSERT_NE(strategy, nullptr);
+    EXPECT_EQ(strategy->value, "partition");
+    const DescribedConfig* timeout = find_config(described, "plugin.validation.timeout.ms");
+    ASSERT_NE(timeout, nullptr);
+    EXPECT_EQ(timeout->value, "300");
+    EXPECT_EQ(timeout->source, "DYNAMIC");
+  }
+  // Later swaps still go through.
+  broker.alter_configs(
+      {{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "partition"}});
+  EXPECT_EQ(broker.strategy_info().swaps, 1u);
+}
+
+TEST_F(BadPluginTest, StartingWithAPluginThatNeverAnswersExitsWithCode2WithinTheTimeout) {
+  for (const HangFault& f : kHangFaults) {
+    SCOPED_TRACE(f.name);
+    const fs::path file = install_bad(f.name);
+    ServerConfig c = default_config(3, f.name);
+    c.plugin_dir = plugins_;
+    c.extra_lines = {"plugin.validation.timeout.ms = 300"};
+    const fs::path config = write_config(c);
+    const auto started = steady_clock::now();
+    ProcessResult r = run_host({"serve", "--config", config.string()});
+    EXPECT_LT(steady_clock::now() - started, milliseconds(300) + server_overhead(false));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    const std::string last_line = "lds-host: " + hang_refusal(file, f.what, 300) + "\n";
+    ASSERT_GE(r.err.size(), last_line.size()) << r.err;
+    EXPECT_EQ(r.err.substr(r.err.size() - last_line.size()), last_line) << r.err;
+    EXPECT_FALSE(fs::exists(fs::symlink_status(socket_))) << "a refused start left a socket";
+  }
+}
+
+TEST_F(BadPluginTest, ThroughTheServerAHangingSwapIsRefusedAndSigtermStillStopsTheServer) {
+  const fs::path file = install_bad("bad_rank_hangs_in_dry_run");
+  ServerConfig c = default_config(3, "partition");
+  c.plugin_dir = plugins_;
+  c.extra_lines = {"plugin.validation.timeout.ms = 1000"};
+  ASSERT_NO_FATAL_FAILURE(start(c));
+
+  const auto started = steady_clock::now();
+  json refused = call(
+      {{"api", "IncrementalAlterConfigs"},
+       {"configs",
+        {{{"name", "log.directory.select.strategy"}, {"value", "bad_rank_hangs_in_dry_run"}}}}});
+  const auto elapsed = steady_clock::now() - started;
+  EXPECT_EQ(refused["error"], "INVALID_CONFIG") << refused.dump();
+  EXPECT_EQ(refused["message"], hang_refusal(file, "answer its dry-run rank", 1000));
+  EXPECT_GE(elapsed, milliseconds(1000));
+  EXPECT_LT(elapsed, milliseconds(1000) + server_overhead(under_valgrind()));
+
+  // The broker is not stuck: configs are described, partitions placed, and a later swap accepted.
+  json described = call_ok({{"api", "DescribeConfigs"}});
+  bool strategy_listed = false;
+  for (const auto& entry : described["configs"]) {
+    if (entry["name"] == "log.directory.select.strategy") {
+      EXPECT_EQ(entry["value"], "partition");
+      strategy_listed = true;
+    }
+  }
+  EXPECT_TRUE(strategy_listed) << described.dump();
+  json created = call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
+  for (const auto& p : created["partitions"]) EXPECT_EQ(p["error"], "NONE") << p.dump();
+  call_ok({{"api", "IncrementalAlterConfigs"},
+           {"configs", {{{"name", "log.directory.select.strategy"}, {"value", "partition"}}}}});
+  EXPECT_EQ(call_ok({{"api", "DescribeLogDirs"}})["strategy"]["swaps"], 1);
+
+  // stop() fails the test unless SIGTERM ends the server with status 0 within 10 s.
+  ASSERT_NO_FATAL_FAILURE(stop());
+  const std::string log = server_log();
+  EXPECT_NE(log.find("Stopped; 1 threads were still inside strategy plugins and were abandoned."),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("Stopped cleanly."), std::string::npos) << log;
+}
+
+// A connection that sends one request and never reads the answer.
+class SentRequest {
+ public:
+  SentRequest(const fs::path& socket, const json& request) {
+    const sockaddr_un addr = unix_socket::address_of(socket);
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    connected_ = fd_ >= 0 &&
+                 ::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
+                 unix_socket::send_all(fd_, request.dump() + "\n");
+  }
+  ~SentRequest() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  SentRequest(const SentRequest&) = delete;
+  SentRequest& operator=(const SentRequest&) = delete;
+  bool sent() const { return connected_; }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+TEST_F(BadPluginTest, SigtermStopsTheServerWhileAHandlerIsStuckInsideAPlugin) {
+  install_bad("bad_rank_hangs");
+  ServerConfig c = default_config(3, "bad_rank_hangs");
+  c.plugin_dir = plugins_;
+  ASSERT_NO_FATAL_FAILURE(start(c));
+
+  // Placing topic "hang" never returns from rank, so its handler thread is stuck for good.
+  SentRequest stuck(socket_, {{"api", "CreatePartitions"}, {"topic", "hang"}, {"partitions", {0}}});
+  ASSERT_TRUE(stuck.sent());
+  const auto deadline = steady_clock::now() + std::chrono::seconds(under_valgrind() ? 60 : 10);
+  while (server_log().find("rank hangs for hang-0") == std::string::npos &&
+         steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  ASSERT_NE(server_log().find("rank hangs for hang-0"), std::string::npos) << server_log();
+  // The other handlers still answer.
+  call_ok({{"api", "DescribeConfigs"}});
+
+  const auto stopping = steady_clock::now();
+  ASSERT_NO_FATAL_FAILURE(stop());
+  // The admin server's shutdown grace (AdminServer::kStopGrace), then the process ends.
+  EXPECT_GE(steady_clock::now() - stopping, std::chrono::seconds(5));
+  const std::string log = server_log();
+  EXPECT_NE(log.find("1 admin request handler(s) did not return within 5 s of shutdown"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("Stopped; 1 threads were still inside strategy plugins and were abandoned."),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("Stopped cleanly."), std::string::npos) << log;
 }
 
 }  // namespace
