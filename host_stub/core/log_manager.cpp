@@ -1,34 +1,20 @@
-// log_manager.cpp: log directories on disk, placement through the active strategy, appends,
-// deletion.
+// log_manager.cpp: LogManager's placement decision: the online directories as candidates, ranked
+// by the active strategy, and a partition created where the decision says.
 #include "core/log_manager.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <map>
-#include <sstream>
-
 #include "core/durable_file.h"
 #include "core/io_errors.h"
 #include "core/log_layout.h"
 #include "core/logging.h"
-#include "core/replica_mover.h"
 #include "log_manager_internal.h"
 
 namespace lds {
 
 namespace fs = std::filesystem;
-
-std::string TopicPartition::str() const { return layout::partition_dir(topic, partition); }
-
-size_t TopicPartitionHash::operator()(const TopicPartition& tp) const noexcept {
-  return std::hash<std::string>()(tp.topic) * 31u + static_cast<size_t>(tp.partition);
-}
 
 namespace detail {
 
@@ -37,211 +23,13 @@ std::shared_ptr<spdlog::logger> log_manager_log() {
   return l;
 }
 
-uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base) {
-  uint64_t size = 0, active = 0;
-  for (const auto& seg : fs::directory_iterator(partition_dir)) {
-    uint64_t base = 0;
-    if (!layout::parse_segment_file(seg.path().filename().string(), &base)) continue;
-    size += seg.file_size();
-    active = std::max(active, base);
-  }
-  if (active_base) *active_base = active;
-  return size;
-}
-
 }  // namespace detail
 
 namespace {
 
 std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 
-std::string errno_text(int err) { return std::strerror(err); }
-
-std::map<std::string, std::string> read_properties(const fs::path& path) {
-  std::map<std::string, std::string> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
-}
-
 }  // namespace
-
-LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
-    : options_(std::move(options)),
-      probe_(std::move(probe)),
-      slot_(slot),
-      mover_(std::make_unique<ReplicaMover>(*this)) {
-  for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
-}
-
-LogManager::~LogManager() { mover_->stop(); }
-
-void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
-  std::lock_guard lock(mu_);
-  Dir& d = *dirs_[dir_index];
-  if (!d.online) return;
-  d.online = false;
-  d.offline_reason = reason;
-  log()->error("Log directory {} is now offline: {}", d.path_text, reason);
-}
-
-int LogManager::dir_index(const fs::path& dir) const {
-  for (size_t i = 0; i < dirs_.size(); ++i) {
-    if (dirs_[i]->path == dir) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-void LogManager::startup() {
-  std::vector<std::pair<uint32_t, fs::path>> futures;
-  for (uint32_t i = 0; i < dirs_.size() && !options_.in_memory; ++i) {
-    Dir& d = *dirs_[i];
-    try {
-      fs::create_directories(d.path);
-      const fs::path meta = d.path / layout::kMetaProperties;
-      if (fs::exists(meta)) {
-        auto props = read_properties(meta);
-        auto id = props.find("broker.id");
-        if (id != props.end() && id->second != std::to_string(options_.broker_id)) {
-          throw ConfigError("Log directory " + d.path_text + " belongs to broker.id " + id->second +
-                            " (see " + meta.string() + "), but this broker's broker.id is " +
-                            std::to_string(options_.broker_id) + ".");
-        }
-        d.directory_id = props.count("directory.id") ? props["directory.id"] : "";
-      }
-      if (d.directory_id.empty()) {
-        d.directory_id = layout::random_directory_id();
-        write_file_atomically(meta,
-                              "#Written by lds-host; Kafka's log directory metadata.\n"
-                              "version=1\nbroker.id=" +
-                                  std::to_string(options_.broker_id) +
-                                  "\ndirectory.id=" + d.directory_id + "\n");
-      }
-      for (auto& f : load_dir(i)) futures.emplace_back(i, std::move(f));
-    } catch (const ConfigError&) {
-      throw;
-    } catch (const std::exception& e) {
-      mark_offline(i, e.what());
-    }
-  }
-  // Every directory is scanned before interrupted moves are resolved, so a move's source is known
-  // wherever it lives.
-  recover_moves(futures);
-  if (!options_.in_memory) mover_->start(std::max(options_.mover_threads, 1));
-}
-
-std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
-  const Dir& d = *dirs_[dir_index];
-  std::vector<fs::path> futures;
-  for (const auto& entry : fs::directory_iterator(d.path)) {
-    const std::string name = entry.path().filename().string();
-    layout::Entry e = layout::parse_entry(name);
-    if (!entry.is_directory()) continue;
-    if (e.kind == layout::EntryKind::kDelete) {
-      log()->info("Removing {} left over from a deletion or a move.", entry.path().string());
-      fs::remove_all(entry.path());
-      continue;
-    }
-    if (e.kind == layout::EntryKind::kFuture) {
-      futures.push_back(entry.path());
-      continue;
-    }
-    if (e.kind != layout::EntryKind::kPartition) continue;
-    // A marker inside a partition directory means a move promoted it and stopped just before
-    // removing the marker; the partition is complete.
-    fs::remove(entry.path() / layout::kMoveCompleteMarker);
-    const uint64_t size = detail::segments_size(entry.path(), nullptr);
-    TopicPartition tp{e.topic, e.partition};
-    {
-      std::unique_lock lock(mu_);
-      auto existing = partitions_.find(tp);
-      if (existing != partitions_.end()) {
-        // Two complete copies and no move marker (not something a move leaves behind): keep the
-        // larger, the first in log.dirs order on a tie.
-        const bool keep_new = size > existing->second->size;
-        const fs::path drop =
-            keep_new ? dirs_[existing->second->dir]->path / tp.str() : d.path / tp.str();
-        log()->warn(
-            "Partition {} was found in two log directories; keeping the larger copy and "
-            "removing {}.",
-            tp.str(), drop.string());
-        if (keep_new) remove_partition_locked(tp);
-        lock.unlock();
-        fs::remove_all(drop);
-        if (!keep_new) continue;
-      }
-    }
-    add_partition(dir_index, tp, size, 0);
-  }
-  return futures;
-}
-
-std::mutex& LogManager::io_of(const TopicPartition& tp) const {
-  return io_stripes_[TopicPartitionHash()(tp) % kIoStripes];
-}
-
-const LogManager::TopicStats* LogManager::topic_stats_locked(const std::string& topic) const {
-  auto t = topics_.find(topic);
-  return t == topics_.end() ? nullptr : &t->second;
-}
-
-void LogManager::count_replica_locked(uint32_t dir_index, const std::string& topic, int delta) {
-  TopicStats& t = topics_[topic];
-  t.per_dir.resize(dirs_.size());
-  t.per_dir[dir_index] += static_cast<uint32_t>(delta);
-  dirs_[dir_index]->partition_count += static_cast<uint32_t>(delta);
-}
-
-void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
-                               uint64_t expected) {
-  auto p = std::make_shared<Partition>();
-  p->tp = tp;
-  p->dir = dir_index;
-  p->size = size;
-  std::lock_guard lock(mu_);
-  count_replica_locked(dir_index, tp.topic, +1);
-  p->reservation = Reservation(dirs_[dir_index]->reserved, expected > size ? expected - size : 0);
-  TopicStats& t = topics_[tp.topic];
-  t.partitions++;
-  t.bytes += size;
-  total_bytes_hosted_ += size;
-  partitions_.emplace(tp, std::move(p));
-}
-
-void LogManager::remove_partition_locked(const TopicPartition& tp) {
-  auto it = partitions_.find(tp);
-  if (it == partitions_.end()) return;
-  Partition& p = *it->second;
-  mover_->cancel_locked(tp);
-  count_replica_locked(p.dir, tp.topic, -1);
-  p.reservation.release();
-  TopicStats& t = topics_[tp.topic];
-  t.bytes -= p.size;
-  if (--t.partitions == 0) topics_.erase(tp.topic);
-  total_bytes_hosted_ -= p.size;
-  partitions_.erase(it);
-}
-
-void LogManager::record_append_locked(Partition& p, uint64_t written) {
-  // Bytes written past the partition's expected size were never reserved.
-  p.reservation.update(std::min(written, p.reservation.bytes()));
-  TopicStats& t = topics_[p.tp.topic];
-  t.bytes += written;
-  total_bytes_hosted_ += written;
-  p.size += written;
-}
-
-void LogManager::relocate_locked(Partition& p, uint32_t to) {
-  count_replica_locked(p.dir, p.tp.topic, -1);
-  p.reservation = Reservation(dirs_[to]->reserved, p.reservation.bytes());
-  p.dir = to;
-}
 
 void LogManager::set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned) {
   std::lock_guard lock(mu_);
@@ -460,158 +248,6 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + tried);
 }
 
-uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_t bytes) {
-  std::shared_ptr<Partition> p;
-  {
-    std::lock_guard lock(mu_);
-    auto it = partitions_.find(TopicPartition{topic, partition});
-    if (it == partitions_.end()) {
-      throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
-                       "This server does not host this topic-partition.");
-    }
-    p = it->second;
-    if (!dirs_[p->dir]->online) {
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       "Log directory " + dirs_[p->dir]->path_text + " is offline");
-    }
-  }
-  std::lock_guard io(io_of(p->tp));
-  if (p->deleted) {
-    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
-                     "This server does not host this topic-partition.");
-  }
-  uint64_t size;
-  {
-    std::lock_guard lock(mu_);
-    size = p->size;
-  }
-  if (!options_.in_memory && bytes > 0) {
-    const fs::path dir = dirs_[p->dir]->path / p->tp.str();
-    std::vector<char> buf(static_cast<size_t>(std::min<uint64_t>(bytes, 1 << 20)));
-    uint64_t done = 0;
-    while (done < bytes) {
-      const uint64_t offset = size + done;
-      const uint64_t base = detail::active_segment_base(offset);
-      const fs::path segment = dir / layout::segment_file(base);
-      const uint64_t room = layout::kSegmentBytes - (offset - base);
-      const size_t n = static_cast<size_t>(std::min<uint64_t>({bytes - done, buf.size(), room}));
-      layout::fill_payload(topic, partition, offset, std::span<char>(buf.data(), n));
-      int err = 0;
-      ssize_t w = -1;
-      if (const Fd fd(::open(segment.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-          fd) {
-        const off_t before = ::lseek(fd.get(), 0, SEEK_END);
-        w = ::write(fd.get(), buf.data(), n);
-        if (w >= 0 && static_cast<size_t>(w) != n) errno = ENOSPC;
-        err = errno;
-        if (w >= 0 && static_cast<size_t>(w) != n) w = -1;
-        if (w < 0 && before >= 0) (void)::ftruncate(fd.get(), before);  // never leave a torn append
-      } else {
-        err = errno;
-      }
-      if (w < 0) {
-        // Account for what was fully written before the failure, then report it.
-        {
-          std::lock_guard lock(mu_);
-          record_append_locked(*p, done);
-        }
-        if (err == ENOSPC || err == EDQUOT) {
-          throw KafkaError(ErrorCode::kKafkaStorageError,
-                           "Not enough space in log directory " + dirs_[p->dir]->path_text +
-                               " to append " + std::to_string(bytes) + " bytes to " + p->tp.str() +
-                               "; " + std::to_string(done) + " bytes were appended.");
-        }
-        if (is_resource_shortage(err)) {
-          throw KafkaError(ErrorCode::kKafkaStorageError,
-                           "Cannot append to " + p->tp.str() + " in " + dirs_[p->dir]->path_text +
-                               ": " + resource_shortage_text(err) + "; " + std::to_string(done) +
-                               " bytes were appended, and the log directory stays online.");
-        }
-        mark_offline(p->dir, "append to " + segment.string() + " failed: " + errno_text(err));
-        throw KafkaError(ErrorCode::kKafkaStorageError,
-                         "Log directory " + dirs_[p->dir]->path_text + " is offline");
-      }
-      done += n;
-    }
-  }
-  std::lock_guard lock(mu_);
-  record_append_locked(*p, bytes);
-  return p->size;
-}
-
-uint32_t LogManager::delete_topic(const std::string& topic) {
-  std::lock_guard create_lock(create_mu_);
-  std::vector<std::shared_ptr<Partition>> victims;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [tp, p] : partitions_) {
-      if (tp.topic == topic) victims.push_back(p);
-    }
-  }
-  if (victims.empty()) {
-    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
-                     "Topic " + topic + " is not hosted by this broker.");
-  }
-  for (const auto& p : victims) {
-    std::lock_guard io(io_of(p->tp));
-    if (!options_.in_memory && dirs_[p->dir]->online) {
-      const fs::path src = dirs_[p->dir]->path / p->tp.str();
-      const fs::path del = dirs_[p->dir]->path / layout::delete_dir(p->tp.topic, p->tp.partition,
-                                                                    layout::random_hex_id());
-      std::error_code ec;
-      fs::rename(src, del, ec);
-      if (!ec) fs::remove_all(del, ec);
-      if (ec)
-        log()->warn("Could not remove {}: {}; it is removed at the next start.", src.string(),
-                    ec.message());
-    }
-    p->deleted = true;
-    std::lock_guard lock(mu_);
-    remove_partition_locked(p->tp);
-    preferred_.erase(p->tp);
-  }
-  log()->info("Deleted topic {} ({} partitions).", topic, victims.size());
-  return static_cast<uint32_t>(victims.size());
-}
-
-std::vector<LogDirDescription> LogManager::describe() const {
-  std::vector<LogDirDescription> out;
-  std::lock_guard lock(mu_);
-  for (const auto& d : dirs_) {
-    LogDirDescription desc;
-    desc.log_dir = d->path_text;
-    desc.directory_id = d->directory_id;
-    desc.cordoned = d->cordoned;
-    desc.reserved_bytes = d->reserved.bytes();
-    if (!d->online) {
-      desc.error = ErrorCode::kKafkaStorageError;
-      desc.error_message = d->offline_reason;
-    } else {
-      DiskSpace space = probe_->read(d->path);
-      desc.space_known = space.known;
-      desc.total_bytes = space.total_bytes;
-      desc.usable_bytes = space.usable_bytes;
-    }
-    out.push_back(std::move(desc));
-  }
-  std::vector<const Partition*> sorted;
-  sorted.reserve(partitions_.size());
-  for (const auto& [tp, p] : partitions_) sorted.push_back(p.get());
-  std::sort(sorted.begin(), sorted.end(), [](const Partition* a, const Partition* b) {
-    return std::tie(a->tp.topic, a->tp.partition) < std::tie(b->tp.topic, b->tp.partition);
-  });
-  for (const Partition* p : sorted) {
-    if (dirs_[p->dir]->online) out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
-    // A move in progress shows as a future replica in its destination, as Kafka reports it.
-    const ReplicaMover::Move* m = mover_->find_locked(p->tp);
-    if (m != nullptr && dirs_[m->dest]->online) {
-      const uint64_t copied = std::min(m->copied, p->size);
-      out[m->dest].partitions.push_back({p->tp.str(), copied, p->size - copied, true});
-    }
-  }
-  return out;
-}
-
 void LogManager::remember_preferred_dir(const TopicPartition& tp, const fs::path& dir) {
   std::lock_guard lock(mu_);
   preferred_[tp] = dir;
@@ -620,20 +256,6 @@ void LogManager::remember_preferred_dir(const TopicPartition& tp, const fs::path
 void LogManager::forget_preferred_dir(const TopicPartition& tp) {
   std::lock_guard lock(mu_);
   preferred_.erase(tp);
-}
-
-size_t LogManager::partition_count() const {
-  std::lock_guard lock(mu_);
-  return partitions_.size();
-}
-
-void LogManager::mark_online(uint32_t dir_index) {
-  std::lock_guard lock(mu_);
-  Dir& d = *dirs_[dir_index];
-  if (d.online) return;
-  d.online = true;
-  d.offline_reason.clear();
-  log()->info("Log directory {} is online.", d.path_text);
 }
 
 }  // namespace lds

@@ -1,0 +1,36 @@
+// config_file.h: reading a TOML config file into a layer of settings, each with the
+// file:line:column it was written at, and the dynamic override file's text and its atomic write.
+// Internal to ConfigStore (core/config.cpp), which builds the effective BrokerConfig from layers.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "core/config.h"
+#include "core/config_keys.h"
+
+namespace lds {
+namespace detail {
+
+// One layer of ConfigStore (the file, or the dynamic overrides): settings by flat key name.
+using ConfigLayer = std::map<std::string, ConfigSetting>;
+
+// A value that arrives as text: a request, the dynamic file, or a default.
+ConfigSetting text_setting(const ConfigKey& key, const std::string& text, const std::string& where);
+
+// The keys `file` sets, each known to the key table, set once and of its TOML type. Throws
+// ConfigError naming file:line:column and the key.
+ConfigLayer read_static_layer(const std::filesystem::path& file);
+// The keys the dynamic file sets, each a string in the text form; empty when the file does not
+// exist. Throws ConfigError as read_static_layer() does.
+ConfigLayer read_dynamic_layer(const std::filesystem::path& file);
+
+// The dynamic file's content for `layer`: one quoted flat key per line with a string value.
+std::string dynamic_file_text(const std::filesystem::path& config_file, const ConfigLayer& layer);
+// Replaces `file` with `content` so that a crash leaves the old or the new file, never a mix
+// (core/durable_file), and says which step failed in the config layer's words.
+void write_atomically(const std::filesystem::path& file, const std::string& content);
+
+}  // namespace detail
+}  // namespace lds

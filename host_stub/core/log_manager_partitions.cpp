@@ -1,0 +1,255 @@
+// log_manager_partitions.cpp: LogManager's hosted partitions: their bookkeeping (sizes,
+// reservations, counts per topic and directory), appends, topic deletion and DescribeLogDirs.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <tuple>
+
+#include "core/durable_file.h"
+#include "core/io_errors.h"
+#include "core/log_layout.h"
+#include "core/log_manager.h"
+#include "core/logging.h"
+#include "core/replica_mover.h"
+#include "log_manager_internal.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+
+std::string TopicPartition::str() const { return layout::partition_dir(topic, partition); }
+
+size_t TopicPartitionHash::operator()(const TopicPartition& tp) const noexcept {
+  return std::hash<std::string>()(tp.topic) * 31u + static_cast<size_t>(tp.partition);
+}
+
+namespace {
+
+std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+}  // namespace
+
+std::mutex& LogManager::io_of(const TopicPartition& tp) const {
+  return io_stripes_[TopicPartitionHash()(tp) % kIoStripes];
+}
+
+const LogManager::TopicStats* LogManager::topic_stats_locked(const std::string& topic) const {
+  auto t = topics_.find(topic);
+  return t == topics_.end() ? nullptr : &t->second;
+}
+
+void LogManager::count_replica_locked(uint32_t dir_index, const std::string& topic, int delta) {
+  TopicStats& t = topics_[topic];
+  t.per_dir.resize(dirs_.size());
+  t.per_dir[dir_index] += static_cast<uint32_t>(delta);
+  dirs_[dir_index]->partition_count += static_cast<uint32_t>(delta);
+}
+
+void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
+                               uint64_t expected) {
+  auto p = std::make_shared<Partition>();
+  p->tp = tp;
+  p->dir = dir_index;
+  p->size = size;
+  std::lock_guard lock(mu_);
+  count_replica_locked(dir_index, tp.topic, +1);
+  p->reservation = Reservation(dirs_[dir_index]->reserved, expected > size ? expected - size : 0);
+  TopicStats& t = topics_[tp.topic];
+  t.partitions++;
+  t.bytes += size;
+  total_bytes_hosted_ += size;
+  partitions_.emplace(tp, std::move(p));
+}
+
+void LogManager::remove_partition_locked(const TopicPartition& tp) {
+  auto it = partitions_.find(tp);
+  if (it == partitions_.end()) return;
+  Partition& p = *it->second;
+  mover_->cancel_locked(tp);
+  count_replica_locked(p.dir, tp.topic, -1);
+  p.reservation.release();
+  TopicStats& t = topics_[tp.topic];
+  t.bytes -= p.size;
+  if (--t.partitions == 0) topics_.erase(tp.topic);
+  total_bytes_hosted_ -= p.size;
+  partitions_.erase(it);
+}
+
+void LogManager::record_append_locked(Partition& p, uint64_t written) {
+  // Bytes written past the partition's expected size were never reserved.
+  p.reservation.update(std::min(written, p.reservation.bytes()));
+  TopicStats& t = topics_[p.tp.topic];
+  t.bytes += written;
+  total_bytes_hosted_ += written;
+  p.size += written;
+}
+
+void LogManager::relocate_locked(Partition& p, uint32_t to) {
+  count_replica_locked(p.dir, p.tp.topic, -1);
+  p.reservation = Reservation(dirs_[to]->reserved, p.reservation.bytes());
+  p.dir = to;
+}
+
+uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_t bytes) {
+  std::shared_ptr<Partition> p;
+  {
+    std::lock_guard lock(mu_);
+    auto it = partitions_.find(TopicPartition{topic, partition});
+    if (it == partitions_.end()) {
+      throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                       "This server does not host this topic-partition.");
+    }
+    p = it->second;
+    if (!dirs_[p->dir]->online) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       "Log directory " + dirs_[p->dir]->path_text + " is offline");
+    }
+  }
+  std::lock_guard io(io_of(p->tp));
+  if (p->deleted) {
+    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                     "This server does not host this topic-partition.");
+  }
+  uint64_t size;
+  {
+    std::lock_guard lock(mu_);
+    size = p->size;
+  }
+  if (!options_.in_memory && bytes > 0) {
+    const fs::path dir = dirs_[p->dir]->path / p->tp.str();
+    std::vector<char> buf(static_cast<size_t>(std::min<uint64_t>(bytes, 1 << 20)));
+    uint64_t done = 0;
+    while (done < bytes) {
+      const uint64_t offset = size + done;
+      const uint64_t base = detail::active_segment_base(offset);
+      const fs::path segment = dir / layout::segment_file(base);
+      const uint64_t room = layout::kSegmentBytes - (offset - base);
+      const size_t n = static_cast<size_t>(std::min<uint64_t>({bytes - done, buf.size(), room}));
+      layout::fill_payload(topic, partition, offset, std::span<char>(buf.data(), n));
+      int err = 0;
+      ssize_t w = -1;
+      if (const Fd fd(::open(segment.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+          fd) {
+        const off_t before = ::lseek(fd.get(), 0, SEEK_END);
+        w = ::write(fd.get(), buf.data(), n);
+        if (w >= 0 && static_cast<size_t>(w) != n) errno = ENOSPC;
+        err = errno;
+        if (w >= 0 && static_cast<size_t>(w) != n) w = -1;
+        if (w < 0 && before >= 0) (void)::ftruncate(fd.get(), before);  // never leave a torn append
+      } else {
+        err = errno;
+      }
+      if (w < 0) {
+        // Account for what was fully written before the failure, then report it.
+        {
+          std::lock_guard lock(mu_);
+          record_append_locked(*p, done);
+        }
+        if (err == ENOSPC || err == EDQUOT) {
+          throw KafkaError(ErrorCode::kKafkaStorageError,
+                           "Not enough space in log directory " + dirs_[p->dir]->path_text +
+                               " to append " + std::to_string(bytes) + " bytes to " + p->tp.str() +
+                               "; " + std::to_string(done) + " bytes were appended.");
+        }
+        if (is_resource_shortage(err)) {
+          throw KafkaError(ErrorCode::kKafkaStorageError,
+                           "Cannot append to " + p->tp.str() + " in " + dirs_[p->dir]->path_text +
+                               ": " + resource_shortage_text(err) + "; " + std::to_string(done) +
+                               " bytes were appended, and the log directory stays online.");
+        }
+        mark_offline(p->dir, "append to " + segment.string() + " failed: " + errno_text(err));
+        throw KafkaError(ErrorCode::kKafkaStorageError,
+                         "Log directory " + dirs_[p->dir]->path_text + " is offline");
+      }
+      done += n;
+    }
+  }
+  std::lock_guard lock(mu_);
+  record_append_locked(*p, bytes);
+  return p->size;
+}
+
+uint32_t LogManager::delete_topic(const std::string& topic) {
+  std::lock_guard create_lock(create_mu_);
+  std::vector<std::shared_ptr<Partition>> victims;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [tp, p] : partitions_) {
+      if (tp.topic == topic) victims.push_back(p);
+    }
+  }
+  if (victims.empty()) {
+    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                     "Topic " + topic + " is not hosted by this broker.");
+  }
+  for (const auto& p : victims) {
+    std::lock_guard io(io_of(p->tp));
+    if (!options_.in_memory && dirs_[p->dir]->online) {
+      const fs::path src = dirs_[p->dir]->path / p->tp.str();
+      const fs::path del = dirs_[p->dir]->path / layout::delete_dir(p->tp.topic, p->tp.partition,
+                                                                    layout::random_hex_id());
+      std::error_code ec;
+      fs::rename(src, del, ec);
+      if (!ec) fs::remove_all(del, ec);
+      if (ec)
+        log()->warn("Could not remove {}: {}; it is removed at the next start.", src.string(),
+                    ec.message());
+    }
+    p->deleted = true;
+    std::lock_guard lock(mu_);
+    remove_partition_locked(p->tp);
+    preferred_.erase(p->tp);
+  }
+  log()->info("Deleted topic {} ({} partitions).", topic, victims.size());
+  return static_cast<uint32_t>(victims.size());
+}
+
+std::vector<LogDirDescription> LogManager::describe() const {
+  std::vector<LogDirDescription> out;
+  std::lock_guard lock(mu_);
+  for (const auto& d : dirs_) {
+    LogDirDescription desc;
+    desc.log_dir = d->path_text;
+    desc.directory_id = d->directory_id;
+    desc.cordoned = d->cordoned;
+    desc.reserved_bytes = d->reserved.bytes();
+    if (!d->online) {
+      desc.error = ErrorCode::kKafkaStorageError;
+      desc.error_message = d->offline_reason;
+    } else {
+      DiskSpace space = probe_->read(d->path);
+      desc.space_known = space.known;
+      desc.total_bytes = space.total_bytes;
+      desc.usable_bytes = space.usable_bytes;
+    }
+    out.push_back(std::move(desc));
+  }
+  std::vector<const Partition*> sorted;
+  sorted.reserve(partitions_.size());
+  for (const auto& [tp, p] : partitions_) sorted.push_back(p.get());
+  std::sort(sorted.begin(), sorted.end(), [](const Partition* a, const Partition* b) {
+    return std::tie(a->tp.topic, a->tp.partition) < std::tie(b->tp.topic, b->tp.partition);
+  });
+  for (const Partition* p : sorted) {
+    if (dirs_[p->dir]->online) out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
+    // A move in progress shows as a future replica in its destination, as Kafka reports it.
+    const ReplicaMover::Move* m = mover_->find_locked(p->tp);
+    if (m != nullptr && dirs_[m->dest]->online) {
+      const uint64_t copied = std::min(m->copied, p->size);
+      out[m->dest].partitions.push_back({p->tp.str(), copied, p->size - copied, true});
+    }
+  }
+  return out;
+}
+
+size_t LogManager::partition_count() const {
+  std::lock_guard lock(mu_);
+  return partitions_.size();
+}
+
+}  // namespace lds
