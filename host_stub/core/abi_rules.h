@@ -31,6 +31,22 @@ std::vector<std::string> descriptor_faults(const lds_strategy& descriptor);
 // Whether the host can call the descriptor at all: 1.0 size, its major, and no NULL function.
 bool descriptor_callable(const lds_strategy& descriptor) noexcept;
 
+// The arguments of one rank call as a host of this ABI fills them: this header's struct sizes,
+// `dirs` as plain lds_dir entries, room for dirs.size() indices in `order`.
+inline lds_rank_args rank_args(const lds_request* request, const lds_dir* dirs, uint32_t dir_count,
+                               uint32_t* order, char* error, uint32_t error_cap) noexcept {
+  lds_rank_args args{};
+  args.struct_size = sizeof(lds_rank_args);
+  args.dir_count = dir_count;
+  args.dir_stride = sizeof(lds_dir);
+  args.request = request;
+  args.dirs = dirs;
+  args.order = order;
+  args.error = error;
+  args.error_cap = error_cap;
+  return args;
+}
+
 // A ranking returned with LDS_OK: order_len in 1..dir_count, every index below dir_count, none
 // twice. Returns "" when valid, else the phrase for the first fault ("index 3 appears twice").
 std::string ranking_problem(const uint32_t* order, uint32_t order_len, uint32_t dir_count);

@@ -80,14 +80,7 @@ class ValidationJob {
     for (size_t i = 0; i < dirs_.size(); ++i) dirs_[i].path = paths_[i].c_str();
     const uint32_t n = static_cast<uint32_t>(dirs_.size());
     order_.resize(std::max<uint32_t>(n, 1));
-    args_.struct_size = sizeof(lds_rank_args);
-    args_.dir_count = n;
-    args_.dir_stride = sizeof(lds_dir);
-    args_.request = &request_;
-    args_.dirs = dirs_.data();
-    args_.order = order_.data();
-    args_.error = rank_error_;
-    args_.error_cap = kErrorCap;
+    args_ = abi_rules::rank_args(&request_, dirs_.data(), n, order_.data(), rank_error_, kErrorCap);
   }
   ValidationJob(const ValidationJob&) = delete;
   ValidationJob& operator=(const ValidationJob&) = delete;

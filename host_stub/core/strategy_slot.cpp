@@ -41,15 +41,8 @@ RankOutcome StrategySlot::rank(std::shared_ptr<const LoadedStrategy> strategy,
   if (out.strategy) {
     char error[256];
     error[0] = '\0';
-    lds_rank_args args{};
-    args.struct_size = sizeof(lds_rank_args);
-    args.dir_count = n;
-    args.dir_stride = sizeof(lds_dir);
-    args.request = &request;
-    args.dirs = dirs.data();
-    args.order = order.data();
-    args.error = error;
-    args.error_cap = sizeof error;
+    lds_rank_args args =
+        abi_rules::rank_args(&request, dirs.data(), n, order.data(), error, sizeof error);
     const int32_t status = out.strategy->rank(&args);
     error[sizeof error - 1] = '\0';
     if (status == LDS_ERR_NO_ELIGIBLE_DIR) {
