@@ -12,60 +12,19 @@
 #include <cstring>
 #include <exception>
 #include <latch>
-#include <sstream>
 #include <thread>
 #include <utility>
 
+#include "conformance/check_list.h"
 #include "core/abi_rules.h"
 #include "core/splitmix.h"
 #include <lds/logdir_strategy.h>
 
 namespace lds {
+namespace conformance_detail {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The checks, in the order they run and are reported.
-enum Check : size_t {
-  kLoads,
-  kExportsEntryPoint,
-  kVersionHandshake,
-  kDescriptorFields,
-  kNameMatchesFile,
-  kCreateWithoutOptions,
-  kCreateRejectsUnknownKey,
-  kCreateErrorTruncation,
-  kRankEmptyNoEligibleDir,
-  kRankErrorTruncation,
-  kRankValidOrders,
-  kRankReservedFlagsIgnored,
-  kRankLargerHostDir,
-  kRankConcurrent,
-  kDestroy,
-  kUnloads,
-  kCheckCount,
-};
-
-constexpr std::array<const char*, kCheckCount> kCheckNames = {
-    "loads",
-    "exports_entry_point",
-    "version_handshake",
-    "descriptor_fields",
-    "name_matches_file",
-    "create_without_options",
-    "create_rejects_unknown_key",
-    "create_error_truncation",
-    "rank_empty_no_eligible_dir",
-    "rank_error_truncation",
-    "rank_valid_orders",
-    "rank_reserved_flags_ignored",
-    "rank_larger_host_dir",
-    "rank_concurrent",
-    "destroy",
-    "unloads",
-};
-
-using abi_rules::kStrategyV1Size;
 
 constexpr const char* kUnknownKey = "lds.conformance.unknown.key";
 constexpr uint32_t kErrorCap = 256;
@@ -840,47 +799,15 @@ class ConformanceRun {
 };
 
 }  // namespace
-
-bool ConformanceReport::all_passed() const {
-  return !checks.empty() && std::all_of(checks.begin(), checks.end(),
-                                        [](const ConformanceCheck& c) { return c.passed; });
-}
-
-const ConformanceCheck* ConformanceReport::find(std::string_view name) const {
-  for (const ConformanceCheck& check : checks) {
-    if (check.name == name) return &check;
-  }
-  return nullptr;
-}
-
-const std::vector<std::string>& conformance_check_names() {
-  static const std::vector<std::string> kNames(kCheckNames.begin(), kCheckNames.end());
-  return kNames;
-}
+}  // namespace conformance_detail
 
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file) {
-  return ConformanceRun(plugin_file).run(nullptr);
+  return conformance_detail::ConformanceRun(plugin_file).run(nullptr);
 }
 
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
                                   const ConformanceObserver& on_check) {
-  return ConformanceRun(plugin_file).run(on_check);
-}
-
-std::string format_report(const ConformanceReport& report) {
-  const auto passed =
-      static_cast<size_t>(std::count_if(report.checks.begin(), report.checks.end(),
-                                        [](const ConformanceCheck& c) { return c.passed; }));
-  std::ostringstream out;
-  out << "Conformance of " << report.file << ": " << passed << " of " << report.checks.size()
-      << " checks passed\n";
-  for (const ConformanceCheck& check : report.checks) {
-    out << (check.passed ? "PASS  " : "FAIL  ") << check.name;
-    if (!check.passed && !check.detail.empty()) out << ": " << check.detail;
-    out << '\n';
-  }
-  out << "Result: " << (report.all_passed() ? "PASS" : "FAIL") << '\n';
-  return out.str();
+  return conformance_detail::ConformanceRun(plugin_file).run(on_check);
 }
 
 }  // namespace lds
