@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "conformance/check_list.h"
+#include "conformance/plugin_text.h"
 #include "core/abi_rules.h"
 #include "core/splitmix.h"
 #include <lds/logdir_strategy.h>
@@ -27,10 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kUnknownKey = "lds.conformance.unknown.key";
-constexpr uint32_t kErrorCap = 256;
-constexpr std::array<uint32_t, 3> kTinyErrorCaps = {8, 1, 0};
-constexpr size_t kCanarySlack = 64;
-constexpr char kCanaryByte = static_cast<char>(0xA5);
 constexpr uint32_t kOrderCanary = 0xA5A5A5A5u;
 constexpr size_t kOrderSlack = 8;
 constexpr uint32_t kReservedFlagBits = ~(LDS_DIR_CORDONED | LDS_DIR_SPACE_UNKNOWN);
@@ -38,53 +35,6 @@ constexpr uint64_t kBatterySeed = 0x6c64732d636f6e66ull;
 constexpr size_t kBatterySize = 96;
 constexpr unsigned kConcurrentThreads = 8;
 constexpr unsigned kConcurrentRounds = 6;
-
-// Plugin text quoted in a detail: printable ASCII only, and short.
-std::string quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text.substr(0, 120)) {
-    out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  }
-  if (text.size() > 120) out += "...";
-  return out + "\"";
-}
-
-// An error buffer of `cap` bytes followed by canary bytes, so writes past error_cap are visible.
-class ErrorBuffer {
- public:
-  explicit ErrorBuffer(uint32_t cap) : cap_(cap), bytes_(cap + kCanarySlack, kCanaryByte) {}
-
-  char* data() { return bytes_.data(); }
-  uint32_t cap() const { return cap_; }
-
-  // What the plugin did wrong with the buffer, or "" if it kept to error_cap. With `terminated`, a
-  // NUL must also exist within the first error_cap bytes (required whenever a status is not
-  // LDS_OK).
-  std::string fault(bool terminated) const {
-    for (size_t i = cap_; i < bytes_.size(); ++i) {
-      if (bytes_[i] != kCanaryByte) {
-        return "wrote byte " + std::to_string(i) + " of the error buffer, past error_cap " +
-               std::to_string(cap_);
-      }
-    }
-    if (terminated && cap_ > 0 && std::memchr(bytes_.data(), '\0', cap_) == nullptr) {
-      return "left the error text without a NUL within error_cap " + std::to_string(cap_);
-    }
-    return "";
-  }
-
-  // The text up to the first NUL within error_cap (all error_cap bytes if there is none).
-  std::string text() const {
-    const char* begin = bytes_.data();
-    const void* nul = std::memchr(begin, '\0', cap_);
-    const size_t length = nul ? static_cast<size_t>(static_cast<const char*>(nul) - begin) : cap_;
-    return std::string(begin, length);
-  }
-
- private:
-  uint32_t cap_;
-  std::vector<char> bytes_;
-};
 
 // The host services handed to create. Logging only reads and counts the message.
 struct HostLog {
