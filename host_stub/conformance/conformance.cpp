@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "conformance/check_list.h"
+#include "conformance/host_log.h"
 #include "conformance/plugin_text.h"
 #include "core/abi_rules.h"
 #include "core/splitmix.h"
@@ -35,24 +36,6 @@ constexpr uint64_t kBatterySeed = 0x6c64732d636f6e66ull;
 constexpr size_t kBatterySize = 96;
 constexpr unsigned kConcurrentThreads = 8;
 constexpr unsigned kConcurrentRounds = 6;
-
-// The host services handed to create. Logging only reads and counts the message.
-struct HostLog {
-  std::atomic<uint64_t> messages{0};
-  std::atomic<uint64_t> null_messages{0};
-};
-
-void host_log(void* context, int32_t /*level*/, const char* message) {
-  auto* log = static_cast<HostLog*>(context);
-  if (message == nullptr) {
-    log->null_messages.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  // Reading the message is the point: a bad pointer or a missing NUL shows up here.
-  if (std::strlen(message) > 0) log->messages.fetch_add(1, std::memory_order_relaxed);
-}
-
-int32_t host_log_enabled(void* /*context*/, int32_t /*level*/) { return 1; }
 
 // The battery's generator: core/splitmix.h's sequence, identical on every platform, with the two
 // draws the battery needs.
