@@ -1,376 +1,21 @@
-// conformance.cpp: the plugin conformance checks: loads a strategy .so and judges it against the C
-// ABI.
+// conformance.cpp: the sequence of conformance checks: runs them in order against one plugin file
+// and records each verdict.
 #include "conformance/conformance.h"
 
 #include <dlfcn.h>
 
-#include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstddef>
-#include <cstdint>
-#include <cstring>
-#include <exception>
-#include <latch>
-#include <sstream>
-#include <thread>
+#include <system_error>
 #include <utility>
 
-#include "core/abi_rules.h"
-#include "core/splitmix.h"
-#include <lds/logdir_strategy.h>
+#include "conformance/conformance_run.h"
 
 namespace lds {
+namespace conformance_detail {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The checks, in the order they run and are reported.
-enum Check : size_t {
-  kLoads,
-  kExportsEntryPoint,
-  kVersionHandshake,
-  kDescriptorFields,
-  kNameMatchesFile,
-  kCreateWithoutOptions,
-  kCreateRejectsUnknownKey,
-  kCreateErrorTruncation,
-  kRankEmptyNoEligibleDir,
-  kRankErrorTruncation,
-  kRankValidOrders,
-  kRankReservedFlagsIgnored,
-  kRankLargerHostDir,
-  kRankConcurrent,
-  kDestroy,
-  kUnloads,
-  kCheckCount,
-};
-
-constexpr std::array<const char*, kCheckCount> kCheckNames = {
-    "loads",
-    "exports_entry_point",
-    "version_handshake",
-    "descriptor_fields",
-    "name_matches_file",
-    "create_without_options",
-    "create_rejects_unknown_key",
-    "create_error_truncation",
-    "rank_empty_no_eligible_dir",
-    "rank_error_truncation",
-    "rank_valid_orders",
-    "rank_reserved_flags_ignored",
-    "rank_larger_host_dir",
-    "rank_concurrent",
-    "destroy",
-    "unloads",
-};
-
-using abi_rules::kStrategyV1Size;
-
-constexpr const char* kUnknownKey = "lds.conformance.unknown.key";
-constexpr uint32_t kErrorCap = 256;
-constexpr std::array<uint32_t, 3> kTinyErrorCaps = {8, 1, 0};
-constexpr size_t kCanarySlack = 64;
-constexpr char kCanaryByte = static_cast<char>(0xA5);
-constexpr uint32_t kOrderCanary = 0xA5A5A5A5u;
-constexpr size_t kOrderSlack = 8;
-constexpr uint32_t kReservedFlagBits = ~(LDS_DIR_CORDONED | LDS_DIR_SPACE_UNKNOWN);
-constexpr uint64_t kBatterySeed = 0x6c64732d636f6e66ull;
-constexpr size_t kBatterySize = 96;
-constexpr unsigned kConcurrentThreads = 8;
-constexpr unsigned kConcurrentRounds = 6;
-
-// Plugin text quoted in a detail: printable ASCII only, and short.
-std::string quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text.substr(0, 120)) {
-    out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  }
-  if (text.size() > 120) out += "...";
-  return out + "\"";
-}
-
-// An error buffer of `cap` bytes followed by canary bytes, so writes past error_cap are visible.
-class ErrorBuffer {
- public:
-  explicit ErrorBuffer(uint32_t cap) : cap_(cap), bytes_(cap + kCanarySlack, kCanaryByte) {}
-
-  char* data() { return bytes_.data(); }
-  uint32_t cap() const { return cap_; }
-
-  // What the plugin did wrong with the buffer, or "" if it kept to error_cap. With `terminated`, a
-  // NUL must also exist within the first error_cap bytes (required whenever a status is not
-  // LDS_OK).
-  std::string fault(bool terminated) const {
-    for (size_t i = cap_; i < bytes_.size(); ++i) {
-      if (bytes_[i] != kCanaryByte) {
-        return "wrote byte " + std::to_string(i) + " of the error buffer, past error_cap " +
-               std::to_string(cap_);
-      }
-    }
-    if (terminated && cap_ > 0 && std::memchr(bytes_.data(), '\0', cap_) == nullptr) {
-      return "left the error text without a NUL within error_cap " + std::to_string(cap_);
-    }
-    return "";
-  }
-
-  // The text up to the first NUL within error_cap (all error_cap bytes if there is none).
-  std::string text() const {
-    const char* begin = bytes_.data();
-    const void* nul = std::memchr(begin, '\0', cap_);
-    const size_t length = nul ? static_cast<size_t>(static_cast<const char*>(nul) - begin) : cap_;
-    return std::string(begin, length);
-  }
-
- private:
-  uint32_t cap_;
-  std::vector<char> bytes_;
-};
-
-// The host services handed to create. Logging only reads and counts the message.
-struct HostLog {
-  std::atomic<uint64_t> messages{0};
-  std::atomic<uint64_t> null_messages{0};
-};
-
-void host_log(void* context, int32_t /*level*/, const char* message) {
-  auto* log = static_cast<HostLog*>(context);
-  if (message == nullptr) {
-    log->null_messages.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  // Reading the message is the point: a bad pointer or a missing NUL shows up here.
-  if (std::strlen(message) > 0) log->messages.fetch_add(1, std::memory_order_relaxed);
-}
-
-int32_t host_log_enabled(void* /*context*/, int32_t /*level*/) { return 1; }
-
-// The battery's generator: core/splitmix.h's sequence, identical on every platform, with the two
-// draws the battery needs.
-class BatteryRandom {
- public:
-  explicit BatteryRandom(uint64_t seed) : sequence_(seed) {}
-  uint64_t next() { return sequence_.next(); }
-  uint64_t below(uint64_t bound) { return bound == 0 ? 0 : next() % bound; }
-  bool chance(unsigned percent) { return below(100) < percent; }
-
- private:
-  SplitMix64 sequence_;
-};
-
-// One generated rank call: candidates (paths bound at call time) and a request.
-struct CandidateSet {
-  std::string label;
-  std::vector<std::string> paths;
-  std::vector<lds_dir> dirs;  // path left NULL here; filled in per call
-  std::string topic;
-  lds_request request{};
-};
-
-std::vector<CandidateSet> make_battery() {
-  BatteryRandom rng(kBatterySeed);
-  std::vector<uint32_t> counts = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 12,
-                                  15, 16, 17, 24, 31, 32, 33, 47, 48, 63, 64};
-  while (counts.size() < kBatterySize) counts.push_back(static_cast<uint32_t>(1 + rng.below(64)));
-
-  constexpr uint64_t kGiB = 1ull << 30;
-  std::vector<CandidateSet> battery;
-  battery.reserve(counts.size());
-  for (size_t n = 0; n < counts.size(); ++n) {
-    const uint32_t count = counts[n];
-    const size_t flag_profile = n % 6;        // none, some/all cordoned, some/all unknown, mixed
-    const size_t size_profile = (n / 6) % 4;  // random, all equal, extreme, tiny disks
-    CandidateSet set;
-    set.label = "candidate set " + std::to_string(n) + " (" + std::to_string(count) +
-                (count == 1 ? " directory)" : " directories)");
-    set.topic = "conformance.topic-" + std::to_string(n);
-    const uint64_t equal_total = (1 + rng.below(4096)) * kGiB;
-    const uint32_t equal_count = static_cast<uint32_t>(rng.below(500));
-    for (uint32_t i = 0; i < count; ++i) {
-      set.paths.push_back("/conformance/set" + std::to_string(n) + "/dir" + std::to_string(i));
-      lds_dir dir{};
-      dir.struct_size = sizeof(lds_dir);
-      switch (flag_profile) {
-        case 1:
-          dir.flags = rng.chance(30) ? LDS_DIR_CORDONED : 0;
-          break;
-        case 2:
-          dir.flags = LDS_DIR_CORDONED;
-          break;
-        case 3:
-          dir.flags = rng.chance(25) ? LDS_DIR_SPACE_UNKNOWN : 0;
-          break;
-        case 4:
-          dir.flags = LDS_DIR_SPACE_UNKNOWN;
-          break;
-        case 5:
-          dir.flags = (rng.chance(30) ? LDS_DIR_CORDONED : 0) |
-                      (rng.chance(25) ? LDS_DIR_SPACE_UNKNOWN : 0);
-          break;
-        default:
-          dir.flags = 0;
-          break;
-      }
-      switch (size_profile) {
-        case 1:
-          dir.total_bytes = equal_total;
-          dir.usable_bytes = equal_total / 2;
-          dir.partition_count = equal_count;
-          break;
-        case 2:
-          dir.total_bytes = rng.chance(50) ? UINT64_MAX : (rng.chance(50) ? 0 : rng.next());
-          dir.usable_bytes = rng.chance(50) ? dir.total_bytes : rng.below(dir.total_bytes);
-          dir.reserved_bytes = rng.chance(50) ? UINT64_MAX / 2 : rng.next();
-          dir.partition_count = rng.chance(50) ? UINT32_MAX : static_cast<uint32_t>(rng.next());
-          break;
-        case 3:
-          dir.total_bytes = 1 + rng.below(64ull << 20);
-          dir.usable_bytes = rng.below(dir.total_bytes + 1);
-          dir.reserved_bytes = rng.below(dir.total_bytes * 2);
-          dir.partition_count = static_cast<uint32_t>(rng.below(8));
-          break;
-        default:
-          dir.total_bytes = (1 + rng.below(uint64_t{16} * 1024)) * kGiB;
-          dir.usable_bytes = rng.below(dir.total_bytes + 1);
-          dir.reserved_bytes = rng.chance(50) ? 0 : rng.below(dir.total_bytes / 4 + 1);
-          dir.partition_count = static_cast<uint32_t>(rng.below(5000));
-          break;
-      }
-      if ((dir.flags & LDS_DIR_SPACE_UNKNOWN) != 0) dir.total_bytes = dir.usable_bytes = 0;
-      dir.topic_partition_count =
-          static_cast<uint32_t>(rng.below(static_cast<uint64_t>(dir.partition_count) + 1));
-      set.dirs.push_back(dir);
-    }
-    set.request.struct_size = sizeof(lds_request);
-    set.request.partition = static_cast<int32_t>(rng.below(100000));
-    switch (n % 4) {
-      case 0:
-        set.request.expected_bytes = 0;
-        break;
-      case 1:
-        set.request.expected_bytes = rng.below(1024 * kGiB);
-        break;
-      case 2:
-        set.request.expected_bytes = rng.below(16ull << 20);
-        break;
-      default:
-        set.request.expected_bytes = size_profile == 2 ? (1ull << 62) : rng.below(kGiB);
-        break;
-    }
-    battery.push_back(std::move(set));
-  }
-  return battery;
-}
-
-// A host built against a later minor: its lds_dir carries fields this header does not know.
-struct WideDir {
-  lds_dir dir;
-  uint64_t later_a;
-  uint32_t later_b;
-  char later_c[20];
-};
-
-enum class DirLayout { kPlain, kWide };
-
-// What one rank call returned, and what it did wrong (empty fault when it kept to the contract).
-struct RankCall {
-  int32_t status = LDS_OK;
-  std::vector<uint32_t> order;  // the first order_len entries when the status is LDS_OK
-  std::string error;
-  std::string fault;
-
-  bool same_answer(const RankCall& other) const {
-    if (status != other.status) return false;
-    return status != LDS_OK || order == other.order;
-  }
-};
-
-std::string describe(const RankCall& outcome) {
-  if (outcome.status == LDS_OK) {
-    std::string text = "order [";
-    for (size_t i = 0; i < outcome.order.size(); ++i) {
-      text += (i ? "," : "") + std::to_string(outcome.order[i]);
-    }
-    return text + "]";
-  }
-  return "status " + std::to_string(outcome.status) + " " + quote(outcome.error);
-}
-
-// Calls rank the way a host does and checks everything the plugin wrote.
-RankCall call_rank(const lds_strategy& strategy, void* instance, const CandidateSet& set,
-                   DirLayout layout, uint32_t error_cap = kErrorCap) {
-  const auto count = static_cast<uint32_t>(set.dirs.size());
-  std::vector<lds_dir> plain = set.dirs;
-  for (uint32_t i = 0; i < count; ++i) plain[i].path = set.paths[i].c_str();
-  std::vector<WideDir> wide;
-  if (layout == DirLayout::kWide) {
-    for (const lds_dir& dir : plain) {
-      WideDir entry{};
-      entry.dir = dir;
-      entry.dir.struct_size = sizeof(WideDir);
-      entry.later_a = 0xDEADBEEFDEADBEEFull;
-      entry.later_b = 0xFEEDFACEu;
-      std::memset(entry.later_c, 0x5A, sizeof entry.later_c);
-      wide.push_back(entry);
-    }
-  }
-  lds_request request = set.request;
-  request.topic = set.topic.c_str();
-
-  const void* dirs_bytes = layout == DirLayout::kWide ? static_cast<const void*>(wide.data())
-                                                      : static_cast<const void*>(plain.data());
-  const size_t stride = layout == DirLayout::kWide ? sizeof(WideDir) : sizeof(lds_dir);
-  const std::vector<char> dirs_before(static_cast<const char*>(dirs_bytes),
-                                      static_cast<const char*>(dirs_bytes) + stride * count);
-  const lds_request request_before = request;
-
-  std::vector<uint32_t> order(count + kOrderSlack, kOrderCanary);
-  ErrorBuffer error(error_cap);
-  lds_rank_args args{};
-  args.struct_size = sizeof(lds_rank_args);
-  args.dir_count = count;
-  args.dir_stride = static_cast<uint32_t>(stride);
-  args.request = &request;
-  args.dirs = count == 0 ? nullptr : static_cast<const lds_dir*>(dirs_bytes);
-  args.order = order.data();
-  args.order_len = kOrderCanary;
-  args.error = error.data();
-  args.error_cap = error.cap();
-
-  RankCall outcome;
-  try {
-    outcome.status = strategy.rank(instance, &args);
-  } catch (...) {
-    outcome.status = LDS_ERR_INTERNAL;
-    outcome.fault = "rank let a C++ exception escape across the C ABI";
-    return outcome;
-  }
-  outcome.error = error.text();
-
-  auto& fault = outcome.fault;
-  const std::string buffer_fault = error.fault(outcome.status != LDS_OK);
-  if (!buffer_fault.empty()) {
-    fault = "rank " + buffer_fault;
-  } else if ((!dirs_before.empty() &&
-              std::memcmp(dirs_before.data(), dirs_bytes, dirs_before.size()) != 0) ||
-             std::memcmp(&request_before, &request, sizeof request) != 0) {
-    fault = "rank wrote into the host's read-only candidates or request";
-  } else if (std::any_of(order.begin() + count, order.end(),
-                         [](uint32_t v) { return v != kOrderCanary; })) {
-    fault = "rank wrote past order[dir_count - 1]";
-  } else if (outcome.status == LDS_OK) {
-    const std::string problem = abi_rules::ranking_problem(order.data(), args.order_len, count);
-    if (!problem.empty()) {
-      fault = "rank returned an invalid ranking: " + problem;
-    } else {
-      outcome.order.assign(order.begin(), order.begin() + args.order_len);
-    }
-  } else if (outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
-    fault = "rank returned status " + std::to_string(outcome.status) + " with error " +
-            quote(outcome.error) + " for well-formed arguments";
-  }
-  return outcome;
-}
 
 std::string absolute_path(const fs::path& file) {
   std::error_code error;
@@ -378,509 +23,106 @@ std::string absolute_path(const fs::path& file) {
   return error ? file.string() : absolute.string();
 }
 
-class ConformanceRun {
- public:
-  // dlopen gets an absolute path: a bare file name would make it search the library path instead.
-  explicit ConformanceRun(const fs::path& file)
-      : path_(absolute_path(file)), file_name_(file.filename().string()) {
-    report_.file = file.string();
-    for (const char* name : kCheckNames) report_.checks.push_back({name, false, "not run"});
-    host_api_.struct_size = sizeof(lds_host_api);
-    host_api_.context = &log_;
-    host_api_.log = &host_log;
-    host_api_.log_enabled = &host_log_enabled;
-  }
-
-  ~ConformanceRun() {
-    // Only reached with work left over when a check threw (for example out of memory).
-    if (created_ && descriptor_.destroy != nullptr) descriptor_.destroy(instance_);
-    if (handle_ != nullptr) dlclose(handle_);
-  }
-  ConformanceRun(const ConformanceRun&) = delete;
-  ConformanceRun& operator=(const ConformanceRun&) = delete;
-
-  ConformanceReport run(const ConformanceObserver& on_check) {
-    // One step per check, in the order of Check: step i decides check i and nothing else, so a
-    // check is final once its step returns.
-    using Step = void (ConformanceRun::*)();
-    static constexpr std::array<Step, kCheckCount> kSteps = {
-        &ConformanceRun::load,
-        &ConformanceRun::find_entry_point,
-        &ConformanceRun::handshake,
-        &ConformanceRun::check_descriptor,
-        &ConformanceRun::check_name_matches_file,
-        &ConformanceRun::create_without_options,
-        &ConformanceRun::create_rejects_unknown_key,
-        &ConformanceRun::create_error_truncation,
-        &ConformanceRun::rank_empty,
-        &ConformanceRun::rank_error_truncation,
-        &ConformanceRun::rank_valid_orders,
-        &ConformanceRun::rank_reserved_flags_ignored,
-        &ConformanceRun::rank_larger_host_dir,
-        &ConformanceRun::rank_concurrent,
-        &ConformanceRun::destroy,
-        &ConformanceRun::unload,
-    };
-    for (size_t check = 0; check < kCheckCount; ++check) {
-      (this->*kSteps[check])();
-      if (on_check) on_check(report_.checks[check]);
-    }
-    return std::move(report_);
-  }
-
- private:
-  void pass(Check check) {
-    report_.checks[check].passed = true;
-    report_.checks[check].detail.clear();
-  }
-  void fail(Check check, const std::string& fault) {
-    report_.checks[check].passed = false;
-    report_.checks[check].detail = file_name_ + ": " + fault + ".";
-  }
-  void skip(Check check, const std::string& reason) {
-    report_.checks[check].passed = false;
-    report_.checks[check].detail = "skipped: " + reason + ".";
-  }
-  void verdict(Check check, const std::string& fault) {
-    if (fault.empty()) {
-      pass(check);
-    } else {
-      fail(check, fault);
-    }
-  }
-
-  // Whether create and rank may be called, else why not (as a skip reason).
-  std::string cannot_call() const {
-    if (handle_ == nullptr) return "the library did not load";
-    if (entry_ == nullptr) return std::string(LDS_ENTRY_POINT_NAME) + " is not exported";
-    if (!have_descriptor_) return "there is no descriptor for ABI 1.0";
-    if (!descriptor_usable_) return "the descriptor is unusable (see descriptor_fields)";
-    return "";
-  }
-  std::string cannot_rank() const {
-    std::string reason = cannot_call();
-    if (reason.empty() && !created_) reason = "create without options failed";
-    return reason;
-  }
-
-  void load() {
-    if (std::string problem = abi_rules::truncated_elf_problem(path_); !problem.empty()) {
-      fail(kLoads, "does not load as a shared object: " + problem);
-      return;
-    }
-    dlerror();
-    handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle_ == nullptr) {
-      const char* why = dlerror();
-      fail(kLoads,
-           std::string("does not load as a shared object: ") + (why ? why : "unknown error"));
-      return;
-    }
-    pass(kLoads);
-  }
-
-  void find_entry_point() {
-    if (handle_ == nullptr) return skip(kExportsEntryPoint, "the library did not load");
-    dlerror();
-    void* symbol = dlsym(handle_, LDS_ENTRY_POINT_NAME);
-    if (symbol == nullptr) {
-      return fail(kExportsEntryPoint,
-                  std::string("does not export ") + LDS_ENTRY_POINT_NAME +
-                      " (declare it with LDS_EXPORT and build with lds_add_strategy_plugin)");
-    }
-    entry_ = reinterpret_cast<lds_strategy_get_fn>(symbol);
-    pass(kExportsEntryPoint);
-  }
-
-  void handshake() {
-    if (entry_ == nullptr) {
-      return skip(kVersionHandshake,
-                  handle_ == nullptr ? "the library did not load" : "the entry point is missing");
-    }
-    const lds_strategy* current = nullptr;
-    const lds_strategy* next_major = nullptr;
-    try {
-      current = entry_(LDS_ABI_MAJOR, LDS_ABI_MINOR);
-      next_major = entry_(LDS_ABI_MAJOR + 1, 0);
-    } catch (...) {
-      return fail(kVersionHandshake, "lds_strategy_get let a C++ exception escape");
-    }
-    if (current != nullptr) {
-      // Read only what the plugin declares; fields it does not have stay zero.
-      const size_t size = std::min<size_t>(current->struct_size, sizeof descriptor_);
-      std::memcpy(&descriptor_, current, size);
-      have_descriptor_ = true;
-    }
-    std::string fault;
-    if (current == nullptr) {
-      fault = "lds_strategy_get(" + std::to_string(LDS_ABI_MAJOR) + ", " +
-              std::to_string(LDS_ABI_MINOR) + ") returned NULL for a host of its own ABI";
-    } else if (next_major != nullptr) {
-      fault = "lds_strategy_get(" + std::to_string(LDS_ABI_MAJOR + 1) +
-              ", 0) returned a descriptor; a plugin must return NULL for a host of another major";
-    }
-    verdict(kVersionHandshake, fault);
-  }
-
-  void check_descriptor() {
-    if (!have_descriptor_) {
-      return skip(kDescriptorFields, cannot_call());
-    }
-    const lds_strategy& d = descriptor_;
-    std::vector<std::string> faults = abi_rules::descriptor_faults(d);
-    if (d.name != nullptr && !abi_rules::valid_strategy_name(d.name)) {
-      for (std::string& f : faults) {
-        if (f == "name does not match [a-z0-9_]+")
-          f = "name " + quote(d.name) + " does not match [a-z0-9_]+";
-      }
-    }
-    descriptor_usable_ = abi_rules::descriptor_callable(d);
-    std::string fault;
-    for (const std::string& f : faults) fault += (fault.empty() ? "descriptor " : "; ") + f;
-    verdict(kDescriptorFields, fault);
-  }
-
-  void check_name_matches_file() {
-    if (!have_descriptor_) return skip(kNameMatchesFile, "there is no descriptor for ABI 1.0");
-    if (descriptor_.name == nullptr) return skip(kNameMatchesFile, "the descriptor has no name");
-    const std::string name = descriptor_.name;
-    constexpr std::string_view kPrefix = "liblds_";
-    constexpr std::string_view kSuffix = ".so";
-    const std::string_view file = file_name_;
-    if (file.size() <= kPrefix.size() + kSuffix.size() || !file.starts_with(kPrefix) ||
-        !file.ends_with(kSuffix)) {
-      return fail(kNameMatchesFile, "the file name is not liblds_<name>.so");
-    }
-    const std::string_view stem =
-        file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size());
-    if (stem != name) {
-      return fail(kNameMatchesFile, "the descriptor names the strategy " + quote(name) +
-                                        " but the file is liblds_" + std::string(stem) + ".so");
-    }
-    pass(kNameMatchesFile);
-  }
-
-  // Calls create; an exception escaping the plugin becomes LDS_ERR_INTERNAL plus a fault.
-  int32_t call_create(const lds_config_entry* config, uint32_t config_count, void** instance,
-                      ErrorBuffer& error, std::string& fault) {
-    try {
-      return descriptor_.create(&host_api_, config, config_count, instance, error.data(),
-                                error.cap());
-    } catch (...) {
-      fault = "create let a C++ exception escape across the C ABI";
-      return LDS_ERR_INTERNAL;
-    }
-  }
-
-  void create_without_options() {
-    if (const std::string reason = cannot_call(); !reason.empty()) {
-      return skip(kCreateWithoutOptions, reason);
-    }
-    ErrorBuffer error(kErrorCap);
-    void* instance = nullptr;
-    std::string fault;
-    const int32_t status = call_create(nullptr, 0, &instance, error, fault);
-    if (!fault.empty()) return fail(kCreateWithoutOptions, fault);
-    if (status != LDS_OK) {
-      return fail(kCreateWithoutOptions, "create without options returned status " +
-                                             std::to_string(status) + " with error " +
-                                             quote(error.text()));
-    }
-    instance_ = instance;
-    created_ = true;
-    verdict(kCreateWithoutOptions,
-            error.fault(false).empty() ? "" : "create without options " + error.fault(false));
-  }
-
-  // create with one unknown key and an error buffer of `cap` bytes: the fault, or "".
-  std::string create_with_unknown_key(uint32_t cap, bool require_key_in_message) {
-    const lds_config_entry entry{kUnknownKey, "1"};
-    ErrorBuffer error(cap);
-    void* const sentinel = &log_;  // any recognisable non-NULL value
-    void* instance = sentinel;
-    std::string fault;
-    const int32_t status = call_create(&entry, 1, &instance, error, fault);
-    if (!fault.empty()) return fault;
-    if (status == LDS_OK) {
-      try {
-        descriptor_.destroy(instance);
-      } catch (...) {
-      }
-      return std::string("create accepted the unknown key ") + kUnknownKey +
-             "; unknown keys must fail with LDS_ERR_INVALID_ARGUMENT";
-    }
-    const std::string cap_text = " with error_cap " + std::to_string(cap);
-    if (status != LDS_ERR_INVALID_ARGUMENT) {
-      return std::string("create with the unknown key ") + kUnknownKey + " returned status " +
-             std::to_string(status) + ", not LDS_ERR_INVALID_ARGUMENT (1)" +
-             (require_key_in_message ? "" : cap_text);
-    }
-    if (const std::string buffer_fault = error.fault(true); !buffer_fault.empty()) {
-      return "create with an unknown key " + buffer_fault;
-    }
-    if (instance != sentinel) return "create failed but still wrote *instance";
-    if (require_key_in_message && error.text().find(kUnknownKey) == std::string::npos) {
-      return "create's error " + quote(error.text()) + " does not name the unknown key " +
-             kUnknownKey;
-    }
-    return "";
-  }
-
-  void create_rejects_unknown_key() {
-    if (const std::string reason = cannot_call(); !reason.empty()) {
-      return skip(kCreateRejectsUnknownKey, reason);
-    }
-    verdict(kCreateRejectsUnknownKey, create_with_unknown_key(kErrorCap, true));
-  }
-
-  void create_error_truncation() {
-    if (const std::string reason = cannot_call(); !reason.empty()) {
-      return skip(kCreateErrorTruncation, reason);
-    }
-    std::string fault;
-    for (const uint32_t cap : kTinyErrorCaps) {
-      if (fault.empty()) fault = create_with_unknown_key(cap, false);
-    }
-    verdict(kCreateErrorTruncation, fault);
-  }
-
-  void rank_empty() {
-    if (const std::string reason = cannot_rank(); !reason.empty()) {
-      return skip(kRankEmptyNoEligibleDir, reason);
-    }
-    const CandidateSet empty = empty_set();
-    const RankCall outcome = call_rank(descriptor_, instance_, empty, DirLayout::kPlain);
-    std::string fault = outcome.fault.empty() ? "" : outcome.fault + " on an empty candidate list";
-    if (fault.empty() && outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
-      fault = "rank with no candidates returned " + describe(outcome) +
-              ", not LDS_ERR_NO_ELIGIBLE_DIR (2)";
-    }
-    if (fault.empty() && outcome.error.empty()) {
-      fault = "rank with no candidates returned LDS_ERR_NO_ELIGIBLE_DIR without a message";
-    }
-    verdict(kRankEmptyNoEligibleDir, fault);
-  }
-
-  void rank_error_truncation() {
-    if (const std::string reason = cannot_rank(); !reason.empty()) {
-      return skip(kRankErrorTruncation, reason);
-    }
-    const CandidateSet empty = empty_set();
-    std::string fault;
-    for (const uint32_t cap : kTinyErrorCaps) {
-      if (!fault.empty()) break;
-      const RankCall outcome = call_rank(descriptor_, instance_, empty, DirLayout::kPlain, cap);
-      if (!outcome.fault.empty()) {
-        fault = outcome.fault + " on an empty candidate list";
-      } else if (outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
-        fault = "rank with no candidates and error_cap " + std::to_string(cap) + " returned " +
-                describe(outcome);
-      }
-    }
-    verdict(kRankErrorTruncation, fault);
-  }
-
-  void rank_valid_orders() {
-    if (const std::string reason = cannot_rank(); !reason.empty()) {
-      return skip(kRankValidOrders, reason);
-    }
-    battery_ = make_battery();
-    std::string fault;
-    for (const CandidateSet& set : battery_) {
-      RankCall outcome = call_rank(descriptor_, instance_, set, DirLayout::kPlain);
-      if (fault.empty() && !outcome.fault.empty()) fault = outcome.fault + " on " + set.label;
-      reference_.push_back(std::move(outcome));
-    }
-    // Later checks compare against these answers; a set whose answer broke the contract is left
-    // out of the comparisons, so one bad answer does not hide every other finding.
-    have_reference_ = std::any_of(reference_.begin(), reference_.end(),
-                                  [](const RankCall& outcome) { return outcome.fault.empty(); });
-    verdict(kRankValidOrders, fault);
-  }
-
-  // Skip reason for checks that compare against the battery's answers.
-  std::string cannot_compare() const {
-    std::string reason = cannot_rank();
-    if (reason.empty() && !have_reference_) reason = "rank_valid_orders found no valid answer";
-    return reason;
-  }
-
-  void rank_reserved_flags_ignored() {
-    if (const std::string reason = cannot_compare(); !reason.empty()) {
-      return skip(kRankReservedFlagsIgnored, reason);
-    }
-    std::string fault;
-    for (size_t n = 0; n < battery_.size() && fault.empty(); ++n) {
-      if (!reference_[n].fault.empty()) continue;
-      CandidateSet flagged = battery_[n];
-      for (lds_dir& dir : flagged.dirs) dir.flags |= kReservedFlagBits;
-      const RankCall outcome = call_rank(descriptor_, instance_, flagged, DirLayout::kPlain);
-      if (!outcome.fault.empty()) {
-        fault = outcome.fault + " on " + flagged.label + " with reserved flag bits set";
-      } else if (!outcome.same_answer(reference_[n])) {
-        fault = "setting the reserved lds_dir flag bits changed the answer on " + flagged.label +
-                " from " + describe(reference_[n]) + " to " + describe(outcome);
-      }
-    }
-    verdict(kRankReservedFlagsIgnored, fault);
-  }
-
-  void rank_larger_host_dir() {
-    if (const std::string reason = cannot_compare(); !reason.empty()) {
-      return skip(kRankLargerHostDir, reason);
-    }
-    std::string fault;
-    for (size_t n = 0; n < battery_.size() && fault.empty(); ++n) {
-      if (!reference_[n].fault.empty()) continue;
-      const RankCall outcome = call_rank(descriptor_, instance_, battery_[n], DirLayout::kWide);
-      if (!outcome.fault.empty()) {
-        fault = outcome.fault + " on " + battery_[n].label + " with dir_stride " +
-                std::to_string(sizeof(WideDir));
-      } else if (!outcome.same_answer(reference_[n])) {
-        fault = "with dir_stride " + std::to_string(sizeof(WideDir)) + " instead of " +
-                std::to_string(sizeof(lds_dir)) + " the answer on " + battery_[n].label +
-                " changed from " + describe(reference_[n]) + " to " + describe(outcome) +
-                " (read entries with LDS_DIR_AT)";
-      }
-    }
-    verdict(kRankLargerHostDir, fault);
-  }
-
-  void rank_concurrent() {
-    if (const std::string reason = cannot_compare(); !reason.empty()) {
-      return skip(kRankConcurrent, reason);
-    }
-    std::vector<std::string> faults(kConcurrentThreads);
-    std::latch start(kConcurrentThreads);
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < kConcurrentThreads; ++t) {
-      threads.emplace_back([this, t, &faults, &start] {
-        start.arrive_and_wait();
-        for (unsigned round = 0; round < kConcurrentRounds && faults[t].empty(); ++round) {
-          for (size_t k = 0; k < battery_.size() && faults[t].empty(); ++k) {
-            // Each thread walks the battery from a different place, so calls overlap on
-            // different candidate sets as well as on the same ones.
-            const size_t n = (k + t * battery_.size() / kConcurrentThreads) % battery_.size();
-            if (!reference_[n].fault.empty()) continue;
-            const RankCall outcome =
-                call_rank(descriptor_, instance_, battery_[n], DirLayout::kPlain);
-            const std::string at_once =
-                " with " + std::to_string(kConcurrentThreads) + " threads ranking at once";
-            if (!outcome.fault.empty()) {
-              faults[t] = outcome.fault + " on " + battery_[n].label + at_once;
-            } else if (!outcome.same_answer(reference_[n])) {
-              faults[t] = "rank answered " + describe(outcome) + " on " + battery_[n].label +
-                          at_once + ", where one thread alone got " + describe(reference_[n]);
-            }
-          }
-        }
-      });
-    }
-    for (std::thread& thread : threads) thread.join();
-    std::string fault;
-    for (const std::string& f : faults) {
-      if (fault.empty()) fault = f;
-    }
-    verdict(kRankConcurrent, fault);
-  }
-
-  void destroy() {
-    if (const std::string reason = cannot_call(); !reason.empty()) return skip(kDestroy, reason);
-    try {
-      if (created_) descriptor_.destroy(instance_);
-      created_ = false;
-      descriptor_.destroy(nullptr);
-    } catch (...) {
-      return fail(kDestroy, "destroy let a C++ exception escape across the C ABI");
-    }
-    pass(kDestroy);
-  }
-
-  void unload() {
-    if (handle_ == nullptr) return skip(kUnloads, "the library did not load");
-    void* handle = std::exchange(handle_, nullptr);
-    dlerror();
-    if (dlclose(handle) != 0) {
-      const char* why = dlerror();
-      return fail(kUnloads, std::string("dlclose failed: ") + (why ? why : "unknown error"));
-    }
-    if (void* again = dlopen(path_.c_str(), RTLD_NOW | RTLD_NOLOAD); again != nullptr) {
-      dlclose(again);
-      return fail(kUnloads,
-                  "stays mapped after dlclose, so a rebuilt plugin could not replace it (a "
-                  "STB_GNU_UNIQUE symbol or a thread_local with a destructor pins it; build with "
-                  "-fno-gnu-unique)");
-    }
-    pass(kUnloads);
-  }
-
-  static CandidateSet empty_set() {
-    CandidateSet set;
-    set.label = "an empty candidate list";
-    set.topic = "conformance.empty";
-    set.request.struct_size = sizeof(lds_request);
-    return set;
-  }
-
-  std::string path_;
-  std::string file_name_;
-  ConformanceReport report_;
-  HostLog log_;
-  lds_host_api host_api_{};
-  void* handle_ = nullptr;
-  lds_strategy_get_fn entry_ = nullptr;
-  lds_strategy descriptor_{};
-  bool have_descriptor_ = false;
-  bool descriptor_usable_ = false;
-  void* instance_ = nullptr;
-  bool created_ = false;
-  std::vector<CandidateSet> battery_;
-  std::vector<RankCall> reference_;
-  bool have_reference_ = false;
-};
-
 }  // namespace
 
-bool ConformanceReport::all_passed() const {
-  return !checks.empty() && std::all_of(checks.begin(), checks.end(),
-                                        [](const ConformanceCheck& c) { return c.passed; });
+// dlopen gets an absolute path: a bare file name would make it search the library path instead.
+ConformanceRun::ConformanceRun(const fs::path& file)
+    : path_(absolute_path(file)), file_name_(file.filename().string()) {
+  report_.file = file.string();
+  for (const char* name : kCheckNames) report_.checks.push_back({name, false, "not run"});
+  host_api_.struct_size = sizeof(lds_host_api);
+  host_api_.context = &log_;
+  host_api_.log = &host_log;
+  host_api_.log_enabled = &host_log_enabled;
 }
 
-const ConformanceCheck* ConformanceReport::find(std::string_view name) const {
-  for (const ConformanceCheck& check : checks) {
-    if (check.name == name) return &check;
+ConformanceRun::~ConformanceRun() {
+  // Only reached with work left over when a check threw (for example out of memory).
+  if (created_ && descriptor_.destroy != nullptr) descriptor_.destroy(instance_);
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+ConformanceReport ConformanceRun::run(const ConformanceObserver& on_check) {
+  // One step per check, in the order of Check: step i decides check i and nothing else, so a
+  // check is final once its step returns.
+  using Step = void (ConformanceRun::*)();
+  static constexpr std::array<Step, kCheckCount> kSteps = {
+      &ConformanceRun::load,
+      &ConformanceRun::find_entry_point,
+      &ConformanceRun::handshake,
+      &ConformanceRun::check_descriptor,
+      &ConformanceRun::check_name_matches_file,
+      &ConformanceRun::create_without_options,
+      &ConformanceRun::create_rejects_unknown_key,
+      &ConformanceRun::create_error_truncation,
+      &ConformanceRun::rank_empty,
+      &ConformanceRun::rank_error_truncation,
+      &ConformanceRun::rank_valid_orders,
+      &ConformanceRun::rank_reserved_flags_ignored,
+      &ConformanceRun::rank_larger_host_dir,
+      &ConformanceRun::rank_concurrent,
+      &ConformanceRun::destroy,
+      &ConformanceRun::unload,
+  };
+  for (size_t check = 0; check < kCheckCount; ++check) {
+    (this->*kSteps[check])();
+    if (on_check) on_check(report_.checks[check]);
   }
-  return nullptr;
+  return std::move(report_);
 }
 
-const std::vector<std::string>& conformance_check_names() {
-  static const std::vector<std::string> kNames(kCheckNames.begin(), kCheckNames.end());
-  return kNames;
+void ConformanceRun::pass(Check check) {
+  report_.checks[check].passed = true;
+  report_.checks[check].detail.clear();
 }
+
+void ConformanceRun::fail(Check check, const std::string& fault) {
+  report_.checks[check].passed = false;
+  report_.checks[check].detail = file_name_ + ": " + fault + ".";
+}
+
+void ConformanceRun::skip(Check check, const std::string& reason) {
+  report_.checks[check].passed = false;
+  report_.checks[check].detail = "skipped: " + reason + ".";
+}
+
+void ConformanceRun::verdict(Check check, const std::string& fault) {
+  if (fault.empty()) {
+    pass(check);
+  } else {
+    fail(check, fault);
+  }
+}
+
+std::string ConformanceRun::cannot_call() const {
+  if (handle_ == nullptr) return "the library did not load";
+  if (entry_ == nullptr) return std::string(LDS_ENTRY_POINT_NAME) + " is not exported";
+  if (!have_descriptor_) return "there is no descriptor for ABI 1.0";
+  if (!descriptor_usable_) return "the descriptor is unusable (see descriptor_fields)";
+  return "";
+}
+
+std::string ConformanceRun::cannot_rank() const {
+  std::string reason = cannot_call();
+  if (reason.empty() && !created_) reason = "create without options failed";
+  return reason;
+}
+
+std::string ConformanceRun::cannot_compare() const {
+  std::string reason = cannot_rank();
+  if (reason.empty() && !have_reference_) reason = "rank_valid_orders found no valid answer";
+  return reason;
+}
+
+}  // namespace conformance_detail
 
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file) {
-  return ConformanceRun(plugin_file).run(nullptr);
+  return conformance_detail::ConformanceRun(plugin_file).run(nullptr);
 }
 
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
                                   const ConformanceObserver& on_check) {
-  return ConformanceRun(plugin_file).run(on_check);
-}
-
-std::string format_report(const ConformanceReport& report) {
-  const auto passed =
-      static_cast<size_t>(std::count_if(report.checks.begin(), report.checks.end(),
-                                        [](const ConformanceCheck& c) { return c.passed; }));
-  std::ostringstream out;
-  out << "Conformance of " << report.file << ": " << passed << " of " << report.checks.size()
-      << " checks passed\n";
-  for (const ConformanceCheck& check : report.checks) {
-    out << (check.passed ? "PASS  " : "FAIL  ") << check.name;
-    if (!check.passed && !check.detail.empty()) out << ": " << check.detail;
-    out << '\n';
-  }
-  out << "Result: " << (report.all_passed() ? "PASS" : "FAIL") << '\n';
-  return out.str();
+  return conformance_detail::ConformanceRun(plugin_file).run(on_check);
 }
 
 }  // namespace lds

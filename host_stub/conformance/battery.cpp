@@ -1,0 +1,134 @@
+// battery.cpp: the battery's generator, and the candidate sets it makes.
+#include "conformance/battery.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "core/splitmix.h"
+
+namespace lds::conformance_detail {
+namespace {
+
+constexpr uint64_t kBatterySeed = 0x6c64732d636f6e66ull;
+constexpr size_t kBatterySize = 96;
+
+// The battery's generator: core/splitmix.h's sequence, identical on every platform, with the two
+// draws the battery needs.
+class BatteryRandom {
+ public:
+  explicit BatteryRandom(uint64_t seed) : sequence_(seed) {}
+  uint64_t next() { return sequence_.next(); }
+  uint64_t below(uint64_t bound) { return bound == 0 ? 0 : next() % bound; }
+  bool chance(unsigned percent) { return below(100) < percent; }
+
+ private:
+  SplitMix64 sequence_;
+};
+
+}  // namespace
+
+std::vector<CandidateSet> make_battery() {
+  BatteryRandom rng(kBatterySeed);
+  std::vector<uint32_t> counts = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 12,
+                                  15, 16, 17, 24, 31, 32, 33, 47, 48, 63, 64};
+  while (counts.size() < kBatterySize) counts.push_back(static_cast<uint32_t>(1 + rng.below(64)));
+
+  constexpr uint64_t kGiB = 1ull << 30;
+  std::vector<CandidateSet> battery;
+  battery.reserve(counts.size());
+  for (size_t n = 0; n < counts.size(); ++n) {
+    const uint32_t count = counts[n];
+    const size_t flag_profile = n % 6;        // none, some/all cordoned, some/all unknown, mixed
+    const size_t size_profile = (n / 6) % 4;  // random, all equal, extreme, tiny disks
+    CandidateSet set;
+    set.label = "candidate set " + std::to_string(n) + " (" + std::to_string(count) +
+                (count == 1 ? " directory)" : " directories)");
+    set.topic = "conformance.topic-" + std::to_string(n);
+    const uint64_t equal_total = (1 + rng.below(4096)) * kGiB;
+    const uint32_t equal_count = static_cast<uint32_t>(rng.below(500));
+    for (uint32_t i = 0; i < count; ++i) {
+      set.paths.push_back("/conformance/set" + std::to_string(n) + "/dir" + std::to_string(i));
+      lds_dir dir{};
+      dir.struct_size = sizeof(lds_dir);
+      switch (flag_profile) {
+        case 1:
+          dir.flags = rng.chance(30) ? LDS_DIR_CORDONED : 0;
+          break;
+        case 2:
+          dir.flags = LDS_DIR_CORDONED;
+          break;
+        case 3:
+          dir.flags = rng.chance(25) ? LDS_DIR_SPACE_UNKNOWN : 0;
+          break;
+        case 4:
+          dir.flags = LDS_DIR_SPACE_UNKNOWN;
+          break;
+        case 5:
+          dir.flags = (rng.chance(30) ? LDS_DIR_CORDONED : 0) |
+                      (rng.chance(25) ? LDS_DIR_SPACE_UNKNOWN : 0);
+          break;
+        default:
+          dir.flags = 0;
+          break;
+      }
+      switch (size_profile) {
+        case 1:
+          dir.total_bytes = equal_total;
+          dir.usable_bytes = equal_total / 2;
+          dir.partition_count = equal_count;
+          break;
+        case 2:
+          dir.total_bytes = rng.chance(50) ? UINT64_MAX : (rng.chance(50) ? 0 : rng.next());
+          dir.usable_bytes = rng.chance(50) ? dir.total_bytes : rng.below(dir.total_bytes);
+          dir.reserved_bytes = rng.chance(50) ? UINT64_MAX / 2 : rng.next();
+          dir.partition_count = rng.chance(50) ? UINT32_MAX : static_cast<uint32_t>(rng.next());
+          break;
+        case 3:
+          dir.total_bytes = 1 + rng.below(64ull << 20);
+          dir.usable_bytes = rng.below(dir.total_bytes + 1);
+          dir.reserved_bytes = rng.below(dir.total_bytes * 2);
+          dir.partition_count = static_cast<uint32_t>(rng.below(8));
+          break;
+        default:
+          dir.total_bytes = (1 + rng.below(uint64_t{16} * 1024)) * kGiB;
+          dir.usable_bytes = rng.below(dir.total_bytes + 1);
+          dir.reserved_bytes = rng.chance(50) ? 0 : rng.below(dir.total_bytes / 4 + 1);
+          dir.partition_count = static_cast<uint32_t>(rng.below(5000));
+          break;
+      }
+      if ((dir.flags & LDS_DIR_SPACE_UNKNOWN) != 0) dir.total_bytes = dir.usable_bytes = 0;
+      dir.topic_partition_count =
+          static_cast<uint32_t>(rng.below(static_cast<uint64_t>(dir.partition_count) + 1));
+      set.dirs.push_back(dir);
+    }
+    set.request.struct_size = sizeof(lds_request);
+    set.request.partition = static_cast<int32_t>(rng.below(100000));
+    switch (n % 4) {
+      case 0:
+        set.request.expected_bytes = 0;
+        break;
+      case 1:
+        set.request.expected_bytes = rng.below(1024 * kGiB);
+        break;
+      case 2:
+        set.request.expected_bytes = rng.below(16ull << 20);
+        break;
+      default:
+        set.request.expected_bytes = size_profile == 2 ? (1ull << 62) : rng.below(kGiB);
+        break;
+    }
+    battery.push_back(std::move(set));
+  }
+  return battery;
+}
+
+CandidateSet empty_candidate_set() {
+  CandidateSet set;
+  set.label = "an empty candidate list";
+  set.topic = "conformance.empty";
+  set.request.struct_size = sizeof(lds_request);
+  return set;
+}
+
+}  // namespace lds::conformance_detail

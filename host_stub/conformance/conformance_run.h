@@ -1,0 +1,84 @@
+// conformance_run.h: ConformanceRun, one plugin file taken through every check in order; its steps
+// are defined in conformance.cpp (the sequence), lifecycle_checks.cpp and rank_checks.cpp.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "conformance/battery.h"
+#include "conformance/check_list.h"
+#include "conformance/conformance.h"
+#include "conformance/host_log.h"
+#include "conformance/plugin_text.h"
+#include "conformance/rank_call.h"
+#include <lds/logdir_strategy.h>
+
+namespace lds::conformance_detail {
+
+class ConformanceRun {
+ public:
+  explicit ConformanceRun(const std::filesystem::path& file);
+  ~ConformanceRun();
+  ConformanceRun(const ConformanceRun&) = delete;
+  ConformanceRun& operator=(const ConformanceRun&) = delete;
+
+  ConformanceReport run(const ConformanceObserver& on_check);
+
+ private:
+  // Recording a check's outcome (conformance.cpp).
+  void pass(Check check);
+  void fail(Check check, const std::string& fault);
+  void skip(Check check, const std::string& reason);
+  void verdict(Check check, const std::string& fault);
+
+  // Whether create and rank may be called, else why not (as a skip reason).
+  std::string cannot_call() const;
+  std::string cannot_rank() const;
+  // Skip reason for checks that compare against the battery's answers.
+  std::string cannot_compare() const;
+
+  // Loading, the descriptor, create, destroy and unloading (lifecycle_checks.cpp).
+  void load();
+  void find_entry_point();
+  void handshake();
+  void check_descriptor();
+  void check_name_matches_file();
+  // Calls create; an exception escaping the plugin becomes LDS_ERR_INTERNAL plus a fault.
+  int32_t call_create(const lds_config_entry* config, uint32_t config_count, void** instance,
+                      ErrorBuffer& error, std::string& fault);
+  void create_without_options();
+  // create with one unknown key and an error buffer of `cap` bytes: the fault, or "".
+  std::string create_with_unknown_key(uint32_t cap, bool require_key_in_message);
+  void create_rejects_unknown_key();
+  void create_error_truncation();
+  void destroy();
+  void unload();
+
+  // The rank checks (rank_checks.cpp).
+  void rank_empty();
+  void rank_error_truncation();
+  void rank_valid_orders();
+  void rank_reserved_flags_ignored();
+  void rank_larger_host_dir();
+  void rank_concurrent();
+
+  std::string path_;
+  std::string file_name_;
+  ConformanceReport report_;
+  HostLog log_;
+  lds_host_api host_api_{};
+  void* handle_ = nullptr;
+  lds_strategy_get_fn entry_ = nullptr;
+  lds_strategy descriptor_{};
+  bool have_descriptor_ = false;
+  bool descriptor_usable_ = false;
+  void* instance_ = nullptr;
+  bool created_ = false;
+  std::vector<CandidateSet> battery_;
+  std::vector<RankCall> reference_;
+  bool have_reference_ = false;
+};
+
+}  // namespace lds::conformance_detail
