@@ -105,6 +105,10 @@ void send_line(int fd, std::string_view text) {
   // A crashing plugin is an expected outcome here, not something to keep a core file of.
   const rlimit no_core{0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
+  // A plugin's crash must end this child by its signal, so the parent can name it. Handlers
+  // inherited from the checker's process (a sanitizer's, which would report and exit(1)) would
+  // turn "killed by signal 11" into an ordinary exit.
+  for (const int fatal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::signal(fatal, SIG_DFL);
   try {
     run_conformance(file, [report_fd](const ConformanceCheck& check) {
       std::string line = std::string(kCheckPrefix) + check.name;
