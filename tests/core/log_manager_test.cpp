@@ -259,6 +259,33 @@ TEST_F(LogManagerTest, StartupScanRebuildsPartitionsAndSizes) {
   EXPECT_EQ(m->append("t", 1, 5), 12350u);
 }
 
+// kill -9 in the middle of an atomic write (core/durable_file) leaves its hidden temp file: one
+// beside meta.properties, and one inside a move's future directory whose completion marker was
+// never renamed into place. Startup ignores the first and discards the unmarked future with its
+// temp file; every directory stays online and the partition exists once, in its source.
+TEST_F(LogManagerTest, TempFilesOfAnInterruptedAtomicWriteAreHarmlessAtStartup) {
+  use("partition");
+  {
+    auto m = make();
+    EXPECT_EQ(place(*m, "t", 3), (std::vector<int>{1, 2, 3}));
+    m->append("t", 0, 4096);
+  }
+  std::ofstream(dirs_[0] / ".meta.properties.Ab12Cd") << "version=1\nbroker.id=";
+  const fs::path future = dirs_[1] / layout::future_dir("t", 0, layout::random_hex_id());
+  fs::create_directories(future);
+  fs::copy_file(dirs_[0] / "t-0" / layout::segment_file(0), future / layout::segment_file(0));
+  std::ofstream(future / ("." + std::string(layout::kMoveCompleteMarker) + ".Xy12Zq")) << "";
+  auto m = make();
+  EXPECT_EQ(m->partition_count(), 3u);
+  auto d = by_dir(*m);
+  for (const auto& [name, dir] : d) EXPECT_EQ(dir.error, ErrorCode::kNone) << name;
+  ASSERT_EQ(d["d1"].partitions.size(), 1u);
+  EXPECT_EQ(d["d1"].partitions[0].partition, "t-0");
+  EXPECT_EQ(d["d1"].partitions[0].size, 4096u);
+  EXPECT_FALSE(fs::exists(future)) << "an unmarked future copy was kept";
+  EXPECT_EQ(m->append("t", 0, 4), 4100u);
+}
+
 TEST_F(LogManagerTest, WritesMetaPropertiesAndRefusesAnotherBrokersDir) {
   use("partition");
   make(7);
