@@ -7,9 +7,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +24,24 @@
 namespace lds::test {
 
 namespace fs = std::filesystem;
+
+// The private plugin copies this process has mapped (each file once, however many segments).
+// With `only_existing`, only those whose file still exists: the loader unlinks its copy as soon as
+// it is mapped, so the kernel marks every such mapping "(deleted)". Read from this process's own
+// maps, not from the temp folder, which tests running beside this one also use.
+inline int private_copies_in_maps(bool only_existing) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  std::set<std::string> files;
+  while (std::getline(maps, line)) {
+    const auto at = line.find("lds-plugin-");
+    if (at == std::string::npos || (only_existing && line.ends_with("(deleted)"))) continue;
+    files.insert(line.substr(line.rfind('/', at)));
+  }
+  return static_cast<int>(files.size());
+}
+inline int mapped_private_copies() { return private_copies_in_maps(false); }
+inline int leftover_private_copies() { return private_copies_in_maps(true); }
 
 // Disks whose size the test sets; unknown paths read as "space unknown".
 class FakeDiskProbe final : public DiskProbe {

@@ -22,25 +22,6 @@ namespace {
 using test::FakeDiskProbe;
 using test::TempDir;
 
-int mapped_private_copies() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  std::set<std::string> files;
-  while (std::getline(maps, line)) {
-    auto at = line.find("lds-plugin-");
-    if (at != std::string::npos) files.insert(line.substr(line.rfind('/', at)));
-  }
-  return static_cast<int>(files.size());
-}
-
-int leftover_private_copies() {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator(fs::temp_directory_path())) {
-    if (e.path().filename().string().rfind("lds-plugin-", 0) == 0) ++n;
-  }
-  return n;
-}
-
 // A broker on three temp dirs whose plugin.dir is a private folder the test can rewrite.
 class HotSwapTest : public ::testing::Test {
  protected:
@@ -165,8 +146,8 @@ TEST_F(HotSwapTest, TwoThousandSwapsUnderLoadLoseNoPlacementAndLeaveNothingBehin
   for (int i = 0; i < 100; ++i) {
     EXPECT_EQ(broker_->logs().choose("after", i).generation, last);
   }
-  EXPECT_EQ(mapped_private_copies(), 1) << "only the active strategy stays mapped";
-  EXPECT_EQ(leftover_private_copies(), 0);
+  EXPECT_EQ(test::mapped_private_copies(), 1) << "only the active strategy stays mapped";
+  EXPECT_EQ(test::leftover_private_copies(), 0);
 }
 
 TEST_F(HotSwapTest, APluginRebuiltAtTheSamePathIsLoadedAfresh) {
@@ -211,18 +192,18 @@ TEST_F(HotSwapTest, FailedSwapsLeaveThePreviousStrategyServing) {
   EXPECT_EQ(after.swaps, before.swaps);
   EXPECT_EQ(broker_->config().strategy, "size");
   EXPECT_EQ(broker_->logs().choose("t", 0).strategy, "size");
-  EXPECT_EQ(mapped_private_copies(), 1);
-  EXPECT_EQ(leftover_private_copies(), 0);
+  EXPECT_EQ(test::mapped_private_copies(), 1);
+  EXPECT_EQ(test::leftover_private_copies(), 0);
 }
 
 TEST_F(HotSwapTest, NeverUnloadKeepsReplacedLibrariesMapped) {
   std::ofstream(config_, std::ios::app) << "plugin.never.unload = true\n";
   broker_ = std::make_unique<Broker>(config_, probe_);
   broker_->start();
-  const int before = mapped_private_copies();
+  const int before = test::mapped_private_copies();
   set_strategy("size");
   set_strategy("cordon");
-  EXPECT_EQ(mapped_private_copies(), before + 2);
+  EXPECT_EQ(test::mapped_private_copies(), before + 2);
   EXPECT_EQ(broker_->logs().choose("t", 0).strategy, "cordon");
 }
 
@@ -231,7 +212,8 @@ TEST_F(HotSwapTest, NeverUnloadKeepsReplacedLibrariesMapped) {
 TEST(HotSwap, SwapCyclesLeaveNothingBehind) {
   const char* env = std::getenv("LDS_SWAP_CYCLES");
   const int cycles = env ? std::atoi(env) : 100;
-  const int mapped_before = mapped_private_copies();  // plugin.never.unload tests retain theirs
+  const int mapped_before =
+      test::mapped_private_copies();  // plugin.never.unload tests retain theirs
   StrategySlot slot;
   lds_dir dirs[3] = {{sizeof(lds_dir), 0, "/a", 100, 50, 0, 2, 0},
                      {sizeof(lds_dir), 0, "/b", 100, 80, 0, 1, 0},
@@ -244,8 +226,8 @@ TEST(HotSwap, SwapCyclesLeaveNothingBehind) {
     ASSERT_EQ(slot.rank(request, dirs, order).status, LDS_OK);
   }
   slot.publish(nullptr);
-  EXPECT_EQ(mapped_private_copies(), mapped_before);
-  EXPECT_EQ(leftover_private_copies(), 0);
+  EXPECT_EQ(test::mapped_private_copies(), mapped_before);
+  EXPECT_EQ(test::leftover_private_copies(), 0);
 }
 
 }  // namespace

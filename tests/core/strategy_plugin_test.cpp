@@ -35,25 +35,6 @@ std::string load_error(const fs::path& dir, const std::string& name,
   return "loaded";
 }
 
-// Lines of /proc/self/maps that map a private plugin copy.
-int mapped_private_copies() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  int n = 0;
-  while (std::getline(maps, line)) {
-    if (line.find("lds-plugin-") != std::string::npos) ++n;
-  }
-  return n;
-}
-
-int leftover_private_copies() {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator(fs::temp_directory_path())) {
-    if (e.path().filename().string().rfind("lds-plugin-", 0) == 0) ++n;
-  }
-  return n;
-}
-
 TEST(StrategyPlugin, RefusesAnInvalidNameBeforeOpeningAnyFile) {
   for (const char* bad : {"../partition", "/etc/passwd", "Size", "", "size.so", "a-b"}) {
     std::string error = load_error(plugin_dir(), bad);
@@ -115,15 +96,15 @@ TEST(StrategyPlugin, PassesThePluginsOwnOptionErrorThrough) {
 }
 
 TEST(StrategyPlugin, LoadsFromAPrivateCopyThatIsGoneWhenUnloaded) {
-  const int before = mapped_private_copies();
+  const int before = test::mapped_private_copies();
   {
     auto s = test::load_plugin("cordon");
     EXPECT_EQ(s->name(), "cordon");
     EXPECT_TRUE(s->honors_cordon());
-    EXPECT_GT(mapped_private_copies(), before);
-    EXPECT_EQ(leftover_private_copies(), 0) << "the copy is unlinked as soon as it is mapped";
+    EXPECT_GT(test::mapped_private_copies(), before);
+    EXPECT_EQ(test::leftover_private_copies(), 0) << "the copy is unlinked as soon as it is mapped";
   }
-  EXPECT_EQ(mapped_private_copies(), before);
+  EXPECT_EQ(test::mapped_private_copies(), before);
 }
 
 TEST(StrategyPlugin, TwoLoadsOfOneFileAreIndependentCopies) {
