@@ -30,6 +30,9 @@ namespace {
   std::_Exit(code);
 }
 
+// The status of a broker whose every log directory failed while it ran: Kafka's Exit.halt(1).
+constexpr int kExitAllLogDirsFailed = 1;
+
 int serve(const std::string& config_file) {
   // Signals are taken synchronously by this thread; every other thread inherits the mask.
   sigset_t signals;
@@ -40,6 +43,12 @@ int serve(const std::string& config_file) {
   auto log = logger("lds.server");
   try {
     Broker broker(config_file);
+    // Kafka halts (status 1) when its last log directory fails: nothing is left to serve, and
+    // staying up would hide the failure from whatever restarts brokers.
+    broker.logs().set_on_all_dirs_offline([log](const std::string& sentence) {
+      log->critical("{}", sentence);
+      leave_now(kExitAllLogDirsFailed);
+    });
     broker.start();
     AdminApi api(broker);
     const BrokerConfig config = broker.config();

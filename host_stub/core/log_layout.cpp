@@ -1,6 +1,7 @@
 // log_layout.cpp: Kafka's on-disk names, topic rule, ids and the verifiable payload pattern.
 #include "core/log_layout.h"
 
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <random>
@@ -108,17 +109,10 @@ std::string random_hex_id() {
   return id;
 }
 
-std::string random_directory_id() {
+std::string uuid_text(std::span<const unsigned char, 16> bytes) {
   static constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  unsigned char bytes[16];
-  for (int i = 0; i < 16; i += 8) {
-    uint64_t r = rng()();
-    for (int j = 0; j < 8; ++j) bytes[i + j] = static_cast<unsigned char>(r >> (8 * j));
-  }
-  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);  // version 4
-  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);  // IETF variant
   std::string out;
-  for (int i = 0; i < 16; i += 3) {
+  for (size_t i = 0; i < 16; i += 3) {
     uint32_t chunk = static_cast<uint32_t>(bytes[i]) << 16;
     if (i + 1 < 16) chunk |= static_cast<uint32_t>(bytes[i + 1]) << 8;
     if (i + 2 < 16) chunk |= bytes[i + 2];
@@ -128,6 +122,20 @@ std::string random_directory_id() {
     if (i + 2 < 16) out += kB64[chunk & 63];
   }
   return out;  // 22 characters, no padding
+}
+
+std::string random_directory_id() {
+  for (;;) {
+    std::array<unsigned char, 16> bytes{};
+    for (size_t i = 0; i < 16; i += 8) {
+      uint64_t r = rng()();
+      for (size_t j = 0; j < 8; ++j) bytes[i + j] = static_cast<unsigned char>(r >> (8 * j));
+    }
+    bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);  // version 4
+    bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);  // IETF variant
+    std::string id = uuid_text(bytes);
+    if (id.front() != '-') return id;
+  }
 }
 
 void fill_payload(std::string_view topic, int32_t partition, uint64_t offset, std::span<char> out) {

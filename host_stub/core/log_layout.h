@@ -10,6 +10,9 @@
 namespace lds::layout {
 
 inline constexpr std::string_view kMetaProperties = "meta.properties";
+// The file a running broker holds an exclusive flock on (core/dir_lock.h), as Kafka's LogManager
+// does. Like meta.properties it is a regular file, so parse_entry() classifies it kOther.
+inline constexpr std::string_view kLockFile = ".lock";
 // Written (and fsynced) inside a future directory when its copy is complete; see ReplicaMover.
 inline constexpr std::string_view kMoveCompleteMarker = "move.complete";
 inline constexpr std::string_view kSegmentSuffix = ".log";
@@ -38,8 +41,13 @@ Entry parse_entry(std::string_view name);
 // Parses a segment file name; returns false if `name` is not one.
 bool parse_segment_file(std::string_view name, uint64_t* base_offset);
 
-std::string random_hex_id();        // 32 hex digits, as Kafka's unique ids in dir names
-std::string random_directory_id();  // 22-character base64url Uuid, as Kafka's directory.id
+std::string random_hex_id();  // 32 hex digits, as Kafka's unique ids in dir names
+// A random Uuid as Kafka writes one (Uuid.toString, as directory.id and cluster.id): 22 characters
+// of URL-safe base64 without padding, of a version 4 UUID, never starting with '-' (Kafka's
+// Uuid.randomUuid() avoids those, since a leading '-' reads as a command-line option).
+std::string random_directory_id();
+// The 22-character URL-safe base64 text (no padding) of 16 bytes, as Kafka's Uuid.toString.
+std::string uuid_text(std::span<const unsigned char, 16> bytes);
 
 // The bytes Produce writes: a pattern that depends only on (topic, partition, offset), so that a
 // copied replica can be verified byte for byte.

@@ -99,11 +99,24 @@ class LogManager {
   LogManager(const LogManager&) = delete;
   LogManager& operator=(const LogManager&) = delete;
 
-  // Creates missing log directories and meta.properties, refuses a directory that belongs to
-  // another broker.id (ConfigError), removes leftover -delete directories, finishes or discards
-  // interrupted moves, and rebuilds counts and sizes from what is on disk. A directory that cannot
-  // be read is marked offline.
+  // Takes the lock on every log directory (<dir>/.lock, core/dir_lock.h) before reading or
+  // changing anything in any of them, and holds them while this LogManager lives; then checks every
+  // meta.properties (core/meta_properties.h), creates missing directories and writes Kafka's
+  // version 1 meta.properties into new ones, removes leftover -delete directories, finishes or
+  // discards interrupted moves, and rebuilds counts and sizes from what is on disk. A directory
+  // that cannot be created, locked, written or read is marked offline.
+  // Throws ConfigError, having changed nothing in any directory, when a lock is held by another
+  // process (or another LogManager), when a meta.properties is unreadable or malformed or names
+  // another node or cluster; and, with every directory offline, naming each and its fault.
+  // The in-memory mode takes no locks and touches nothing.
   void startup();
+
+  // Called when mark_offline() takes the last online directory offline, once startup() has
+  // finished, with Kafka's sentence "Shutdown broker because all log dirs in <dir>, <dir> have
+  // failed". Runs on the thread that hit the failure, without the state lock. `lds-host serve`
+  // installs one that logs the sentence and ends the process (Kafka halts); without one (the
+  // simulator, tests) the LogManager keeps answering with every directory offline.
+  void set_on_all_dirs_offline(std::function<void(const std::string& sentence)> callback);
 
   // Dynamic configuration.
   void set_cordoned(const std::function<bool(const std::filesystem::path&)>& is_cordoned);
@@ -187,6 +200,11 @@ class LogManager {
   void fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
                   bool read_space) const;
   void create_on_disk(uint32_t dir_index, const TopicPartition& tp);
+  // startup(): locks every directory, then reads and checks every meta.properties, then writes the
+  // missing ones; marks offline the directories that fail (log_manager_dirs.cpp).
+  void open_dirs();
+  // startup(): throws ConfigError naming every directory and its fault when none is online.
+  void refuse_unless_a_dir_is_online();
   // Loads one directory's partitions; returns its future directories for recover_moves().
   std::vector<std::filesystem::path> load_dir(uint32_t dir_index);
   void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& futures);
@@ -219,6 +237,8 @@ class LogManager {
   uint64_t total_bytes_hosted_ = 0;
   uint64_t default_expected_bytes_ = 0;
   std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
+  bool started_ = false;  // startup() has finished
+  std::function<void(const std::string&)> on_all_dirs_offline_;
 
   // Striped I/O locks: one serialises a partition's appends, its deletion and a move's final phase.
   static constexpr size_t kIoStripes = 256;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/dir_lock.h"
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
@@ -20,6 +21,7 @@ struct LogManager::Dir {
   std::filesystem::path path;
   std::string path_text;  // what lds_dir.path points at
   std::string directory_id;
+  DirLock lock;  // held from startup() on (none in the in-memory mode)
   bool online = true;
   std::string offline_reason;
   bool cordoned = false;

@@ -1,8 +1,6 @@
 // log_manager_startup.cpp: LogManager's log directories: construction, the startup scan of each
 // directory and its meta.properties, and a directory going offline or back online.
 #include <algorithm>
-#include <fstream>
-#include <map>
 
 #include "core/durable_file.h"
 #include "core/log_layout.h"
@@ -35,19 +33,6 @@ namespace {
 
 std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 
-std::map<std::string, std::string> read_properties(const fs::path& path) {
-  std::map<std::string, std::string> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
-}
-
 }  // namespace
 
 LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
@@ -61,12 +46,23 @@ LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, 
 LogManager::~LogManager() { mover_->stop(); }
 
 void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
-  std::lock_guard lock(mu_);
-  Dir& d = *dirs_[dir_index];
-  if (!d.online) return;
-  d.online = false;
-  d.offline_reason = reason;
-  log()->error("Log directory {} is now offline: {}", d.path_text, reason);
+  std::function<void(const std::string&)> on_last;
+  std::string all;
+  {
+    std::lock_guard lock(mu_);
+    Dir& d = *dirs_[dir_index];
+    if (!d.online) return;
+    d.online = false;
+    d.offline_reason = reason;
+    log()->error("Log directory {} is now offline: {}", d.path_text, reason);
+    const bool any_online =
+        std::any_of(dirs_.begin(), dirs_.end(), [](const auto& x) { return x->online; });
+    if (!any_online && started_ && on_all_dirs_offline_) {
+      on_last = on_all_dirs_offline_;
+      for (const auto& x : dirs_) all += (all.empty() ? "" : ", ") + x->path_text;
+    }
+  }
+  if (on_last) on_last("Shutdown broker because all log dirs in " + all + " have failed");
 }
 
 int LogManager::dir_index(const fs::path& dir) const {
@@ -78,29 +74,10 @@ int LogManager::dir_index(const fs::path& dir) const {
 
 void LogManager::startup() {
   std::vector<std::pair<uint32_t, fs::path>> futures;
+  if (!options_.in_memory) open_dirs();
   for (uint32_t i = 0; i < dirs_.size() && !options_.in_memory; ++i) {
-    Dir& d = *dirs_[i];
+    if (!dirs_[i]->online) continue;
     try {
-      fs::create_directories(d.path);
-      const fs::path meta = d.path / layout::kMetaProperties;
-      if (fs::exists(meta)) {
-        auto props = read_properties(meta);
-        auto id = props.find("broker.id");
-        if (id != props.end() && id->second != std::to_string(options_.broker_id)) {
-          throw ConfigError("Log directory " + d.path_text + " belongs to broker.id " + id->second +
-                            " (see " + meta.string() + "), but this broker's broker.id is " +
-                            std::to_string(options_.broker_id) + ".");
-        }
-        d.directory_id = props.count("directory.id") ? props["directory.id"] : "";
-      }
-      if (d.directory_id.empty()) {
-        d.directory_id = layout::random_directory_id();
-        write_file_atomically(meta,
-                              "#Written by lds-host; Kafka's log directory metadata.\n"
-                              "version=1\nbroker.id=" +
-                                  std::to_string(options_.broker_id) +
-                                  "\ndirectory.id=" + d.directory_id + "\n");
-      }
       for (auto& f : load_dir(i)) futures.emplace_back(i, std::move(f));
     } catch (const ConfigError&) {
       throw;
@@ -111,7 +88,12 @@ void LogManager::startup() {
   // Every directory is scanned before interrupted moves are resolved, so a move's source is known
   // wherever it lives.
   recover_moves(futures);
-  if (!options_.in_memory) mover_->start(std::max(options_.mover_threads, 1));
+  if (!options_.in_memory) {
+    refuse_unless_a_dir_is_online();
+    mover_->start(std::max(options_.mover_threads, 1));
+  }
+  std::lock_guard lock(mu_);
+  started_ = true;
 }
 
 std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {

@@ -1,0 +1,30 @@
+// dir_lock.cpp: the exclusive lock on a log directory's .lock file.
+#include "core/dir_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+
+#include <cerrno>
+
+#include "core/errors.h"
+#include "core/log_layout.h"
+
+namespace lds {
+
+DirLock::DirLock(const std::filesystem::path& dir, bool create) {
+  const std::filesystem::path file = dir / layout::kLockFile;
+  Fd fd = open_file(file, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+  int rc = 0;
+  do {
+    rc = ::flock(fd.get(), LOCK_EX | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0 && errno == EWOULDBLOCK) {
+    throw ConfigError("Failed to acquire lock on file " + std::string(layout::kLockFile) + " in " +
+                      dir.string() +
+                      ". A Kafka instance in another process or thread is using this directory.");
+  }
+  check_syscall(rc, "flock", file);
+  fd_ = std::move(fd);
+}
+
+}  // namespace lds
