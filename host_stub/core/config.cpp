@@ -10,6 +10,7 @@
 
 #include "core/config_file.h"
 #include "core/config_keys.h"
+#include "core/logging.h"
 
 namespace lds {
 
@@ -25,6 +26,11 @@ using detail::read_static_layer;
 using detail::text_setting;
 using detail::throw_key_error;
 using detail::write_atomically;
+
+std::shared_ptr<spdlog::logger> config_log() {
+  static auto l = logger("lds.config");
+  return l;
+}
 
 // The folder defaults beside the executable resolve against (the working directory if unknown).
 fs::path executable_folder() {
@@ -91,6 +97,40 @@ BrokerConfig build(const fs::path& file, const Layer& static_layer, const Layer&
   return c;
 }
 
+// The dynamic layer less the entries that no longer validate on top of `static_layer` (a cordon
+// of a directory since removed from log.dirs, a key this version does not know): each is logged
+// as a warning naming file:line:column and why, and left out. The file itself is not touched; the
+// next commit() writes the layer without them. A fault of the static layer alone still throws.
+Layer usable_dynamic_layer(const fs::path& file, const Layer& static_layer,
+                           const fs::path& dynamic_file) {
+  std::vector<std::string> ignored;
+  Layer layer = read_dynamic_layer(dynamic_file, &ignored);
+  try {
+    build(file, static_layer, layer);
+  } catch (const ConfigError&) {
+    build(file, static_layer, {});
+    Layer kept;
+    for (const auto& [name, setting] : layer) {
+      Layer trial = kept;
+      trial.insert_or_assign(name, setting);
+      try {
+        build(file, static_layer, trial);
+        kept = std::move(trial);
+      } catch (const ConfigError& e) {
+        ignored.push_back(e.what());
+      }
+    }
+    layer = std::move(kept);
+  }
+  for (const std::string& why : ignored) {
+    config_log()->warn(
+        "{} The broker starts without this dynamic entry; {} keeps it until the next "
+        "configuration change through the admin API, which rewrites the file without it.",
+        why, dynamic_file.string());
+  }
+  return layer;
+}
+
 }  // namespace
 
 fs::path canonical_path(const fs::path& base, const fs::path& raw) {
@@ -123,7 +163,7 @@ ConfigStore::ConfigStore(const fs::path& file) {
   fs::path cwd = fs::current_path(ec);
   file_ = canonical_path(cwd, file);
   static_values_ = read_static_layer(file_);
-  dynamic_values_ = read_dynamic_layer(dynamic_file());
+  dynamic_values_ = usable_dynamic_layer(file_, static_values_, dynamic_file());
   current_ = build(file_, static_values_, dynamic_values_);
 }
 

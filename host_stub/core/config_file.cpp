@@ -355,23 +355,28 @@ Layer read_static_layer(const fs::path& file) {
   return layer;
 }
 
-Layer read_dynamic_layer(const fs::path& file) {
+Layer read_dynamic_layer(const fs::path& file, std::vector<std::string>* ignored) {
   std::optional<std::string> content = read_text(file, true);
   if (!content) return {};
   ParsedFile parsed(file, std::move(*content));
   Layer layer;
   std::map<std::string, uint64_t> seen_lines;
   for (const FlatEntry& entry : parsed.entries()) {
-    const ConfigKey* key = check_entry(entry, file, seen_lines);
-    if (!key) continue;
-    seen_lines.emplace(entry.name, entry.line);
-    std::string where = file_position(file, entry.line, entry.column);
-    if (!entry.node->is_string()) {
-      throw_key_error(
-          where, entry.name,
-          "must be a string in the dynamic config file, not " + type_with_article(*entry.node));
+    try {
+      const ConfigKey* key = check_entry(entry, file, seen_lines);
+      if (!key) continue;
+      seen_lines.emplace(entry.name, entry.line);
+      std::string where = file_position(file, entry.line, entry.column);
+      if (!entry.node->is_string()) {
+        throw_key_error(
+            where, entry.name,
+            "must be a string in the dynamic config file, not " + type_with_article(*entry.node));
+      }
+      layer.emplace(entry.name, text_setting(*key, entry.node->as_string()->get(), where));
+    } catch (const ConfigError& e) {
+      if (!ignored) throw;
+      ignored->push_back(e.what());
     }
-    layer.emplace(entry.name, text_setting(*key, entry.node->as_string()->get(), where));
   }
   return layer;
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/config.h"
 #include "core/config_keys.h"
@@ -23,8 +24,11 @@ ConfigSetting text_setting(const ConfigKey& key, const std::string& text, const 
 // ConfigError naming file:line:column and the key.
 ConfigLayer read_static_layer(const std::filesystem::path& file);
 // The keys the dynamic file sets, each a string in the text form; empty when the file does not
-// exist. Throws ConfigError as read_static_layer() does.
-ConfigLayer read_dynamic_layer(const std::filesystem::path& file);
+// exist. Throws ConfigError as read_static_layer() does. With `ignored`, an entry whose key is
+// unknown or whose value is not a string is left out and its error appended there instead; a
+// file that is not TOML still throws.
+ConfigLayer read_dynamic_layer(const std::filesystem::path& file,
+                               std::vector<std::string>* ignored = nullptr);
 
 // The dynamic file's content for `layer`: one quoted flat key per line with a string value.
 std::string dynamic_file_text(const std::filesystem::path& config_file, const ConfigLayer& layer);

@@ -291,14 +291,17 @@ TEST_F(LogManagerTest, WritesMetaPropertiesAndRefusesAnotherBrokersDir) {
   make(7);
   std::ifstream in(dirs_[0] / "meta.properties");
   std::string all((std::istreambuf_iterator<char>(in)), {});
-  EXPECT_NE(all.find("broker.id=7\n"), std::string::npos);
+  EXPECT_NE(all.find("node.id=7\n"), std::string::npos);
   EXPECT_NE(all.find("directory.id="), std::string::npos);
   try {
     make(8);
     FAIL() << "startup should refuse the directory";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find(dirs_[0].string()), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("broker.id 7"), std::string::npos);
+    EXPECT_EQ(std::string(e.what()).rfind("Stored node id 7 doesn't match previous node id 8 in " +
+                                              (dirs_[0] / "meta.properties").string() + ".",
+                                          0),
+              0u)
+        << e.what();
   }
 }
 
