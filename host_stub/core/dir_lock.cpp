@@ -13,7 +13,9 @@ namespace lds {
 
 DirLock::DirLock(const std::filesystem::path& dir, bool create) {
   const std::filesystem::path file = dir / layout::kLockFile;
-  Fd fd = open_file(file, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+  // Read-only: flock needs no write access, and a file open for writing would keep the
+  // filesystem from being remounted read-only (EBUSY) by an operator or a test.
+  Fd fd = open_file(file, O_RDONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
   int rc = 0;
   do {
     rc = ::flock(fd.get(), LOCK_EX | LOCK_NB);

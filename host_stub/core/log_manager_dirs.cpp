@@ -138,8 +138,8 @@ void LogManager::open_dirs() {
     }
     directory_ids.emplace(id, d.path);
     d.directory_id = id;
-    log()->info("Wrote {} (node.id {}, cluster.id {}, directory.id {}).", file.string(),
-                options_.broker_id, cluster_id, id);
+    log()->debug("Wrote {} (node.id {}, cluster.id {}, directory.id {}).", file.string(),
+                 options_.broker_id, cluster_id, id);
   }
   for (uint32_t i = 0; i < n; ++i) {
     if (!faults[i].empty()) mark_offline(i, faults[i]);

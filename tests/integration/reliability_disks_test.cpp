@@ -1,5 +1,5 @@
 // reliability_disks_test.cpp: a real `lds-host serve` on tmpfs log dirs that fail underneath it:
-// remounted read-only, lazily unmounted, filled to ENOSPC, all of them at once. Needs root for the
+// remounted read-only, lazily unmounted, filled to ENOSPC. Needs root for the
 // mounts; skipped, saying so, otherwise.
 #include <gtest/gtest.h>
 #include <sys/mount.h>
@@ -214,25 +214,8 @@ TEST_F(DiskFaultTest, ProducingPastFreeSpaceGivesAClearErrorAndKeepsThePartition
   EXPECT_EQ(produce("t", 0, 4 * kMiB).value("size", 0u), 4 * kMiB);
 }
 
-TEST_F(DiskFaultTest, WithEveryDirOfflinePlacementsAreRefusedAndDescribeStillAnswers) {
-  ServerConfig c;
-  if (std::string why = mount_disks(c, {8, 8}); !why.empty()) GTEST_SKIP() << why;
-  ASSERT_NO_FATAL_FAILURE(start(c));
-  remount_read_only(c.log_dirs[0]);
-  remount_read_only(c.log_dirs[1]);
-  const std::string tried = "No log directories available. Tried " + c.log_dirs[0].string() + ", " +
-                            c.log_dirs[1].string();
-  for (int32_t p : {0, 1}) {  // the first finds both failing, the second finds none online
-    nlohmann::json r = create("t", {p});
-    EXPECT_EQ(r["partitions"][0]["error"], "KAFKA_STORAGE_ERROR") << r.dump();
-    EXPECT_EQ(r["partitions"][0]["message"], tried);
-    EXPECT_EQ(r["partitions"][0]["created"], false);
-  }
-  nlohmann::json describe = call_ok({{"api", "DescribeLogDirs"}});
-  for (const auto& d : c.log_dirs)
-    EXPECT_EQ(dir_entry(describe, d)["error"], "KAFKA_STORAGE_ERROR");
-  call_ok({{"api", "DescribeConfigs"}});
-}
+// With every dir offline the broker ends, as Kafka's does: storage_startup_test.cpp,
+// WhenTheLastLogDirFailsTheBrokerLogsKafkasLineAndExits1.
 
 }  // namespace
 }  // namespace lds::integration

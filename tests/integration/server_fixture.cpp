@@ -261,6 +261,13 @@ void ServerFixture::kill9() {
   pid_ = -1;
 }
 
+std::optional<int> ServerFixture::wait_for_server_exit(int timeout_ms) {
+  if (!running()) return std::nullopt;
+  std::optional<int> code = wait_for_exit(pid_, timeout_ms);
+  if (code) pid_ = -1;
+  return code;
+}
+
 void ServerFixture::restart() {
   ASSERT_NO_FATAL_FAILURE(stop());
   ASSERT_NO_FATAL_FAILURE(start());

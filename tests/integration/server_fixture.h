@@ -68,6 +68,9 @@ class ServerFixture : public ::testing::Test {
   // stop() and start() on the same config.
   void restart();
   bool running() const { return pid_ > 0; }
+  // Waits up to `timeout_ms` for the server to exit by itself; its exit code (128 + signal if
+  // killed), after which it counts as stopped, or nullopt if it is still running.
+  std::optional<int> wait_for_server_exit(int timeout_ms);
   pid_t server_pid() const { return pid_; }
 
   // Sends one request on a fresh connection and returns the parsed response.
