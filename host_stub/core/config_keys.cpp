@@ -178,7 +178,8 @@ constexpr ConfigKey kKeys[] = {
      .parse = [](std::string_view key, const Setting& s, const fs::path&,
                  BrokerConfig& c) { c.broker_id = int32_at_least(s, key, 0); },
      .format = [](std::string_view, const BrokerConfig& c) { return std::to_string(c.broker_id); },
-     .doc = "must match broker.id in each log directory's meta.properties"},
+     .doc = "must match node.id (broker.id in version 0 files) in each log directory's "
+            "meta.properties"},
     {.name = "log.dirs",
      .type = ConfigType::kPathList,
      .default_value = ConfigDefault::required(),
