@@ -4,6 +4,7 @@
 #include "core/config.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -122,6 +123,14 @@ Layer usable_dynamic_layer(const fs::path& file, const Layer& static_layer,
     }
     layer = std::move(kept);
   }
+  // In file order: each message starts with "<file>:<line>:<column>: ".
+  auto line_of = [&](const std::string& why) {
+    const std::string prefix = dynamic_file.string() + ":";
+    return why.starts_with(prefix) ? std::strtoull(why.c_str() + prefix.size(), nullptr, 10) : 0;
+  };
+  std::stable_sort(ignored.begin(), ignored.end(), [&](const std::string& a, const std::string& b) {
+    return line_of(a) < line_of(b);
+  });
   for (const std::string& why : ignored) {
     config_log()->warn(
         "{} The broker starts without this dynamic entry; {} keeps it until the next "
