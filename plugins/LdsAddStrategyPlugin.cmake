@@ -3,7 +3,8 @@
 # names another (two builds of one strategy, in different output folders).
 #
 # The module exports only lds_strategy_get (linker version script), hides everything else, is built
-# with -fno-gnu-unique so dlclose really unloads it, and must not have undefined symbols.
+# with -fno-gnu-unique so dlclose really unloads it, and must not have undefined symbols. Without a
+# build type it is built with -O2.
 #
 # The same file serves the source tree and an installed SDK (lib/cmake/LogDirStrategy/, included by
 # LogDirStrategyConfig.cmake): the exports map is looked up beside this file, and the ABI header
@@ -29,6 +30,10 @@ function(lds_add_strategy_plugin name)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
   elseif(DEFINED LDS_PLUGIN_OUTPUT_DIR)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${LDS_PLUGIN_OUTPUT_DIR})
+  endif()
+  # A plugin is optimised even when the build names no type (CMake then passes no -O at all).
+  if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+    target_compile_options(${target} PRIVATE -O2)
   endif()
   # GCC only: clang has no such flag and never emits STB_GNU_UNIQUE symbols.
   target_compile_options(${target} PRIVATE -fvisibility=hidden

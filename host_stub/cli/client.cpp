@@ -24,8 +24,7 @@ std::filesystem::path socket_of(const Target& target) {
   if (!target.socket.empty()) return target.socket;
   if (target.config.empty())
     throw CLI::ValidationError("--config or --socket", "one of them is required");
-  ConfigStore store(target.config);
-  return store.current().admin_socket;
+  return admin_socket_of_file(target.config);
 }
 
 int call(const Target& target, const json& request, int (*print)(const json&)) {

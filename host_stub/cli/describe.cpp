@@ -1,17 +1,90 @@
-// describe.cpp: `lds-host describe`: the broker's log directories (DescribeLogDirs).
+// describe.cpp: `lds-host describe`: the broker's log directories (DescribeLogDirs), as a table or,
+// with --json, exactly as kafka-log-dirs.sh --describe prints them.
+#include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/client.h"
 #include "cli/command.h"
 #include "cli/output.h"
+#include "core/errors.h"
 
 namespace lds::cli {
+
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+// One log dir in kafka-log-dirs.sh's keys and order (partitions, error, logDir), the error as the
+// exception class Kafka's clients raise; then this broker's extra keys.
+ordered_json kafka_log_dir(const json& d) {
+  ordered_json partitions = ordered_json::array();
+  for (const auto& p : d["partitions"]) {
+    partitions.push_back({{"partition", p["partition"]},
+                          {"size", p["size"]},
+                          {"offsetLag", p["offsetLag"]},
+                          {"isFuture", p["isFuture"]}});
+  }
+  const bool offline = !d["error"].is_null();
+  const char* exception =
+      offline ? exception_class_name(error_code_named(d["error"].get<std::string>())) : nullptr;
+  ordered_json out;
+  out["partitions"] = std::move(partitions);
+  out["error"] = exception != nullptr ? ordered_json(exception) : ordered_json(nullptr);
+  out["logDir"] = d["logDir"];
+  out["errorName"] = d["error"];
+  out["errorMessage"] = offline ? ordered_json(d.value("errorMessage", "")) : ordered_json(nullptr);
+  out["directoryId"] = d.value("directoryId", "");
+  // Kafka's DescribeLogDirs (v4+) gives -1 for the space of a dir it cannot read.
+  out["totalBytes"] = offline ? ordered_json(-1) : ordered_json(d["totalBytes"]);
+  out["usableBytes"] = offline ? ordered_json(-1) : ordered_json(d["usableBytes"]);
+  out["reservedBytes"] = d.value("reservedBytes", 0ull);
+  out["isCordoned"] = d.value("isCordoned", false);
+  return out;
+}
+
+// kafka-log-dirs.sh's three lines: two progress lines, then the document as one compact JSON
+// line, so a script written for it (tail -1, grep '^{', line 3) reads ours. Keys Kafka does not
+// print follow its own, and the API's other top-level keys (strategy, ...) follow "version".
+int print_kafka_log_dirs(const json& r) {
+  ordered_json brokers = ordered_json::array();
+  std::string ids;
+  for (const auto& broker : r["brokers"]) {
+    ordered_json dirs = ordered_json::array();
+    for (const auto& d : broker["logDirs"]) dirs.push_back(kafka_log_dir(d));
+    brokers.push_back({{"broker", broker["broker"]}, {"logDirs", std::move(dirs)}});
+    if (!ids.empty()) ids += ",";
+    ids += std::to_string(broker["broker"].get<int64_t>());
+  }
+  ordered_json doc;
+  doc["brokers"] = std::move(brokers);
+  doc["version"] = 1;
+  for (const auto& [key, value] : r.items()) {
+    if (key != "brokers" && key != "version" && key != "error") doc[key] = value;
+  }
+  std::printf("Querying brokers for log directories information\n");
+  std::printf("Received log directory information from brokers %s\n", ids.c_str());
+  std::printf("%s\n", doc.dump().c_str());
+  return 0;
+}
+
+}  // namespace
 
 Command add_describe_command(CLI::App& app) {
   auto target = std::make_shared<Target>();
   auto* cmd = app.add_subcommand("describe", "Show log directories (DescribeLogDirs)");
   add_target_options(cmd, *target);
-  return {cmd, [target] { return call(*target, {{"api", "DescribeLogDirs"}}, print_log_dirs); }};
+  cmd->get_option("--json")->description(
+      "Print kafka-log-dirs.sh --describe's output: two lines, then one line of JSON");
+  return {cmd, [target] {
+            const json request = {{"api", "DescribeLogDirs"}};
+            if (!target->json) return call(*target, request, print_log_dirs);
+            Target kafka_style = *target;
+            kafka_style.json = false;  // printed by print_kafka_log_dirs, not as the API's JSON
+            return call(kafka_style, request, print_kafka_log_dirs);
+          }};
 }
 
 }  // namespace lds::cli

@@ -2,16 +2,21 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "cli/client.h"
 #include "cli/command.h"
+#include <lds/logdir_strategy.h>
 
 namespace {
 
 int run(int argc, char** argv) {
   using namespace lds::cli;
   CLI::App app{"lds-host: a Kafka-style broker LogManager with pluggable log-directory selection"};
+  app.set_version_flag("--version", std::string("lds-host ") + LDS_VERSION + " (strategy ABI " +
+                                        std::to_string(LDS_ABI_MAJOR) + "." +
+                                        std::to_string(LDS_ABI_MINOR) + ")");
   app.require_subcommand(1);
 
   // Registration order is the order --help lists them in.

@@ -1,6 +1,7 @@
 // cli_output.cpp: prints admin API responses as tables a person can read.
 #include "cli/output.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -105,11 +106,18 @@ int print_deleted(const json& r) {
 }
 
 int print_configs(const json& r) {
-  std::printf("%-52s %-8s %-8s %s\n", "NAME", "SOURCE", "DYNAMIC", "VALUE");
+  // Columns as wide as their longest entry, so long keys (strategy options) keep them aligned.
+  int name_width = 4, source_width = 6;
   for (const auto& c : r["configs"]) {
-    std::printf("%-52s %-8s %-8s %s\n", c["name"].get<std::string>().c_str(),
-                c["source"].get<std::string>().c_str(), c["dynamic"].get<bool>() ? "yes" : "no",
-                c["value"].get<std::string>().c_str());
+    name_width = std::max(name_width, static_cast<int>(c["name"].get<std::string>().size()));
+    source_width = std::max(source_width, static_cast<int>(c["source"].get<std::string>().size()));
+  }
+  std::printf("%-*s  %-*s  %-7s  %s\n", name_width, "NAME", source_width, "SOURCE", "DYNAMIC",
+              "VALUE");
+  for (const auto& c : r["configs"]) {
+    std::printf("%-*s  %-*s  %-7s  %s\n", name_width, c["name"].get<std::string>().c_str(),
+                source_width, c["source"].get<std::string>().c_str(),
+                c["dynamic"].get<bool>() ? "yes" : "no", c["value"].get<std::string>().c_str());
   }
   return 0;
 }

@@ -142,6 +142,17 @@ Layer usable_dynamic_layer(const fs::path& file, const Layer& static_layer,
 
 }  // namespace
 
+fs::path admin_socket_of_file(const fs::path& config_file) {
+  constexpr std::string_view kKey = "admin.socket";
+  const ConfigKey* key = find_config_key(kKey);
+  const std::optional<std::string> text = detail::read_one_string_setting(config_file, kKey);
+  const fs::path base = canonical_path(fs::current_path(), config_file).parent_path();
+  if (text && text->empty()) {
+    throw ConfigError(config_file.string() + ": " + std::string(kKey) + " must not be empty.");
+  }
+  return canonical_path(base, text ? *text : std::string(key->default_value.text));
+}
+
 fs::path canonical_path(const fs::path& base, const fs::path& raw) {
   std::error_code ec;
   fs::path joined = raw.is_absolute() ? raw : base / raw;

@@ -22,6 +22,11 @@ namespace lds {
 std::filesystem::path canonical_path(const std::filesystem::path& base,
                                      const std::filesystem::path& raw);
 
+// The admin.socket that `config_file` names, for the admin client. Only that key is read,
+// leniently, so that an operator still reaches the broker when something else in the file is wrong.
+// Throws ConfigError when the file cannot be read or admin.socket is empty.
+std::filesystem::path admin_socket_of_file(const std::filesystem::path& config_file);
+
 namespace detail {
 // One key's value in one layer of ConfigStore, as text, with where it was written (for error
 // messages). Not part of the API.

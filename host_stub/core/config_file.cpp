@@ -381,6 +381,64 @@ Layer read_dynamic_layer(const fs::path& file, std::vector<std::string>* ignored
   return layer;
 }
 
+// --- Reading one key leniently -----------------------------------------------------------------
+namespace {
+
+// The value of a one-line TOML string (`"..."` with \\ and \" escapes, or `'...'`); nullopt when
+// `text` does not start with one.
+std::optional<std::string> one_line_string(std::string_view text) {
+  if (text.empty() || (text.front() != '"' && text.front() != '\'')) return std::nullopt;
+  const char quote = text.front();
+  std::string out;
+  for (size_t i = 1; i < text.size(); ++i) {
+    if (text[i] == quote) return out;
+    if (quote == '"' && text[i] == '\\' && i + 1 < text.size()) ++i;
+    out += text[i];
+  }
+  return std::nullopt;
+}
+
+// The table a `[name]` header line opens, as a dotted name; nullopt for any other line.
+std::optional<std::string> table_of_line(std::string_view line) {
+  line = trim(line);
+  if (line.size() < 2 || line.front() != '[' || line[1] == '[') return std::nullopt;
+  const size_t close = line.find(']');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::string name;
+  for (char ch : line.substr(1, close - 1)) {
+    if (ch != ' ' && ch != '\t' && ch != '"' && ch != '\'') name += ch;
+  }
+  return name;
+}
+
+}  // namespace
+
+std::optional<std::string> read_one_string_setting(const fs::path& file, std::string_view key) {
+  const std::string content = *read_text(file, false);
+  try {
+    const toml::table table = toml::parse(content, file.string());
+    const toml::node_view<const toml::node> node = table.at_path(key);
+    if (const auto* value = node.as_string()) return value->get();
+    // Written as a quoted flat key ("admin.socket" = ...), as the dynamic file does.
+    if (const auto* value = table[key].as_string()) return value->get();
+    return std::nullopt;
+  } catch (const toml::parse_error&) {
+    // The file has a syntax error somewhere: look for the key on a line of its own.
+  }
+  std::string table;
+  for (std::string_view line : split_lines(content)) {
+    if (std::optional<std::string> header = table_of_line(line)) {
+      table = std::move(*header);
+      continue;
+    }
+    const std::string name = key_of_line(line);
+    if (name.empty() || (table.empty() ? name : table + "." + name) != key) continue;
+    std::string_view value = trim(line.substr(line.find('=') + 1));
+    return one_line_string(value);
+  }
+  return std::nullopt;
+}
+
 // --- Writing the dynamic file ------------------------------------------------------------------
 namespace {
 

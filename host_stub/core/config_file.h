@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/config.h"
@@ -29,6 +31,13 @@ ConfigLayer read_static_layer(const std::filesystem::path& file);
 // file that is not TOML still throws.
 ConfigLayer read_dynamic_layer(const std::filesystem::path& file,
                                std::vector<std::string>* ignored = nullptr);
+
+// The text of one string-valued key of `file`, read leniently for the admin client: the rest of
+// the file is not checked, and when the file is not valid TOML the key is still found on a line of
+// its own (`key = "value"`, or `name = "value"` under its `[table]`). nullopt when the key is not
+// set. Throws ConfigError only when the file cannot be read.
+std::optional<std::string> read_one_string_setting(const std::filesystem::path& file,
+                                                   std::string_view key);
 
 // The dynamic file's content for `layer`: one quoted flat key per line with a string value.
 std::string dynamic_file_text(const std::filesystem::path& config_file, const ConfigLayer& layer);

@@ -37,4 +37,45 @@ const char* error_name(ErrorCode code) noexcept {
   return "UNKNOWN_SERVER_ERROR";
 }
 
+const char* exception_class_name(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::kNone:
+      return nullptr;
+    case ErrorCode::kUnknownTopicOrPartition:
+      return "org.apache.kafka.common.errors.UnknownTopicOrPartitionException";
+    case ErrorCode::kReplicaNotAvailable:
+      return "org.apache.kafka.common.errors.ReplicaNotAvailableException";
+    case ErrorCode::kTopicAlreadyExists:
+      return "org.apache.kafka.common.errors.TopicExistsException";
+    case ErrorCode::kInvalidReplicaAssignment:
+      return "org.apache.kafka.common.errors.InvalidReplicaAssignmentException";
+    case ErrorCode::kInvalidConfig:
+      return "org.apache.kafka.common.errors.InvalidConfigurationException";
+    case ErrorCode::kInvalidRequest:
+      return "org.apache.kafka.common.errors.InvalidRequestException";
+    case ErrorCode::kKafkaStorageError:
+      return "org.apache.kafka.common.errors.KafkaStorageException";
+    case ErrorCode::kLogDirNotFound:
+      return "org.apache.kafka.common.errors.LogDirNotFoundException";
+    case ErrorCode::kInvalidTopic:
+      return "org.apache.kafka.common.errors.InvalidTopicException";
+    case ErrorCode::kInvalidPartitions:
+      return "org.apache.kafka.common.errors.InvalidPartitionsException";
+    case ErrorCode::kUnknownServerError:
+      return "org.apache.kafka.common.errors.UnknownServerException";
+  }
+  return "org.apache.kafka.common.errors.UnknownServerException";
+}
+
+ErrorCode error_code_named(std::string_view name) noexcept {
+  for (ErrorCode code :
+       {ErrorCode::kNone, ErrorCode::kUnknownTopicOrPartition, ErrorCode::kReplicaNotAvailable,
+        ErrorCode::kTopicAlreadyExists, ErrorCode::kInvalidReplicaAssignment,
+        ErrorCode::kInvalidConfig, ErrorCode::kInvalidRequest, ErrorCode::kKafkaStorageError,
+        ErrorCode::kLogDirNotFound, ErrorCode::kInvalidTopic, ErrorCode::kInvalidPartitions}) {
+    if (name == error_name(code)) return code;
+  }
+  return ErrorCode::kUnknownServerError;
+}
+
 }  // namespace lds

@@ -29,6 +29,12 @@ enum class ErrorCode {
 // "NONE", "UNKNOWN_TOPIC_OR_PARTITION", ... exactly as Kafka spells them.
 const char* error_name(ErrorCode code) noexcept;
 
+// The Java exception class Kafka's clients raise for `code` ("org.apache.kafka.common.errors.
+// KafkaStorageException"), as kafka-log-dirs.sh prints a log dir's error; nullptr for kNone.
+const char* exception_class_name(ErrorCode code) noexcept;
+// The code whose error_name() is `name`, or kUnknownServerError for a name the host does not use.
+ErrorCode error_code_named(std::string_view name) noexcept;
+
 // A request the broker refuses: a Kafka error code and one sentence for the operator.
 class KafkaError : public std::runtime_error {
  public:

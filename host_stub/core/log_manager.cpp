@@ -119,7 +119,12 @@ std::shared_ptr<const LoadedStrategy> LogManager::load_strategy(
   const std::vector<lds_dir> dirs = candidates("__lds_dry_run", true, nullptr, cordoned);
   spec.generation = slot_.next_generation();
   spec.dry_run_dirs = dirs;
-  return LoadedStrategy::load(spec);
+  try {
+    return LoadedStrategy::load(spec);
+  } catch (...) {
+    slot_.release_generation(spec.generation);
+    throw;
+  }
 }
 
 void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {

@@ -142,6 +142,26 @@ class ValidationJob {
   throw PluginError("Strategy plugin " + file.string() + " " + what);
 }
 
+// The strategies plugin.dir holds (liblds_<name>.so), sorted, for a name that was not found.
+std::string strategies_in(const fs::path& plugin_dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(plugin_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    if (!file.starts_with("liblds_") || !file.ends_with(".so")) continue;
+    std::string name = file.substr(7, file.size() - 7 - 3);
+    if (abi_rules::valid_strategy_name(name)) names.push_back(std::move(name));
+  }
+  if (names.empty()) return "it holds no strategy";
+  std::sort(names.begin(), names.end());
+  std::string out = "it holds ";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += names[i];
+  }
+  return out;
+}
+
 spdlog::level::level_enum to_spdlog(int32_t level) {
   switch (level) {
     case LDS_LOG_TRACE:
@@ -190,7 +210,8 @@ fs::path checked_plugin_file(const fs::path& plugin_dir, const fs::path& file) {
 
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(file, ec))) {
-    fail(file, "does not exist (no such strategy in plugin.dir " + plugin_dir.string() + ").");
+    fail(file, "does not exist (no such strategy in plugin.dir " + plugin_dir.string() + "; " +
+                   strategies_in(plugin_dir) + ").");
   }
   fs::path real = fs::canonical(file, ec);
   if (ec) fail(file, "cannot be resolved: " + ec.message() + ".");
@@ -257,8 +278,11 @@ std::string identity_of(const fs::path& file) {
          std::to_string(st.st_mtim.tv_nsec);
 }
 
+// A plugin's error text as the body of a host sentence: the host adds the final period, so the
+// plugin's own is dropped.
 std::string text_of(const char* buffer) {
   std::string s(buffer, strnlen(buffer, kErrorCap));
+  while (!s.empty() && (s.back() == '.' || s.back() == ' ' || s.back() == '\n')) s.pop_back();
   return s.empty() ? "no reason given" : s;
 }
 

@@ -42,6 +42,11 @@ class StrategySlot {
 
   // A fresh generation number for the next strategy to load.
   uint64_t next_generation() { return ++generation_counter_; }
+  // Gives back `generation` when the load it was taken for failed, so a refused swap uses up no
+  // number; a no-op once a later generation has been taken.
+  void release_generation(uint64_t generation) {
+    generation_counter_.compare_exchange_strong(generation, generation - 1);
+  }
 
   // Ranks `dirs` (log.dirs order) for `request` with the active strategy, writing indices into
   // `order` (room for dirs.size()). A failing plugin or an invalid ranking is counted and the call

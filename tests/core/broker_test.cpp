@@ -96,6 +96,34 @@ TEST_F(BrokerTest, AFailedSwapKeepsTheOldStrategyAndPersistsNothing) {
   EXPECT_FALSE(fs::exists(fs::path(file.string() + ".dynamic")));
 }
 
+TEST_F(BrokerTest, ARefusedSwapUsesUpNoGenerationNumber) {
+  Broker broker(write_config(""), probe_);
+  broker.start();
+  const uint64_t before = broker.strategy_info().generation;
+  for (const char* bad : {"missing", "size"}) {
+    std::vector<ConfigAlteration> changes{
+        {"log.directory.select.strategy", ConfigAlteration::Op::kSet, bad}};
+    if (std::string(bad) == "size") {
+      changes.push_back({"log.directory.select.size.balance", ConfigAlteration::Op::kSet, "x"});
+    }
+    EXPECT_THROW(broker.alter_configs(changes), KafkaError) << bad;
+  }
+  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}});
+  EXPECT_EQ(broker.strategy_info().generation, before + 1);
+}
+
+TEST_F(BrokerTest, AMisspelledStrategyListsTheStrategiesInPluginDir) {
+  Broker broker(write_config(""), probe_);
+  broker.start();
+  try {
+    broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "sise"}});
+    FAIL() << "a strategy that is not in plugin.dir was accepted";
+  } catch (const KafkaError& e) {
+    EXPECT_NE(std::string(e.what()).find("; it holds cordon, partition, size)."), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(BrokerTest, AnInvalidCordonEntryIsRefusedWithKafkasMessage) {
   Broker broker(write_config(""), probe_);
   broker.start();

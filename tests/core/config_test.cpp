@@ -522,6 +522,32 @@ TEST_F(ConfigStore, FailedWriteChangesNothingAndLeavesNoTempFile) {
   EXPECT_EQ(files_in_dir(), (std::set<std::string>{"broker.toml", "broker.toml.dynamic"}));
 }
 
+TEST_F(ConfigStore, AdminSocketIsFoundWhateverElseTheFileGetsWrong) {
+  // A key the broker would refuse, and then a TOML syntax error: the client still finds its socket.
+  fs::path file = write("a/broker.toml",
+                        "log.dirz = [\"d1\"]\n"
+                        "admin.socket = \"run/admin.sock\"\n"
+                        "log.directory.select.strategy = size\n");
+  EXPECT_EQ(lds::admin_socket_of_file(file), dir_ / "a/run/admin.sock");
+  // Written under its table, in a file that is valid TOML.
+  file = write("b/broker.toml", "log.dirz = 1\n[admin]\nsocket = '/run/lds/admin.sock'\n");
+  EXPECT_EQ(lds::admin_socket_of_file(file), fs::path("/run/lds/admin.sock"));
+  // Under its table, in a file that is not.
+  file = write("c/broker.toml", "broken = \n[admin]\nsocket = \"x.sock\"\n");
+  EXPECT_EQ(lds::admin_socket_of_file(file), dir_ / "c/x.sock");
+  // Not set: the default, beside the file.
+  file = write("d/broker.toml", "broken = \n");
+  EXPECT_EQ(lds::admin_socket_of_file(file), dir_ / "d/lds-admin.sock");
+  // Set, but empty; and a file that cannot be read.
+  file = write("e/broker.toml", "admin.socket = \"\"\n");
+  EXPECT_EQ(error_of([&] { lds::admin_socket_of_file(file); }),
+            file.string() + ": admin.socket must not be empty.");
+  EXPECT_NE(error_of([&] {
+              lds::admin_socket_of_file(dir_ / "missing.toml");
+            }).find("missing.toml: cannot read the config file"),
+            std::string::npos);
+}
+
 TEST_F(ConfigStore, KnowsWhichKeysAreDynamic) {
   for (const char* key : {"log.directory.select.strategy", "log.directory.select.size.balance",
                           "log.directory.select.size.keep.free.bytes", "cordoned.log.dirs",

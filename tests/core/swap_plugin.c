@@ -35,7 +35,7 @@ static int32_t swap_create(const lds_host_api* host, const lds_config_entry* con
       result = &token;
       continue;
     }
-    put_error(error, error_cap, "unknown option or value for strategy swaptest");
+    put_error(error, error_cap, "unknown option or value for strategy swaptest.");
     return LDS_ERR_INVALID_ARGUMENT;
   }
   *instance = result;

@@ -118,7 +118,10 @@ TEST_F(LifecycleTest, ClientExitCodesFollowTheOutcome) {
 
   ProcessResult json_out = run_host({"describe", "--socket", socket, "--json"});
   EXPECT_EQ(json_out.exit_code, 0) << json_out.err;
-  json parsed = json::parse(json_out.out, nullptr, false);
+  // kafka-log-dirs.sh's layout: the document is the last line.
+  const std::string last_line =
+      json_out.out.substr(json_out.out.rfind('\n', json_out.out.size() - 2) + 1);
+  json parsed = json::parse(last_line, nullptr, false);
   ASSERT_FALSE(parsed.is_discarded()) << json_out.out;
   EXPECT_EQ(parsed["version"], 1);
 

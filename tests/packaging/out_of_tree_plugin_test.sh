@@ -38,6 +38,22 @@ cc -std=c99 -Wall -Wextra -Werror -pedantic -Wconversion -O2 $cflags \
   fail "the example does not build with pkg-config's flags"
 only_entry_point "$WORK/pkg-config-build/liblds_most_free.so"
 
+step "pkg-config logdir-strategy: the same example built as C++ with c++ and plugin_cxxflags"
+cxxflags=$(pkg-config --variable=plugin_cxxflags logdir-strategy)
+for flag in -fPIC -fvisibility=hidden -fvisibility-inlines-hidden -fno-gnu-unique; do
+  [[ " $cxxflags " == *" $flag "* ]] || fail "pkg-config's plugin_cxxflags lack $flag (CMake uses it)"
+done
+mkdir -p "$WORK/pkg-config-build/cxx"
+# shellcheck disable=SC2046,SC2086  # the flags are meant to split
+c++ -x c++ -std=c++17 -Wall -Wextra -Werror -O2 $cflags $cxxflags \
+  "$LDS_SOURCE_DIR/plugins/example/most_free.c" -x none \
+  $(pkg-config --variable=plugin_ldflags logdir-strategy) \
+  -o "$WORK/pkg-config-build/cxx/liblds_most_free.so" ||
+  fail "the example does not build as C++ with pkg-config's flags"
+only_entry_point "$WORK/pkg-config-build/cxx/liblds_most_free.so"
+"$lds_host" check-plugin "$WORK/pkg-config-build/cxx/liblds_most_free.so" >/dev/null ||
+  fail "check-plugin refuses the example built as C++ with pkg-config's flags"
+
 step "plugins/example/ configured and built out of tree with find_package(LogDirStrategy)"
 example_build=$WORK/example-build
 "$CMAKE" -S "$LDS_SOURCE_DIR/plugins/example" -B "$example_build" -DCMAKE_PREFIX_PATH="$prefix" \

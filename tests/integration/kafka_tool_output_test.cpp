@@ -1,0 +1,96 @@
+// kafka_tool_output_test.cpp: lds-host's client output where scripts written for Kafka's own
+// tools read it. Each expectation quotes the Kafka source it follows.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "server_fixture.h"
+
+namespace lds::integration {
+namespace {
+
+using nlohmann::ordered_json;
+
+class KafkaToolOutputTest : public ServerFixture {};
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> keys_of(const ordered_json& object) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.push_back(key);
+  return keys;
+}
+
+// tools/src/main/java/org/apache/kafka/tools/LogDirsCommand.java prints
+//   System.out.println("Querying brokers for log directories information");
+//   System.out.printf("Received log directory information from brokers %s%n", ...);
+//   System.out.println(formatAsJson(...));
+// and formatAsJson writes HashMaps with Jackson, which orders these keys as
+//   {"brokers":[{"broker":0,"logDirs":[{"partitions":[{"partition":"t-0","size":0,
+//    "offsetLag":0,"isFuture":false}],"error":null,"logDir":"/d"}]}],"version":1}
+// with "error" the exception's class name (getClass().getName()) or null.
+TEST_F(KafkaToolOutputTest, DescribeJsonIsKafkaLogDirsOutput) {
+  ServerConfig c = default_config(3);
+  std::ofstream(c.log_dirs[2]) << "not a directory";  // disk3 starts offline
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
+  call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 0}, {"bytes", 100}});
+
+  ProcessResult r = run_host({"describe", "--socket", socket_.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[0], "Querying brokers for log directories information");
+  EXPECT_EQ(lines[1], "Received log directory information from brokers 0");
+  const ordered_json doc = ordered_json::parse(lines[2]);
+  const std::vector<std::string> top = keys_of(doc);
+  ASSERT_GE(top.size(), 2u);
+  EXPECT_EQ(std::vector<std::string>(top.begin(), top.begin() + 2),
+            (std::vector<std::string>{"brokers", "version"}));
+  EXPECT_EQ(doc["version"], 1);
+  ASSERT_EQ(doc["brokers"].size(), 1u);
+  const ordered_json& broker = doc["brokers"][0];
+  EXPECT_EQ(keys_of(broker), (std::vector<std::string>{"broker", "logDirs"}));
+  EXPECT_EQ(broker["broker"], 0);
+  ASSERT_EQ(broker["logDirs"].size(), 3u);
+
+  size_t partitions = 0;
+  for (const ordered_json& d : broker["logDirs"]) {
+    const std::vector<std::string> keys = keys_of(d);
+    ASSERT_GE(keys.size(), 3u);
+    EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + 3),
+              (std::vector<std::string>{"partitions", "error", "logDir"}));
+    for (const ordered_json& p : d["partitions"]) {
+      EXPECT_EQ(keys_of(p),
+                (std::vector<std::string>{"partition", "size", "offsetLag", "isFuture"}));
+      if (p["partition"] == "t-0") {
+        EXPECT_EQ(p["size"], 100);
+      }
+      ++partitions;
+    }
+    if (d["logDir"] == c.log_dirs[2].string()) {
+      EXPECT_EQ(d["error"], "org.apache.kafka.common.errors.KafkaStorageException");
+      EXPECT_EQ(d["errorName"], "KAFKA_STORAGE_ERROR");
+      // DescribeLogDirs v4 (KIP-827): TotalBytes and UsableBytes are -1 for an offline dir.
+      EXPECT_EQ(d["totalBytes"], -1);
+      EXPECT_EQ(d["usableBytes"], -1);
+    } else {
+      EXPECT_TRUE(d["error"].is_null()) << d.dump();
+      EXPECT_TRUE(d["errorName"].is_null()) << d.dump();
+      EXPECT_GT(d["totalBytes"].get<int64_t>(), 0);
+    }
+  }
+  EXPECT_EQ(partitions, 2u);
+}
+
+}  // namespace
+}  // namespace lds::integration
