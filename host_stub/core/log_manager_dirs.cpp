@@ -86,6 +86,12 @@ void LogManager::open_dirs() {
       if (m.node_id && *m.node_id != options_.broker_id) {
         throw ConfigError(node_id_mismatch(*m.node_id, options_.broker_id, file));
       }
+      if (m.written_by_lds_host_0_1) {
+        log()->warn(
+            "{} was written by lds-host 0.1 (version=1 with broker.id); it is read as such and "
+            "left as it is.",
+            file.string());
+      }
       if (m.cluster_id && !cluster) {
         cluster.emplace(*m.cluster_id, file);
       } else if (m.cluster_id && *m.cluster_id != cluster->first) {

@@ -277,6 +277,18 @@ MetaProperties meta_properties_of(const std::map<std::string, std::string>& prop
                       std::to_string(*node_id) + " disagree; they name the same node.");
   }
   m.node_id = node_id ? node_id : broker_id;
+  // lds-host 0.1 wrote "version=1" with broker.id and no node.id or cluster.id. Its data dirs keep
+  // working: the file is read as that release meant it, and never rewritten.
+  if (m.version == 1 && broker_id && !node_id && props.count("cluster.id") == 0) {
+    m.written_by_lds_host_0_1 = true;
+    if (auto it = props.find("directory.id"); it != props.end()) {
+      if (std::string why = uuid_problem(it->second); !why.empty()) {
+        throw ConfigError(where + "Unable to read directory.id as a Uuid: " + why + ".");
+      }
+      m.directory_id = it->second;
+    }
+    return m;
+  }
   if (m.version >= 1 && !node_id) {
     throw ConfigError(
         where + "node.id was not specified in this version " + std::to_string(m.version) + " file" +

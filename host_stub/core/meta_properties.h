@@ -31,14 +31,17 @@ struct MetaProperties {
   std::optional<int32_t> node_id;  // node.id, or broker.id in a version 0 file
   std::optional<std::string> cluster_id;
   std::optional<std::string> directory_id;
+  // A version 1 file with broker.id and neither node.id nor cluster.id, as lds-host 0.1 wrote.
+  bool written_by_lds_host_0_1 = false;
 
   bool operator==(const MetaProperties&) const = default;
 };
 
 // The typed view of `props`, read from `file` (named in errors). Throws ConfigError
 // "<file>: <fault>." for an unknown or non-integer version, a non-integer id, a version 1 or 2
-// file without node.id, a version 1 file without cluster.id, a version 2 file without
-// directory.id, broker.id and node.id that disagree, or a directory.id that is not a Kafka Uuid.
+// file without node.id (except lds-host 0.1's own version 1 file: broker.id, no cluster.id), a
+// version 1 file without cluster.id, a version 2 file without directory.id, broker.id and node.id
+// that disagree, or a directory.id that is not a Kafka Uuid.
 MetaProperties meta_properties_of(const std::map<std::string, std::string>& props,
                                   const std::filesystem::path& file);
 

@@ -111,6 +111,21 @@ TEST(MetaProperties, ReadsAVersion1FileAsKafkaWritesIt) {
   EXPECT_EQ(m.directory_id, "J8aAPcfLQt2bqs1JT_rMgQ");
 }
 
+// lds-host 0.1 wrote version=1 with broker.id; an upgraded broker starts on its dirs unchanged.
+TEST(MetaProperties, ReadsTheVersion1FileLdsHost01Wrote) {
+  const std::string text =
+      "#Written by lds-host; Kafka's log directory metadata.\n"
+      "version=1\nbroker.id=3\ndirectory.id=J8aAPcfLQt2bqs1JT_rMgQ\n";
+  MetaProperties m = meta_properties_of(parse(text), kFile);
+  EXPECT_TRUE(m.written_by_lds_host_0_1);
+  EXPECT_EQ(m.version, 1);
+  EXPECT_EQ(m.node_id, 3);
+  EXPECT_FALSE(m.cluster_id);
+  EXPECT_EQ(m.directory_id, "J8aAPcfLQt2bqs1JT_rMgQ");
+  EXPECT_FALSE(meta_properties_of(parse("version=1\nnode.id=1\ncluster.id=c\n"), kFile)
+                   .written_by_lds_host_0_1);
+}
+
 TEST(MetaProperties, ReadsNodeIdBesideBrokerId) {
   EXPECT_EQ(meta_properties_of(parse("version=0\nnode.id=4\n"), kFile).node_id, 4);
   EXPECT_EQ(meta_properties_of(parse("broker.id=4\nnode.id=4\n"), kFile).node_id, 4);
@@ -132,7 +147,7 @@ TEST(MetaProperties, NamesTheFileAndTheFaultOfEveryMalformedFile) {
             at + "Unable to read node.id as a base-10 number: \"99999999999\".");
   EXPECT_EQ(error_of(parse("version=1\ncluster.id=c\n")),
             at + "node.id was not specified in this version 1 file.");
-  EXPECT_EQ(error_of(parse("version=1\nbroker.id=0\ndirectory.id=J8aAPcfLQt2bqs1JT_rMgQ\n")),
+  EXPECT_EQ(error_of(parse("version=1\nbroker.id=0\ncluster.id=c\n")),
             at + "node.id was not specified in this version 1 file (version 1 and later name the "
                  "node node.id, not broker.id).");
   EXPECT_EQ(error_of(parse("version=1\nnode.id=0\n")),
