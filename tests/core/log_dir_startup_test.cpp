@@ -194,14 +194,27 @@ TEST_F(LogDirStartupTest, AnotherNodesDirIsRefusedWithKafkasSentenceAndNothingIs
 }
 
 TEST_F(LogDirStartupTest, AMalformedFileIsRefusedNamingItAndKeptAsItIs) {
-  write(dirs_[2] / "meta.properties", "version=1\nbroker.id=0\n");
+  write(dirs_[2] / "meta.properties", "version=1\nbroker.id=0\ncluster.id=c\n");
   auto m = make();
   EXPECT_EQ(startup_error(*m),
             (dirs_[2] / "meta.properties").string() +
                 ": node.id was not specified in this version 1 file (version 1 and later name "
                 "the node node.id, not broker.id).");
-  EXPECT_EQ(read_all(dirs_[2] / "meta.properties"), "version=1\nbroker.id=0\n");
+  EXPECT_EQ(read_all(dirs_[2] / "meta.properties"), "version=1\nbroker.id=0\ncluster.id=c\n");
   EXPECT_FALSE(fs::exists(dirs_[0] / "meta.properties"));
+}
+
+// The file lds-host 0.1 wrote: the dirs of an upgraded broker start, and the file stays unchanged.
+TEST_F(LogDirStartupTest, TheFileLdsHost01WroteStartsAndIsKeptAsItIs) {
+  const std::string old_file =
+      "#Written by lds-host; Kafka's log directory metadata.\nversion=1\nbroker.id=0\n"
+      "directory.id=J8aAPcfLQt2bqs1JT_rMgQ\n";
+  write(dirs_[2] / "meta.properties", old_file);
+  auto m = make();
+  EXPECT_EQ(startup_error(*m), "no error");
+  EXPECT_EQ(read_all(dirs_[2] / "meta.properties"), old_file);
+  const auto described = m->describe();
+  EXPECT_EQ(described[2].directory_id, "J8aAPcfLQt2bqs1JT_rMgQ");
 }
 
 TEST_F(LogDirStartupTest, DirsOfTwoClustersOrSharingAnIdAreRefused) {
