@@ -10,6 +10,9 @@
 namespace lds::layout {
 
 inline constexpr std::string_view kMetaProperties = "meta.properties";
+// The file a running broker holds an exclusive flock on (core/dir_lock.h), as Kafka's LogManager
+// does. Like meta.properties it is a regular file, so parse_entry() classifies it kOther.
+inline constexpr std::string_view kLockFile = ".lock";
 // Written (and fsynced) inside a future directory when its copy is complete; see ReplicaMover.
 inline constexpr std::string_view kMoveCompleteMarker = "move.complete";
 inline constexpr std::string_view kSegmentSuffix = ".log";
@@ -19,6 +22,10 @@ inline constexpr uint64_t kSegmentBytes = 64ull << 20;
 // Kafka's topic rule: [a-zA-Z0-9._-], 1 to 249 characters, not "." or "..". Returns an empty string
 // if valid, else one sentence saying why not.
 std::string topic_name_problem(std::string_view topic);
+
+// Why `name` is not a partition directory name "<topic>-<partition>" ("" when it is one), as one
+// clause for a log line: "partition number \"00\" has a leading zero".
+std::string partition_name_problem(std::string_view name);
 
 std::string partition_dir(std::string_view topic, int32_t partition);  // "t-0"
 std::string future_dir(std::string_view topic, int32_t partition,

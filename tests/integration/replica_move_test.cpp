@@ -403,8 +403,13 @@ TEST_F(ReplicaMoveTest, ReassignRetriesUntilTheReplicaIsCreated) {
 TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
   const char* env = std::getenv("LDS_CRASH_RUNS");
   const int runs = env ? std::atoi(env) : 50;
-  const char* points[] = {
-      "", "", "during_copy", "after_marker", "after_source_renamed", "after_future_renamed"};
+  const char* points[] = {"",
+                          "",
+                          "during_copy",
+                          "after_marker",
+                          "after_future_renamed",
+                          "after_source_renamed",
+                          "after_marker_removed"};
   std::mt19937 rng(20261130);
   ServerConfig c = default_config(3);
   std::vector<uint64_t> sizes = {6 * kMiB, 3 * kMiB + 17};
