@@ -30,6 +30,7 @@ struct Copy {
   fs::path path;
   bool marked = false;                  // holds a move's completion marker
   std::optional<uint64_t> marked_size;  // the partition's size the marker records
+  std::string marked_source;            // the move's source the marker records
   uint64_t size = 0;                    // bytes of its segments
 };
 
@@ -60,6 +61,7 @@ void read_marker(Copy& c) {
   std::ifstream in(marker);
   std::string line;
   while (std::getline(in, line)) {
+    if (line.starts_with("source=")) c.marked_source = line.substr(7);
     if (!line.starts_with("size=")) continue;
     try {
       c.marked_size = std::stoull(line.substr(5));
@@ -148,22 +150,21 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
       // The move's source is unchanged since the marker was written: the marked copy is the
       // newer one. Otherwise a failed promotion left the marker behind and appends continued.
       const bool agrees = older == nullptr || !n->marked_size || *n->marked_size == older->size;
-      if (is_future && !agrees) {
+      const fs::path final_path = dirs_[n->dir]->path / name;
+      struct stat st {};
+      if (is_future && !agrees && older->path.string() == n->marked_source) {
         log()->warn(
             "The move copy {} holds {} bytes but its source {} has {} since; discarding it.",
             n->path.string(), *n->marked_size, older->path.string(), older->size);
         plan.keep = older;
         plan.discard.push_back(n);
-      } else if (is_future) {
-        const fs::path final_path = dirs_[n->dir]->path / name;
-        struct stat st {};
-        if (::lstat(final_path.c_str(), &st) == 0) {
-          throw ConfigError("The interrupted move of " + name + " cannot be finished: " +
-                            final_path.string() + " is taken by " + kind_of(final_path) +
-                            " that is not part of the move, so the complete copy " +
-                            n->path.string() + " cannot be renamed there; move " +
-                            final_path.string() + " out of the log directory and start again.");
-        }
+      } else if (is_future && ::lstat(final_path.c_str(), &st) == 0) {
+        throw ConfigError("The interrupted move of " + name + " cannot be finished: " +
+                          final_path.string() + " is taken by " + kind_of(final_path) +
+                          " that is not part of the move, so the complete copy " +
+                          n->path.string() + " cannot be renamed there; move " +
+                          final_path.string() + " out of the log directory and start again.");
+      } else if (is_future && agrees) {
         plan.keep = n;
         plan.promote = true;
         plan.stale = older;
