@@ -130,8 +130,19 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
     const std::string name = plan.tp.str();
     std::vector<const Copy*> complete, plain;
     for (const Copy& c : f.current) (c.marked ? complete : plain).push_back(&c);
+    const Copy* source = plain.size() == 1 ? plain[0] : nullptr;
     for (const Copy& c : f.future) {
-      if (c.marked) complete.push_back(&c);
+      // A marked copy of this source that the source has outgrown: a promotion that failed (its
+      // destination went offline) and appends that continued. Discarded, whatever else is found.
+      if (c.marked && source != nullptr && c.marked_size && *c.marked_size != source->size &&
+          c.marked_source == source->path.string()) {
+        log()->warn(
+            "The move copy {} holds {} bytes but its source {} has {} since; discarding it.",
+            c.path.string(), *c.marked_size, source->path.string(), source->size);
+        plan.discard.push_back(&c);
+      } else if (c.marked) {
+        complete.push_back(&c);
+      }
     }
     if (complete.size() > 1) {
       throw ConfigError("Partition " + name +
@@ -152,13 +163,7 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
       const bool agrees = older == nullptr || !n->marked_size || *n->marked_size == older->size;
       const fs::path final_path = dirs_[n->dir]->path / name;
       struct stat st {};
-      if (is_future && !agrees && older->path.string() == n->marked_source) {
-        log()->warn(
-            "The move copy {} holds {} bytes but its source {} has {} since; discarding it.",
-            n->path.string(), *n->marked_size, older->path.string(), older->size);
-        plan.keep = older;
-        plan.discard.push_back(n);
-      } else if (is_future && ::lstat(final_path.c_str(), &st) == 0) {
+      if (is_future && ::lstat(final_path.c_str(), &st) == 0) {
         throw ConfigError("The interrupted move of " + name + " cannot be finished: " +
                           final_path.string() + " is taken by " + kind_of(final_path) +
                           " that is not part of the move, so the complete copy " +

@@ -49,6 +49,10 @@ class MoveRecoveryTest : public ::testing::Test {
   fs::path source() const { return dirs_[0] / "t-0"; }
   fs::path final_path() const { return dirs_[2] / "t-0"; }
   fs::path future() const { return dirs_[2] / layout::future_dir("t", 0, std::string(32, 'a')); }
+  // A second destination's future copy, in d2.
+  fs::path other_future() const {
+    return dirs_[1] / layout::future_dir("t", 0, std::string(32, 'c'));
+  }
   fs::path deleted() const { return dirs_[0] / layout::delete_dir("t", 0, std::string(32, 'b')); }
 
   // A complete copy of the source at `to`, marked as a move marks it (recording `size`).
@@ -147,6 +151,7 @@ class MoveRecoveryStates : public MoveRecoveryTest,
   using MoveRecoveryTest::deleted;
   using MoveRecoveryTest::final_path;
   using MoveRecoveryTest::future;
+  using MoveRecoveryTest::other_future;
   using MoveRecoveryTest::source;
 };
 
@@ -188,6 +193,12 @@ INSTANTIATE_TEST_SUITE_P(
                      s.copy_marked(s.final_path());
                      fs::remove(s.final_path() / layout::kMoveCompleteMarker);
                      fs::rename(s.source(), s.deleted());
+                   },
+                   2},
+        CrashState{"an_outgrown_marked_copy_and_a_current_one",
+                   [](MoveRecoveryStates& s) {
+                     s.copy_marked(s.other_future(), kSize - 100);
+                     s.copy_marked(s.future());
                    },
                    2},
         CrashState{"marked_copy_fell_behind_its_source",
