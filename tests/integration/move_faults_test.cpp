@@ -19,6 +19,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMiB = 1ull << 20;
 
+// Whether process `pid` (a child not yet waited for) has exited: gone or a zombie.
+bool has_exited(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const size_t paren = text.rfind(')');
+  return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'Z';
+}
+
 // The last line of a refused start's stderr: the one sentence it exits with (log lines come first).
 std::string last_line(const std::string& text) {
   const size_t end = text.ends_with('\n') ? text.size() - 1 : text.size();
@@ -204,47 +213,75 @@ TEST_F(MoveFaultTest, AStrayEntryAtTheDestinationFailsThatMoveOnlyAndIsReported)
   EXPECT_EQ(partition_problem(disk(2) / "s-0", "s", 0, size), "");
 }
 
-// kill -9 once the copy is marked complete, with a stray file at the final name: the restart
-// refuses, naming both paths, and deletes nothing; without the stray file it finishes the move.
+// kill -9 once the copy is marked complete, with a stray file (then a stray directory) at the
+// final name: the restart refuses with one sentence naming the paths and deletes nothing; once the
+// stray entry is gone, the restart finishes the move.
 TEST_F(MoveFaultTest, KillNineWithTheDestinationBlockedRefusesTheRestartUntilTheStrayIsGone) {
   ServerConfig c = default_config(3);
   start(c);
   call_ok({{"api", "CreatePartitions"}, {"topic", "k"}, {"partitions", {0}}});
   ASSERT_EQ(produce("k", 0, 2 * kMiB + 3)["error"], "NONE");
   stop();
-  std::ofstream(disk(3) / "k-0") << "stray";
-  ::setenv("LDS_CRASH_POINT", "after_marker", 1);
-  start(c);
-  ::unsetenv("LDS_CRASH_POINT");
-  try {
-    alter(disk(3), "k", 0);
-  } catch (const std::exception&) {
-    // the crash point may already have been reached
+  int from = 1;
+  for (int to : {3, 2}) {
+    const bool as_dir = to == 2;
+    SCOPED_TRACE(as_dir ? "stray directory" : "stray file");
+    const fs::path source = disk(from) / "k-0", stray = disk(to) / "k-0";
+    ::setenv("LDS_CRASH_POINT", "after_marker", 1);
+    start(c);
+    ::unsetenv("LDS_CRASH_POINT");
+    // Put there while the broker runs (a directory found at startup would be a second copy).
+    if (as_dir) {
+      fs::create_directories(stray);
+    } else {
+      std::ofstream(stray) << "stray";
+    }
+    try {
+      alter(disk(to), "k", 0);
+    } catch (const std::exception&) {
+      // the crash point may already have been reached
+    }
+    for (int i = 0; i < 500 && !has_exited(server_pid()); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(has_exited(server_pid())) << "the crash point was not reached";
+    kill9();
+    const auto futures = entries_ending("-future");
+    ASSERT_EQ(futures.size(), 1u);
+    ASSERT_TRUE(fs::exists(futures[0] / layout::kMoveCompleteMarker));
+    ProcessResult r = run_host({"serve", "--config", config_file_.string()}, 20);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    if (as_dir) {
+      // A directory at the final name is a second copy of k-0: Kafka's refusal.
+      EXPECT_EQ(last_line(r.err),
+                "lds-host: Duplicate log directories for k-0 are found in both " +
+                    (from < to ? source : stray).string() + " and " +
+                    (from < to ? stray : source).string() +
+                    ". It is likely because log directory failure happened while broker was "
+                    "replacing current replica with future replica. Recover broker from this "
+                    "failure by manually deleting one of the two directories for this partition. "
+                    "It is recommended to delete the partition in the log directory that is "
+                    "known to have failed recently.");
+    } else {
+      EXPECT_EQ(last_line(r.err),
+                "lds-host: The interrupted move of k-0 cannot be finished: " + stray.string() +
+                    " is taken by a file that is not part of the move, so the complete copy " +
+                    futures[0].string() + " cannot be renamed there; move " + stray.string() +
+                    " out of the log directory and start again.");
+    }
+    EXPECT_TRUE(fs::exists(futures[0] / layout::kMoveCompleteMarker));
+    EXPECT_TRUE(fs::exists(stray));
+    EXPECT_EQ(partition_problem(source, "k", 0, 2 * kMiB + 3), "");
+    fs::remove(stray);
+    start(c);
+    expect_all_online();
+    EXPECT_EQ(partition_problem(disk(to) / "k-0", "k", 0, 2 * kMiB + 3), "");
+    EXPECT_EQ(copies_of(config_.log_dirs, "k-0").size(), 1u);
+    EXPECT_TRUE(entries_ending("-future").empty());
+    EXPECT_TRUE(entries_ending("-delete").empty());
+    stop();
+    from = to;
   }
-  for (int i = 0; i < 200 && ::kill(server_pid(), 0) == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill9();
-  const auto futures = entries_ending("-future");
-  ASSERT_EQ(futures.size(), 1u);
-  ASSERT_TRUE(fs::exists(futures[0] / layout::kMoveCompleteMarker));
-  ProcessResult r = run_host({"serve", "--config", config_file_.string()}, 20);
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(
-      last_line(r.err),
-      "lds-host: The interrupted move of k-0 cannot be finished: " + (disk(3) / "k-0").string() +
-          " is taken by a file that is not part of the move, so the complete copy " +
-          futures[0].string() + " cannot be renamed there; move " + (disk(3) / "k-0").string() +
-          " out of the log directory and start again.");
-  EXPECT_TRUE(fs::exists(futures[0] / layout::kMoveCompleteMarker));
-  EXPECT_EQ(partition_problem(disk(1) / "k-0", "k", 0, 2 * kMiB + 3), "");
-  fs::remove(disk(3) / "k-0");
-  start(c);
-  expect_all_online();
-  EXPECT_EQ(partition_problem(disk(3) / "k-0", "k", 0, 2 * kMiB + 3), "");
-  EXPECT_EQ(copies_of(config_.log_dirs, "k-0").size(), 1u);
-  EXPECT_TRUE(entries_ending("-future").empty());
-  EXPECT_TRUE(entries_ending("-delete").empty());
 }
 
 // Out of space is not a failed disk: a move that cannot fit is refused up front, and one that runs
