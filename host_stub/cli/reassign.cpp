@@ -74,13 +74,14 @@ std::map<std::string, ReplicaLocation> locate(const json& describe, int32_t* bro
   const json& b = describe["brokers"][0];
   *broker = b["broker"].get<int32_t>();
   for (const auto& dir : b["logDirs"]) {
-    if (!dir["error"].is_null()) continue;
+    // A move may have failed because its destination went offline: listed there too.
     for (const auto& f : dir.value("failedMoves", json::array())) {
       ReplicaLocation& loc = out[f["partition"].get<std::string>()];
       loc.failed_dir = dir["logDir"].get<std::string>();
       loc.failed_error = f["error"].get<std::string>();
       loc.failed_message = f["message"].get<std::string>();
     }
+    if (!dir["error"].is_null()) continue;
     for (const auto& p : dir["partitions"]) {
       ReplicaLocation& loc = out[p["partition"].get<std::string>()];
       if (p["isFuture"].get<bool>()) {
