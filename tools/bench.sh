@@ -8,7 +8,10 @@
 #   creation_bench   10,000 partitions created on real directories, against a bare loop of the
 #                    same mkdir/create/fsync calls ($LDS_BENCH_DIR, default the temp folder);
 #   memory_bench     heap bytes of host bookkeeping per partition at 1M partitions;
-#   hot_swap_bench   swap time, and placement latency while strategies are swapped.
+#   hot_swap_bench   swap time, and placement latency while strategies are swapped;
+#   move_bench.py    an unthrottled replica move of a 2 GiB partition by `lds-host serve`, against
+#                    `cp -r` plus `sync` of the same partition on the same disk ($LDS_BENCH_DIR,
+#                    default the temp folder; 4 GiB written in all, removed afterwards).
 # Takes about five minutes on 2 cores. Not part of the test suite. Needs python3.
 set -euo pipefail
 
@@ -21,7 +24,7 @@ note() { printf '%s\n' "$*" >&2; }
 note "Building the benchmarks in $build (Release)"
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLDS_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build" -j"$jobs" --target placement_bench creation_bench memory_bench \
-  hot_swap_bench lds_partition lds_size lds_cordon >/dev/null
+  hot_swap_bench lds-host lds_partition lds_size lds_cordon >/dev/null
 
 export LDS_PLUGIN_DIR="$build/plugins"
 out=$(mktemp -d "${TMPDIR:-/tmp}/lds-bench-XXXXXX")
@@ -37,5 +40,8 @@ note "memory_bench (1,000,000 partitions)"
 "$build/tests/bench/memory_bench" 1000000 >"$out/memory.json"
 note "hot_swap_bench"
 "$build/tests/bench/hot_swap_bench" >"$out/hot_swap.txt"
+note "move_bench (a 2 GiB partition moved, and copied with cp -r + sync)"
+python3 "$repo/tools/move_bench.py" "$build/host_stub/lds-host" "$build/plugins" "$out/move.json" \
+  >/dev/null
 
 python3 "$repo/tests/bench/bench_table.py" "$out"

@@ -91,7 +91,15 @@ json AdminApi::handle(const json& request) {
 json AdminApi::describe_log_dirs() {
   const StrategyInfo strategy = broker_.strategy_info();
   json dirs = json::array();
+  // The last failed move of each replica, listed under the destination it did not reach.
+  const std::vector<FailedMoveDescription> failed = broker_.logs().failed_moves();
   for (const auto& d : broker_.logs().describe()) {
+    json failed_moves = json::array();
+    for (const auto& f : failed) {
+      if (f.log_dir != d.log_dir) continue;
+      failed_moves.push_back(
+          {{"partition", f.partition}, {"error", error_name(f.error)}, {"message", f.message}});
+    }
     json partitions = json::array();
     for (const auto& p : d.partitions) {
       partitions.push_back({{"partition", p.partition},
@@ -108,7 +116,8 @@ json AdminApi::describe_log_dirs() {
          {"usableBytes", d.usable_bytes},
          {"reservedBytes", d.reserved_bytes},
          {"isCordoned", d.cordoned},
-         {"partitions", partitions}});
+         {"partitions", partitions},
+         {"failedMoves", failed_moves}});
   }
   json out = ok();
   out["version"] = 1;

@@ -63,6 +63,10 @@ struct ReplicaLocation {
   std::string future;
   uint64_t size = 0;
   uint64_t lag = 0;
+  // The last failed move of the replica: the dir it did not reach, the error name and sentence.
+  std::string failed_dir;
+  std::string failed_error;
+  std::string failed_message;
 };
 
 std::map<std::string, ReplicaLocation> locate(const json& describe, int32_t* broker) {
@@ -70,6 +74,13 @@ std::map<std::string, ReplicaLocation> locate(const json& describe, int32_t* bro
   const json& b = describe["brokers"][0];
   *broker = b["broker"].get<int32_t>();
   for (const auto& dir : b["logDirs"]) {
+    // A move may have failed because its destination went offline: listed there too.
+    for (const auto& f : dir.value("failedMoves", json::array())) {
+      ReplicaLocation& loc = out[f["partition"].get<std::string>()];
+      loc.failed_dir = dir["logDir"].get<std::string>();
+      loc.failed_error = f["error"].get<std::string>();
+      loc.failed_message = f["message"].get<std::string>();
+    }
     if (!dir["error"].is_null()) continue;
     for (const auto& p : dir["partitions"]) {
       ReplicaLocation& loc = out[p["partition"].get<std::string>()];
@@ -216,6 +227,10 @@ int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries) {
       all_done = false;
     } else if (same_dir(it->second.current, t.log_dir)) {
       std::printf("Reassignment of replica %s completed successfully.\n", replica.c_str());
+    } else if (!it->second.failed_dir.empty() && same_dir(it->second.failed_dir, t.log_dir)) {
+      std::printf("Reassignment of replica %s failed: %s: %s\n", replica.c_str(),
+                  it->second.failed_error.c_str(), it->second.failed_message.c_str());
+      all_done = false;
     } else {
       std::printf("Partition %s on broker %d is not being moved from log dir %s to %s.\n",
                   tp.c_str(), broker, it->second.current.c_str(), t.log_dir.c_str());

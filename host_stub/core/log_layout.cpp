@@ -58,6 +58,28 @@ std::string topic_name_problem(std::string_view topic) {
   return {};
 }
 
+std::string partition_name_problem(std::string_view name) {
+  auto dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash == 0 || dash + 1 == name.size()) {
+    return "the name is not <topic>-<partition>";
+  }
+  std::string_view number = name.substr(dash + 1);
+  for (char c : number) {
+    if (c < '0' || c > '9') {
+      return "\"" + std::string(number) + "\" after the last '-' is not a partition number";
+    }
+  }
+  if (number.size() > 1 && number[0] == '0') {
+    return "partition number \"" + std::string(number) + "\" has a leading zero";
+  }
+  Entry e;
+  if (!parse_partition_name(name, &e)) {
+    std::string why = topic_name_problem(name.substr(0, dash));
+    return why.empty() ? "partition number \"" + std::string(number) + "\" is out of range" : why;
+  }
+  return {};
+}
+
 std::string partition_dir(std::string_view topic, int32_t partition) {
   return std::string(topic) + "-" + std::to_string(partition);
 }

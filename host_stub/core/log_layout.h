@@ -23,6 +23,10 @@ inline constexpr uint64_t kSegmentBytes = 64ull << 20;
 // if valid, else one sentence saying why not.
 std::string topic_name_problem(std::string_view topic);
 
+// Why `name` is not a partition directory name "<topic>-<partition>" ("" when it is one), as one
+// clause for a log line: "partition number \"00\" has a leading zero".
+std::string partition_name_problem(std::string_view name);
+
 std::string partition_dir(std::string_view topic, int32_t partition);  // "t-0"
 std::string future_dir(std::string_view topic, int32_t partition,
                        std::string_view id);  // "t-0.<id>-future"

@@ -134,7 +134,19 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {
   const fs::path meta = dirs_[dir_index]->path / layout::kMetaProperties;
   check_syscall(::access(meta.c_str(), F_OK), "access", meta);
   const fs::path dir = dirs_[dir_index]->path / tp.str();
-  check_syscall(::mkdir(dir.c_str(), 0755), "mkdir", dir);
+  if (::mkdir(dir.c_str(), 0755) != 0) {
+    const int err = errno;
+    // Something this broker does not host sits at the partition's name (the startup scan logged
+    // it as stray): the disk is fine, this creation is not.
+    if (err == EEXIST) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       "Cannot create " + tp.str() + " in " + dirs_[dir_index]->path_text + ": " +
+                           dir.string() +
+                           " already exists and is not a partition this broker hosts; move it "
+                           "out of the log directory. The log directory stays online.");
+    }
+    throw FileError(err, "mkdir", dir);
+  }
   const fs::path segment = dir / layout::segment_file(0);
   try {
     open_file(segment, O_WRONLY | O_CREAT | O_EXCL, 0644, "create");

@@ -74,6 +74,14 @@ struct LogDirDescription {
   std::vector<PartitionDescription> partitions;
 };
 
+// The last failed move of a replica (KIP-113), until a new move of it starts.
+struct FailedMoveDescription {
+  std::string partition;  // "topic-0"
+  std::string log_dir;    // the destination it did not reach
+  ErrorCode error = ErrorCode::kKafkaStorageError;
+  std::string message;  // "Not enough space in /d2 to move t-0: 64.0 MiB needed, 12.0 MiB free."
+};
+
 class ReplicaMover;
 
 class LogManager {
@@ -173,6 +181,10 @@ class LogManager {
   void set_move_throttle(uint64_t bytes_per_second);
   // Moves queued or running.
   size_t moves_in_progress() const;
+  // The last failed move of each hosted replica that has one, by partition name. A move fails
+  // alone (its future copy removed, the destination online unless its disk failed) when the
+  // destination runs out of space, the broker of descriptors, or its final name is taken.
+  std::vector<FailedMoveDescription> failed_moves() const;
 
   size_t partition_count() const;
   const std::vector<std::filesystem::path>& log_dirs() const { return options_.log_dirs; }
@@ -205,9 +217,14 @@ class LogManager {
   void open_dirs();
   // startup(): throws ConfigError naming every directory and its fault when none is online.
   void refuse_unless_a_dir_is_online();
-  // Loads one directory's partitions; returns its future directories for recover_moves().
+  // Scans one directory without changing it: returns its partition, -future and -delete
+  // directories for recover_moves(), and logs every stray entry once, saying why it is ignored.
   std::vector<std::filesystem::path> load_dir(uint32_t dir_index);
-  void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& futures);
+  // Resolves the copies of every partition the scan found (log_manager_recovery.cpp): finishes or
+  // discards interrupted moves, removes -delete directories nothing needs, and adds the served
+  // copies. Throws ConfigError, having deleted nothing, for two copies no move explains (Kafka's
+  // "Duplicate log directories" sentence) or a move whose final name is taken by a stray entry.
+  void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& entries);
   void add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
                      uint64_t expected);
   // Counts a replica (current or future) of `topic` in a directory, or uncounts it (delta -1).

@@ -48,6 +48,9 @@ std::shared_ptr<spdlog::logger> log_manager_log();
 inline uint64_t active_segment_base(uint64_t size) { return size - size % layout::kSegmentBytes; }
 // Total size of a partition directory's segment files, and the base offset of the last one.
 uint64_t segments_size(const std::filesystem::path& partition_dir, uint64_t* active_base);
+// Why the startup scan ignores a log directory entry, or "" when it is not stray (meta.properties,
+// .lock). `kind` is how layout::parse_entry classified `name`.
+std::string stray_entry_reason(const std::string& name, layout::EntryKind kind, bool is_dir);
 
 }  // namespace detail
 }  // namespace lds

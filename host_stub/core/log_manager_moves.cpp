@@ -1,8 +1,11 @@
-// log_manager_moves.cpp: LogManager's side of KIP-113: AlterReplicaLogDirs and startup recovery.
+// log_manager_moves.cpp: LogManager's side of KIP-113: AlterReplicaLogDirs and the failed moves.
 //
-// The ReplicaMover copies and promotes; here a request is checked against the partitions and the
-// directories, and at startup a move a crash interrupted is finished or discarded.
+// The ReplicaMover copies and promotes; here a request is checked against the partitions, the
+// directories and the destination's free space. Startup recovery is log_manager_recovery.cpp.
+#include <algorithm>
+
 #include "core/config.h"
+#include "core/io_errors.h"
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "core/replica_mover.h"
@@ -11,17 +14,24 @@
 namespace lds {
 
 namespace fs = std::filesystem;
-namespace {
-
-std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
-
-}  // namespace
 
 void LogManager::set_move_throttle(uint64_t bytes_per_second) {
   mover_->set_throttle(bytes_per_second);
 }
 
 size_t LogManager::moves_in_progress() const { return mover_->in_progress(); }
+
+std::vector<FailedMoveDescription> LogManager::failed_moves() const {
+  std::vector<FailedMoveDescription> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [tp, f] : mover_->failures_locked()) {
+    if (partitions_.count(tp) == 0) continue;
+    out.push_back({tp.str(), dirs_[f.dest]->path_text, f.error, f.message});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.partition < b.partition; });
+  return out;
+}
 
 LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& tp,
                                                           const std::string& destination) {
@@ -44,6 +54,8 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
   if (dest < 0) {
     return {ErrorCode::kLogDirNotFound, "Log dir " + destination + " is not found in the config."};
   }
+  // Read before any lock: statvfs may be slow.
+  const DiskSpace space = p ? probe_->read(dirs_[static_cast<uint32_t>(dest)]->path) : DiskSpace{};
   {
     std::lock_guard lock(mu_);
     const Dir& d = *dirs_[static_cast<uint32_t>(dest)];
@@ -73,6 +85,15 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
       return {};
     }
     if (running != nullptr && running->dest == static_cast<uint32_t>(dest)) return {};
+    // Refused up front when the replica cannot fit: the destination's usable bytes less what is
+    // already promised there (reservations of its partitions and of the moves into it).
+    const Dir& d = *dirs_[static_cast<uint32_t>(dest)];
+    const uint64_t reserved = d.reserved.bytes();
+    const uint64_t free = space.usable_bytes > reserved ? space.usable_bytes - reserved : 0;
+    if (space.known && !options_.in_memory && p->size > free) {
+      return {ErrorCode::kKafkaStorageError,
+              not_enough_space_to_move(d.path_text, tp.str(), p->size, free)};
+    }
     mover_->cancel_locked(tp);  // restart towards the new destination
     if (!dirs_[p->dir]->online) {
       return {ErrorCode::kKafkaStorageError,
@@ -87,38 +108,6 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
     return {e.code(), e.what()};
   }
   return {};
-}
-
-void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& futures) {
-  for (const auto& [dir_index, future] : futures) {
-    layout::Entry e = layout::parse_entry(future.filename().string());
-    TopicPartition tp{e.topic, e.partition};
-    if (!fs::exists(future / layout::kMoveCompleteMarker)) {
-      log()->info("Discarding the unfinished move copy {}.", future.string());
-      fs::remove_all(future);
-      continue;
-    }
-    // A complete copy: finish the promotion as the mover would have.
-    fs::path source;
-    {
-      std::lock_guard lock(mu_);
-      auto it = partitions_.find(tp);
-      if (it != partitions_.end()) source = dirs_[it->second->dir]->path / tp.str();
-    }
-    const fs::path final_path = dirs_[dir_index]->path / tp.str();
-    const fs::path del = ReplicaMover::promote(tp, future, source, final_path);
-    if (!del.empty()) {
-      {
-        std::lock_guard lock(mu_);
-        remove_partition_locked(tp);
-      }
-      fs::remove_all(del);
-    }
-    log()->info("Finished the interrupted move of {} into {}.", tp.str(),
-                dirs_[dir_index]->path_text);
-    const uint64_t size = detail::segments_size(final_path, nullptr);
-    add_partition(dir_index, tp, size, 0);
-  }
 }
 
 }  // namespace lds

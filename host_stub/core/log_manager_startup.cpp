@@ -27,6 +27,29 @@ uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base) {
   return size;
 }
 
+std::string stray_entry_reason(const std::string& name, layout::EntryKind kind, bool is_dir) {
+  if (name == layout::kMetaProperties || name == layout::kLockFile) return {};
+  if (name.starts_with("." + std::string(layout::kMetaProperties) + ".")) {
+    return "a temp file left by an interrupted write of meta.properties";
+  }
+  if (kind != layout::EntryKind::kOther && !is_dir) {
+    return "it is named like a partition, a move's future copy or a deletion, but is not a "
+           "directory";
+  }
+  std::string base = name;
+  for (std::string_view suffix : {"-future", "-delete"}) {
+    if (base.size() > suffix.size() && base.ends_with(suffix)) {
+      base = base.substr(0, base.size() - suffix.size());
+      if (auto dot = base.rfind('.'); dot != std::string::npos) base = base.substr(0, dot);
+      break;
+    }
+  }
+  std::string why = layout::partition_name_problem(base);
+  if (!why.empty() && why.back() == '.') why.pop_back();
+  return std::string(is_dir ? "not a partition directory" : "not a partition directory (a file)") +
+         (why.empty() ? "" : ": " + why);
+}
+
 }  // namespace detail
 
 namespace {
@@ -98,48 +121,20 @@ void LogManager::startup() {
 
 std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
   const Dir& d = *dirs_[dir_index];
-  std::vector<fs::path> futures;
+  std::vector<fs::path> found;
   for (const auto& entry : fs::directory_iterator(d.path)) {
     const std::string name = entry.path().filename().string();
-    layout::Entry e = layout::parse_entry(name);
-    if (!entry.is_directory()) continue;
-    if (e.kind == layout::EntryKind::kDelete) {
-      log()->info("Removing {} left over from a deletion or a move.", entry.path().string());
-      fs::remove_all(entry.path());
+    const layout::Entry e = layout::parse_entry(name);
+    const bool is_dir = entry.is_directory();
+    if (e.kind != layout::EntryKind::kOther && is_dir) {
+      found.push_back(entry.path());  // resolved by recover_moves once every dir is scanned
       continue;
     }
-    if (e.kind == layout::EntryKind::kFuture) {
-      futures.push_back(entry.path());
-      continue;
+    if (std::string why = detail::stray_entry_reason(name, e.kind, is_dir); !why.empty()) {
+      log()->warn("Ignoring {} in log directory {}: {}.", entry.path().string(), d.path_text, why);
     }
-    if (e.kind != layout::EntryKind::kPartition) continue;
-    // A marker inside a partition directory means a move promoted it and stopped just before
-    // removing the marker; the partition is complete.
-    fs::remove(entry.path() / layout::kMoveCompleteMarker);
-    const uint64_t size = detail::segments_size(entry.path(), nullptr);
-    TopicPartition tp{e.topic, e.partition};
-    {
-      std::unique_lock lock(mu_);
-      auto existing = partitions_.find(tp);
-      if (existing != partitions_.end()) {
-        // Two complete copies and no move marker (not something a move leaves behind): keep the
-        // larger, the first in log.dirs order on a tie.
-        const bool keep_new = size > existing->second->size;
-        const fs::path drop =
-            keep_new ? dirs_[existing->second->dir]->path / tp.str() : d.path / tp.str();
-        log()->warn(
-            "Partition {} was found in two log directories; keeping the larger copy and "
-            "removing {}.",
-            tp.str(), drop.string());
-        if (keep_new) remove_partition_locked(tp);
-        lock.unlock();
-        fs::remove_all(drop);
-        if (!keep_new) continue;
-      }
-    }
-    add_partition(dir_index, tp, size, 0);
   }
-  return futures;
+  return found;
 }
 
 void LogManager::mark_online(uint32_t dir_index) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "core/durable_file.h"
 #include "core/io_errors.h"
 #include "core/log_layout.h"
+#include "core/segment_copier.h"
 #include "log_manager_internal.h"
 
 namespace lds {
@@ -22,7 +24,10 @@ namespace lds {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr uint64_t kChunkBytes = 1 << 20;
+// An unthrottled move copies this much between two looks at cancellation and progress.
+constexpr uint64_t kChunkBytes = 32ull << 20;
+// A throttled move copies at most this much per chunk (a tenth of a second's worth below it).
+constexpr uint64_t kThrottledChunkBytes = 1 << 20;
 // Below this many bytes left to copy, the mover takes the partition's I/O lock and finishes.
 constexpr uint64_t kCatchUpBytes = 4 << 20;
 
@@ -33,54 +38,6 @@ std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 void crash_point(const char* name) {
   static const char* wanted = std::getenv("LDS_CRASH_POINT");
   if (wanted != nullptr && std::strcmp(wanted, name) == 0) ::kill(::getpid(), SIGKILL);
-}
-
-// The segments of a partition directory by base offset.
-std::map<uint64_t, fs::path> segments_of(const fs::path& dir) {
-  std::map<uint64_t, fs::path> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    uint64_t base = 0;
-    if (layout::parse_segment_file(e.path().filename().string(), &base)) out[base] = e.path();
-  }
-  return out;
-}
-
-// Copies at most `budget` bytes of the source log that the future copy lacks, never past
-// `committed` (the partition's size: bytes of an append still in flight are not copied). Returns
-// the number of bytes copied.
-uint64_t copy_some(const fs::path& src_dir, const fs::path& dst_dir, uint64_t committed,
-                   uint64_t budget) {
-  uint64_t done = 0;
-  std::vector<char> buf(kChunkBytes);
-  auto segments = segments_of(src_dir);
-  for (auto it = segments.begin(); it != segments.end() && done < budget; ++it) {
-    const uint64_t base = it->first;
-    if (base >= committed) break;
-    auto next = std::next(it);
-    const uint64_t end = std::min(committed, next == segments.end() ? committed : next->first);
-    const fs::path dst = dst_dir / it->second.filename();
-    const Fd out = open_file(dst, O_WRONLY | O_CREAT | O_APPEND, 0644, "create");
-    struct stat st {};
-    check_syscall(::fstat(out.get(), &st), "stat", dst);
-    uint64_t have = base + static_cast<uint64_t>(st.st_size);
-    if (have >= end) continue;
-    const Fd in = open_file(it->second, O_RDONLY);
-    while (have < end && done < budget) {
-      const size_t want =
-          static_cast<size_t>(std::min<uint64_t>({end - have, budget - done, buf.size()}));
-      ssize_t n = ::pread(in.get(), buf.data(), want, static_cast<off_t>(have - base));
-      if (n < 0 && errno == EINTR) continue;
-      check_syscall(n <= 0 ? -1 : 0, "read", it->second);
-      write_all(out, std::string_view(buf.data(), static_cast<size_t>(n)), dst);
-      have += static_cast<uint64_t>(n);
-      done += static_cast<uint64_t>(n);
-    }
-  }
-  return done;
-}
-
-void fsync_segments(const fs::path& dir) {
-  for (const auto& [base, path] : segments_of(dir)) fsync_file(path);
 }
 
 // replica.alter.log.dirs.io.max.bytes.per.second for one move's bulk copy. The limit is read
@@ -94,7 +51,8 @@ class Throttle {
   // stays smooth under a low limit.
   uint64_t next_budget() {
     limit_ = bytes_per_second_.load(std::memory_order_relaxed);
-    return limit_ > 0 ? std::max<uint64_t>(std::min(kChunkBytes, limit_ / 10), 4096) : kChunkBytes;
+    return limit_ > 0 ? std::max<uint64_t>(std::min(kThrottledChunkBytes, limit_ / 10), 4096)
+                      : kChunkBytes;
   }
 
   // Sleeps until the bytes of this one-second window no longer run ahead of limit * elapsed.
@@ -160,6 +118,7 @@ bool ReplicaMover::owns_locked(const std::shared_ptr<Move>& m) const {
 }
 
 void ReplicaMover::cancel_locked(const TopicPartition& tp) {
+  if (!failures_.empty()) failures_.erase(tp);
   auto it = moves_.find(tp);
   if (it == moves_.end()) return;
   std::shared_ptr<Move> m = std::move(it->second);
@@ -169,6 +128,11 @@ void ReplicaMover::cancel_locked(const TopicPartition& tp) {
   m->left_to_copy.release();
   log()->info("Cancelled the move of {} to {}.", tp.str(), logs_.dirs_[m->dest]->path_text);
   // The mover that owns the move removes its future directory.
+}
+
+std::vector<std::pair<TopicPartition, ReplicaMover::Failure>> ReplicaMover::failures_locked()
+    const {
+  return {failures_.begin(), failures_.end()};
 }
 
 bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32_t dest) {
@@ -184,17 +148,22 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
       fsync_folder(m->future.parent_path());
     }
   } catch (const std::system_error& e) {
-    if (is_resource_shortage(e.code().value())) {
-      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot start moving " + tp.str() + " to " +
-                                                          d.path_text + ": " +
-                                                          resource_shortage_text(e.code().value()) +
-                                                          "; the log directory stays online.");
+    const int err = e.code().value();
+    if (is_resource_shortage(err) || is_out_of_space(err)) {
+      std::error_code ec;
+      fs::remove(m->future, ec);
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       "Cannot start moving " + tp.str() + " to " + d.path_text + ": " +
+                           (is_out_of_space(err) ? std::string(std::strerror(err))
+                                                 : resource_shortage_text(err)) +
+                           "; the log directory stays online.");
     }
     logs_.mark_offline(dest, e.what());
     return false;
   }
   {
     std::lock_guard lock(logs_.mu_);
+    failures_.erase(tp);                             // a new move of it starts
     logs_.count_replica_locked(dest, tp.topic, +1);  // a future replica counts there, as in Kafka
     m->left_to_copy = Reservation(d.reserved, p->size);
     moves_[tp] = m;
@@ -220,23 +189,101 @@ void ReplicaMover::run_thread() {
     try {
       run_move(m);
     } catch (const std::exception& e) {
-      // The destination failed: it goes offline and the move is dropped; the source is untouched.
-      // A move that only ran short of descriptors or memory is dropped and the disk stays online.
-      const auto* system = dynamic_cast<const std::system_error*>(&e);
-      const bool shortage = system != nullptr && is_resource_shortage(system->code().value());
-      log()->error("Move of {} to {} failed: {}{}", m->partition->tp.str(),
-                   logs_.dirs_[m->dest]->path_text, e.what(),
-                   shortage ? "; the move is cancelled and the log directory stays online" : "");
-      std::lock_guard io(logs_.io_of(m->partition->tp));
-      {
-        std::lock_guard lock(logs_.mu_);
-        if (owns_locked(m)) cancel_locked(m->partition->tp);
-      }
-      if (!shortage) logs_.mark_offline(m->dest, e.what());
+      handle_failure(m, e);
     }
     std::lock_guard lock(logs_.mu_);
     running_--;
   }
+}
+
+void ReplicaMover::fail(const std::shared_ptr<Move>& m, const std::string& message) {
+  const TopicPartition& tp = m->partition->tp;
+  std::error_code ec;
+  fs::remove_all(m->future, ec);
+  if (!ec) {
+    try {
+      fsync_folder(m->future.parent_path());
+    } catch (const std::exception&) {
+      // the removal is redone at the next start if it was not durable
+    }
+  }
+  std::lock_guard lock(logs_.mu_);
+  if (owns_locked(m)) cancel_locked(tp);
+  failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+}
+
+void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exception& error) {
+  LogManager::Partition& p = *m->partition;
+  const TopicPartition tp = p.tp;
+  const std::string& dest_text = logs_.dirs_[m->dest]->path_text;
+  // Deletion takes the I/O lock to remove the source: once it is held, a deleted partition shows.
+  std::lock_guard io(logs_.io_of(tp));
+  bool gone;
+  {
+    std::lock_guard lock(logs_.mu_);
+    gone = m->cancelled.load() || stopping_ || p.deleted;
+  }
+  if (gone) {
+    // The partition was deleted, or the move cancelled, while it was being copied: whatever the
+    // copy ran into (its source vanished), the move is simply over.
+    log()->info("The move of {} to {} stopped: the partition was deleted or the move cancelled.",
+                tp.str(), dest_text);
+    std::error_code ec;
+    fs::remove_all(m->future, ec);
+    std::lock_guard lock(logs_.mu_);
+    if (owns_locked(m)) cancel_locked(tp);
+    return;
+  }
+  const auto* system = dynamic_cast<const std::system_error*>(&error);
+  const int err = system != nullptr ? system->code().value() : 0;
+  if (system != nullptr && is_out_of_space(err)) {
+    // A full destination is not a failed one: this move fails, the dir stays online.
+    std::error_code ec;
+    fs::remove_all(m->future, ec);
+    uint64_t needed, reserved;
+    {
+      std::lock_guard lock(logs_.mu_);
+      if (owns_locked(m)) cancel_locked(tp);  // releases the move's reservation
+      needed = p.size;
+      reserved = logs_.dirs_[m->dest]->reserved.bytes();
+    }
+    const DiskSpace space = logs_.probe_->read(logs_.dirs_[m->dest]->path);
+    const uint64_t free =
+        space.known && space.usable_bytes > reserved ? space.usable_bytes - reserved : 0;
+    const std::string message = not_enough_space_to_move(dest_text, tp.str(), needed, free);
+    log()->warn("Move of {} to {} failed ({}): {} The log directory stays online.", tp.str(),
+                dest_text, error.what(), message);
+    fail(m, message);
+    return;
+  }
+  if (system != nullptr && is_resource_shortage(err)) {
+    const std::string message = "Move of " + tp.str() + " to " + dest_text +
+                                " failed: " + resource_shortage_text(err) +
+                                "; the log directory stays online.";
+    log()->error("{} ({})", message, error.what());
+    fail(m, message);
+    return;
+  }
+  // A disk failed. The source's, when the failing path is in the source partition; else the
+  // destination's. The other side is untouched.
+  fs::path at;
+  if (const auto* f = dynamic_cast<const FileError*>(&error)) at = f->path();
+  if (const auto* f = dynamic_cast<const fs::filesystem_error*>(&error)) at = f->path1();
+  const fs::path src = logs_.dirs_[p.dir]->path / tp.str();
+  const bool source_failed = !at.empty() && (at == src || at.parent_path() == src);
+  const uint32_t failed_dir = source_failed ? p.dir : m->dest;
+  log()->error("Move of {} to {} failed: {}", tp.str(), dest_text, error.what());
+  const std::string message = "Move of " + tp.str() + " to " + dest_text +
+                              " failed: " + error.what() + "; log directory " +
+                              logs_.dirs_[failed_dir]->path_text + " is offline.";
+  if (source_failed) {
+    fail(m, message);
+  } else {
+    std::lock_guard lock(logs_.mu_);
+    if (owns_locked(m)) cancel_locked(tp);
+    failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+  }
+  logs_.mark_offline(failed_dir, error.what());
 }
 
 void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
@@ -261,20 +308,23 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
     m->left_to_copy.resize(p.size > m->copied ? p.size - m->copied : 0);
   };
 
-  // Bulk copy while appends continue.
+  // Bulk copy while appends continue: large ranges, each segment opened once.
+  SegmentCopier copier(src, m->future);
   Throttle throttle(bytes_per_second_);
   for (;;) {
     if (abandoned()) return drop_future();
-    uint64_t committed;
+    uint64_t committed, copied;
     {
       std::lock_guard lock(logs_.mu_);
       committed = p.size;
-      if (committed - std::min(committed, m->copied) <= kCatchUpBytes) break;
+      copied = m->copied;
+      if (committed - std::min(committed, copied) <= kCatchUpBytes) break;
     }
-    const uint64_t n = copy_some(src, m->future, committed, throttle.next_budget());
-    progress(n);
+    const uint64_t to = std::min(committed, copied + throttle.next_budget());
+    copier.copy(copied, to);
+    progress(to - copied);
     crash_point("during_copy");
-    throttle.pace(n);
+    throttle.pace(to - copied);
   }
 
   // Catch up with appends stopped, make the copy durable, mark it complete, promote.
@@ -283,48 +333,89 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
     io.unlock();
     return drop_future();
   }
-  uint64_t committed;
+  uint64_t committed, copied;
   {
     std::lock_guard lock(logs_.mu_);
     committed = p.size;
+    copied = m->copied;
   }
-  while (m->copied < committed) progress(copy_some(src, m->future, committed, UINT64_MAX));
-  fsync_segments(m->future);
+  if (copied < committed) {
+    copier.copy(copied, committed);
+    progress(committed - copied);
+  }
+  copier.sync();
   write_file_atomically(m->future / layout::kMoveCompleteMarker,
                         "source=" + src.string() + "\nsize=" + std::to_string(committed) + "\n");
   fsync_folder(m->future.parent_path());
   crash_point("after_marker");
+  const fs::path del = promote(m, src);
+  io.unlock();
+  std::error_code ec;
+  if (!del.empty()) fs::remove_all(del, ec);  // a crash before this leaves it to the next start
+}
 
-  const fs::path final_path = logs_.dirs_[m->dest]->path / tp.str();
-  const fs::path del = promote(tp, m->future, src, final_path);
+fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& src) {
+  LogManager::Partition& p = *m->partition;
+  const TopicPartition tp = p.tp;
   const uint32_t from = p.dir;
+  const LogManager::Dir& dest = *logs_.dirs_[m->dest];
+  const fs::path final_path = dest.path / tp.str();
+
+  // 1. The final name must be free before anything is renamed.
+  struct stat st {};
+  if (::lstat(final_path.c_str(), &st) == 0) {
+    const std::string message = "Cannot move " + tp.str() + " to " + dest.path_text + ": " +
+                                final_path.string() + " is already taken by " +
+                                (S_ISDIR(st.st_mode) ? "a directory" : "a file") +
+                                " that is not part of the move; the move is cancelled.";
+    log()->error("{}", message);
+    fail(m, message);
+    return {};
+  }
+  if (errno != ENOENT) check_syscall(-1, "lstat", final_path);
+
+  // 2. The complete copy takes its final name, the marker still inside. A failure here is the
+  //    destination's (the caller takes it offline); the source is untouched and stays served.
+  check_syscall(::rename(m->future.c_str(), final_path.c_str()), "rename", m->future);
+  fsync_folder(dest.path);
+  crash_point("after_future_renamed");
+
+  // From here the new copy is the partition, whatever fails next.
   {
     std::lock_guard lock(logs_.mu_);
     m->left_to_copy.release();
     logs_.relocate_locked(p, m->dest);
     moves_.erase(tp);
   }
-  io.unlock();
-  log()->info("Moved {} from {} to {}.", tp.str(), logs_.dirs_[from]->path_text,
-              logs_.dirs_[m->dest]->path_text);
-  std::error_code ec;
-  fs::remove_all(del, ec);  // a crash before this leaves -delete, removed at the next start
-}
 
-fs::path ReplicaMover::promote(const TopicPartition& tp, const fs::path& future,
-                               const fs::path& source, const fs::path& final_path) {
-  fs::path del;
-  if (!source.empty()) {
-    del =
-        source.parent_path() / layout::delete_dir(tp.topic, tp.partition, layout::random_hex_id());
-    check_syscall(::rename(source.c_str(), del.c_str()), "rename", source);
-    fsync_folder(source.parent_path());
+  // 3. The source goes aside. If its disk fails now, the marker stays in the new copy, so a
+  //    restart that finds the old copy again knows which one is current.
+  fs::path del =
+      src.parent_path() / layout::delete_dir(tp.topic, tp.partition, layout::random_hex_id());
+  try {
+    check_syscall(::rename(src.c_str(), del.c_str()), "rename", src);
+    fsync_folder(src.parent_path());
     crash_point("after_source_renamed");
+  } catch (const std::exception& e) {
+    log()->error("Moved {} to {}, but its old copy {} could not be removed: {}", tp.str(),
+                 dest.path_text, src.string(), e.what());
+    logs_.mark_offline(from, e.what());
+    return {};  // the -delete copy, if renamed, stays for the next start
   }
-  check_syscall(::rename(future.c_str(), final_path.c_str()), "rename", future);
-  fsync_folder(final_path.parent_path());
-  crash_point("after_future_renamed");
-  fs::remove(final_path / layout::kMoveCompleteMarker);
+
+  // 4. The marker goes; the -delete directory after it.
+  try {
+    const fs::path marker = final_path / layout::kMoveCompleteMarker;
+    check_syscall(::unlink(marker.c_str()), "unlink", marker);
+    fsync_folder(final_path);
+    crash_point("after_marker_removed");
+  } catch (const std::exception& e) {
+    log()->error("Moved {} to {}, but finishing the move failed: {}", tp.str(), dest.path_text,
+                 e.what());
+    logs_.mark_offline(m->dest, e.what());
+    return {};  // the next start finishes it; the -delete copy stays until then
+  }
+  log()->info("Moved {} from {} to {}.", tp.str(), logs_.dirs_[from]->path_text, dest.path_text);
   return del;
 }
 

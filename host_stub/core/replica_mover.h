@@ -1,10 +1,15 @@
 // replica_mover.h: KIP-113 replica moves: queue, mover threads, throttled copy, promotion.
 //
 // A move copies <src>/<tp> into <dest>/<tp>.<id>-future while appends continue, catches up with the
-// partition's I/O lock held, writes a durable completion marker, then promotes: the source is
-// renamed to <tp>.<id>-delete and the future to <tp>. Startup recovery (LogManager::recover_moves)
-// finishes a marked future with the same promote() and discards an unmarked one, so at every crash
-// point the partition exists exactly once, complete.
+// partition's I/O lock held, writes a durable completion marker inside the future, then promotes,
+// each step made durable before the next:
+//   1. <dest>/<tp> must be free (lstat); a stray entry there fails this move only;
+//   2. the future is renamed to <dest>/<tp>, the marker still inside: the complete new copy;
+//   3. the source is renamed to <src>/<tp>.<id>-delete;
+//   4. the marker is removed, then the -delete directory.
+// Startup recovery (log_manager_recovery.cpp) reads a marked directory as the complete copy and any
+// other as stale, so at every crash point the partition exists exactly once, complete, and the last
+// complete copy is never deleted.
 #pragma once
 
 #include <atomic>
@@ -13,8 +18,10 @@
 #include <deque>
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/log_manager.h"
@@ -36,6 +43,14 @@ class ReplicaMover {
     Reservation left_to_copy;  // on dest, guarded by the state lock
   };
 
+  // The last move of a partition that failed, kept until a new move of it starts (or it is
+  // cancelled or deleted), for DescribeLogDirs and `reassign --verify`.
+  struct Failure {
+    uint32_t dest = 0;
+    ErrorCode error = ErrorCode::kKafkaStorageError;
+    std::string message;
+  };
+
   explicit ReplicaMover(LogManager& logs);
   ~ReplicaMover();
   ReplicaMover(const ReplicaMover&) = delete;
@@ -53,31 +68,34 @@ class ReplicaMover {
   // The state lock held: the move of `tp`, or null.
   const Move* find_locked(const TopicPartition& tp) const;
   // The state lock held: cancels the move of `tp`, if there is one; its mover removes the future.
+  // Forgets the partition's last failed move too.
   void cancel_locked(const TopicPartition& tp);
+  // The state lock held: the last failed move of every partition that has one.
+  std::vector<std::pair<TopicPartition, Failure>> failures_locked() const;
 
   // The partition's I/O lock held, the state lock not: creates the future directory in `dest` and
   // queues the move. Returns false when `dest` failed and was marked offline.
   bool begin(const std::shared_ptr<LogManager::Partition>& partition, uint32_t dest);
 
-  // Puts a complete copy in its partition's place, each rename made durable: `source`, unless
-  // empty, is renamed aside to <tp>.<id>-delete, then `future` to `final_path`, and the completion
-  // marker is removed. Returns the -delete path (empty without a source), for the caller to remove
-  // once its bookkeeping is done: a crash before that leaves it to the next start. Throws
-  // std::system_error.
-  static std::filesystem::path promote(const TopicPartition& tp,
-                                       const std::filesystem::path& future,
-                                       const std::filesystem::path& source,
-                                       const std::filesystem::path& final_path);
-
  private:
   void run_thread();
   void run_move(const std::shared_ptr<Move>& move);
+  // The copy is complete and marked, the partition's I/O lock held: steps 1 to 4 above. Returns
+  // the -delete directory for the caller to remove once the lock is released (empty: none).
+  std::filesystem::path promote(const std::shared_ptr<Move>& move,
+                                const std::filesystem::path& source);
+  // A move that threw: cancelled (partition deleted or moved to `any`), failed for space or
+  // descriptors (the dir stays online), or failed by its source's or destination's disk.
+  void handle_failure(const std::shared_ptr<Move>& move, const std::exception& error);
+  // Drops the move's future copy and records why it failed (state lock not held).
+  void fail(const std::shared_ptr<Move>& move, const std::string& message);
   bool owns_locked(const std::shared_ptr<Move>& move) const;  // still its partition's move
 
   LogManager& logs_;
   // Guarded by logs_.mu_.
   std::unordered_map<TopicPartition, std::shared_ptr<Move>, TopicPartitionHash> moves_;
   std::deque<std::shared_ptr<Move>> queue_;
+  std::unordered_map<TopicPartition, Failure, TopicPartitionHash> failures_;
   size_t running_ = 0;
   bool stopping_ = false;
 

@@ -2,7 +2,7 @@
 # bench_table.py: turns the outputs of the benchmark programs into the one table tools/bench.sh prints.
 #
 # Usage: bench_table.py DIR, where DIR holds placement.json (Google Benchmark JSON), creation.json,
-# memory.json and hot_swap.txt. Every ratio compares figures measured in the same run.
+# memory.json, hot_swap.txt and, when the move benchmark ran, move.json. Every ratio compares figures measured in the same run.
 import json
 import os
 import platform
@@ -142,6 +142,15 @@ def main():
             f"{ratio(d50 / s50)} p50; {ratio(d99 / s99)} p99", "")
     else:
         row("hot swap", "(output not recognised)", "", "", "")
+
+    move_file = os.path.join(out, "move.json")
+    if os.path.exists(move_file):
+        with open(move_file) as f:
+            mv = json.load(f)
+        row(f"moving a {mv['bytes'] / (1 << 30):.0f} GiB partition between two dirs of one disk, "
+            "unthrottled", f"lds-host {mv['move_seconds']:.2f} s",
+            f"cp -r + sync of the copy {mv['copy_seconds']:.2f} s", ratio(mv["ratio"]),
+            f"≤1.1x: {verdict(mv['ratio'] <= 1.1)}")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMiB = 1ull << 20;
 
+// Whether process `pid` (a child not yet waited for) has exited: gone or a zombie.
+bool has_exited(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const size_t paren = text.rfind(')');
+  return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'Z';
+}
+
 class ReplicaMoveTest : public ServerFixture {
  protected:
   fs::path disk(int i) const { return config_.log_dirs[static_cast<size_t>(i - 1)]; }
@@ -403,14 +412,21 @@ TEST_F(ReplicaMoveTest, ReassignRetriesUntilTheReplicaIsCreated) {
 TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
   const char* env = std::getenv("LDS_CRASH_RUNS");
   const int runs = env ? std::atoi(env) : 50;
-  const char* points[] = {
-      "", "", "during_copy", "after_marker", "after_source_renamed", "after_future_renamed"};
+  const char* points[] = {"",
+                          "",
+                          "during_copy",
+                          "after_marker",
+                          "after_future_renamed",
+                          "after_source_renamed",
+                          "after_marker_removed"};
   std::mt19937 rng(20261130);
   ServerConfig c = default_config(3);
   std::vector<uint64_t> sizes = {6 * kMiB, 3 * kMiB + 17};
   for (int run = 0; run < runs; ++run) {
     SCOPED_TRACE("run " + std::to_string(run));
-    const std::string point = points[rng() % std::size(points)];
+    // Every point once first, then at random.
+    const std::string point =
+        points[run < static_cast<int>(std::size(points)) ? run : rng() % std::size(points)];
     if (point.empty()) {
       ::unsetenv("LDS_CRASH_POINT");
     } else {
@@ -442,7 +458,17 @@ TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
         // the injected crash point was reached
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 200));
+    if (point.empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 200));
+    } else {
+      // An injected point is reached by every move: wait for the server to kill itself there.
+      bool died = false;
+      for (int i = 0; i < 500 && !died; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        died = has_exited(server_pid());
+      }
+      EXPECT_TRUE(died) << "the server never reached crash point " << point;
+    }
     kill9();
     start(c);
     ASSERT_EQ(call_ok({{"api", "DescribeLogDirs"}})["error"], "NONE");

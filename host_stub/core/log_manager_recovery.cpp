@@ -1,0 +1,261 @@
+// log_manager_recovery.cpp: the last step of the startup scan: every copy of every partition found
+// in the log directories is resolved into exactly one served copy. A replica move a crash
+// interrupted is finished or discarded, a -delete directory is removed only once nothing can need
+// it, and two copies no move explains refuse the start, as Kafka does.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/durable_file.h"
+#include "core/errors.h"
+#include "core/log_layout.h"
+#include "core/log_manager.h"
+#include "log_manager_internal.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+namespace {
+
+std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
+
+// One directory of a partition found by the scan.
+struct Copy {
+  uint32_t dir = 0;
+  fs::path path;
+  bool marked = false;                  // holds a move's completion marker
+  std::optional<uint64_t> marked_size;  // the partition's size the marker records
+  std::string marked_source;            // the move's source the marker records
+  uint64_t size = 0;                    // bytes of its segments
+};
+
+struct Found {
+  std::vector<Copy> current;  // <topic>-<partition>, in log.dirs order
+  std::vector<Copy> future;   // <topic>-<partition>.<id>-future
+  std::vector<Copy> deleted;  // <topic>-<partition>.<id>-delete
+};
+
+// What startup does with one partition's copies.
+struct Plan {
+  TopicPartition tp;
+  const Copy* keep = nullptr;        // the complete copy that is served
+  bool promote = false;              // keep is a future, renamed to its final name first
+  const Copy* stale = nullptr;       // the move's source, renamed aside once keep is in place
+  std::vector<const Copy*> discard;  // unfinished move copies
+  const Found* found = nullptr;
+};
+
+// Reads the completion marker of `dir`, if it has one. Throws FileError when it cannot be read.
+void read_marker(Copy& c) {
+  const fs::path marker = c.path / layout::kMoveCompleteMarker;
+  if (::access(marker.c_str(), F_OK) != 0) {
+    if (errno == ENOENT) return;
+    check_syscall(-1, "access", marker);
+  }
+  c.marked = true;
+  std::ifstream in(marker);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("source=")) c.marked_source = line.substr(7);
+    if (!line.starts_with("size=")) continue;
+    try {
+      c.marked_size = std::stoull(line.substr(5));
+    } catch (const std::exception&) {
+      c.marked_size.reset();  // unreadable: the marker still says the copy is complete
+    }
+  }
+}
+
+std::string duplicate_message(const TopicPartition& tp, const fs::path& a, const fs::path& b) {
+  return "Duplicate log directories for " + tp.str() + " are found in both " + a.string() +
+         " and " + b.string() +
+         ". It is likely because log directory failure happened while broker was replacing "
+         "current replica with future replica. Recover broker from this failure by manually "
+         "deleting one of the two directories for this partition. It is recommended to delete "
+         "the partition in the log directory that is known to have failed recently.";
+}
+
+const char* kind_of(const fs::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return "an entry";
+  return S_ISDIR(st.st_mode) ? "a directory" : "a file";
+}
+
+}  // namespace
+
+void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& entries) {
+  // 1. Read what each copy is: its size, and whether a move marked it complete. A directory that
+  //    cannot be read goes offline, and its copies take no part in what follows.
+  std::map<std::pair<std::string, int32_t>, Found> partitions;
+  std::set<uint32_t> failed;
+  for (const auto& [dir, path] : entries) {
+    if (failed.count(dir) != 0) continue;
+    const layout::Entry e = layout::parse_entry(path.filename().string());
+    Found& f = partitions[{e.topic, e.partition}];
+    Copy c;
+    c.dir = dir;
+    c.path = path;
+    try {
+      if (e.kind != layout::EntryKind::kDelete) {
+        read_marker(c);
+        c.size = detail::segments_size(path, nullptr);
+      }
+    } catch (const std::exception& ex) {
+      mark_offline(dir, ex.what());
+      failed.insert(dir);
+      continue;
+    }
+    (e.kind == layout::EntryKind::kPartition ? f.current
+     : e.kind == layout::EntryKind::kFuture  ? f.future
+                                             : f.deleted)
+        .push_back(std::move(c));
+  }
+  for (auto& [key, f] : partitions) {
+    for (auto* list : {&f.current, &f.future, &f.deleted}) {
+      std::erase_if(*list, [&](const Copy& c) { return failed.count(c.dir) != 0; });
+    }
+  }
+
+  // 2. Decide, before anything is changed: a start that must be refused deletes nothing.
+  std::vector<Plan> plans;
+  for (const auto& [key, f] : partitions) {
+    Plan plan;
+    plan.tp = TopicPartition{key.first, key.second};
+    plan.found = &f;
+    const std::string name = plan.tp.str();
+    std::vector<const Copy*> complete, plain;
+    for (const Copy& c : f.current) (c.marked ? complete : plain).push_back(&c);
+    const Copy* source = plain.size() == 1 ? plain[0] : nullptr;
+    for (const Copy& c : f.future) {
+      // A marked copy of this source that the source has outgrown: a promotion that failed (its
+      // destination went offline) and appends that continued. Discarded, whatever else is found.
+      if (c.marked && source != nullptr && c.marked_size && *c.marked_size != source->size &&
+          c.marked_source == source->path.string()) {
+        log()->warn(
+            "The move copy {} holds {} bytes but its source {} has {} since; discarding it.",
+            c.path.string(), *c.marked_size, source->path.string(), source->size);
+        plan.discard.push_back(&c);
+      } else if (c.marked) {
+        complete.push_back(&c);
+      }
+    }
+    if (complete.size() > 1) {
+      throw ConfigError("Partition " + name +
+                        " has two copies marked complete by a replica move, " +
+                        complete[0]->path.string() + " and " + complete[1]->path.string() +
+                        "; keep the wanted one, remove the other, and start again.");
+    }
+    if (plain.size() > 1)
+      throw ConfigError(duplicate_message(plan.tp, plain[0]->path, plain[1]->path));
+    const Copy* older = plain.empty() ? nullptr : plain[0];
+    if (complete.empty()) {
+      plan.keep = older;
+    } else {
+      const Copy* n = complete[0];
+      const bool is_future = n->path.filename().string() != name;
+      // The move's source is unchanged since the marker was written: the marked copy is the
+      // newer one. Otherwise a failed promotion left the marker behind and appends continued.
+      const bool agrees = older == nullptr || !n->marked_size || *n->marked_size == older->size;
+      const fs::path final_path = dirs_[n->dir]->path / name;
+      struct stat st {};
+      if (is_future && ::lstat(final_path.c_str(), &st) == 0) {
+        throw ConfigError("The interrupted move of " + name + " cannot be finished: " +
+                          final_path.string() + " is taken by " + kind_of(final_path) +
+                          " that is not part of the move, so the complete copy " +
+                          n->path.string() + " cannot be renamed there; move " +
+                          final_path.string() + " out of the log directory and start again.");
+      } else if (is_future && agrees) {
+        plan.keep = n;
+        plan.promote = true;
+        plan.stale = older;
+      } else if (!agrees) {
+        const bool n_first = n->dir < older->dir;
+        throw ConfigError(duplicate_message(plan.tp, n_first ? n->path : older->path,
+                                            n_first ? older->path : n->path));
+      } else {
+        plan.keep = n;
+        plan.stale = older;
+      }
+    }
+    for (const Copy& c : f.future) {
+      if (!c.marked) plan.discard.push_back(&c);
+    }
+    plans.push_back(std::move(plan));
+  }
+
+  // 3. Act, each step made durable before the next: the complete copy takes its final name, the
+  //    source is renamed aside, the marker goes. A -delete directory is removed last, and only
+  //    when its partition is served or no log directory is offline (it may be the last copy).
+  bool all_online = true;
+  for (const auto& d : dirs_) all_online = all_online && d->online;
+  std::vector<fs::path> to_remove;
+  for (const Plan& plan : plans) {
+    const std::string name = plan.tp.str();
+    const Copy* served = plan.promote ? plan.stale : plan.keep;
+    fs::path served_path = served != nullptr ? served->path : fs::path();
+    uint32_t at = 0;
+    bool ok = true;
+    try {
+      for (const Copy* c : plan.discard) {
+        at = c->dir;
+        log()->info("Discarding the unfinished move copy {}.", c->path.string());
+        fs::remove_all(c->path);
+      }
+      if (plan.promote) {
+        at = plan.keep->dir;
+        const fs::path final_path = dirs_[at]->path / name;
+        check_syscall(::rename(plan.keep->path.c_str(), final_path.c_str()), "rename",
+                      plan.keep->path);
+        fsync_folder(dirs_[at]->path);
+        served = plan.keep;
+        served_path = final_path;
+      }
+      if (plan.stale != nullptr && plan.keep != plan.stale) {
+        at = plan.stale->dir;
+        const fs::path del = dirs_[at]->path / layout::delete_dir(plan.tp.topic, plan.tp.partition,
+                                                                  layout::random_hex_id());
+        check_syscall(::rename(plan.stale->path.c_str(), del.c_str()), "rename", plan.stale->path);
+        fsync_folder(dirs_[at]->path);
+        to_remove.push_back(del);
+      }
+      if (plan.keep != nullptr && plan.keep->marked) {
+        at = served->dir;
+        const fs::path marker = served_path / layout::kMoveCompleteMarker;
+        if (::unlink(marker.c_str()) != 0 && errno != ENOENT) check_syscall(-1, "unlink", marker);
+        fsync_folder(served_path);
+        log()->info("Finished the interrupted move of {} into {}.", name, dirs_[at]->path_text);
+      }
+    } catch (const std::exception& ex) {
+      ok = false;
+      log()->error("Could not resolve the copies of {}: {}", name, ex.what());
+      mark_offline(at, ex.what());
+    }
+    if (served != nullptr && dirs_[served->dir]->online) {
+      add_partition(served->dir, plan.tp, served->size, 0);
+    }
+    for (const Copy& d : plan.found->deleted) {
+      if (ok && ((served != nullptr && dirs_[served->dir]->online) || all_online)) {
+        to_remove.push_back(d.path);
+      } else {
+        log()->warn(
+            "Keeping {} until every log directory is online: it may be the last copy of {}.",
+            d.path.string(), name);
+      }
+    }
+  }
+  for (const auto& del : to_remove) {
+    log()->info("Removing {} left over from a deletion or a move.", del.string());
+    std::error_code ec;
+    fs::remove_all(del, ec);
+    if (ec)
+      log()->warn("Could not remove {}: {}; it is removed at the next start.", del.string(),
+                  ec.message());
+  }
+}
+
+}  // namespace lds

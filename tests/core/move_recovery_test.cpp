@@ -1,0 +1,327 @@
+// move_recovery_test.cpp: the startup scan against every state a crash, a failed disk or a hand
+// can leave: interrupted moves at each step (this order's and the old one's), duplicates, stray
+// entries; and the failures a move reports without taking a directory offline.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "core/io_errors.h"
+#include "core/log_layout.h"
+#include "core/log_manager.h"
+#include "host_test_support.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+namespace {
+
+using test::FakeDiskProbe;
+using test::LogCapture;
+using test::TempDir;
+
+constexpr uint64_t kSize = 3 * 1000 * 1000 + 17;
+
+class MoveRecoveryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
+    for (const auto& d : dirs_) probe_->set(d, 1ull << 40, 1ull << 39);
+    slot_.publish(test::load_plugin("partition", {}, slot_.next_generation()));
+  }
+
+  std::unique_ptr<LogManager> make() {
+    LogManager::Options options;
+    options.log_dirs = dirs_;
+    auto m = std::make_unique<LogManager>(options, probe_, slot_);
+    m->startup();
+    return m;
+  }
+
+  // t-0 in d1 with kSize bytes of the payload, and no broker running.
+  void make_partition() {
+    auto m = make();
+    ASSERT_EQ(m->create_partition("t", 0).log_dir, dirs_[0].string());
+    m->append("t", 0, kSize);
+  }
+
+  fs::path source() const { return dirs_[0] / "t-0"; }
+  fs::path final_path() const { return dirs_[2] / "t-0"; }
+  fs::path future() const { return dirs_[2] / layout::future_dir("t", 0, std::string(32, 'a')); }
+  // A second destination's future copy, in d2.
+  fs::path other_future() const {
+    return dirs_[1] / layout::future_dir("t", 0, std::string(32, 'c'));
+  }
+  fs::path deleted() const { return dirs_[0] / layout::delete_dir("t", 0, std::string(32, 'b')); }
+
+  // A complete copy of the source at `to`, marked as a move marks it (recording `size`).
+  void copy_marked(const fs::path& to, uint64_t size = kSize) {
+    fs::create_directories(to);
+    fs::copy_file(source() / layout::segment_file(0), to / layout::segment_file(0));
+    std::ofstream(to / layout::kMoveCompleteMarker)
+        << "source=" << source().string() << "\nsize=" << size << "\n";
+  }
+
+  // Every entry of every log dir, relative to the temp folder, without meta.properties.
+  std::vector<std::string> listing() const {
+    std::vector<std::string> out;
+    for (const auto& d : dirs_) {
+      for (const auto& e : fs::recursive_directory_iterator(d)) {
+        if (e.path().filename() == layout::kMetaProperties) continue;
+        out.push_back(fs::relative(e.path(), tmp_.path()).string());
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // "" when `dir` holds exactly `size` bytes of t-0's payload.
+  static std::string content_problem(const fs::path& dir, uint64_t size) {
+    std::ifstream in(dir / layout::segment_file(0), std::ios::binary);
+    std::string got((std::istreambuf_iterator<char>(in)), {});
+    if (got.size() != size) return "holds " + std::to_string(got.size()) + " bytes";
+    std::string want(size, '\0');
+    layout::fill_payload("t", 0, 0, std::span<char>(want.data(), want.size()));
+    return got == want ? "" : "differs from the payload";
+  }
+
+  void expect_served_once_from(const LogManager& m, size_t dir) {
+    int copies = 0;
+    for (const auto& d : m.describe()) {
+      EXPECT_EQ(d.error, ErrorCode::kNone) << d.log_dir << ": " << d.error_message;
+      for (const auto& p : d.partitions) {
+        if (p.partition != "t-0") continue;
+        ++copies;
+        EXPECT_EQ(d.log_dir, dirs_[dir].string());
+        EXPECT_EQ(p.size, kSize);
+      }
+    }
+    EXPECT_EQ(copies, 1);
+    // Exactly one directory of t-0 is left on disk, complete and unmarked.
+    std::vector<std::string> want = {
+        fs::relative(dirs_[dir] / "t-0", tmp_.path()).string(),
+        fs::relative(dirs_[dir] / "t-0" / layout::segment_file(0), tmp_.path()).string()};
+    EXPECT_EQ(listing(), want);
+    EXPECT_EQ(content_problem(dirs_[dir] / "t-0", kSize), "");
+  }
+
+  TempDir tmp_;
+  std::vector<fs::path> dirs_;
+  std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
+  StrategySlot slot_;
+};
+
+TEST_F(MoveRecoveryTest, TwoCopiesNoMoveExplainsRefuseTheStartWithKafkasSentenceAndDeleteNothing) {
+  make_partition();
+  fs::create_directories(dirs_[1] / "t-0");
+  fs::copy_file(source() / layout::segment_file(0), dirs_[1] / "t-0" / layout::segment_file(0));
+  std::ofstream(dirs_[1] / "t-0" / layout::segment_file(0), std::ios::app) << "acknowledged";
+  const auto before = listing();
+  try {
+    make();
+    FAIL() << "startup should refuse two copies of t-0";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "Duplicate log directories for t-0 are found in both " + source().string() + " and " +
+                  (dirs_[1] / "t-0").string() +
+                  ". It is likely because log directory failure happened while broker was "
+                  "replacing current replica with future replica. Recover broker from this "
+                  "failure by manually deleting one of the two directories for this partition. "
+                  "It is recommended to delete the partition in the log directory that is known "
+                  "to have failed recently.");
+  }
+  EXPECT_EQ(listing(), before);
+  EXPECT_EQ(fs::file_size(dirs_[1] / "t-0" / layout::segment_file(0)), kSize + 12);
+}
+
+class MoveRecoveryStates;
+
+// Each state an interrupted move can leave, with the copy that must win.
+struct CrashState {
+  const char* name;
+  void (*make)(MoveRecoveryStates& t);
+  size_t served_from;  // index of the log dir
+};
+
+class MoveRecoveryStates : public MoveRecoveryTest,
+                           public ::testing::WithParamInterface<CrashState> {
+ public:
+  using MoveRecoveryTest::copy_marked;
+  using MoveRecoveryTest::deleted;
+  using MoveRecoveryTest::final_path;
+  using MoveRecoveryTest::future;
+  using MoveRecoveryTest::other_future;
+  using MoveRecoveryTest::source;
+};
+
+TEST_P(MoveRecoveryStates, StartupFinishesOrDiscardsTheMoveAndServesOneCompleteCopy) {
+  make_partition();
+  GetParam().make(*this);
+  auto m = make();
+  expect_served_once_from(*m, GetParam().served_from);
+  EXPECT_EQ(m->append("t", 0, 5), kSize + 5);  // appends continue at the end
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryStep, MoveRecoveryStates,
+    ::testing::Values(
+        CrashState{"copy_unmarked",
+                   [](MoveRecoveryStates& s) {
+                     fs::create_directories(s.future());
+                     std::ofstream(s.future() / layout::segment_file(0)) << "partial";
+                   },
+                   0},
+        CrashState{"marker_written_source_in_place",
+                   [](MoveRecoveryStates& s) { s.copy_marked(s.future()); }, 2},
+        CrashState{"old_order_source_deleted_future_not_renamed",
+                   [](MoveRecoveryStates& s) {
+                     s.copy_marked(s.future());
+                     fs::rename(s.source(), s.deleted());
+                   },
+                   2},
+        CrashState{"future_renamed_marker_inside_source_in_place",
+                   [](MoveRecoveryStates& s) { s.copy_marked(s.final_path()); }, 2},
+        CrashState{"future_renamed_source_deleted_marker_inside",
+                   [](MoveRecoveryStates& s) {
+                     s.copy_marked(s.final_path());
+                     fs::rename(s.source(), s.deleted());
+                   },
+                   2},
+        CrashState{"marker_removed_delete_left",
+                   [](MoveRecoveryStates& s) {
+                     s.copy_marked(s.final_path());
+                     fs::remove(s.final_path() / layout::kMoveCompleteMarker);
+                     fs::rename(s.source(), s.deleted());
+                   },
+                   2},
+        CrashState{"an_outgrown_marked_copy_and_a_current_one",
+                   [](MoveRecoveryStates& s) {
+                     s.copy_marked(s.other_future(), kSize - 100);
+                     s.copy_marked(s.future());
+                   },
+                   2},
+        CrashState{"marked_copy_fell_behind_its_source",
+                   [](MoveRecoveryStates& s) { s.copy_marked(s.future(), kSize - 100); }, 0}),
+    [](const auto& p) { return std::string(p.param.name); });
+
+// The final name of a complete move copy is taken by a stray entry, and the source is already
+// renamed aside (the old order's crash): refusing is the only safe answer, and nothing is deleted.
+TEST_F(MoveRecoveryTest, AFinalNameTakenByAStrayEntryRefusesTheStartNamingBothPaths) {
+  make_partition();
+  copy_marked(future());
+  fs::rename(source(), deleted());
+  for (bool stray_dir : {false, true}) {
+    SCOPED_TRACE(stray_dir ? "stray directory" : "stray file");
+    if (stray_dir) {
+      fs::create_directories(final_path());
+    } else {
+      std::ofstream(final_path()) << "stray";
+    }
+    const auto before = listing();
+    try {
+      make();
+      FAIL() << "startup should refuse";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "The interrupted move of t-0 cannot be finished: " + final_path().string() +
+                    " is taken by " + (stray_dir ? "a directory" : "a file") +
+                    " that is not part of the move, so the complete copy " + future().string() +
+                    " cannot be renamed there; move " + final_path().string() +
+                    " out of the log directory and start again.");
+    }
+    EXPECT_EQ(listing(), before);
+    fs::remove_all(final_path());
+  }
+  // With the stray entry gone, the move finishes.
+  auto m = make();
+  expect_served_once_from(*m, 2);
+}
+
+TEST_F(MoveRecoveryTest, StrayEntriesAreLoggedOnceWithWhyAndTouchNothing) {
+  make_partition();
+  fs::create_directories(dirs_[0] / "foo");
+  fs::create_directories(dirs_[0] / "bad-name-x");
+  fs::create_directories(dirs_[1] / "t-00");
+  std::ofstream(dirs_[1] / "t-1") << "a file named like a partition";
+  std::ofstream(dirs_[1] / layout::kLockFile) << "";
+  LogCapture log("lds.log_manager");
+  auto m = make();
+  const std::string text = log.text();
+  auto count = [&](const std::string& s) {
+    size_t n = 0;
+    for (size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(
+      count("Ignoring " + (dirs_[0] / "foo").string() + " in log directory " + dirs_[0].string() +
+            ": not a partition directory: the name is not <topic>-<partition>."),
+      1u)
+      << text;
+  EXPECT_EQ(count("Ignoring " + (dirs_[0] / "bad-name-x").string() + " in log directory " +
+                  dirs_[0].string() +
+                  ": not a partition directory: \"x\" after the last '-' is not a partition "
+                  "number."),
+            1u)
+      << text;
+  EXPECT_EQ(
+      count("Ignoring " + (dirs_[1] / "t-00").string() + " in log directory " + dirs_[1].string() +
+            ": not a partition directory: partition number \"00\" has a leading zero."),
+      1u)
+      << text;
+  EXPECT_EQ(
+      count("Ignoring " + (dirs_[1] / "t-1").string() + " in log directory " + dirs_[1].string() +
+            ": it is named like a partition, a move's future copy or a deletion, but is "
+            "not a directory."),
+      1u)
+      << text;
+  EXPECT_EQ(count(".lock"), 0u) << text;
+  EXPECT_EQ(count("meta.properties"), 0u) << text;
+  EXPECT_EQ(m->partition_count(), 1u);
+  EXPECT_TRUE(fs::exists(dirs_[0] / "foo"));
+  EXPECT_TRUE(fs::exists(dirs_[1] / "t-1"));
+
+  // A stray file at the name of a new partition fails that creation alone; the dir stays online.
+  try {
+    m->create_partition("t", 1);  // partition counts send it to d2, where the file is
+    FAIL() << "creation should fail";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+    EXPECT_EQ(std::string(e.what()),
+              "Cannot create t-1 in " + dirs_[1].string() + ": " + (dirs_[1] / "t-1").string() +
+                  " already exists and is not a partition this broker hosts; move it out of the "
+                  "log directory. The log directory stays online.");
+  }
+  for (const auto& d : m->describe()) EXPECT_EQ(d.error, ErrorCode::kNone) << d.log_dir;
+  EXPECT_EQ(m->create_partition("u", 0).log_dir, dirs_[1].string());
+}
+
+TEST_F(MoveRecoveryTest, AMoveThatCannotFitIsRefusedUpFrontSayingBytesNeededAndFree) {
+  make_partition();
+  auto m = make();
+  // d3 has 2 MiB usable, and 512 KiB of it promised to a partition expected to grow.
+  probe_->set(dirs_[2], 1ull << 30, 2ull << 20);
+  m->create_partition("r", 0, 512 * 1024);
+  ASSERT_EQ(m->dir_index(m->create_partition("r", 1, 512 * 1024).log_dir), 2);
+  LogManager::AlterResult r = m->alter_replica_log_dir({"t", 0}, dirs_[2].string());
+  EXPECT_EQ(r.error, ErrorCode::kKafkaStorageError);
+  EXPECT_EQ(r.message, "Not enough space in " + dirs_[2].string() +
+                           " to move t-0: 2.9 MiB needed, 1.5 MiB free.");
+  EXPECT_EQ(m->moves_in_progress(), 0u);
+  EXPECT_TRUE(m->failed_moves().empty());
+  // Where it fits, it moves.
+  r = m->alter_replica_log_dir({"t", 0}, dirs_[1].string());
+  EXPECT_EQ(r.error, ErrorCode::kNone) << r.message;
+}
+
+TEST(MoveSpaceText, NamesTheBytesAsOperatorsRead) {
+  EXPECT_EQ(not_enough_space_to_move("/d2", "t-0", 64ull << 20, 12ull << 20),
+            "Not enough space in /d2 to move t-0: 64.0 MiB needed, 12.0 MiB free.");
+  EXPECT_EQ(byte_count_text(512), "512 B");
+  EXPECT_TRUE(is_out_of_space(ENOSPC));
+  EXPECT_TRUE(is_out_of_space(EDQUOT));
+  EXPECT_FALSE(is_out_of_space(EIO));
+}
+
+}  // namespace
+}  // namespace lds
