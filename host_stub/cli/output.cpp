@@ -98,12 +98,6 @@ int print_produced(const json& r) {
   return 0;
 }
 
-int print_deleted(const json& r) {
-  std::printf("deleted %llu partitions\n",
-              static_cast<unsigned long long>(r["deleted"].get<uint64_t>()));
-  return 0;
-}
-
 int print_configs(const json& r) {
   std::printf("%-52s %-8s %-8s %s\n", "NAME", "SOURCE", "DYNAMIC", "VALUE");
   for (const auto& c : r["configs"]) {

@@ -54,6 +54,7 @@ LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, 
     : options_(std::move(options)),
       probe_(std::move(probe)),
       slot_(slot),
+      pending_deletions_(options_.pending_deletions_file),
       mover_(std::make_unique<ReplicaMover>(*this)) {
   for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
 }
@@ -78,8 +79,10 @@ int LogManager::dir_index(const fs::path& dir) const {
 
 void LogManager::startup() {
   std::vector<std::pair<uint32_t, fs::path>> futures;
+  complete_pending_deletions();
   for (uint32_t i = 0; i < dirs_.size() && !options_.in_memory; ++i) {
     Dir& d = *dirs_[i];
+    if (!d.online) continue;  // a pending deletion could not be completed there
     try {
       fs::create_directories(d.path);
       const fs::path meta = d.path / layout::kMetaProperties;
