@@ -2,7 +2,11 @@
 // append past the space left is refused before a byte is written, and a topic deleted while one
 // of its directories is offline is deleted for good once the directory is back.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -107,6 +111,60 @@ TEST_F(StorageSafetyTest, APartitionsOwnReservationCountsAsSpaceForIt) {
   probe_->set(dirs_[0], 1000 * kMB, 0);
   EXPECT_THROW(m->append("t", 0, 1), KafkaError);
   EXPECT_EQ(m->append("t", 0, 0), 1 * kMB) << "an empty append needs no space";
+}
+
+// A tmpfs of 1 MiB on `dir` while it lives (root only); why() says why not.
+class SmallTmpfs {
+ public:
+  explicit SmallTmpfs(const fs::path& dir) : dir_(dir) {
+    if (::geteuid() != 0) {
+      why_ = "not running as root, so a tmpfs cannot be mounted";
+      return;
+    }
+    fs::create_directories(dir);
+    if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=1m,mode=0755") != 0) {
+      why_ = std::string("mount -t tmpfs failed: ") + std::strerror(errno);
+      return;
+    }
+    mounted_ = true;
+  }
+  ~SmallTmpfs() {
+    if (mounted_ && ::umount2(dir_.c_str(), 0) != 0) ::umount2(dir_.c_str(), MNT_DETACH);
+  }
+  SmallTmpfs(const SmallTmpfs&) = delete;
+  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+  const std::string& why() const { return why_; }
+
+ private:
+  fs::path dir_;
+  bool mounted_ = false;
+  std::string why_;
+};
+
+TEST_F(StorageSafetyTest, ENOSPCAfterTheCheckStillKeepsThePartitionWholeAndTheDirOnline) {
+  // The probe says 1000 MB are free; the disk under d1 really has 1 MiB. Another writer filling
+  // the disk between the check and the write looks the same.
+  SmallTmpfs disk(dirs_[0]);
+  if (!disk.why().empty()) GTEST_SKIP() << disk.why();
+  auto m = start();
+  ASSERT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[0]);
+  try {
+    m->append("t", 0, 4 << 20);
+    FAIL() << "4 MiB fitted on a 1 MiB disk";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+    const std::string head = "Not enough space in log directory " + dirs_[0].string() +
+                             " to append 4194304 bytes to t-0; ";
+    EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
+  }
+  const auto after = m->describe();
+  EXPECT_EQ(dir_of(after, dirs_[0]).error, ErrorCode::kNone);
+  ASSERT_EQ(dir_of(after, dirs_[0]).partitions.size(), 1u);
+  const uint64_t size = dir_of(after, dirs_[0]).partitions[0].size;
+  EXPECT_LT(size, 1u << 20);
+  EXPECT_EQ(file_size_or_zero(dirs_[0] / "t-0" / layout::segment_file(0)), size)
+      << "a torn append was left behind";
+  m.reset();
 }
 
 TEST_F(StorageSafetyTest, UnknownSpaceDoesNotRefuseAnAppend) {
