@@ -187,7 +187,8 @@ json AdminApi::produce(const json& request) {
     throw bad_request("Invalid receive (size = " + std::to_string(bytes) + " larger than " +
                       std::to_string(max_request_bytes_) +
                       "): a Produce may carry at most socket.request.max.bytes (" +
-                      std::to_string(max_request_bytes_) + ") bytes; send more as several requests.");
+                      std::to_string(max_request_bytes_) +
+                      ") bytes; send more as several requests.");
   }
   json out = ok();
   out["size"] = broker_.logs().append(topic, partition, bytes);

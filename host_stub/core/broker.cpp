@@ -71,14 +71,15 @@ void Broker::apply(const BrokerConfig& next, bool reload, const std::function<vo
                 loaded->generation(), active ? ", replacing " + active->name() : "");
     slot_.publish(std::move(loaded));
   }
-  note_cordon_enforced_by_host();
+  warn_if_cordon_ignored();
 }
 
-void Broker::note_cordon_enforced_by_host() const {
+void Broker::warn_if_cordon_ignored() const {
   const BrokerConfig& c = store_.current();
   auto active = slot_.current();
   if ((c.cordon_all || !c.cordoned.empty()) && active && !active->honors_cordon()) {
-    log()->info(
+    // The ABI promises a warning here (LDS_CAP_HONORS_CORDON); the cordon holds all the same.
+    log()->warn(
         "cordoned.log.dirs is set and strategy {} does not honour cordons itself "
         "(LDS_CAP_HONORS_CORDON); the broker leaves cordoned directories out of its rankings.",
         active->name());

@@ -61,7 +61,7 @@ class Broker {
   // expected bytes and log level. `commit` persists `changes` once the strategy has loaded.
   // `reload` forces the strategy to be loaded again even if its name and options are unchanged.
   void apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit);
-  void note_cordon_enforced_by_host() const;
+  void warn_if_cordon_ignored() const;
 
   mutable std::mutex control_mu_;  // one control operation at a time
   ConfigStore store_;

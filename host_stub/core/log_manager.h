@@ -122,16 +122,19 @@ class LogManager {
   void set_partition_expected_bytes(uint64_t bytes);
 
   // Kafka's createLog: a remembered preference wins; otherwise the active strategy ranks the online
-  // directories; each is tried in order and an I/O error marks it offline. Throws KafkaError:
-  // INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS, KAFKA_STORAGE_ERROR ("No log directories
-  // available. Tried ...", or nothing eligible).
+  // directories; each is tried in order and an I/O error marks it offline. A cordoned directory is
+  // never used, whatever the strategy. Throws KafkaError: INVALID_TOPIC_EXCEPTION,
+  // INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (every online directory cordoned, Kafka's
+  // message), KAFKA_STORAGE_ERROR ("No log directories available. Tried ...", or nothing
+  // eligible).
   PlacementResult create_partition(const std::string& topic, int32_t partition,
                                    std::optional<uint64_t> expected_bytes = std::nullopt);
 
   // The placement decision alone: snapshot of the online directories, rank through the active
   // strategy (with the per-call fallback), no disk I/O except reading sizes for strategies that use
-  // them. Decisions run concurrently with each other and with strategy swaps. Throws KafkaError
-  // KAFKA_STORAGE_ERROR when nothing is eligible.
+  // them. Cordoned directories are left out of the strategy's ranking. Decisions run concurrently
+  // with each other and with strategy swaps. Throws KafkaError INVALID_REPLICATION_FACTOR when
+  // every online directory is cordoned, KAFKA_STORAGE_ERROR when nothing is eligible.
   PlacementDecision choose(const std::string& topic, int32_t partition,
                            std::optional<uint64_t> expected_bytes = std::nullopt) const;
 
