@@ -58,6 +58,10 @@ json error_response(ErrorCode error, const std::string& message) {
   return json{{"error", error_name(error)}, {"message", message}};
 }
 
+AdminApi::AdminApi(Broker& broker)
+    : broker_(broker),
+      max_request_bytes_(static_cast<uint64_t>(broker.config().socket_request_max_bytes)) {}
+
 std::string AdminApi::handle_line(std::string_view line) {
   json request = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (request.is_discarded()) {
@@ -169,8 +173,16 @@ json AdminApi::create_partitions(const json& request) {
 
 json AdminApi::delete_topic(const json& request) {
   const std::string topic = string_field(request, "topic");
+  const DeletedTopic done = broker_.logs().delete_topic(topic);
+  json pending = json::array();
+  for (const PendingDeletion& d : done.pending) {
+    pending.push_back({{"partition", layout::partition_dir(d.topic, d.partition)},
+                       {"logDir", d.log_dir},
+                       {"reason", "Log directory " + d.log_dir + " is offline: " + d.reason}});
+  }
   json out = ok();
-  out["deleted"] = broker_.logs().delete_topic(topic);
+  out["deleted"] = done.deleted;
+  out["pending"] = std::move(pending);
   return out;
 }
 
@@ -178,6 +190,15 @@ json AdminApi::produce(const json& request) {
   const std::string topic = string_field(request, "topic");
   const int32_t partition = partition_value(field(request, "partition"), "partition");
   const uint64_t bytes = bytes_value(field(request, "bytes"), "bytes");
+  // Kafka refuses a request above socket.request.max.bytes before reading it; here the Produce's
+  // byte count is its size, so it is refused before a byte is written.
+  if (bytes > max_request_bytes_) {
+    throw bad_request("Invalid receive (size = " + std::to_string(bytes) + " larger than " +
+                      std::to_string(max_request_bytes_) +
+                      "): a Produce may carry at most socket.request.max.bytes (" +
+                      std::to_string(max_request_bytes_) +
+                      ") bytes; send more as several requests.");
+  }
   json out = ok();
   out["size"] = broker_.logs().append(topic, partition, bytes);
   return out;

@@ -1,6 +1,7 @@
 // admin_api.h: the admin protocol's requests and responses (DESIGN 5.1), independent of transport.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -13,7 +14,8 @@ class Broker;
 
 class AdminApi {
  public:
-  explicit AdminApi(Broker& broker) : broker_(broker) {}
+  // Reads the broker's static socket.request.max.bytes once.
+  explicit AdminApi(Broker& broker);
 
   // Handles one request line and returns one response line (without the newline). Never throws:
   // a malformed line gets INVALID_REQUEST, a refused request its Kafka error.
@@ -32,6 +34,7 @@ class AdminApi {
   nlohmann::json describe_configs();
 
   Broker& broker_;
+  uint64_t max_request_bytes_;  // socket.request.max.bytes
 };
 
 // An error response: {"error": NAME, "message": TEXT}.

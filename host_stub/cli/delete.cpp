@@ -1,4 +1,6 @@
 // delete.cpp: `lds-host delete`: deletes every partition of a topic (DeleteTopic).
+#include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -13,6 +15,22 @@ struct DeleteArgs {
   Target target;
   std::string topic;
 };
+
+// "deleted N partitions", then each replica whose deletion waits for its offline directory.
+int print_deleted(const nlohmann::json& r) {
+  std::printf("deleted %llu partitions\n",
+              static_cast<unsigned long long>(r["deleted"].get<uint64_t>()));
+  const nlohmann::json pending = r.value("pending", nlohmann::json::array());
+  if (!pending.empty()) {
+    std::printf(
+        "pending on offline log directories (no longer served; removed at the next start "
+        "that finds the directory readable):\n");
+  }
+  for (const auto& p : pending) {
+    std::printf("  %s: %s\n", p.value("partition", "").c_str(), p.value("reason", "").c_str());
+  }
+  return 0;
+}
 
 }  // namespace
 

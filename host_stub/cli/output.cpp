@@ -99,12 +99,6 @@ int print_produced(const json& r) {
   return 0;
 }
 
-int print_deleted(const json& r) {
-  std::printf("deleted %llu partitions\n",
-              static_cast<unsigned long long>(r["deleted"].get<uint64_t>()));
-  return 0;
-}
-
 int print_configs(const json& r) {
   // Columns as wide as their longest entry, so long keys (strategy options) keep them aligned.
   int name_width = 4, source_width = 6;

@@ -14,7 +14,6 @@ std::string human_bytes(uint64_t bytes);  // "1.5 MiB"
 int print_log_dirs(const nlohmann::json& response);
 int print_created(const nlohmann::json& response);
 int print_produced(const nlohmann::json& response);
-int print_deleted(const nlohmann::json& response);
 int print_configs(const nlohmann::json& response);
 int print_altered(const nlohmann::json& response);
 

@@ -28,6 +28,8 @@ Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> pro
   options.log_dirs = c.log_dirs;
   options.mover_threads = c.mover_threads;
   options.in_memory = in_memory_logs;
+  // Beside the config, as the dynamic overrides are: see PendingDeletions for why.
+  options.pending_deletions_file = c.file.string() + ".pending-deletions";
   logs_ = std::make_unique<LogManager>(std::move(options), probe_, slot_);
 }
 
@@ -76,10 +78,10 @@ void Broker::warn_if_cordon_ignored() const {
   const BrokerConfig& c = store_.current();
   auto active = slot_.current();
   if ((c.cordon_all || !c.cordoned.empty()) && active && !active->honors_cordon()) {
+    // The ABI promises a warning here (LDS_CAP_HONORS_CORDON); the cordon holds all the same.
     log()->warn(
-        "cordoned.log.dirs is set, but strategy {} does not honour cordons "
-        "(LDS_CAP_HONORS_CORDON); new partitions may still be placed in cordoned directories. "
-        "Use log.directory.select.strategy = \"cordon\" to keep them out.",
+        "cordoned.log.dirs is set and strategy {} does not honour cordons itself "
+        "(LDS_CAP_HONORS_CORDON); the broker leaves cordoned directories out of its rankings.",
         active->name());
   }
 }

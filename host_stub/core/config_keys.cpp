@@ -224,6 +224,17 @@ constexpr ConfigKey kKeys[] = {
      .format = [](std::string_view,
                   const BrokerConfig& c) { return std::to_string(c.admin_connection_idle_ms); },
      .doc = "an admin connection with no request for this long is closed"},
+    {.name = "socket.request.max.bytes",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("104857600"),
+     // Read-only in Kafka (its dynamic update mode): a restart applies a change.
+     .dynamic = false,
+     .parse = [](std::string_view key, const Setting& s, const fs::path&,
+                 BrokerConfig& c) { c.socket_request_max_bytes = int32_at_least(s, key, 1); },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.socket_request_max_bytes); },
+     .doc = "the most bytes one request may carry: a Produce above it is refused with "
+            "INVALID_REQUEST"},
     {.name = "num.replica.alter.log.dirs.threads",
      .type = ConfigType::kInt,
      .default_value = ConfigDefault::text_of("1"),

@@ -31,6 +31,8 @@ const char* error_name(ErrorCode code) noexcept {
       return "INVALID_TOPIC_EXCEPTION";
     case ErrorCode::kInvalidPartitions:
       return "INVALID_PARTITIONS";
+    case ErrorCode::kInvalidReplicationFactor:
+      return "INVALID_REPLICATION_FACTOR";
     case ErrorCode::kUnknownServerError:
       return "UNKNOWN_SERVER_ERROR";
   }

@@ -23,7 +23,8 @@ enum class ErrorCode {
   kLogDirNotFound,
   kInvalidTopic,
   kInvalidPartitions,
-  kUnknownServerError,  // an exception the request handler did not expect
+  kInvalidReplicationFactor,  // no replica can be placed: every log directory is cordoned
+  kUnknownServerError,        // an exception the request handler did not expect
 };
 
 // "NONE", "UNKNOWN_TOPIC_OR_PARTITION", ... exactly as Kafka spells them.

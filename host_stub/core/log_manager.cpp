@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "core/durable_file.h"
 #include "core/io_errors.h"
 #include "core/log_layout.h"
@@ -28,6 +30,14 @@ std::shared_ptr<spdlog::logger> log_manager_log() {
 namespace {
 
 std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
+
+// What Kafka's controller answers (INVALID_REPLICATION_FACTOR) when no broker has a log directory
+// that is not cordoned (KIP-1066); this broker is the only one, and places one replica.
+constexpr const char* kEveryDirCordoned =
+    "Unable to replicate the partition 1 time(s): All brokers are currently fenced, or have all "
+    "their log directories cordoned.";
+
+bool is_cordoned(const lds_dir& d) { return (d.flags & LDS_DIR_CORDONED) != 0; }
 
 }  // namespace
 
@@ -177,7 +187,10 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
     if (auto pref = preferred_.empty() ? preferred_.end() : preferred_.find(tp);
         pref != preferred_.end()) {
       for (uint32_t i = 0; i < dirs_.size(); ++i) {
-        if (dirs_[i]->path == pref->second && dirs_[i]->online) preferred = static_cast<int>(i);
+        // A directory cordoned since the preference was remembered takes no new partition.
+        if (dirs_[i]->path == pref->second && dirs_[i]->online && !dirs_[i]->cordoned) {
+          preferred = static_cast<int>(i);
+        }
       }
     }
     if (preferred < 0) fill_candidates(stats, dirs, indices);
@@ -193,6 +206,11 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
     for (const auto& d : dirs_) all += (all.empty() ? "" : ", ") + d->path_text;
     throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + all);
   }
+  // Cordons are the host's guarantee, whatever the strategy (KIP-1066): with every candidate
+  // cordoned there is nothing to rank.
+  if (std::all_of(dirs.begin(), dirs.end(), is_cordoned)) {
+    throw KafkaError(ErrorCode::kInvalidReplicationFactor, kEveryDirCordoned);
+  }
   order.resize(dirs.size());
   lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes};
   RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order);
@@ -203,8 +221,17 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
     throw KafkaError(ErrorCode::kKafkaStorageError,
                      "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
   }
+  // The ranking is used as given, less any cordoned directory: a strategy that ignores cordons
+  // ranks them like any other, and one that declares LDS_CAP_HONORS_CORDON has left them out.
   decision.dirs.reserve(outcome.order_len);
-  for (uint32_t k = 0; k < outcome.order_len; ++k) decision.dirs.push_back(indices[order[k]]);
+  for (uint32_t k = 0; k < outcome.order_len; ++k) {
+    if (!is_cordoned(dirs[order[k]])) decision.dirs.push_back(indices[order[k]]);
+  }
+  if (decision.dirs.empty()) {
+    throw KafkaError(ErrorCode::kKafkaStorageError, "No eligible log directory for " + tp.str() +
+                                                        ": strategy " + decision.strategy +
+                                                        " ranked only cordoned log directories.");
+  }
   return decision;
 }
 

@@ -19,6 +19,7 @@
 
 #include "core/disk_probe.h"
 #include "core/errors.h"
+#include "core/pending_deletions.h"
 #include "core/strategy_slot.h"
 
 namespace lds {
@@ -82,6 +83,14 @@ struct FailedMoveDescription {
   std::string message;  // "Not enough space in /d2 to move t-0: 64.0 MiB needed, 12.0 MiB free."
 };
 
+// What a DeleteTopic did.
+struct DeletedTopic {
+  uint32_t deleted = 0;  // replicas removed now
+  // Replicas on offline directories: no longer served, recorded durably, and removed at the next
+  // start that finds their directory readable.
+  std::vector<PendingDeletion> pending;
+};
+
 class ReplicaMover;
 
 class LogManager {
@@ -94,6 +103,9 @@ class LogManager {
     bool in_memory = false;
     // Threads that copy replicas between directories (num.replica.alter.log.dirs.threads).
     int32_t mover_threads = 1;
+    // The record of deletions pending on offline directories (PendingDeletions); empty: none is
+    // kept, and such a replica comes back at the next start.
+    std::filesystem::path pending_deletions_file;
   };
 
   // The answer to one partition of an AlterReplicaLogDirs request.
@@ -131,25 +143,33 @@ class LogManager {
   void set_partition_expected_bytes(uint64_t bytes);
 
   // Kafka's createLog: a remembered preference wins; otherwise the active strategy ranks the online
-  // directories; each is tried in order and an I/O error marks it offline. Throws KafkaError:
-  // INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS, KAFKA_STORAGE_ERROR ("No log directories
-  // available. Tried ...", or nothing eligible).
+  // directories; each is tried in order and an I/O error marks it offline. A cordoned directory is
+  // never used, whatever the strategy. Throws KafkaError: INVALID_TOPIC_EXCEPTION,
+  // INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (every online directory cordoned, Kafka's
+  // message), KAFKA_STORAGE_ERROR ("No log directories available. Tried ...", or nothing
+  // eligible).
   PlacementResult create_partition(const std::string& topic, int32_t partition,
                                    std::optional<uint64_t> expected_bytes = std::nullopt);
 
   // The placement decision alone: snapshot of the online directories, rank through the active
   // strategy (with the per-call fallback), no disk I/O except reading sizes for strategies that use
-  // them. Decisions run concurrently with each other and with strategy swaps. Throws KafkaError
-  // KAFKA_STORAGE_ERROR when nothing is eligible.
+  // them. Cordoned directories are left out of the strategy's ranking. Decisions run concurrently
+  // with each other and with strategy swaps. Throws KafkaError INVALID_REPLICATION_FACTOR when
+  // every online directory is cordoned, KAFKA_STORAGE_ERROR when nothing is eligible.
   PlacementDecision choose(const std::string& topic, int32_t partition,
                            std::optional<uint64_t> expected_bytes = std::nullopt) const;
 
   // Produce: appends `bytes` of the payload pattern; returns the partition's size afterwards.
-  // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR.
+  // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR; an append larger than its
+  // directory's usable bytes less the reservations of other partitions there is refused before a
+  // byte is written, and the directory stays online.
   uint64_t append(const std::string& topic, int32_t partition, uint64_t bytes);
 
-  // Deletes every partition of `topic`; returns how many. Throws UNKNOWN_TOPIC_OR_PARTITION.
-  uint32_t delete_topic(const std::string& topic);
+  // Deletes every partition of `topic`. A replica on an offline directory (or on one that fails
+  // now) is recorded as pending before it stops being served, and removed at the next start.
+  // Throws UNKNOWN_TOPIC_OR_PARTITION, or KAFKA_STORAGE_ERROR when the record cannot be written
+  // (the replicas not recorded stay hosted).
+  DeletedTopic delete_topic(const std::string& topic);
 
   std::vector<LogDirDescription> describe() const;
 
@@ -225,6 +245,13 @@ class LogManager {
   // copies. Throws ConfigError, having deleted nothing, for two copies no move explains (Kafka's
   // "Duplicate log directories" sentence) or a move whose final name is taken by a stray entry.
   void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& entries);
+  // Startup, before any directory is scanned: removes the replicas whose deletion is pending in a
+  // directory that is readable again; a directory where that fails is marked offline. Throws
+  // ConfigError when the record cannot be read or rewritten.
+  void complete_pending_deletions();
+  // Records `pending` before those replicas stop being served; throws KAFKA_STORAGE_ERROR.
+  void record_pending_deletions(const std::vector<PendingDeletion>& pending);
+  PendingDeletion pending_deletion_of(const Partition& p, const std::string& reason) const;
   void add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
                      uint64_t expected);
   // Counts a replica (current or future) of `topic` in a directory, or uncounts it (delta -1).
@@ -233,6 +260,9 @@ class LogManager {
   void remove_partition_locked(const TopicPartition& tp);
   // `written` bytes were appended to p.
   void record_append_locked(Partition& p, uint64_t written);
+  // Throws KAFKA_STORAGE_ERROR when p's directory cannot take `bytes` more: its usable bytes less
+  // what is reserved there for other partitions and moves. p's I/O lock is held.
+  void refuse_append_past_free_space(const Partition& p, uint64_t bytes) const;
   // A move promoted p into directory `to`, which already counts it (it counted the future copy).
   void relocate_locked(Partition& p, uint32_t to);
 
@@ -256,6 +286,7 @@ class LogManager {
   std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
   bool started_ = false;  // startup() has finished
   std::function<void(const std::string&)> on_all_dirs_offline_;
+  PendingDeletions pending_deletions_;  // guarded by create_mu_
 
   // Striped I/O locks: one serialises a partition's appends, its deletion and a move's final phase.
   static constexpr size_t kIoStripes = 256;

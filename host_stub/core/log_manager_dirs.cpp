@@ -144,6 +144,7 @@ void LogManager::open_dirs() {
     }
     directory_ids.emplace(id, d.path);
     d.directory_id = id;
+    d.meta_written_now = true;
     log()->debug("Wrote {} (node.id {}, cluster.id {}, directory.id {}).", file.string(),
                  options_.broker_id, cluster_id, id);
   }

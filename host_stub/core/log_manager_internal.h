@@ -21,6 +21,8 @@ struct LogManager::Dir {
   std::filesystem::path path;
   std::string path_text;  // what lds_dir.path points at
   std::string directory_id;
+  // startup() wrote its meta.properties: the directory was new, or its disk is not mounted.
+  bool meta_written_now = false;
   DirLock lock;  // held from startup() on (none in the in-memory mode)
   bool online = true;
   std::string offline_reason;

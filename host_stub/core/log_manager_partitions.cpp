@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <tuple>
 
 #include "core/durable_file.h"
@@ -95,6 +96,26 @@ void LogManager::relocate_locked(Partition& p, uint32_t to) {
   p.dir = to;
 }
 
+void LogManager::refuse_append_past_free_space(const Partition& p, uint64_t bytes) const {
+  const Dir& d = *dirs_[p.dir];
+  const DiskSpace space = probe_->read(d.path);  // statvfs, without mu_
+  if (!space.known) return;  // nothing to judge by; a full disk still ends in ENOSPC below
+  uint64_t others;
+  {
+    std::lock_guard lock(mu_);
+    // The partition's own reservation is space kept for exactly this data.
+    others = d.reserved.bytes() - std::min(d.reserved.bytes(), p.reservation.bytes());
+  }
+  const uint64_t available = space.usable_bytes > others ? space.usable_bytes - others : 0;
+  if (bytes <= available) return;
+  throw KafkaError(
+      ErrorCode::kKafkaStorageError,
+      "Not enough space in log directory " + d.path_text + " to append " + std::to_string(bytes) +
+          " bytes to " + p.tp.str() + ": " + std::to_string(available) + " bytes are available (" +
+          std::to_string(space.usable_bytes) + " usable, less " + std::to_string(others) +
+          " reserved for other partitions); nothing was appended.");
+}
+
 uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_t bytes) {
   std::shared_ptr<Partition> p;
   {
@@ -121,6 +142,7 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
     size = p->size;
   }
   if (!options_.in_memory && bytes > 0) {
+    refuse_append_past_free_space(*p, bytes);
     const fs::path dir = dirs_[p->dir]->path / p->tp.str();
     std::vector<char> buf(static_cast<size_t>(std::min<uint64_t>(bytes, 1 << 20)));
     uint64_t done = 0;
@@ -174,39 +196,107 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
   return p->size;
 }
 
-uint32_t LogManager::delete_topic(const std::string& topic) {
+PendingDeletion LogManager::pending_deletion_of(const Partition& p,
+                                                const std::string& reason) const {
+  const Dir& d = *dirs_[p.dir];
+  return PendingDeletion{p.tp.topic, p.tp.partition, d.path_text, d.directory_id, reason};
+}
+
+void LogManager::record_pending_deletions(const std::vector<PendingDeletion>& pending) {
+  if (pending.empty()) return;
+  if (!pending_deletions_.enabled()) {
+    for (const auto& d : pending) {
+      log()->warn(
+          "{}-{} in offline log directory {} is no longer served, but no record of its "
+          "deletion is kept, so it is served again after a restart.",
+          d.topic, d.partition, d.log_dir);
+    }
+    return;
+  }
+  try {
+    pending_deletions_.add(pending);
+  } catch (const std::exception& e) {
+    throw KafkaError(ErrorCode::kKafkaStorageError,
+                     "Cannot record the pending deletion of " + pending.front().topic + "-" +
+                         std::to_string(pending.front().partition) + " in offline log directory " +
+                         pending.front().log_dir + ": " + e.what() +
+                         "; the replicas not deleted yet stay hosted.");
+  }
+}
+
+DeletedTopic LogManager::delete_topic(const std::string& topic) {
   std::lock_guard create_lock(create_mu_);
   std::vector<std::shared_ptr<Partition>> victims;
+  std::vector<PendingDeletion> offline;
   {
     std::lock_guard lock(mu_);
     for (const auto& [tp, p] : partitions_) {
-      if (tp.topic == topic) victims.push_back(p);
+      if (tp.topic != topic) continue;
+      victims.push_back(p);
+      if (!options_.in_memory && !dirs_[p->dir]->online) {
+        offline.push_back(pending_deletion_of(*p, dirs_[p->dir]->offline_reason));
+      }
     }
   }
   if (victims.empty()) {
     throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
                      "Topic " + topic + " is not hosted by this broker.");
   }
+  // Replicas that cannot be removed now are recorded before anything is removed: a crash after
+  // this leaves every one of them either still hosted or recorded.
+  record_pending_deletions(offline);
+  DeletedTopic result;
   for (const auto& p : victims) {
     std::lock_guard io(io_of(p->tp));
-    if (!options_.in_memory && dirs_[p->dir]->online) {
+    std::optional<PendingDeletion> pending;
+    if (!options_.in_memory && !dirs_[p->dir]->online) {
+      std::lock_guard lock(mu_);
+      pending = pending_deletion_of(*p, dirs_[p->dir]->offline_reason);
+    } else if (!options_.in_memory) {
       const fs::path src = dirs_[p->dir]->path / p->tp.str();
       const fs::path del = dirs_[p->dir]->path / layout::delete_dir(p->tp.topic, p->tp.partition,
                                                                     layout::random_hex_id());
       std::error_code ec;
       fs::rename(src, del, ec);
-      if (!ec) fs::remove_all(del, ec);
-      if (ec)
-        log()->warn("Could not remove {}: {}; it is removed at the next start.", src.string(),
-                    ec.message());
+      if (ec && ec != std::errc::no_such_file_or_directory) {
+        // The directory cannot be written (read-only, failing): it goes offline, as after any
+        // I/O error, and the replica's deletion waits for it.
+        mark_offline(p->dir, "rename " + src.string() + " failed: " + ec.message());
+        std::lock_guard lock(mu_);
+        pending = pending_deletion_of(*p, dirs_[p->dir]->offline_reason);
+      } else if (!ec) {
+        fs::remove_all(del, ec);
+        if (ec) {
+          log()->warn("Could not remove {}: {}; it is removed at the next start.", del.string(),
+                      ec.message());
+        }
+      }
+    }
+    // A directory that failed during this deletion has replicas not recorded above.
+    if (pending && std::none_of(offline.begin(), offline.end(), [&](const PendingDeletion& d) {
+          return d.same_replica(*pending);
+        })) {
+      record_pending_deletions({*pending});
     }
     p->deleted = true;
-    std::lock_guard lock(mu_);
-    remove_partition_locked(p->tp);
-    preferred_.erase(p->tp);
+    {
+      std::lock_guard lock(mu_);
+      remove_partition_locked(p->tp);
+      preferred_.erase(p->tp);
+    }
+    if (pending) {
+      log()->warn(
+          "Deletion of {} in offline log directory {} is pending ({}); it is no longer "
+          "served and is removed at the next start that finds the directory readable.",
+          p->tp.str(), pending->log_dir, pending->reason);
+      result.pending.push_back(std::move(*pending));
+    } else {
+      ++result.deleted;
+    }
   }
-  log()->info("Deleted topic {} ({} partitions).", topic, victims.size());
-  return static_cast<uint32_t>(victims.size());
+  log()->info("Deleted topic {} ({} partitions, {} pending on offline log directories).", topic,
+              result.deleted, result.pending.size());
+  return result;
 }
 
 std::vector<LogDirDescription> LogManager::describe() const {

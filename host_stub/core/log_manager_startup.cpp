@@ -62,6 +62,7 @@ LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, 
     : options_(std::move(options)),
       probe_(std::move(probe)),
       slot_(slot),
+      pending_deletions_(options_.pending_deletions_file),
       mover_(std::make_unique<ReplicaMover>(*this)) {
   for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
 }
@@ -98,7 +99,9 @@ int LogManager::dir_index(const fs::path& dir) const {
 void LogManager::startup() {
   std::vector<std::pair<uint32_t, fs::path>> futures;
   if (!options_.in_memory) open_dirs();
+  complete_pending_deletions();
   for (uint32_t i = 0; i < dirs_.size() && !options_.in_memory; ++i) {
+    // Offline: it failed its checks, or a pending deletion could not be completed there.
     if (!dirs_[i]->online) continue;
     try {
       for (auto& f : load_dir(i)) futures.emplace_back(i, std::move(f));

@@ -1,0 +1,267 @@
+// storage_safety_test.cpp: the LogManager's append and delete paths under storage faults: an
+// append past the space left is refused before a byte is written, and a topic deleted while one
+// of its directories is offline is deleted for good once the directory is back.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/log_layout.h"
+#include "core/log_manager.h"
+#include "host_test_support.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+namespace {
+
+using test::FakeDiskProbe;
+using test::TempDir;
+
+constexpr uint64_t kMB = 1000ull * 1000;
+
+class StorageSafetyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
+    for (const auto& d : dirs_) probe_->set(d, 1000 * kMB, 1000 * kMB);
+    slot_.publish(test::load_plugin("partition", {}, slot_.next_generation()));
+  }
+
+  // A LogManager on the three dirs, started: what a broker (re)start does.
+  std::unique_ptr<LogManager> start() {
+    LogManager::Options options;
+    options.log_dirs = dirs_;
+    options.pending_deletions_file = record_;
+    auto m = std::make_unique<LogManager>(options, probe_, slot_);
+    m->startup();
+    return m;
+  }
+
+  static const LogDirDescription& dir_of(const std::vector<LogDirDescription>& all,
+                                         const fs::path& dir) {
+    for (const auto& d : all) {
+      if (d.log_dir == dir.string()) return d;
+    }
+    throw std::runtime_error("no such dir " + dir.string());
+  }
+  static std::vector<std::string> served(const LogManager& m) {
+    std::vector<std::string> out;
+    for (const auto& d : m.describe()) {
+      for (const auto& p : d.partitions)
+        out.push_back(fs::path(d.log_dir).filename().string() + "/" + p.partition);
+    }
+    return out;
+  }
+  static uint64_t file_size_or_zero(const fs::path& f) {
+    std::error_code ec;
+    const uint64_t n = fs::file_size(f, ec);
+    return ec ? 0 : n;
+  }
+
+  TempDir tmp_;
+  std::vector<fs::path> dirs_;
+  fs::path record_ = tmp_.path() / "broker.toml.pending-deletions";
+  std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
+  StrategySlot slot_;
+};
+
+TEST_F(StorageSafetyTest, AppendPastTheSpaceLeftIsRefusedBeforeAByteIsWritten) {
+  auto m = start();
+  ASSERT_EQ(fs::path(m->create_partition("t", 0, 0).log_dir), dirs_[0]);
+  // Another partition in d1 holds 300 kB of reservation; t-0 holds none.
+  ASSERT_EQ(fs::path(m->create_partition("u", 0, 300 * 1000).log_dir), dirs_[1]);
+  ASSERT_EQ(fs::path(m->create_partition("u", 1, 300 * 1000).log_dir), dirs_[2]);
+  ASSERT_EQ(fs::path(m->create_partition("u", 2, 300 * 1000).log_dir), dirs_[0]);
+  ASSERT_EQ(m->append("t", 0, 1000), 1000u);
+  probe_->set(dirs_[0], 1000 * kMB, 1 * kMB);  // the disk is nearly full now
+
+  const fs::path segment = dirs_[0] / "t-0" / layout::segment_file(0);
+  try {
+    m->append("t", 0, 800 * 1000);
+    FAIL() << "an append past the space left was accepted";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+    EXPECT_EQ(std::string(e.what()),
+              "Not enough space in log directory " + dirs_[0].string() +
+                  " to append 800000 bytes to t-0: 700000 bytes are available (1000000 usable, "
+                  "less 300000 reserved for other partitions); nothing was appended.");
+  }
+  EXPECT_EQ(file_size_or_zero(segment), 1000u);
+  const auto after = m->describe();
+  EXPECT_EQ(dir_of(after, dirs_[0]).error, ErrorCode::kNone) << "a full dir is not a failed dir";
+  ASSERT_EQ(dir_of(after, dirs_[0]).partitions.size(), 2u);
+  EXPECT_EQ(dir_of(after, dirs_[0]).partitions[0].size, 1000u);  // t-0, sorted first
+  // What fits is taken, all of it.
+  EXPECT_EQ(m->append("t", 0, 700 * 1000), 701000u);
+  EXPECT_EQ(file_size_or_zero(segment), 701000u);
+}
+
+TEST_F(StorageSafetyTest, APartitionsOwnReservationCountsAsSpaceForIt) {
+  auto m = start();
+  ASSERT_EQ(fs::path(m->create_partition("t", 0, 600 * 1000).log_dir), dirs_[0]);
+  probe_->set(dirs_[0], 1000 * kMB, 1 * kMB);
+  // 1 MB usable, 600 kB of it reserved for t-0 itself: all of it is t-0's to write.
+  EXPECT_EQ(m->append("t", 0, 1 * kMB), 1 * kMB);
+  probe_->set(dirs_[0], 1000 * kMB, 0);
+  EXPECT_THROW(m->append("t", 0, 1), KafkaError);
+  EXPECT_EQ(m->append("t", 0, 0), 1 * kMB) << "an empty append needs no space";
+}
+
+// A tmpfs of 1 MiB on `dir` while it lives (root only); why() says why not.
+class SmallTmpfs {
+ public:
+  explicit SmallTmpfs(const fs::path& dir) : dir_(dir) {
+    if (::geteuid() != 0) {
+      why_ = "not running as root, so a tmpfs cannot be mounted";
+      return;
+    }
+    fs::create_directories(dir);
+    if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=1m,mode=0755") != 0) {
+      why_ = std::string("mount -t tmpfs failed: ") + std::strerror(errno);
+      return;
+    }
+    mounted_ = true;
+  }
+  ~SmallTmpfs() {
+    if (mounted_ && ::umount2(dir_.c_str(), 0) != 0) ::umount2(dir_.c_str(), MNT_DETACH);
+  }
+  SmallTmpfs(const SmallTmpfs&) = delete;
+  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+  const std::string& why() const { return why_; }
+
+ private:
+  fs::path dir_;
+  bool mounted_ = false;
+  std::string why_;
+};
+
+TEST_F(StorageSafetyTest, ENOSPCAfterTheCheckStillKeepsThePartitionWholeAndTheDirOnline) {
+  // The probe says 1000 MB are free; the disk under d1 really has 1 MiB. Another writer filling
+  // the disk between the check and the write looks the same.
+  SmallTmpfs disk(dirs_[0]);
+  if (!disk.why().empty()) GTEST_SKIP() << disk.why();
+  auto m = start();
+  ASSERT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[0]);
+  try {
+    m->append("t", 0, 4 << 20);
+    FAIL() << "4 MiB fitted on a 1 MiB disk";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+    const std::string head = "Not enough space in log directory " + dirs_[0].string() +
+                             " to append 4194304 bytes to t-0; ";
+    EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
+  }
+  const auto after = m->describe();
+  EXPECT_EQ(dir_of(after, dirs_[0]).error, ErrorCode::kNone);
+  ASSERT_EQ(dir_of(after, dirs_[0]).partitions.size(), 1u);
+  const uint64_t size = dir_of(after, dirs_[0]).partitions[0].size;
+  EXPECT_LT(size, 1u << 20);
+  EXPECT_EQ(file_size_or_zero(dirs_[0] / "t-0" / layout::segment_file(0)), size)
+      << "a torn append was left behind";
+  m.reset();
+}
+
+TEST_F(StorageSafetyTest, UnknownSpaceDoesNotRefuseAnAppend) {
+  auto m = start();
+  ASSERT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[0]);
+  probe_->fail(dirs_[0]);
+  EXPECT_EQ(m->append("t", 0, 4096), 4096u);
+}
+
+TEST_F(StorageSafetyTest, DeletionOnAnOfflineDirIsPendingThenCompletedAtTheNextStart) {
+  {
+    auto m = start();
+    for (int32_t p = 0; p < 3; ++p) {
+      ASSERT_EQ(fs::path(m->create_partition("t", p).log_dir), dirs_[static_cast<size_t>(p)]);
+      m->append("t", p, 5000);
+    }
+    m->mark_offline(0, "read /x failed: Input/output error");
+    const DeletedTopic done = m->delete_topic("t");
+    EXPECT_EQ(done.deleted, 2u);
+    ASSERT_EQ(done.pending.size(), 1u);
+    EXPECT_EQ(done.pending[0].topic, "t");
+    EXPECT_EQ(done.pending[0].partition, 0);
+    EXPECT_EQ(done.pending[0].log_dir, dirs_[0].string());
+    EXPECT_EQ(done.pending[0].reason, "read /x failed: Input/output error");
+    EXPECT_TRUE(fs::exists(record_)) << "the pending deletion is not recorded";
+    EXPECT_TRUE(fs::exists(dirs_[0] / "t-0")) << "an offline dir was written to";
+    EXPECT_TRUE(served(*m).empty());
+    EXPECT_THROW(m->append("t", 0, 1), KafkaError);
+    // A new t-0 starts empty in an online dir; the stale copy is not served again.
+    EXPECT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[1]);
+    EXPECT_EQ(served(*m), std::vector<std::string>{"d2/t-0"});
+  }
+  // The next start finds d1 readable: the stale t-0 is removed before anything is loaded, and the
+  // record with it. The new t-0 is the only one.
+  auto m = start();
+  EXPECT_FALSE(fs::exists(dirs_[0] / "t-0"));
+  EXPECT_FALSE(fs::exists(record_));
+  EXPECT_EQ(served(*m), std::vector<std::string>{"d2/t-0"});
+  EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, ErrorCode::kNone);
+}
+
+TEST_F(StorageSafetyTest, APendingDeletionWaitsWhileItsDirIsStillAway) {
+  {
+    auto m = start();
+    m->create_partition("t", 0);
+    m->mark_offline(0, "gone");
+    ASSERT_EQ(m->delete_topic("t").pending.size(), 1u);
+  }
+  // The disk is not mounted at the next start: its mount point is empty.
+  fs::rename(dirs_[0], tmp_.path() / "unmounted");
+  {
+    auto m = start();
+    EXPECT_TRUE(served(*m).empty());
+    EXPECT_TRUE(fs::exists(record_)) << "the record was dropped before its deletion was done";
+  }
+  // It comes back at the start after.
+  fs::remove_all(dirs_[0]);
+  fs::rename(tmp_.path() / "unmounted", dirs_[0]);
+  auto m = start();
+  EXPECT_FALSE(fs::exists(dirs_[0] / "t-0"));
+  EXPECT_FALSE(fs::exists(record_));
+  EXPECT_TRUE(served(*m).empty());
+}
+
+TEST_F(StorageSafetyTest, APendingDeletionForADiskReplacedSinceIsDropped) {
+  {
+    auto m = start();
+    m->create_partition("t", 0);
+    m->mark_offline(0, "gone");
+    ASSERT_EQ(m->delete_topic("t").pending.size(), 1u);
+  }
+  // Another disk at the same path, with its own directory.id and its own t-0.
+  fs::remove_all(dirs_[0]);
+  fs::create_directories(dirs_[0] / "t-0");
+  std::ofstream(dirs_[0] / "t-0" / layout::segment_file(0)) << "x";
+  std::ofstream(dirs_[0] / "meta.properties") << "version=1\nbroker.id=0\ndirectory.id=other\n";
+  auto m = start();
+  EXPECT_TRUE(fs::exists(dirs_[0] / "t-0"));
+  EXPECT_FALSE(fs::exists(record_));
+  EXPECT_EQ(served(*m), std::vector<std::string>{"d1/t-0"});
+}
+
+TEST_F(StorageSafetyTest, AMalformedRecordRefusesStartupAndIsLeftAsItIs) {
+  const std::string text = "[[pending]]\ntopic = \"t\"\n";
+  std::ofstream(record_) << text;
+  try {
+    start();
+    FAIL() << "started with a malformed record";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "The pending deletions file " + record_.string() +
+                  " has no partition number in entry 1; it is left as it is. Restore it, or "
+                  "remove it to give up those deletions.");
+  }
+  std::ifstream in(record_);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
+}
+
+}  // namespace
+}  // namespace lds
