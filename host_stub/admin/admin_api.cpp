@@ -113,6 +113,7 @@ json AdminApi::describe_log_dirs() {
   json out = ok();
   out["version"] = 1;
   out["brokers"] = json::array({{{"broker", broker_.config().broker_id}, {"logDirs", dirs}}});
+  out["listeners"] = listeners_;
   out["strategy"] = {{"name", strategy.name},
                      {"version", strategy.version},
                      {"generation", strategy.generation},

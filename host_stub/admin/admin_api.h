@@ -13,7 +13,10 @@ class Broker;
 
 class AdminApi {
  public:
-  explicit AdminApi(Broker& broker) : broker_(broker) {}
+  // `listeners` is the Kafka listener's bound address in the listeners format
+  // (PLAINTEXT://127.0.0.1:40123), empty when there is none; DescribeLogDirs reports it.
+  explicit AdminApi(Broker& broker, std::string listeners = "")
+      : broker_(broker), listeners_(std::move(listeners)) {}
 
   // Handles one request line and returns one response line (without the newline). Never throws:
   // a malformed line gets INVALID_REQUEST, a refused request its Kafka error.
@@ -32,6 +35,7 @@ class AdminApi {
   nlohmann::json describe_configs();
 
   Broker& broker_;
+  std::string listeners_;
 };
 
 // An error response: {"error": NAME, "message": TEXT}.
