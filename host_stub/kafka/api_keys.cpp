@@ -4,10 +4,11 @@
 namespace lds::kafka {
 namespace {
 
-// Flexible from: ApiVersions 3, Metadata 9, DescribeLogDirs 2 (Kafka's message definitions).
+// Flexible from: ApiVersions 3, Metadata 9, CreateTopics 5, DeleteTopics 4, DescribeLogDirs 2
+// (Kafka's message definitions).
 constexpr ApiRange kApis[] = {
-    {ApiKey::kMetadata, 0, 4, 9},
-    {ApiKey::kApiVersions, 0, 3, 3},
+    {ApiKey::kMetadata, 0, 4, 9},        {ApiKey::kApiVersions, 0, 3, 3},
+    {ApiKey::kCreateTopics, 0, 4, 5},    {ApiKey::kDeleteTopics, 0, 3, 4},
     {ApiKey::kDescribeLogDirs, 0, 5, 2},
 };
 

@@ -13,6 +13,8 @@ namespace lds::kafka {
 enum class ApiKey : int16_t {
   kMetadata = 3,
   kApiVersions = 18,
+  kCreateTopics = 19,
+  kDeleteTopics = 20,
   kDescribeLogDirs = 35,
 };
 

@@ -9,6 +9,7 @@ MetadataRequest read_metadata_request(Reader& in, int16_t version) {
   std::optional<int32_t> n = in.array_length(false);
   if (n) {
     std::vector<std::string> topics;
+    topics.reserve(static_cast<size_t>(*n));
     for (int32_t i = 0; i < *n; ++i) topics.push_back(in.string(false));
     if (!(version == 0 && topics.empty())) r.topics = std::move(topics);
   } else if (version == 0) {
@@ -36,6 +37,7 @@ void write_int32_array(Writer& out, const std::vector<int32_t>& values) {
 std::vector<int32_t> read_int32_array(Reader& in) {
   std::vector<int32_t> values;
   const int32_t n = in.non_null_array_length(false);
+  values.reserve(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i) values.push_back(in.int32());
   return values;
 }

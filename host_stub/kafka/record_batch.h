@@ -94,7 +94,7 @@ std::string build_batch(int64_t base_offset, int64_t base_timestamp,
 // Batches of filler records totalling exactly `total_bytes` (at least kMinBatchBytes), each batch
 // at most kFillerBatchMaxBytes. Records have no key and no headers; `fill_value`, when given,
 // writes each record's value (its offset, then the bytes), else values are zeros.
-inline constexpr size_t kFillerBatchMaxBytes = 64 * 1024;
+inline constexpr size_t kFillerBatchMaxBytes = size_t{64} * 1024;
 struct FillerBatches {
   std::string bytes;
   int64_t records = 0;  // offsets consumed, from base_offset on

@@ -26,6 +26,10 @@ const char* api_name(ApiKey key) {
       return "ApiVersions";
     case ApiKey::kDescribeLogDirs:
       return "DescribeLogDirs";
+    case ApiKey::kCreateTopics:
+      return "CreateTopics";
+    case ApiKey::kDeleteTopics:
+      return "DeleteTopics";
   }
   return "?";
 }
@@ -91,6 +95,12 @@ Reply RequestHandler::handle(std::string_view frame) const {
         break;
       case ApiKey::kDescribeLogDirs:
         reply.frame = describe_log_dirs(body, version, header.correlation_id);
+        break;
+      case ApiKey::kCreateTopics:
+        reply.frame = create_topics(body, version, header.correlation_id);
+        break;
+      case ApiKey::kDeleteTopics:
+        reply.frame = delete_topics(body, version, header.correlation_id);
         break;
     }
   } catch (const ParseError& e) {

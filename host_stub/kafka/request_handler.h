@@ -1,5 +1,6 @@
 // request_handler.h: answers one Kafka request frame from the broker's state, as Kafka's KafkaApis
-// does: ApiVersions, Metadata and DescribeLogDirs, in the versions api_keys.h lists.
+// does: ApiVersions, Metadata, CreateTopics, DeleteTopics and DescribeLogDirs, in the versions
+// api_keys.h lists.
 //
 // Independent of the transport: it takes the bytes of one frame (without the 4-byte size) and
 // returns the response frame, or says why the connection must close (an API or version it does not
@@ -40,6 +41,10 @@ class RequestHandler {
   std::string metadata(std::string_view body, int16_t version, int32_t correlation_id) const;
   std::string describe_log_dirs(std::string_view body, int16_t version,
                                 int32_t correlation_id) const;
+  // request_handler_topics.cpp: topics created and deleted through the LogManager, placed by the
+  // active strategy exactly as the admin API's CreatePartitions places them.
+  std::string create_topics(std::string_view body, int16_t version, int32_t correlation_id) const;
+  std::string delete_topics(std::string_view body, int16_t version, int32_t correlation_id) const;
 
   Broker& broker_;
   Endpoint advertised_;

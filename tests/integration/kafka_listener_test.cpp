@@ -229,7 +229,8 @@ TEST_F(KafkaListenerTest, ApiVersionsAdvertisesWhatIsImplementedAndAnswersNewerV
   ASSERT_TRUE(v3.has_value());
   EXPECT_EQ(v3->error_code, 0);
   using Api = kafka::ApiVersionsResponse::Api;
-  EXPECT_EQ(v3->api_keys, (std::vector<Api>{{3, 0, 4}, {18, 0, 3}, {35, 0, 5}}));
+  EXPECT_EQ(v3->api_keys,
+            (std::vector<Api>{{3, 0, 4}, {18, 0, 3}, {19, 0, 4}, {20, 0, 3}, {35, 0, 5}}));
 
   // ApiVersions v9: Kafka answers in the v0 layout with UNSUPPORTED_VERSION (35) and its ranges.
   ASSERT_TRUE(c.send_request(18, 9, 8, 2, std::string("\x00", 1)));
@@ -408,6 +409,80 @@ TEST_F(KafkaListenerTest, DescribeLogDirsV5ShowsCordonAndTheAdminApisSizes) {
       EXPECT_EQ(p.partition_size, p.partition_index == 1 ? 4096 : 0);
     }
   }
+}
+
+// Whether Debian's python3-kafka imports (it does only under /usr/bin/python3).
+bool kafka_python_available() {
+  return run_command("/usr/bin/python3 -c 'import kafka'").exit_code == 0;
+}
+
+// One KafkaAdminClient call through tests/integration/kafka_admin_client.py; its JSON answer.
+json admin_client(const std::string& address, const std::string& args) {
+  const ProcessResult r =
+      run_command("/usr/bin/python3 " LDS_KAFKA_ADMIN_CLIENT " " + address + " " + args);
+  EXPECT_EQ(r.exit_code, 0) << args << ": " << r.out;
+  const size_t line = r.out.rfind("{\"error_code\"");
+  if (line == std::string::npos) {
+    ADD_FAILURE() << args << ": " << r.out;
+    return json{{"error_code", -100}};
+  }
+  return json::parse(r.out.substr(line));
+}
+
+class KafkaTopicsTest : public KafkaListenerTest {
+ protected:
+  // How many partitions of `topic` each log dir hosts, in log.dirs order.
+  std::vector<int> partitions_per_dir(const std::string& topic) {
+    const json d = call_ok({{"api", "DescribeLogDirs"}});
+    std::vector<int> counts;
+    for (const fs::path& dir : config_.log_dirs) {
+      int n = 0;
+      const json entry = dir_entry(d, dir);
+      for (const auto& p : entry["partitions"]) {
+        const std::string name = p["partition"].get<std::string>();
+        if (name.rfind(topic + "-", 0) == 0 &&
+            name.find_first_not_of("0123456789", topic.size() + 1) == std::string::npos) {
+          ++n;
+        }
+      }
+      counts.push_back(n);
+    }
+    return counts;
+  }
+};
+
+TEST_F(KafkaTopicsTest, KafkaPythonCreatesTopicsPlacedByTheActiveStrategyAndDeletesThem) {
+  if (!kafka_python_available()) {
+    GTEST_SKIP() << "python3-kafka does not import under /usr/bin/python3 (tools/install-deps.sh)";
+  }
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
+  EXPECT_EQ(admin_client(address_, "create spread 4 1")["error_code"], 0);
+  // partition strategy: fewest partitions first, so two in each dir.
+  EXPECT_EQ(partitions_per_dir("spread"), (std::vector<int>{2, 2}));
+
+  // Hot-swapped to cordon with the first dir cordoned: the next creation goes to the second only.
+  call_ok({{"api", "IncrementalAlterConfigs"},
+           {"configs",
+            {{{"name", "log.directory.select.strategy"}, {"op", "SET"}, {"value", "cordon"}},
+             {{"name", "cordoned.log.dirs"}, {"op", "SET"}, {"value", config_.log_dirs[0]}}}}});
+  EXPECT_EQ(admin_client(address_, "create fenced 3 1")["error_code"], 0);
+  EXPECT_EQ(partitions_per_dir("fenced"), (std::vector<int>{0, 3}));
+
+  EXPECT_EQ(admin_client(address_, "create spread 1 1")["error_code"], 36);  // exists
+  const json rf = admin_client(address_, "create wide 1 3");
+  EXPECT_EQ(rf["error_code"], 38) << rf.dump();  // INVALID_REPLICATION_FACTOR
+  EXPECT_NE(rf["message"].get<std::string>().find("only 1 broker(s) are registered"),
+            std::string::npos);
+  EXPECT_EQ(admin_client(address_, "create elsewhere -1 -1 assign=5")["error_code"], 39);
+  EXPECT_EQ(admin_client(address_, "create dry 2 1 validate")["error_code"], 0);
+  EXPECT_EQ(partitions_per_dir("dry"), (std::vector<int>{0, 0}));
+  EXPECT_EQ(partitions_per_dir("wide"), (std::vector<int>{0, 0}));
+
+  EXPECT_EQ(admin_client(address_, "delete spread")["error_code"], 0);
+  EXPECT_EQ(partitions_per_dir("spread"), (std::vector<int>{0, 0}));
+  EXPECT_EQ(partitions_per_dir("fenced"), (std::vector<int>{0, 3}));
+  EXPECT_EQ(admin_client(address_, "delete spread")["error_code"],
+            3);  // UNKNOWN_TOPIC_OR_PARTITION
 }
 
 }  // namespace
