@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <string>
@@ -483,6 +484,55 @@ TEST_F(KafkaTopicsTest, KafkaPythonCreatesTopicsPlacedByTheActiveStrategyAndDele
   EXPECT_EQ(partitions_per_dir("fenced"), (std::vector<int>{0, 3}));
   EXPECT_EQ(admin_client(address_, "delete spread")["error_code"],
             3);  // UNKNOWN_TOPIC_OR_PARTITION
+}
+
+TEST_F(KafkaTopicsTest, ConfluentKafkaAdminClientCreatesListsAndDeletes) {
+  if (run_command("/usr/bin/python3 -c 'import confluent_kafka'").exit_code != 0) {
+    GTEST_SKIP() << "python3-confluent-kafka does not import under /usr/bin/python3 "
+                    "(tools/install-deps.sh)";
+  }
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
+  // librdkafka's own CreateTopics and DeleteTopics versions, then its Metadata.
+  const std::string script =
+      "from confluent_kafka.admin import AdminClient, NewTopic\n"
+      "a = AdminClient({'bootstrap.servers': '" +
+      address_ +
+      "'})\n"
+      "for t, f in a.create_topics([NewTopic('cf', 4, 1)]).items(): f.result()\n"
+      "print('listed', sorted(a.list_topics(timeout=10).topics))\n"
+      "for t, f in a.delete_topics(['cf']).items(): f.result()\n"
+      "print('after', sorted(a.list_topics(timeout=10).topics))\n";
+  const fs::path file = temp_ / "confluent_admin.py";
+  std::ofstream(file) << script;
+  call_ok({{"api", "CreatePartitions"}, {"topic", "kept"}, {"partitions", {0}}});
+  const ProcessResult r = run_command("/usr/bin/python3 " + file.string());
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("listed ['cf', 'kept']"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("after ['kept']"), std::string::npos) << r.out;
+}
+
+TEST_F(KafkaListenerTest, PortInUseRefusesToStartNamingTheListener) {
+  // Hold a port, then ask the broker for the same one.
+  const int holder = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(holder, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(holder, 1), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(holder, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int port = ntohs(addr.sin_port);
+  ServerConfig config = default_config(1);
+  config.extra_lines.push_back("listeners = \"PLAINTEXT://127.0.0.1:" + std::to_string(port) +
+                               "\"");
+  write_config(config);
+  const ProcessResult r = run_host({"serve", "--config", config_file_.string()}, 30);
+  ::close(holder);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Cannot listen on listeners PLAINTEXT://127.0.0.1:" + std::to_string(port) +
+                       ": Address already in use."),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace
