@@ -45,8 +45,9 @@ int serve(const std::string& config_file) {
     broker.start();
     const BrokerConfig config = broker.config();
     // The Kafka listener binds first, so the admin API can report the address it got.
-    std::unique_ptr<kafka::KafkaListener> kafka_listener;
+    // Declared handler first, so the listener (whose workers call the handler) goes first.
     std::unique_ptr<kafka::RequestHandler> kafka_handler;
+    std::unique_ptr<kafka::KafkaListener> kafka_listener;
     std::string listeners;
     if (!config.listener_host.empty()) {
       kafka::KafkaListener::Options options;

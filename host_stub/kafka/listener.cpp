@@ -76,9 +76,10 @@ struct KafkaListener::State {
     std::string input;   // bytes read, not yet handled
     std::string output;  // replies not yet sent
     size_t output_sent = 0;
-    bool busy = false;     // a worker is answering its frames
-    bool closing = false;  // send what is queued, then close
-    bool dead = false;     // close as soon as no worker holds it
+    bool busy = false;         // a worker is answering its frames
+    bool peer_closed = false;  // end of stream: answer the complete frames, send, then close
+    bool closing = false;      // send what is queued, then close
+    bool dead = false;         // close as soon as no worker holds it
     size_t pending_output() const { return output.size() - output_sent; }
   };
 
@@ -271,7 +272,9 @@ bool KafkaListener::State::frame_ready_locked(Connection& c) {
 }
 
 bool KafkaListener::State::wants_input_locked(const Connection& c) const {
-  if (c.dead || c.closing || c.pending_output() >= kMaxPendingOutput) return false;
+  if (c.dead || c.closing || c.peer_closed || c.pending_output() >= kMaxPendingOutput) {
+    return false;
+  }
   if (c.input.size() < 4 || c.input.size() < kReadAhead) return true;
   // Past the read-ahead only to complete the first frame.
   return c.input.size() < 4 + static_cast<size_t>(big_endian_int32(c.input));
@@ -295,6 +298,7 @@ void KafkaListener::State::event_loop() {
           ready.push_back(c);
           work_cv.notify_one();
         }
+        if (!c->busy && c->peer_closed && !frame_ready_locked(*c)) c->closing = true;
         if (!c->busy && (c->dead || (c->closing && c->pending_output() == 0))) {
           ::close(c->fd);
           it = connections.erase(it);
@@ -369,7 +373,7 @@ void KafkaListener::State::read_from(const std::shared_ptr<Connection>& c) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     // End of stream or a socket error: answer what was asked, then close.
-    c->closing = true;
+    c->peer_closed = true;
     return;
   }
 }

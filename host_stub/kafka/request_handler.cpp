@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/broker.h"
+#include "core/log_layout.h"
 #include "kafka/api_keys.h"
 #include "kafka/api_versions.h"
 #include "kafka/describe_log_dirs.h"
@@ -155,6 +156,13 @@ std::string RequestHandler::metadata(std::string_view body, int16_t version,
     std::set<std::string> seen;
     for (const std::string& name : *request.topics) {
       if (!seen.insert(name).second) continue;
+      if (std::string why = layout::topic_name_problem(name); !why.empty()) {
+        MetadataResponse::Topic invalid;
+        invalid.name = name;
+        invalid.error_code = error::kInvalidTopicException;
+        r.topics.push_back(std::move(invalid));
+        continue;
+      }
       auto it = hosted.find(name);
       add_topic(name, it == hosted.end() ? nullptr : &it->second);
     }

@@ -78,6 +78,7 @@ class Client {
     if (!read_exactly(static_cast<size_t>(r.int32()), timeout, payload)) return std::nullopt;
     return payload;
   }
+  void shut_write() { ::shutdown(fd_, SHUT_WR); }
   bool closed_by_peer(std::chrono::milliseconds timeout = 20s) {
     pollfd p{fd_, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) return false;
@@ -187,6 +188,17 @@ TEST(KafkaListener, AHandlerCloseSendsEarlierRepliesThenCloses) {
   listener.start([](std::string_view f) { return echo(f); });
   Client c(listener.bound_port());
   ASSERT_TRUE(c.send_all(request(1) + request(2) + request(-1) + request(3)));
+  EXPECT_EQ(id_of(c.read_frame().value_or(std::string(4, '\xff'))), 1);
+  EXPECT_EQ(id_of(c.read_frame().value_or(std::string(4, '\xff'))), 2);
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST(KafkaListener, RequestsSentBeforeTheClientShutsItsSideAreStillAnswered) {
+  KafkaListener listener(local_options());
+  listener.start([](std::string_view f) { return echo(f); });
+  Client c(listener.bound_port());
+  ASSERT_TRUE(c.send_all(request(1) + request(2, 100000)));
+  c.shut_write();
   EXPECT_EQ(id_of(c.read_frame().value_or(std::string(4, '\xff'))), 1);
   EXPECT_EQ(id_of(c.read_frame().value_or(std::string(4, '\xff'))), 2);
   EXPECT_TRUE(c.closed_by_peer());

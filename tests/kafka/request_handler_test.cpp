@@ -143,6 +143,23 @@ TEST_F(RequestHandlerTest, EveryByteFlipClosesOrAnswersAndTheBrokerKeepsServing)
   EXPECT_TRUE(after.close_reason.empty());
 }
 
+TEST_F(RequestHandlerTest, MetadataTellsUnknownFromInvalidTopicNames) {
+  Writer body;
+  write_metadata_request(body, {std::vector<std::string>{"t", "absent", "no way"}, false}, 4);
+  const Reply r = handler_->handle(request(3, 4, 1, body.bytes()));
+  ASSERT_TRUE(r.close_reason.empty()) << r.close_reason;
+  Reader in(r.frame);
+  EXPECT_EQ(read_response_header(in, 0), 42);
+  const MetadataResponse m = read_metadata_response(in, 4);
+  ASSERT_EQ(m.topics.size(), 3u);
+  EXPECT_EQ(m.topics[0].error_code, 0);
+  EXPECT_EQ(m.topics[0].partitions.size(), 1u);
+  EXPECT_EQ(m.topics[1].error_code, 3);   // UNKNOWN_TOPIC_OR_PARTITION
+  EXPECT_EQ(m.topics[2].error_code, 17);  // INVALID_TOPIC_EXCEPTION
+  EXPECT_EQ(m.brokers.at(0).host, "127.0.0.1");
+  EXPECT_EQ(m.brokers.at(0).port, 9092);
+}
+
 TEST_F(RequestHandlerTest, UnknownKeysAndVersionsAreClosedWithAReason) {
   EXPECT_NE(handler_->handle(request(0, 3, 1, "")).close_reason.find("API key 0"),
             std::string::npos);
