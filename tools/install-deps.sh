@@ -9,6 +9,9 @@ packages=(
   clang libclang-rt-14-dev clang-format clang-tidy
   python3 util-linux procps
   dpkg-dev file
+  # Test dependencies: unmodified Kafka clients that drive the Kafka listener. Debian's Python
+  # modules import only under /usr/bin/python3 (not a venv's or another installed python3).
+  kcat python3-kafka python3-confluent-kafka
 )
 if [ "${LDS_WITH_PLOTS:-0}" = 1 ]; then packages+=(gnuplot-nox); fi
 

@@ -58,9 +58,10 @@ json error_response(ErrorCode error, const std::string& message) {
   return json{{"error", error_name(error)}, {"message", message}};
 }
 
-AdminApi::AdminApi(Broker& broker)
+AdminApi::AdminApi(Broker& broker, std::string listeners)
     : broker_(broker),
-      max_request_bytes_(static_cast<uint64_t>(broker.config().socket_request_max_bytes)) {}
+      max_request_bytes_(static_cast<uint64_t>(broker.config().socket_request_max_bytes)),
+      listeners_(std::move(listeners)) {}
 
 std::string AdminApi::handle_line(std::string_view line) {
   json request = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
@@ -126,6 +127,7 @@ json AdminApi::describe_log_dirs() {
   json out = ok();
   out["version"] = 1;
   out["brokers"] = json::array({{{"broker", broker_.config().broker_id}, {"logDirs", dirs}}});
+  out["listeners"] = listeners_;
   out["strategy"] = {{"name", strategy.name},
                      {"version", strategy.version},
                      {"generation", strategy.generation},

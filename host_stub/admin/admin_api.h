@@ -14,8 +14,10 @@ class Broker;
 
 class AdminApi {
  public:
-  // Reads the broker's static socket.request.max.bytes once.
-  explicit AdminApi(Broker& broker);
+  // Reads the broker's static socket.request.max.bytes once. `listeners` is the Kafka listener's
+  // bound address in the listeners format (PLAINTEXT://127.0.0.1:40123), empty when there is none;
+  // DescribeLogDirs reports it.
+  explicit AdminApi(Broker& broker, std::string listeners = "");
 
   // Handles one request line and returns one response line (without the newline). Never throws:
   // a malformed line gets INVALID_REQUEST, a refused request its Kafka error.
@@ -35,6 +37,7 @@ class AdminApi {
 
   Broker& broker_;
   uint64_t max_request_bytes_;  // socket.request.max.bytes
+  std::string listeners_;
 };
 
 // An error response: {"error": NAME, "message": TEXT}.

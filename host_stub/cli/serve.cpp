@@ -15,6 +15,8 @@
 #include "core/broker.h"
 #include "core/logging.h"
 #include "core/strategy_plugin.h"
+#include "kafka/listener.h"
+#include "kafka/request_handler.h"
 
 namespace lds::cli {
 namespace {
@@ -50,8 +52,25 @@ int serve(const std::string& config_file) {
       leave_now(kExitAllLogDirsFailed);
     });
     broker.start();
-    AdminApi api(broker);
     const BrokerConfig config = broker.config();
+    // The Kafka listener binds first, so the admin API can report the address it got.
+    // Declared handler first, so the listener (whose workers call the handler) goes first.
+    std::unique_ptr<kafka::RequestHandler> kafka_handler;
+    std::unique_ptr<kafka::KafkaListener> kafka_listener;
+    std::string listeners;
+    if (!config.listener_host.empty()) {
+      kafka::KafkaListener::Options options;
+      options.host = config.listener_host;
+      options.port = config.listener_port;
+      options.max_frame_bytes = config.socket_request_max_bytes;
+      kafka_listener = std::make_unique<kafka::KafkaListener>(options);
+      kafka_handler = std::make_unique<kafka::RequestHandler>(
+          broker, kafka::Endpoint{kafka_listener->bound_host(), kafka_listener->bound_port()});
+      kafka_listener->start(
+          [h = kafka_handler.get()](std::string_view frame) { return h->handle(frame); });
+      listeners = "PLAINTEXT://" + kafka_listener->bound_address();
+    }
+    AdminApi api(broker, listeners);
     AdminServer::Limits limits;
     limits.max_connections = static_cast<size_t>(config.admin_max_connections);
     limits.idle = std::chrono::milliseconds(config.admin_connection_idle_ms);
@@ -77,7 +96,8 @@ int serve(const std::string& config_file) {
     // plugin's rank, or behind a thread that is) keeps using the broker, so the broker must not be
     // destroyed: the process ends here instead. A dry-run thread left inside a plugin by a refused
     // swap uses nothing of the broker, but it is inside plugin code all the same.
-    const size_t abandoned_handlers = server.stop();
+    size_t abandoned_handlers = server.stop();
+    if (kafka_listener) abandoned_handlers += kafka_listener->stop();
     const size_t inside = LoadedStrategy::threads_inside();
     if (inside > 0) {
       log->warn("Stopped; {} threads were still inside strategy plugins and were abandoned.",
@@ -85,8 +105,9 @@ int serve(const std::string& config_file) {
       leave_now(kExitOk);
     }
     if (abandoned_handlers > 0) {
-      log->warn("Stopped; {} admin request handlers were still running and were abandoned.",
-                abandoned_handlers);
+      log->warn(
+          "Stopped; {} admin or Kafka request handlers were still running and were abandoned.",
+          abandoned_handlers);
       leave_now(kExitOk);
     }
   } catch (const std::exception& e) {

@@ -63,7 +63,11 @@ struct BrokerConfig {
   bool never_unload = false;                     // plugin.never.unload (static)
   int32_t admin_max_connections = 0;             // admin.max.connections (static)
   int64_t admin_connection_idle_ms = 0;          // admin.connection.idle.ms (static)
-  int32_t socket_request_max_bytes = 0;          // socket.request.max.bytes (static), >= 1
+  // listeners (static): PLAINTEXT://host:port, the Kafka protocol listener; an empty host means
+  // no listener. Port 0 binds a free port.
+  std::string listener_host;
+  int32_t listener_port = 0;
+  int32_t socket_request_max_bytes = 0;  // socket.request.max.bytes (static), >= 1
 
   bool is_cordoned(const std::filesystem::path& canonical_dir) const;
   // Options of the given strategy as (key, value) pairs, empty when none are set.

@@ -2,6 +2,7 @@
 #include "core/config_keys.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -170,6 +171,68 @@ std::string format_strategy_option(std::string_view key, const BrokerConfig& c) 
 
 std::string bool_text(bool value) { return value ? "true" : "false"; }
 
+// Kafka's listener format, PLAINTEXT://host:port (an IPv6 host in brackets). One listener, and
+// only PLAINTEXT: this broker speaks no TLS or SASL.
+void parse_listeners(std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+  c.listener_host.clear();
+  c.listener_port = 0;
+  const std::string& text = s.text;
+  if (text.empty()) return;
+  const std::string expected =
+      "must be PLAINTEXT://host:port (for example "
+      "PLAINTEXT://127.0.0.1:9092), or empty for no listener, not " +
+      in_quotes(text);
+  if (text.find(',') != std::string::npos) {
+    throw_key_error(s.where, key,
+                    "names more than one listener in " + in_quotes(text) +
+                        "; this broker has one PLAINTEXT listener");
+  }
+  const size_t scheme_end = text.find("://");
+  if (scheme_end == std::string::npos) throw_key_error(s.where, key, expected);
+  std::string protocol = text.substr(0, scheme_end);
+  std::string upper = protocol;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  if (upper != "PLAINTEXT") {
+    throw_key_error(s.where, key,
+                    "only the PLAINTEXT security protocol is supported, not " +
+                        in_quotes(protocol) + " in " + in_quotes(text));
+  }
+  std::string_view rest = std::string_view(text).substr(scheme_end + 3);
+  std::string_view host;
+  std::string_view port;
+  if (rest.starts_with('[')) {
+    const size_t close = rest.find(']');
+    if (close == std::string_view::npos || rest.substr(close + 1, 1) != ":") {
+      throw_key_error(s.where, key, expected);
+    }
+    host = rest.substr(1, close - 1);
+    port = rest.substr(close + 2);
+  } else {
+    const size_t colon = rest.rfind(':');
+    if (colon == std::string_view::npos) throw_key_error(s.where, key, expected);
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+  }
+  if (host.empty() || host.find_first_of(" /") != std::string_view::npos) {
+    throw_key_error(s.where, key, "must name a host to listen on, " + expected);
+  }
+  std::optional<int64_t> number = parse_int(port);
+  if (!number || *number < 0 || *number > 65535) {
+    throw_key_error(s.where, key,
+                    "has port " + in_quotes(port) + "; a port is 0 (any free port) to 65535");
+  }
+  c.listener_host = std::string(host);
+  c.listener_port = static_cast<int32_t>(*number);
+}
+
+std::string format_listeners(std::string_view, const BrokerConfig& c) {
+  if (c.listener_host.empty()) return "";
+  const bool ipv6 = c.listener_host.find(':') != std::string::npos;
+  return "PLAINTEXT://" + (ipv6 ? "[" + c.listener_host + "]" : c.listener_host) + ":" +
+         std::to_string(c.listener_port);
+}
+
 constexpr ConfigKey kKeys[] = {
     {.name = "broker.id",
      .type = ConfigType::kInt,
@@ -224,6 +287,14 @@ constexpr ConfigKey kKeys[] = {
      .format = [](std::string_view,
                   const BrokerConfig& c) { return std::to_string(c.admin_connection_idle_ms); },
      .doc = "an admin connection with no request for this long is closed"},
+    {.name = "listeners",
+     .type = ConfigType::kString,
+     .default_value = ConfigDefault::text_of(""),
+     .dynamic = false,
+     .parse = parse_listeners,
+     .format = format_listeners,
+     .doc = "the Kafka protocol listener, PLAINTEXT://host:port (port 0: any free port); empty "
+            "for none"},
     {.name = "socket.request.max.bytes",
      .type = ConfigType::kInt,
      .default_value = ConfigDefault::text_of("104857600"),
@@ -233,8 +304,8 @@ constexpr ConfigKey kKeys[] = {
                  BrokerConfig& c) { c.socket_request_max_bytes = int32_at_least(s, key, 1); },
      .format = [](std::string_view,
                   const BrokerConfig& c) { return std::to_string(c.socket_request_max_bytes); },
-     .doc = "the most bytes one request may carry: a Produce above it is refused with "
-            "INVALID_REQUEST"},
+     .doc = "the most bytes one request may carry: a larger Kafka frame closes its connection, "
+            "and an admin Produce above it is refused with INVALID_REQUEST"},
     {.name = "num.replica.alter.log.dirs.threads",
      .type = ConfigType::kInt,
      .default_value = ConfigDefault::text_of("1"),

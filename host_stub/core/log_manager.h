@@ -207,6 +207,8 @@ class LogManager {
   std::vector<FailedMoveDescription> failed_moves() const;
 
   size_t partition_count() const;
+  // The hosted partitions (current replicas, not future copies), sorted by topic, then partition.
+  std::vector<TopicPartition> hosted_partitions() const;
   const std::vector<std::filesystem::path>& log_dirs() const { return options_.log_dirs; }
   // Marks a directory offline (after an I/O error), logging why.
   void mark_offline(uint32_t dir_index, const std::string& reason);

@@ -342,4 +342,17 @@ size_t LogManager::partition_count() const {
   return partitions_.size();
 }
 
+std::vector<TopicPartition> LogManager::hosted_partitions() const {
+  std::vector<TopicPartition> out;
+  {
+    std::lock_guard lock(mu_);
+    out.reserve(partitions_.size());
+    for (const auto& [tp, p] : partitions_) out.push_back(tp);
+  }
+  std::sort(out.begin(), out.end(), [](const TopicPartition& a, const TopicPartition& b) {
+    return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
+  });
+  return out;
+}
+
 }  // namespace lds

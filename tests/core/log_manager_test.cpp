@@ -261,6 +261,18 @@ TEST_F(LogManagerTest, StartupScanRebuildsPartitionsAndSizes) {
   EXPECT_EQ(m->append("t", 1, 5), 12350u);
 }
 
+TEST_F(LogManagerTest, HostedPartitionsListsEveryTopicInOrderAndForgetsDeletedOnes) {
+  use("partition");
+  auto m = make();
+  place(*m, "b", 2);
+  place(*m, "a", 3);
+  place(*m, "gone", 1);
+  m->delete_topic("gone");
+  const std::vector<TopicPartition> hosted = m->hosted_partitions();
+  EXPECT_EQ(hosted,
+            (std::vector<TopicPartition>{{"a", 0}, {"a", 1}, {"a", 2}, {"b", 0}, {"b", 1}}));
+}
+
 // kill -9 in the middle of an atomic write (core/durable_file) leaves its hidden temp file: one
 // beside meta.properties, and one inside a move's future directory whose completion marker was
 // never renamed into place. Startup ignores the first and discards the unmarked future with its

@@ -1,0 +1,67 @@
+// api_keys.cpp: the table of implemented APIs and the error-code mapping.
+#include "kafka/api_keys.h"
+
+namespace lds::kafka {
+namespace {
+
+// Flexible from: ApiVersions 3, Metadata 9, CreateTopics 5, DeleteTopics 4, DescribeLogDirs 2
+// (Kafka's message definitions).
+constexpr ApiRange kApis[] = {
+    {ApiKey::kMetadata, 0, 4, 9},        {ApiKey::kApiVersions, 0, 3, 3},
+    {ApiKey::kCreateTopics, 0, 4, 5},    {ApiKey::kDeleteTopics, 0, 3, 4},
+    {ApiKey::kDescribeLogDirs, 0, 5, 2},
+};
+
+}  // namespace
+
+std::span<const ApiRange> supported_apis() { return kApis; }
+
+std::optional<ApiRange> find_api(int16_t key) {
+  for (const ApiRange& api : kApis) {
+    if (static_cast<int16_t>(api.key) == key) return api;
+  }
+  return std::nullopt;
+}
+
+bool is_flexible(const ApiRange& api, int16_t version) { return version >= api.first_flexible; }
+
+int request_header_version(const ApiRange& api, int16_t version) {
+  return is_flexible(api, version) ? 2 : 1;
+}
+
+int response_header_version(const ApiRange& api, int16_t version) {
+  if (api.key == ApiKey::kApiVersions) return 0;
+  return is_flexible(api, version) ? 1 : 0;
+}
+
+int16_t error_code_of(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kNone:
+      return error::kNone;
+    case ErrorCode::kUnknownTopicOrPartition:
+      return error::kUnknownTopicOrPartition;
+    case ErrorCode::kReplicaNotAvailable:
+      return error::kReplicaNotAvailable;
+    case ErrorCode::kTopicAlreadyExists:
+      return error::kTopicAlreadyExists;
+    case ErrorCode::kInvalidReplicaAssignment:
+      return error::kInvalidReplicaAssignment;
+    case ErrorCode::kInvalidConfig:
+      return error::kInvalidConfig;
+    case ErrorCode::kInvalidRequest:
+      return error::kInvalidRequest;
+    case ErrorCode::kKafkaStorageError:
+      return error::kKafkaStorageError;
+    case ErrorCode::kLogDirNotFound:
+      return error::kLogDirNotFound;
+    case ErrorCode::kInvalidTopic:
+      return error::kInvalidTopicException;
+    case ErrorCode::kInvalidPartitions:
+      return error::kInvalidPartitions;
+    case ErrorCode::kUnknownServerError:
+      return error::kUnknownServerError;
+  }
+  return error::kUnknownServerError;
+}
+
+}  // namespace lds::kafka

@@ -1,0 +1,80 @@
+// listener.h: the Kafka protocol's transport: size-prefixed frames over TCP.
+//
+// One event-loop thread accepts connections, reads frames and writes replies without ever
+// blocking on a client; a fixed pool of worker threads runs the handler. Each connection has at
+// most one worker at a time, which answers its frames in order, so replies go back in request
+// order however far a client pipelines. A client that is slow to send or to read holds no thread:
+// the loop stops reading from it while its replies wait, and serves everyone else meanwhile.
+//
+// A frame above the size limit, or a handler's request to close (an unknown API, a malformed
+// request), closes that connection only, with a log line naming the peer and the reason.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "kafka/request_handler.h"
+
+namespace lds::kafka {
+
+class KafkaListener {
+ public:
+  using Handler = std::function<Reply(std::string_view frame)>;
+
+  struct Options {
+    std::string host;                     // a host name or an IPv4/IPv6 address
+    int32_t port = 0;                     // 0: any free port
+    int32_t max_frame_bytes = 104857600;  // socket.request.max.bytes
+    size_t workers = 4;
+  };
+
+  // Binds and listens; nothing is served until start(). Throws std::runtime_error naming the
+  // address when it cannot be resolved or bound.
+  explicit KafkaListener(Options options);
+  // stop(), if it has not run yet.
+  ~KafkaListener();
+  KafkaListener(const KafkaListener&) = delete;
+  KafkaListener& operator=(const KafkaListener&) = delete;
+
+  // Starts the event loop and the workers. Throws std::runtime_error if a thread cannot start.
+  void start(Handler handler);
+
+  // The bound address: the numeric address and the port actually bound ("127.0.0.1:40123").
+  const std::string& bound_address() const { return bound_address_; }
+  // Its parts: the numeric host (no brackets) and the port; what Metadata advertises.
+  const std::string& bound_host() const { return bound_host_; }
+  int32_t bound_port() const { return bound_port_; }
+
+  // How long stop() waits for requests still in the handler.
+  static constexpr std::chrono::seconds kStopGrace{5};
+
+  // Stops accepting and reading, waits up to kStopGrace for requests in the handler, and closes
+  // every connection. Returns how many workers were still in the handler at the deadline: they
+  // are abandoned, and the caller must keep what the handler uses alive, or end the process.
+  size_t stop();
+
+  // Connections open now.
+  size_t connections() const;
+
+ private:
+  struct State;  // shared with the threads
+
+  Options options_;
+  std::string bound_address_;
+  std::string bound_host_;
+  int32_t bound_port_ = 0;
+  std::shared_ptr<State> state_;
+  std::vector<std::thread> workers_;
+  std::thread loop_;
+  bool started_ = false;
+  bool stopped_ = false;
+  size_t abandoned_ = 0;
+};
+
+}  // namespace lds::kafka

@@ -1,0 +1,52 @@
+// metadata.h: Metadata (key 3) versions 0 to 4, none of them flexible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kafka/wire.h"
+
+namespace lds::kafka {
+
+struct MetadataRequest {
+  // The topics asked for; nullopt for all topics. Version 0 has no null: its empty array means
+  // all topics, and reading one gives nullopt.
+  std::optional<std::vector<std::string>> topics;
+  bool allow_auto_topic_creation = true;  // v4+
+};
+
+struct MetadataResponse {
+  struct Broker {
+    int32_t node_id = 0;
+    std::string host;
+    int32_t port = 0;
+    std::optional<std::string> rack;  // v1+
+  };
+  struct Partition {
+    int16_t error_code = 0;
+    int32_t partition_index = 0;
+    int32_t leader_id = 0;
+    std::vector<int32_t> replica_nodes;
+    std::vector<int32_t> isr_nodes;
+  };
+  struct Topic {
+    int16_t error_code = 0;
+    std::string name;
+    bool is_internal = false;  // v1+
+    std::vector<Partition> partitions;
+  };
+  int32_t throttle_time_ms = 0;  // v3+
+  std::vector<Broker> brokers;
+  std::optional<std::string> cluster_id;  // v2+
+  int32_t controller_id = -1;             // v1+
+  std::vector<Topic> topics;
+};
+
+MetadataRequest read_metadata_request(Reader& in, int16_t version);
+void write_metadata_request(Writer& out, const MetadataRequest& request, int16_t version);
+void write_metadata_response(Writer& out, const MetadataResponse& response, int16_t version);
+MetadataResponse read_metadata_response(Reader& in, int16_t version);
+
+}  // namespace lds::kafka

@@ -1,0 +1,213 @@
+// request_handler.cpp: decoding a request frame, dispatching by API, and encoding the response.
+#include "kafka/request_handler.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "core/broker.h"
+#include "core/log_layout.h"
+#include "kafka/api_keys.h"
+#include "kafka/api_versions.h"
+#include "kafka/describe_log_dirs.h"
+#include "kafka/headers.h"
+#include "kafka/metadata.h"
+#include "kafka/wire.h"
+
+namespace lds::kafka {
+namespace {
+
+const char* api_name(ApiKey key) {
+  switch (key) {
+    case ApiKey::kMetadata:
+      return "Metadata";
+    case ApiKey::kApiVersions:
+      return "ApiVersions";
+    case ApiKey::kDescribeLogDirs:
+      return "DescribeLogDirs";
+    case ApiKey::kCreateTopics:
+      return "CreateTopics";
+    case ApiKey::kDeleteTopics:
+      return "DeleteTopics";
+  }
+  return "?";
+}
+
+// "topic-3" (as LogManager::describe names partitions) split at its last dash.
+std::optional<std::pair<std::string, int32_t>> split_partition_name(const std::string& name) {
+  const size_t dash = name.rfind('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 == name.size()) return std::nullopt;
+  try {
+    return std::make_pair(name.substr(0, dash), std::stoi(name.substr(dash + 1)));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+RequestHandler::RequestHandler(Broker& broker, Endpoint advertised)
+    : broker_(broker), advertised_(std::move(advertised)), broker_id_(broker.config().broker_id) {}
+
+Reply RequestHandler::handle(std::string_view frame) const {
+  Reply reply;
+  try {
+    if (frame.size() < 4) {
+      reply.close_reason = "a request of " + std::to_string(frame.size()) +
+                           " bytes is shorter than a request header";
+      return reply;
+    }
+    Reader peek(frame);
+    const int16_t key = peek.int16();
+    const int16_t version = peek.int16();
+    const std::optional<ApiRange> api = find_api(key);
+    if (!api) {
+      reply.close_reason = "unknown or unsupported API key " + std::to_string(key);
+      return reply;
+    }
+    Reader in(frame);
+    if (api->key == ApiKey::kApiVersions && version > api->max_version) {
+      // Kafka (KIP-511) answers a newer ApiVersions than it knows in the v0 layout, with
+      // UNSUPPORTED_VERSION and its ranges, so the client can retry with a version both know.
+      const RequestHeader header = read_request_header(in, request_header_version(*api, version));
+      reply.frame = api_versions(0, header.correlation_id, error::kUnsupportedVersion);
+      return reply;
+    }
+    if (version < api->min_version || version > api->max_version) {
+      reply.close_reason = std::string("unsupported version ") + std::to_string(version) + " of " +
+                           api_name(api->key) + " (this broker serves " +
+                           std::to_string(api->min_version) + " to " +
+                           std::to_string(api->max_version) + ")";
+      return reply;
+    }
+    const RequestHeader header = read_request_header(in, request_header_version(*api, version));
+    const std::string_view body = frame.substr(in.position());
+    switch (api->key) {
+      case ApiKey::kApiVersions: {
+        Reader b(body);
+        (void)read_api_versions_request(b, version);
+        reply.frame = api_versions(version, header.correlation_id, error::kNone);
+        break;
+      }
+      case ApiKey::kMetadata:
+        reply.frame = metadata(body, version, header.correlation_id);
+        break;
+      case ApiKey::kDescribeLogDirs:
+        reply.frame = describe_log_dirs(body, version, header.correlation_id);
+        break;
+      case ApiKey::kCreateTopics:
+        reply.frame = create_topics(body, version, header.correlation_id);
+        break;
+      case ApiKey::kDeleteTopics:
+        reply.frame = delete_topics(body, version, header.correlation_id);
+        break;
+    }
+  } catch (const ParseError& e) {
+    reply.frame.clear();
+    reply.close_reason = std::string("malformed request: ") + e.what();
+  }
+  return reply;
+}
+
+std::string RequestHandler::api_versions(int16_t version, int32_t correlation_id,
+                                         int16_t error) const {
+  ApiVersionsResponse r;
+  r.error_code = error;
+  for (const ApiRange& api : supported_apis()) {
+    r.api_keys.push_back({static_cast<int16_t>(api.key), api.min_version, api.max_version});
+  }
+  std::sort(r.api_keys.begin(), r.api_keys.end(),
+            [](const auto& a, const auto& b) { return a.api_key < b.api_key; });
+  Writer out;
+  write_response_header(out, correlation_id, 0);  // always v0 for ApiVersions
+  write_api_versions_response(out, r, version);
+  return out.take();
+}
+
+std::string RequestHandler::metadata(std::string_view body, int16_t version,
+                                     int32_t correlation_id) const {
+  Reader in(body);
+  const MetadataRequest request = read_metadata_request(in, version);
+  std::map<std::string, std::vector<int32_t>> hosted;
+  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) {
+    hosted[tp.topic].push_back(tp.partition);
+  }
+  MetadataResponse r;
+  r.brokers.push_back({broker_id_, advertised_.host, advertised_.port, std::nullopt});
+  r.cluster_id = "lds-broker-" + std::to_string(broker_id_);
+  r.controller_id = broker_id_;
+  auto add_topic = [&](const std::string& name, const std::vector<int32_t>* partitions) {
+    MetadataResponse::Topic t;
+    t.name = name;
+    if (partitions == nullptr) {
+      t.error_code = error::kUnknownTopicOrPartition;
+    } else {
+      for (int32_t p : *partitions) {
+        t.partitions.push_back({error::kNone, p, broker_id_, {broker_id_}, {broker_id_}});
+      }
+    }
+    r.topics.push_back(std::move(t));
+  };
+  if (!request.topics) {
+    for (const auto& [name, partitions] : hosted) add_topic(name, &partitions);
+  } else {
+    std::set<std::string> seen;
+    for (const std::string& name : *request.topics) {
+      if (!seen.insert(name).second) continue;
+      if (std::string why = layout::topic_name_problem(name); !why.empty()) {
+        MetadataResponse::Topic invalid;
+        invalid.name = name;
+        invalid.error_code = error::kInvalidTopicException;
+        r.topics.push_back(std::move(invalid));
+        continue;
+      }
+      auto it = hosted.find(name);
+      add_topic(name, it == hosted.end() ? nullptr : &it->second);
+    }
+  }
+  Writer out;
+  write_response_header(out, correlation_id, 0);
+  write_metadata_response(out, r, version);
+  return out.take();
+}
+
+std::string RequestHandler::describe_log_dirs(std::string_view body, int16_t version,
+                                              int32_t correlation_id) const {
+  Reader in(body);
+  const DescribeLogDirsRequest request = read_describe_log_dirs_request(in, version);
+  std::set<std::pair<std::string, int32_t>> wanted;
+  if (request.topics) {
+    for (const auto& t : *request.topics) {
+      for (int32_t p : t.partitions) wanted.emplace(t.topic, p);
+    }
+  }
+  DescribeLogDirsResponse r;
+  for (const LogDirDescription& d : broker_.logs().describe()) {
+    DescribeLogDirsResponse::Result result;
+    result.error_code = error_code_of(d.error);
+    result.log_dir = d.log_dir;
+    const bool online = d.error == ErrorCode::kNone;
+    result.total_bytes = online && d.space_known ? static_cast<int64_t>(d.total_bytes) : -1;
+    result.usable_bytes = online && d.space_known ? static_cast<int64_t>(d.usable_bytes) : -1;
+    result.is_cordoned = d.cordoned;
+    std::map<std::string, std::vector<DescribeLogDirsResponse::Partition>> topics;
+    for (const PartitionDescription& p : d.partitions) {
+      auto name = split_partition_name(p.partition);
+      if (!name) continue;
+      if (request.topics && wanted.count(*name) == 0) continue;
+      topics[name->first].push_back({name->second, static_cast<int64_t>(p.size),
+                                     static_cast<int64_t>(p.offset_lag), p.is_future});
+    }
+    for (auto& [name, partitions] : topics) result.topics.push_back({name, std::move(partitions)});
+    r.results.push_back(std::move(result));
+  }
+  const ApiRange api = *find_api(static_cast<int16_t>(ApiKey::kDescribeLogDirs));
+  Writer out;
+  write_response_header(out, correlation_id, response_header_version(api, version));
+  write_describe_log_dirs_response(out, r, version);
+  return out.take();
+}
+
+}  // namespace lds::kafka

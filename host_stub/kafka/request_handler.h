@@ -1,0 +1,54 @@
+// request_handler.h: answers one Kafka request frame from the broker's state, as Kafka's KafkaApis
+// does: ApiVersions, Metadata, CreateTopics, DeleteTopics and DescribeLogDirs, in the versions
+// api_keys.h lists.
+//
+// Independent of the transport: it takes the bytes of one frame (without the 4-byte size) and
+// returns the response frame, or says why the connection must close (an API or version it does not
+// serve, or a request that does not parse), as Kafka closes the connection in those cases.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace lds {
+class Broker;
+}
+
+namespace lds::kafka {
+
+// Where clients reach this broker: what Metadata advertises.
+struct Endpoint {
+  std::string host;
+  int32_t port = 0;
+};
+
+struct Reply {
+  std::string frame;         // the response without its size prefix; empty when nothing is sent
+  std::string close_reason;  // non-empty: close the connection (after earlier replies), logged
+};
+
+class RequestHandler {
+ public:
+  // `advertised` is the listener's bound address; the broker's id and its state are read from
+  // `broker`, which must outlive the handler. Safe to call from several threads at once.
+  RequestHandler(Broker& broker, Endpoint advertised);
+
+  Reply handle(std::string_view frame) const;
+
+ private:
+  std::string api_versions(int16_t version, int32_t correlation_id, int16_t error) const;
+  std::string metadata(std::string_view body, int16_t version, int32_t correlation_id) const;
+  std::string describe_log_dirs(std::string_view body, int16_t version,
+                                int32_t correlation_id) const;
+  // request_handler_topics.cpp: topics created and deleted through the LogManager, placed by the
+  // active strategy exactly as the admin API's CreatePartitions places them.
+  std::string create_topics(std::string_view body, int16_t version, int32_t correlation_id) const;
+  std::string delete_topics(std::string_view body, int16_t version, int32_t correlation_id) const;
+
+  Broker& broker_;
+  Endpoint advertised_;
+  int32_t broker_id_;
+};
+
+}  // namespace lds::kafka

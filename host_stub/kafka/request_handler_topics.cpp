@@ -1,0 +1,178 @@
+// request_handler_topics.cpp: CreateTopics and DeleteTopics against the LogManager.
+#include <charconv>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/broker.h"
+#include "core/log_layout.h"
+#include "kafka/api_keys.h"
+#include "kafka/create_topics.h"
+#include "kafka/delete_topics.h"
+#include "kafka/headers.h"
+#include "kafka/request_handler.h"
+
+namespace lds::kafka {
+namespace {
+
+// What a CreateTopics entry asks for once checked: the partition count and the expected size.
+struct TopicPlan {
+  int32_t partitions = 0;
+  std::optional<uint64_t> expected_bytes;
+};
+
+// A refused entry: its error code and Kafka's message.
+struct Refusal {
+  int16_t code = 0;
+  std::string message;
+};
+
+// The number of partitions a request entry asks for, or why it cannot be created here. A broker
+// without replicas accepts only replication factor 1 (or -1, the default, which is 1), and
+// explicit assignments only when they name this broker alone.
+std::variant<TopicPlan, Refusal> plan_topic(const CreateTopicsRequest::Topic& t,
+                                            int32_t broker_id) {
+  TopicPlan plan;
+  if (!t.assignments.empty()) {
+    if (t.num_partitions != -1 || t.replication_factor != -1) {
+      return Refusal{error::kInvalidRequest,
+                     "Both numPartitions or replicationFactor and replicasAssignments were set. "
+                     "Both cannot be used at the same time."};
+    }
+    std::set<int32_t> indexes;
+    for (const auto& a : t.assignments) {
+      if (a.broker_ids != std::vector<int32_t>{broker_id}) {
+        std::string named;
+        for (int32_t b : a.broker_ids) named += (named.empty() ? "" : ", ") + std::to_string(b);
+        return Refusal{error::kInvalidReplicaAssignment,
+                       "Partition " + std::to_string(a.partition_index) + " is assigned to [" +
+                           named + "]; this broker (" + std::to_string(broker_id) +
+                           ") is the only one, so each partition must name it alone."};
+      }
+      indexes.insert(a.partition_index);
+    }
+    const auto n = static_cast<int32_t>(t.assignments.size());
+    if (static_cast<int32_t>(indexes.size()) != n || *indexes.begin() != 0 ||
+        *indexes.rbegin() != n - 1) {
+      return Refusal{error::kInvalidReplicaAssignment,
+                     "Partitions should be a consecutive 0-based integer sequence"};
+    }
+    plan.partitions = n;
+  } else {
+    // KIP-464: -1 takes the broker's defaults (num.partitions and default.replication.factor,
+    // both 1 here as in Kafka).
+    plan.partitions = t.num_partitions == -1 ? 1 : t.num_partitions;
+    if (plan.partitions <= 0) {
+      return Refusal{error::kInvalidPartitions,
+                     "Number of partitions was set to an invalid non-positive value."};
+    }
+    if (t.replication_factor != -1 && t.replication_factor <= 0) {
+      return Refusal{error::kInvalidReplicationFactor,
+                     "Replication factor was set to an invalid non-positive value."};
+    }
+    if (t.replication_factor > 1) {
+      return Refusal{error::kInvalidReplicationFactor,
+                     "Unable to replicate the partition " + std::to_string(t.replication_factor) +
+                         " time(s): The target replication factor of " +
+                         std::to_string(t.replication_factor) +
+                         " cannot be reached because only 1 broker(s) are registered."};
+    }
+  }
+  // retention.bytes, when set, is the partition's expected size for placement (DESIGN 4); other
+  // topic configs are accepted and not kept.
+  for (const auto& c : t.configs) {
+    if (c.name != "retention.bytes" || !c.value) continue;
+    int64_t v = 0;
+    const std::string& text = *c.value;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || ptr != text.data() + text.size()) {
+      return Refusal{error::kInvalidConfig, "Invalid value " + text +
+                                                " for configuration retention.bytes: Not a "
+                                                "number of type LONG"};
+    }
+    if (v > 0) plan.expected_bytes = static_cast<uint64_t>(v);
+  }
+  return plan;
+}
+
+}  // namespace
+
+std::string RequestHandler::create_topics(std::string_view body, int16_t version,
+                                          int32_t correlation_id) const {
+  Reader in(body);
+  const CreateTopicsRequest request = read_create_topics_request(in, version);
+  std::set<std::string> hosted;
+  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) hosted.insert(tp.topic);
+  std::map<std::string, int> mentions;
+  for (const auto& t : request.topics) ++mentions[t.name];
+
+  CreateTopicsResponse r;
+  for (const auto& t : request.topics) {
+    CreateTopicsResponse::Topic result;
+    result.name = t.name;
+    auto refuse = [&](int16_t code, std::string message) {
+      result.error_code = code;
+      result.error_message = std::move(message);
+    };
+    if (mentions[t.name] > 1) {
+      refuse(error::kInvalidRequest,
+             "Create topics request contains multiple entries for the topic " + t.name + ".");
+    } else if (std::string why = layout::topic_name_problem(t.name); !why.empty()) {
+      refuse(error::kInvalidTopicException, why);
+    } else if (hosted.count(t.name) != 0) {
+      refuse(error::kTopicAlreadyExists, "Topic '" + t.name + "' already exists.");
+    } else {
+      auto plan = plan_topic(t, broker_id_);
+      if (auto* refusal = std::get_if<Refusal>(&plan)) {
+        refuse(refusal->code, refusal->message);
+      } else if (!request.validate_only) {
+        const TopicPlan& p = std::get<TopicPlan>(plan);
+        for (int32_t partition = 0; partition < p.partitions; ++partition) {
+          try {
+            const PlacementResult placed =
+                broker_.logs().create_partition(t.name, partition, p.expected_bytes);
+            if (!placed.created && partition == 0) {
+              // Created meanwhile by another request.
+              refuse(error::kTopicAlreadyExists, "Topic '" + t.name + "' already exists.");
+              break;
+            }
+          } catch (const KafkaError& e) {
+            refuse(error_code_of(e.code()), e.what());
+            break;
+          }
+        }
+      }
+    }
+    r.topics.push_back(std::move(result));
+  }
+  Writer out;
+  write_response_header(out, correlation_id, 0);
+  write_create_topics_response(out, r, version);
+  return out.take();
+}
+
+std::string RequestHandler::delete_topics(std::string_view body, int16_t version,
+                                          int32_t correlation_id) const {
+  Reader in(body);
+  const DeleteTopicsRequest request = read_delete_topics_request(in, version);
+  DeleteTopicsResponse r;
+  for (const std::string& name : request.topic_names) {
+    DeleteTopicsResponse::Result result;
+    result.name = name;
+    try {
+      broker_.logs().delete_topic(name);
+    } catch (const KafkaError& e) {
+      result.error_code = error_code_of(e.code());
+    }
+    r.responses.push_back(std::move(result));
+  }
+  Writer out;
+  write_response_header(out, correlation_id, 0);
+  write_delete_topics_response(out, r, version);
+  return out.take();
+}
+
+}  // namespace lds::kafka

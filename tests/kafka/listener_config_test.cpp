@@ -1,0 +1,74 @@
+// listener_config_test.cpp: the listeners and socket.request.max.bytes keys: Kafka's
+// PLAINTEXT://host:port format, one sentence for anything else, and their defaults.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/config.h"
+#include "core/errors.h"
+#include "temp_dir.h"
+
+namespace lds {
+namespace {
+
+class ListenerConfig : public ::testing::Test {
+ protected:
+  BrokerConfig read(const std::string& extra) {
+    const auto file = dir_.path() / "broker.toml";
+    std::ofstream(file, std::ios::trunc)
+        << "log.dirs = [\"" << (dir_.path() / "d").string() << "\"]\n"
+        << extra;
+    return ConfigStore(file).current();
+  }
+  std::string error_of(const std::string& extra) {
+    try {
+      read(extra);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no ConfigError for " << extra;
+    return "";
+  }
+  test::TempDir dir_;
+};
+
+TEST_F(ListenerConfig, DefaultIsNoListenerAndKafkasFrameLimit) {
+  const BrokerConfig c = read("");
+  EXPECT_TRUE(c.listener_host.empty());
+  EXPECT_EQ(c.socket_request_max_bytes, 104857600);
+}
+
+TEST_F(ListenerConfig, PlaintextHostAndPortAreRead) {
+  BrokerConfig c = read("listeners = \"PLAINTEXT://127.0.0.1:9092\"\n");
+  EXPECT_EQ(c.listener_host, "127.0.0.1");
+  EXPECT_EQ(c.listener_port, 9092);
+  c = read("listeners = \"PLAINTEXT://[::1]:0\"\nsocket.request.max.bytes = 1024\n");
+  EXPECT_EQ(c.listener_host, "::1");
+  EXPECT_EQ(c.listener_port, 0);
+  EXPECT_EQ(c.socket_request_max_bytes, 1024);
+}
+
+TEST_F(ListenerConfig, OtherSecurityProtocolsAreRefusedInOneSentence) {
+  const std::string e = error_of("listeners = \"SSL://127.0.0.1:9093\"\n");
+  EXPECT_NE(e.find("broker.toml:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("listeners: only the PLAINTEXT security protocol is supported, not \"SSL\""),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos);
+  EXPECT_NE(error_of("listeners = \"SASL_PLAINTEXT://h:1\"\n").find("SASL_PLAINTEXT"),
+            std::string::npos);
+}
+
+TEST_F(ListenerConfig, MalformedListenersAreRefused) {
+  for (const char* bad :
+       {"127.0.0.1:9092", "PLAINTEXT://127.0.0.1", "PLAINTEXT://:9092", "PLAINTEXT://h:65536",
+        "PLAINTEXT://h:-1", "PLAINTEXT://h:x", "PLAINTEXT://a:1,PLAINTEXT://b:2"}) {
+    const std::string e = error_of(std::string("listeners = \"") + bad + "\"\n");
+    EXPECT_NE(e.find("listeners: "), std::string::npos) << bad << ": " << e;
+  }
+  EXPECT_NE(error_of("socket.request.max.bytes = 0\n").find("socket.request.max.bytes"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace lds

@@ -1,0 +1,234 @@
+// listener_test.cpp: the Kafka listener's transport with a stand-in handler: replies in request
+// order under a slow handler and several workers, a client that never reads its replies holding
+// no one else up, a close requested by the handler sent after the replies before it, and stop()
+// with connections open.
+#include "kafka/listener.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "kafka/wire.h"
+
+namespace lds::kafka {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string frame(const std::string& payload) {
+  Writer w;
+  w.int32(static_cast<int32_t>(payload.size()));
+  w.raw(payload);
+  return w.take();
+}
+
+// A stand-in request: a correlation id (int32) and the size of the reply wanted (int32).
+std::string request(int32_t id, int32_t reply_bytes = 0) {
+  Writer w;
+  w.int32(id);
+  w.int32(reply_bytes);
+  return frame(w.bytes());
+}
+
+class Client {
+ public:
+  explicit Client(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~Client() { ::close(fd_); }
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  bool connected() const { return connected_; }
+  // Sends what the socket takes without blocking; returns the bytes sent.
+  size_t send_some(const std::string& bytes) {
+    const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    return n > 0 ? static_cast<size_t>(n) : 0;
+  }
+  bool send_all(const std::string& bytes) {
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+      const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+  // The next reply's payload, or nullopt on close or after `timeout`.
+  std::optional<std::string> read_frame(std::chrono::milliseconds timeout = 20s) {
+    std::string size;
+    if (!read_exactly(4, timeout, size)) return std::nullopt;
+    Reader r(size);
+    std::string payload;
+    if (!read_exactly(static_cast<size_t>(r.int32()), timeout, payload)) return std::nullopt;
+    return payload;
+  }
+  void shut_write() { ::shutdown(fd_, SHUT_WR); }
+  bool closed_by_peer(std::chrono::milliseconds timeout = 20s) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) return false;
+    char byte = 0;
+    return ::recv(fd_, &byte, 1, 0) <= 0;
+  }
+
+ private:
+  bool read_exactly(size_t n, std::chrono::milliseconds timeout, std::string& out) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    char chunk[65536];
+    while (out.size() < n) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd p{fd_, POLLIN, 0};
+      if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+      const ssize_t got = ::recv(fd_, chunk, std::min(sizeof chunk, n - out.size()), 0);
+      if (got <= 0) return false;
+      out.append(chunk, static_cast<size_t>(got));
+    }
+    return true;
+  }
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+int32_t id_of(const std::string& payload) {
+  Reader r(payload);
+  return r.int32();
+}
+
+// Replies with the request's id and as many filler bytes as it asks for; id -1 asks to close.
+Reply echo(std::string_view frame_bytes, const std::function<void()>& before = nullptr) {
+  if (before) before();
+  Reader in(frame_bytes);
+  const int32_t id = in.int32();
+  const int32_t size = in.int32();
+  Reply r;
+  if (id == -1) {
+    r.close_reason = "asked to close";
+    return r;
+  }
+  Writer out;
+  out.int32(id);
+  out.raw(std::string(static_cast<size_t>(size), 'x'));
+  r.frame = out.take();
+  return r;
+}
+
+KafkaListener::Options local_options() {
+  KafkaListener::Options o;
+  o.host = "127.0.0.1";
+  o.port = 0;
+  o.max_frame_bytes = 1 << 20;
+  o.workers = 4;
+  return o;
+}
+
+TEST(KafkaListener, RepliesComeBackInRequestOrderUnderASlowHandler) {
+  KafkaListener listener(local_options());
+  std::atomic<uint64_t> seed{1};
+  listener.start([&seed](std::string_view f) {
+    return echo(f, [&seed] {
+      std::minstd_rand rng(static_cast<uint32_t>(seed++));
+      std::this_thread::sleep_for(std::chrono::microseconds(rng() % 2000));
+    });
+  });
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int c = 0; c < 4; ++c) {
+    clients.push_back(std::make_unique<Client>(listener.bound_port()));
+    std::string burst;
+    for (int32_t id = 0; id < 100; ++id) burst += request(c * 1000 + id, id % 7);
+    ASSERT_TRUE(clients.back()->send_all(burst));
+  }
+  for (int c = 0; c < 4; ++c) {
+    for (int32_t id = 0; id < 100; ++id) {
+      std::optional<std::string> reply = clients[static_cast<size_t>(c)]->read_frame();
+      ASSERT_TRUE(reply.has_value()) << c << "/" << id;
+      EXPECT_EQ(id_of(*reply), c * 1000 + id);
+      EXPECT_EQ(reply->size(), 4u + static_cast<size_t>(id % 7));
+    }
+  }
+}
+
+TEST(KafkaListener, AClientThatNeverReadsHoldsNoOneElseUp) {
+  KafkaListener listener(local_options());
+  listener.start([](std::string_view f) { return echo(f); });
+  // Asks for 256 KiB replies and never reads them: its replies back up in the broker and the
+  // kernel, and the broker stops reading from it.
+  Client hog(listener.bound_port());
+  ASSERT_TRUE(hog.connected());
+  const std::string big = request(1, 256 * 1024);
+  size_t pushed = 0;
+  for (int i = 0; i < 2000; ++i) pushed += hog.send_some(big);
+  EXPECT_GT(pushed, big.size());
+  for (int32_t id = 0; id < 10; ++id) {
+    Client other(listener.bound_port());
+    ASSERT_TRUE(other.send_all(request(id, 10)));
+    std::optional<std::string> reply = other.read_frame();
+    ASSERT_TRUE(reply.has_value()) << id;
+    EXPECT_EQ(id_of(*reply), id);
+  }
+}
+
+TEST(KafkaListener, AHandlerCloseSendsEarlierRepliesThenCloses) {
+  KafkaListener listener(local_options());
+  listener.start([](std::string_view f) { return echo(f); });
+  Client c(listener.bound_port());
+  ASSERT_TRUE(c.send_all(request(1) + request(2) + request(-1) + request(3)));
+  EXPECT_EQ(id_of(c.read_frame().value_or(std::string(4, '\xff'))), 1);
+  EXPECT_EQ(id_of(c.read_frame().value_or(std::string(4, '\xff'))), 2);
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST(KafkaListener, RequestsSentBeforeTheClientShutsItsSideAreStillAnswered) {
+  KafkaListener listener(local_options());
+  listener.start([](std::string_view f) { return echo(f); });
+  Client c(listener.bound_port());
+  ASSERT_TRUE(c.send_all(request(1) + request(2, 100000)));
+  c.shut_write();
+  EXPECT_EQ(id_of(c.read_frame().value_or(std::string(4, '\xff'))), 1);
+  EXPECT_EQ(id_of(c.read_frame().value_or(std::string(4, '\xff'))), 2);
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST(KafkaListener, StopClosesOpenConnectionsAndReportsNoHandlerLeftBehind) {
+  KafkaListener listener(local_options());
+  listener.start([](std::string_view f) { return echo(f); });
+  Client idle(listener.bound_port());
+  Client partial(listener.bound_port());
+  ASSERT_TRUE(partial.send_all(std::string("\x00\x00\x00\x10\x00", 5)));
+  ASSERT_TRUE(idle.send_all(request(5)));
+  ASSERT_TRUE(idle.read_frame().has_value());
+  EXPECT_EQ(listener.stop(), 0u);
+  EXPECT_TRUE(idle.closed_by_peer());
+  EXPECT_TRUE(partial.closed_by_peer());
+}
+
+TEST(KafkaListener, AnAddressThatCannotBeResolvedIsNamed) {
+  KafkaListener::Options o = local_options();
+  o.host = "no-such-host.invalid";
+  try {
+    KafkaListener listener(o);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("Cannot listen on listeners PLAINTEXT://no-such-host"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace lds::kafka

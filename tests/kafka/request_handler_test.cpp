@@ -1,0 +1,173 @@
+// request_handler_test.cpp: the request handler over an in-memory broker: the exact ApiVersions
+// answer, and every truncation and byte flip of real requests either answered or turned into a
+// closed connection, never a crash or an exception, with the broker still serving afterwards.
+#include "kafka/request_handler.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "core/broker.h"
+#include "core/logging.h"
+#include "kafka/api_versions.h"
+#include "kafka/create_topics.h"
+#include "kafka/delete_topics.h"
+#include "kafka/describe_log_dirs.h"
+#include "kafka/headers.h"
+#include "kafka/metadata.h"
+#include "kafka_test_bytes.h"
+#include "temp_dir.h"
+
+namespace lds::kafka {
+namespace {
+
+class RequestHandlerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* plugins = std::getenv("LDS_PLUGIN_DIR");
+    ASSERT_NE(plugins, nullptr) << "LDS_PLUGIN_DIR is not set (CTest sets it)";
+    const auto file = dir_.path() / "broker.toml";
+    std::ofstream(file) << "log.dirs = [\"d1\", \"d2\"]\nplugin.dir = \"" << plugins
+                        << "\"\nlog.level = \"off\"\n";
+    broker_ = std::make_unique<Broker>(file, std::make_shared<StatvfsDiskProbe>(),
+                                       /*in_memory_logs=*/true);
+    broker_->start();
+    broker_->logs().create_partition("t", 0);
+    handler_ = std::make_unique<RequestHandler>(*broker_, Endpoint{"127.0.0.1", 9092});
+  }
+  void TearDown() override { set_log_level("info"); }
+
+  static std::string request(int16_t key, int16_t version, int header_version,
+                             const std::string& body) {
+    Writer w;
+    write_request_header(w, {key, version, 42, std::string("c")}, header_version);
+    w.raw(body);
+    return w.take();
+  }
+
+  // One valid request of each implemented API and a few versions.
+  static std::vector<std::string> valid_requests() {
+    std::vector<std::string> out;
+    Writer av;
+    write_api_versions_request(av, {"client", "1.0"}, 3);
+    out.push_back(request(18, 3, 2, av.bytes()));
+    out.push_back(request(18, 0, 1, ""));
+    for (int16_t v : {int16_t{0}, int16_t{1}, int16_t{4}}) {
+      Writer m;
+      write_metadata_request(m, {std::vector<std::string>{"t", "u"}, true}, v);
+      out.push_back(request(3, v, 1, m.bytes()));
+    }
+    for (int16_t v : {int16_t{0}, int16_t{2}, int16_t{5}}) {
+      Writer d;
+      DescribeLogDirsRequest r;
+      r.topics = std::vector<DescribeLogDirsRequest::Topic>{{"t", {0}}};
+      write_describe_log_dirs_request(d, r, v);
+      out.push_back(request(35, v, v >= 2 ? 2 : 1, d.bytes()));
+    }
+    Writer c;
+    CreateTopicsRequest create;
+    create.topics.push_back({"n", 2, 1, {}, {{"retention.bytes", std::string("100")}}});
+    create.validate_only = true;
+    write_create_topics_request(c, create, 4);
+    out.push_back(request(19, 4, 1, c.bytes()));
+    Writer del;
+    write_delete_topics_request(del, {{"absent"}, 1000}, 3);
+    out.push_back(request(20, 3, 1, del.bytes()));
+    return out;
+  }
+
+  // A reply is exactly one of: a response frame, or a reason to close.
+  static void expect_one_outcome(const Reply& r, const std::string& what) {
+    EXPECT_NE(r.frame.empty(), r.close_reason.empty()) << what;
+  }
+
+  test::TempDir dir_;
+  std::unique_ptr<Broker> broker_;
+  std::unique_ptr<RequestHandler> handler_;
+};
+
+TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
+  const Reply r = handler_->handle(valid_requests()[0]);
+  EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
+  EXPECT_EQ(test::to_hex(r.frame),
+            test::to_hex(test::from_hex("00 00 00 2a"           // correlation id, header v0
+                                        "00 00 06"              // no error, 5 APIs
+                                        "00 03 00 00 00 04 00"  // Metadata 0-4
+                                        "00 12 00 00 00 03 00"  // ApiVersions 0-3
+                                        "00 13 00 00 00 04 00"  // CreateTopics 0-4
+                                        "00 14 00 00 00 03 00"  // DeleteTopics 0-3
+                                        "00 23 00 00 00 05 00"  // DescribeLogDirs 0-5
+                                        "00 00 00 00 00")));    // throttle, no tags
+}
+
+TEST_F(RequestHandlerTest, EveryValidRequestIsAnswered) {
+  for (const std::string& req : valid_requests()) {
+    const Reply r = handler_->handle(req);
+    EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
+    ASSERT_GE(r.frame.size(), 4u);
+    Reader in(r.frame);
+    EXPECT_EQ(in.int32(), 42);
+  }
+}
+
+TEST_F(RequestHandlerTest, EveryTruncationClosesOrAnswersAndNeverThrows) {
+  for (const std::string& req : valid_requests()) {
+    for (size_t cut = 0; cut < req.size(); ++cut) {
+      Reply r;
+      ASSERT_NO_THROW(r = handler_->handle(std::string_view(req).substr(0, cut)));
+      expect_one_outcome(r, "cut at " + std::to_string(cut));
+      // Inside the fixed part of the header the request cannot be understood.
+      if (cut < 8) {
+        EXPECT_FALSE(r.close_reason.empty()) << cut;
+      }
+    }
+  }
+}
+
+TEST_F(RequestHandlerTest, EveryByteFlipClosesOrAnswersAndTheBrokerKeepsServing) {
+  for (const std::string& req : valid_requests()) {
+    for (size_t i = 0; i < req.size(); ++i) {
+      for (unsigned mask : {0x01u, 0x80u, 0xFFu}) {
+        std::string bad = req;
+        bad[i] = static_cast<char>(static_cast<unsigned char>(bad[i]) ^ mask);
+        Reply r;
+        ASSERT_NO_THROW(r = handler_->handle(bad));
+        expect_one_outcome(r, "byte " + std::to_string(i));
+      }
+    }
+  }
+  const Reply after = handler_->handle(valid_requests()[2]);
+  EXPECT_TRUE(after.close_reason.empty());
+}
+
+TEST_F(RequestHandlerTest, MetadataTellsUnknownFromInvalidTopicNames) {
+  Writer body;
+  write_metadata_request(body, {std::vector<std::string>{"t", "absent", "no way"}, false}, 4);
+  const Reply r = handler_->handle(request(3, 4, 1, body.bytes()));
+  ASSERT_TRUE(r.close_reason.empty()) << r.close_reason;
+  Reader in(r.frame);
+  EXPECT_EQ(read_response_header(in, 0), 42);
+  const MetadataResponse m = read_metadata_response(in, 4);
+  ASSERT_EQ(m.topics.size(), 3u);
+  EXPECT_EQ(m.topics[0].error_code, 0);
+  EXPECT_EQ(m.topics[0].partitions.size(), 1u);
+  EXPECT_EQ(m.topics[1].error_code, 3);   // UNKNOWN_TOPIC_OR_PARTITION
+  EXPECT_EQ(m.topics[2].error_code, 17);  // INVALID_TOPIC_EXCEPTION
+  EXPECT_EQ(m.brokers.at(0).host, "127.0.0.1");
+  EXPECT_EQ(m.brokers.at(0).port, 9092);
+}
+
+TEST_F(RequestHandlerTest, UnknownKeysAndVersionsAreClosedWithAReason) {
+  EXPECT_NE(handler_->handle(request(0, 3, 1, "")).close_reason.find("API key 0"),
+            std::string::npos);
+  EXPECT_NE(handler_->handle(request(3, 5, 1, "")).close_reason.find("unsupported version 5"),
+            std::string::npos);
+  EXPECT_NE(handler_->handle(request(35, -1, 1, "")).close_reason.find("unsupported version -1"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace lds::kafka
