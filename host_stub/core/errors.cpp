@@ -1,5 +1,8 @@
-// errors.cpp: Kafka error names for the admin API.
+// errors.cpp: Kafka's errors as the host reports them: names, wire numbers, exception classes.
 #include "core/errors.h"
+
+#include <array>
+#include <iterator>
 
 namespace lds {
 
@@ -7,75 +10,66 @@ std::string file_position(const std::filesystem::path& file, uint64_t line, uint
   return file.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
 }
 
-const char* error_name(ErrorCode code) noexcept {
-  switch (code) {
-    case ErrorCode::kNone:
-      return "NONE";
-    case ErrorCode::kUnknownTopicOrPartition:
-      return "UNKNOWN_TOPIC_OR_PARTITION";
-    case ErrorCode::kReplicaNotAvailable:
-      return "REPLICA_NOT_AVAILABLE";
-    case ErrorCode::kTopicAlreadyExists:
-      return "TOPIC_ALREADY_EXISTS";
-    case ErrorCode::kInvalidReplicaAssignment:
-      return "INVALID_REPLICA_ASSIGNMENT";
-    case ErrorCode::kInvalidConfig:
-      return "INVALID_CONFIG";
-    case ErrorCode::kInvalidRequest:
-      return "INVALID_REQUEST";
-    case ErrorCode::kKafkaStorageError:
-      return "KAFKA_STORAGE_ERROR";
-    case ErrorCode::kLogDirNotFound:
-      return "LOG_DIR_NOT_FOUND";
-    case ErrorCode::kInvalidTopic:
-      return "INVALID_TOPIC_EXCEPTION";
-    case ErrorCode::kInvalidPartitions:
-      return "INVALID_PARTITIONS";
-    case ErrorCode::kInvalidReplicationFactor:
-      return "INVALID_REPLICATION_FACTOR";
-    case ErrorCode::kUnknownServerError:
-      return "UNKNOWN_SERVER_ERROR";
+namespace {
+
+// One row per code: Kafka's name, its number on the wire, and the exception its clients raise.
+struct ErrorRow {
+  ErrorCode code;
+  const char* name;
+  int16_t number;
+  const char* exception;  // under org.apache.kafka.common.errors.
+};
+
+constexpr ErrorRow kErrors[] = {
+    {ErrorCode::kNone, "NONE", 0, nullptr},
+    {ErrorCode::kUnknownTopicOrPartition, "UNKNOWN_TOPIC_OR_PARTITION", 3,
+     "UnknownTopicOrPartitionException"},
+    {ErrorCode::kReplicaNotAvailable, "REPLICA_NOT_AVAILABLE", 9, "ReplicaNotAvailableException"},
+    {ErrorCode::kTopicAlreadyExists, "TOPIC_ALREADY_EXISTS", 36, "TopicExistsException"},
+    {ErrorCode::kInvalidReplicaAssignment, "INVALID_REPLICA_ASSIGNMENT", 39,
+     "InvalidReplicaAssignmentException"},
+    {ErrorCode::kInvalidConfig, "INVALID_CONFIG", 40, "InvalidConfigurationException"},
+    {ErrorCode::kInvalidRequest, "INVALID_REQUEST", 42, "InvalidRequestException"},
+    {ErrorCode::kKafkaStorageError, "KAFKA_STORAGE_ERROR", 56, "KafkaStorageException"},
+    {ErrorCode::kLogDirNotFound, "LOG_DIR_NOT_FOUND", 57, "LogDirNotFoundException"},
+    {ErrorCode::kInvalidTopic, "INVALID_TOPIC_EXCEPTION", 17, "InvalidTopicException"},
+    {ErrorCode::kInvalidPartitions, "INVALID_PARTITIONS", 37, "InvalidPartitionsException"},
+    {ErrorCode::kInvalidReplicationFactor, "INVALID_REPLICATION_FACTOR", 38,
+     "InvalidReplicationFactorException"},
+    {ErrorCode::kUnknownServerError, "UNKNOWN_SERVER_ERROR", -1, "UnknownServerException"},
+};
+
+const ErrorRow& row_of(ErrorCode code) noexcept {
+  for (const ErrorRow& row : kErrors) {
+    if (row.code == code) return row;
   }
-  return "UNKNOWN_SERVER_ERROR";
+  return kErrors[std::size(kErrors) - 1];  // UNKNOWN_SERVER_ERROR
 }
 
+}  // namespace
+
+const char* error_name(ErrorCode code) noexcept { return row_of(code).name; }
+
+int16_t error_number(ErrorCode code) noexcept { return row_of(code).number; }
+
 const char* exception_class_name(ErrorCode code) noexcept {
-  switch (code) {
-    case ErrorCode::kNone:
-      return nullptr;
-    case ErrorCode::kUnknownTopicOrPartition:
-      return "org.apache.kafka.common.errors.UnknownTopicOrPartitionException";
-    case ErrorCode::kReplicaNotAvailable:
-      return "org.apache.kafka.common.errors.ReplicaNotAvailableException";
-    case ErrorCode::kTopicAlreadyExists:
-      return "org.apache.kafka.common.errors.TopicExistsException";
-    case ErrorCode::kInvalidReplicaAssignment:
-      return "org.apache.kafka.common.errors.InvalidReplicaAssignmentException";
-    case ErrorCode::kInvalidConfig:
-      return "org.apache.kafka.common.errors.InvalidConfigurationException";
-    case ErrorCode::kInvalidRequest:
-      return "org.apache.kafka.common.errors.InvalidRequestException";
-    case ErrorCode::kKafkaStorageError:
-      return "org.apache.kafka.common.errors.KafkaStorageException";
-    case ErrorCode::kLogDirNotFound:
-      return "org.apache.kafka.common.errors.LogDirNotFoundException";
-    case ErrorCode::kInvalidTopic:
-      return "org.apache.kafka.common.errors.InvalidTopicException";
-    case ErrorCode::kInvalidPartitions:
-      return "org.apache.kafka.common.errors.InvalidPartitionsException";
-    case ErrorCode::kUnknownServerError:
-      return "org.apache.kafka.common.errors.UnknownServerException";
-  }
-  return "org.apache.kafka.common.errors.UnknownServerException";
+  // Every exception lives in org.apache.kafka.common.errors; the full names are spelled out once.
+  static const auto full = [] {
+    std::array<std::string, std::size(kErrors)> names;
+    for (size_t i = 0; i < std::size(kErrors); ++i) {
+      if (kErrors[i].exception != nullptr) {
+        names[i] = std::string("org.apache.kafka.common.errors.") + kErrors[i].exception;
+      }
+    }
+    return names;
+  }();
+  const size_t i = static_cast<size_t>(&row_of(code) - kErrors);
+  return full[i].empty() ? nullptr : full[i].c_str();
 }
 
 ErrorCode error_code_named(std::string_view name) noexcept {
-  for (ErrorCode code :
-       {ErrorCode::kNone, ErrorCode::kUnknownTopicOrPartition, ErrorCode::kReplicaNotAvailable,
-        ErrorCode::kTopicAlreadyExists, ErrorCode::kInvalidReplicaAssignment,
-        ErrorCode::kInvalidConfig, ErrorCode::kInvalidRequest, ErrorCode::kKafkaStorageError,
-        ErrorCode::kLogDirNotFound, ErrorCode::kInvalidTopic, ErrorCode::kInvalidPartitions}) {
-    if (name == error_name(code)) return code;
+  for (const ErrorRow& row : kErrors) {
+    if (name == row.name) return row.code;
   }
   return ErrorCode::kUnknownServerError;
 }

@@ -30,6 +30,8 @@ enum class ErrorCode {
 // "NONE", "UNKNOWN_TOPIC_OR_PARTITION", ... exactly as Kafka spells them.
 const char* error_name(ErrorCode code) noexcept;
 
+// Kafka's error code number on the wire (KAFKA_STORAGE_ERROR is 56).
+int16_t error_number(ErrorCode code) noexcept;
 // The Java exception class Kafka's clients raise for `code` ("org.apache.kafka.common.errors.
 // KafkaStorageException"), as kafka-log-dirs.sh prints a log dir's error; nullptr for kNone.
 const char* exception_class_name(ErrorCode code) noexcept;

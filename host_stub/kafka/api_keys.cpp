@@ -34,34 +34,6 @@ int response_header_version(const ApiRange& api, int16_t version) {
   return is_flexible(api, version) ? 1 : 0;
 }
 
-int16_t error_code_of(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kNone:
-      return error::kNone;
-    case ErrorCode::kUnknownTopicOrPartition:
-      return error::kUnknownTopicOrPartition;
-    case ErrorCode::kReplicaNotAvailable:
-      return error::kReplicaNotAvailable;
-    case ErrorCode::kTopicAlreadyExists:
-      return error::kTopicAlreadyExists;
-    case ErrorCode::kInvalidReplicaAssignment:
-      return error::kInvalidReplicaAssignment;
-    case ErrorCode::kInvalidConfig:
-      return error::kInvalidConfig;
-    case ErrorCode::kInvalidRequest:
-      return error::kInvalidRequest;
-    case ErrorCode::kKafkaStorageError:
-      return error::kKafkaStorageError;
-    case ErrorCode::kLogDirNotFound:
-      return error::kLogDirNotFound;
-    case ErrorCode::kInvalidTopic:
-      return error::kInvalidTopicException;
-    case ErrorCode::kInvalidPartitions:
-      return error::kInvalidPartitions;
-    case ErrorCode::kUnknownServerError:
-      return error::kUnknownServerError;
-  }
-  return error::kUnknownServerError;
-}
+int16_t error_code_of(ErrorCode code) { return error_number(code); }
 
 }  // namespace lds::kafka
