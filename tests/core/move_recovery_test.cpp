@@ -63,12 +63,13 @@ class MoveRecoveryTest : public ::testing::Test {
         << "source=" << source().string() << "\nsize=" << size << "\n";
   }
 
-  // Every entry of every log dir, relative to the temp folder, without meta.properties.
+  // Every entry of every log dir, relative to the temp folder, without meta.properties and .lock.
   std::vector<std::string> listing() const {
     std::vector<std::string> out;
     for (const auto& d : dirs_) {
       for (const auto& e : fs::recursive_directory_iterator(d)) {
         if (e.path().filename() == layout::kMetaProperties) continue;
+        if (e.path().filename() == layout::kLockFile) continue;
         out.push_back(fs::relative(e.path(), tmp_.path()).string());
       }
     }

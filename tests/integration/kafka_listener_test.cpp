@@ -168,7 +168,10 @@ TEST_F(KafkaListenerTest, ListenerAddressIsLoggedAndReportedByDescribe) {
   const ProcessResult describe =
       run_host({"describe", "--config", config_file_.string(), "--json"});
   ASSERT_EQ(describe.exit_code, 0) << describe.err;
-  EXPECT_EQ(json::parse(describe.out).value("listeners", ""), "PLAINTEXT://" + address_)
+  // kafka-log-dirs.sh's layout: the document is the last line.
+  const std::string document =
+      describe.out.substr(describe.out.rfind('\n', describe.out.size() - 2) + 1);
+  EXPECT_EQ(json::parse(document).value("listeners", ""), "PLAINTEXT://" + address_)
       << describe.out;
 }
 

@@ -305,13 +305,26 @@ TEST_F(MoveFaultTest, ADestinationThatFillsUpFailsTheMoveOnlyAndSaysHowMuchSpace
                               " to move t-0: 16.0 MiB needed, " + free_text + " free.");
   EXPECT_TRUE(entries_ending("-future").empty());
 
-  // Fits at the start (24 MiB), then a producer fills disk3 while the copy runs.
+  // disk3 holds another partition, fill-0.
+  ASSERT_EQ(alter(disk(3), "fill", 0)["error"], "REPLICA_NOT_AVAILABLE");  // created there
+  json created = call_ok({{"api", "CreatePartitions"},
+                          {"topic", "fill"},
+                          {"partitions", {0}},
+                          {"expectedBytes", 2 * kMiB}});
+  ASSERT_EQ(created["partitions"][0]["logDir"], disk(3).string());
+  const json reserved_before =
+      dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(3))["reservedBytes"];
+
+  // Fits at the start (24 MiB), then another process fills disk3 while the copy runs. (A Produce
+  // cannot do it: the move's reservation keeps that space from producers.)
   set_throttle(4 * kMiB);
   ASSERT_EQ(alter(disk(3), "t", 0)["error"], "NONE");
-  ASSERT_EQ(alter(disk(3), "fill", 0)["error"], "REPLICA_NOT_AVAILABLE");  // created there
-  json created = call_ok({{"api", "CreatePartitions"}, {"topic", "fill"}, {"partitions", {0}}});
-  ASSERT_EQ(created["partitions"][0]["logDir"], disk(3).string());
-  ASSERT_EQ(produce("fill", 0, 12 * kMiB)["error"], "NONE");
+  const fs::path filler = disk(3) / "filler.bin";
+  {
+    std::ofstream out(filler, std::ios::binary);
+    const std::string mib(kMiB, 'x');
+    for (int i = 0; i < 12 && out; ++i) out << mib;
+  }
   ASSERT_TRUE(wait_for_no_move());
   const json failed = failed_moves(disk(3));
   ASSERT_EQ(failed.size(), 1u) << failed.dump();
@@ -328,12 +341,14 @@ TEST_F(MoveFaultTest, ADestinationThatFillsUpFailsTheMoveOnlyAndSaysHowMuchSpace
 
   expect_all_online();
   EXPECT_TRUE(entries_ending("-future").empty());
-  // The move's reservation is released: what is left is fill-0's (16 MiB expected, 12 written).
-  EXPECT_EQ(dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(3))["reservedBytes"], 4 * kMiB);
+  // The move's reservation is released: what is left is fill-0's.
+  EXPECT_EQ(dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(3))["reservedBytes"],
+            reserved_before);
   EXPECT_EQ(partition_problem(disk(1) / "t-0", "t", 0, 16 * kMiB), "");
   // disk3's other partition keeps working, in the space the removed copy gave back.
   ASSERT_EQ(produce("fill", 0, kMiB)["error"], "NONE");
-  EXPECT_EQ(partition_problem(disk(3) / "fill-0", "fill", 0, 13 * kMiB), "");
+  EXPECT_EQ(partition_problem(disk(3) / "fill-0", "fill", 0, kMiB), "");
+  fs::remove(filler);
   // A new move of t-0 clears the report (there is room again once fill-0 is gone).
   call_ok({{"api", "DeleteTopic"}, {"topic", "fill"}});
   set_throttle(0);
