@@ -56,10 +56,13 @@ void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, uin
   p->tp = tp;
   p->dir = dir_index;
   p->size = size;
+  const double now = probe_->now_seconds();
+  p->rate.start(now);
   std::lock_guard lock(mu_);
   count_replica_locked(dir_index, tp.topic, +1);
   p->reservation = Reservation(dirs_[dir_index]->reserved, expected > size ? expected - size : 0);
   TopicStats& t = topics_[tp.topic];
+  if (t.partitions == 0) t.rate.start(now);
   t.partitions++;
   t.bytes += size;
   total_bytes_hosted_ += size;
@@ -87,6 +90,10 @@ void LogManager::record_append_locked(Partition& p, uint64_t written) {
   t.bytes += written;
   total_bytes_hosted_ += written;
   p.size += written;
+  const double now = probe_->now_seconds();
+  p.rate.add(now, written, rate_window_seconds_);
+  t.rate.add(now, written, rate_window_seconds_);
+  dirs_[p.dir]->rate.add(now, written, rate_window_seconds_);
 }
 
 void LogManager::relocate_locked(Partition& p, uint32_t to) {

@@ -117,7 +117,7 @@ TEST(StrategyPlugin, TwoLoadsOfOneFileAreIndependentCopies) {
   lds_dir dirs[2] = {{sizeof(lds_dir), 0, "/a", 0, 0, 0, 5, 0},
                      {sizeof(lds_dir), 0, "/b", 0, 0, 0, 1, 0}};
   uint32_t order[2];
-  lds_request req{sizeof(lds_request), 0, "t", 0};
+  lds_request req{sizeof(lds_request), 0, "t", 0, 0};
   StrategySlot slot;
   RankOutcome out = slot.rank(b, req, dirs, order);
   ASSERT_EQ(out.status, LDS_OK);
