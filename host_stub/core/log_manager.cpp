@@ -189,7 +189,6 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
   thread_local std::vector<uint32_t> indices;
   thread_local std::vector<uint32_t> order;
   PlacementDecision decision;
-  uint64_t expected_rate = 0;
   int preferred = -1;
   {
     std::lock_guard lock(mu_);
@@ -197,7 +196,7 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
     // value_or selects before comparing: `opt && *opt > 0` compiles to a branch on the
     // unset value's bytes when the optional is empty, which Valgrind reports.
     decision.expected_bytes = expected_bytes_for(stats, expected_bytes.value_or(0));
-    expected_rate =
+    decision.expected_bytes_in_per_sec =
         expected_rate_for(stats, expected_bytes_in_per_sec.value_or(0), probe_->now_seconds());
     if (auto pref = preferred_.empty() ? preferred_.end() : preferred_.find(tp);
         pref != preferred_.end()) {
@@ -220,7 +219,7 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
   }
   order.resize(dirs.size());
   lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes,
-                      expected_rate};
+                      decision.expected_bytes_in_per_sec};
   RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order);
   decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
   decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;

@@ -51,6 +51,7 @@ struct PlacementDecision {  // NOLINT(bugprone-exception-escape)
   // Held inline for up to 16 directories, so a decision allocates nothing on a typical broker.
   boost::container::small_vector<uint32_t, 16> dirs;  // log-dir indices to try, best first
   uint64_t expected_bytes = 0;
+  uint64_t expected_bytes_in_per_sec = 0;  // the rate sent in lds_request (ABI 1.1)
   std::string strategy;  // "preferred" when a remembered KIP-113 preference decided
   uint64_t generation = 0;
   bool fell_back = false;
