@@ -3,6 +3,7 @@
 #include "sim/replay.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <set>
@@ -65,6 +66,9 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
   options.log_dirs = disks->paths();
   options.in_memory = true;
   LogManager logs(options, disks, slot);
+  const double step_seconds = trace.step_seconds;
+  logs.set_rate_window(std::chrono::milliseconds(static_cast<int64_t>(kRateWindowSteps) *
+                                                 trace.step_seconds * 1000));
   logs.startup();
   std::vector<bool> attached(disk_count);
   for (size_t i = 0; i < disk_count; ++i) {
@@ -111,6 +115,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
   };
 
   for (uint32_t step = 0; step < trace.steps; ++step) {
+    disks->set_now(step * step_seconds);
     for (size_t i = 0; i < disk_count; ++i) {
       if (!attached[i] && trace.disks[i].attach_at == step) {
         logs.mark_online(static_cast<uint32_t>(i));
@@ -152,6 +157,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
       free += disks->free(i);
     }
     plenty_free = static_cast<double>(free) > 0.1 * static_cast<double>(capacity);
+    disks->set_now((step + 1) * step_seconds);  // the step's appends, counted as it ends
     for (Placed& p : placed) {
       uint64_t bytes = p.rate;
       if (p.topic->retention_bytes) {
