@@ -5,7 +5,6 @@
 ** directory whose rate is unknown ranks after every known one; ties keep log.dirs order. It has no
 ** options. Built as C99 against this build's header.
 */
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,7 +23,10 @@ static int32_t needs_rates_create(const lds_host_api* host, const lds_config_ent
   (void)config;
   if (instance == NULL) return LDS_ERR_INVALID_ARGUMENT;
   if (config_count > 0) {
-    set_error(error, error_cap, "needs_rates: unknown option (it has no options)");
+    if (error != NULL && error_cap > 0) {
+      (void)snprintf(error, error_cap, "needs_rates: unknown option '%s' (it has no options)",
+                     config != NULL && config[0].key != NULL ? config[0].key : "(null)");
+    }
     return LDS_ERR_INVALID_ARGUMENT;
   }
   *instance = &instance_token;
@@ -87,8 +89,8 @@ static const lds_strategy needs_rates_strategy = {
 };
 
 /* Minor 1 is the first whose lds_dir carries bytes_in_per_sec: an older host is refused here,
-*before
-** anything else happens, and the host says so in one sentence. */
+ *before
+ ** anything else happens, and the host says so in one sentence. */
 LDS_EXPORT const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t host_abi_minor) {
   if (host_abi_major != LDS_ABI_MAJOR || host_abi_minor < 1) return NULL;
   return &needs_rates_strategy;
