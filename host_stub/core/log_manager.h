@@ -144,6 +144,10 @@ class LogManager {
   // Produce: appends `bytes` of the payload pattern; returns the partition's size afterwards.
   // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR.
   uint64_t append(const std::string& topic, int32_t partition, uint64_t bytes);
+  // An in-memory LogManager only (Options::in_memory): counts `bytes` that a partition held before
+  // it was placed here (the simulator's data from before a trace) in its size, not in any append
+  // rate. Returns the partition's size. Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION.
+  uint64_t add_existing_bytes(const std::string& topic, int32_t partition, uint64_t bytes);
 
   // Deletes every partition of `topic`; returns how many. Throws UNKNOWN_TOPIC_OR_PARTITION.
   uint32_t delete_topic(const std::string& topic);
@@ -218,8 +222,8 @@ class LogManager {
   void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta);
   std::mutex& io_of(const TopicPartition& tp) const;
   void remove_partition_locked(const TopicPartition& tp);
-  // `written` bytes were appended to p.
-  void record_append_locked(Partition& p, uint64_t written);
+  // `written` bytes were appended to p; they count in the append rates unless `existing`.
+  void record_append_locked(Partition& p, uint64_t written, bool existing = false);
   // A move promoted p into directory `to`, which already counts it (it counted the future copy).
   void relocate_locked(Partition& p, uint32_t to);
 

@@ -102,14 +102,19 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
     return 100.0 * static_cast<double>(disks->used(i)) / static_cast<double>(disks->capacity(i));
   };
   bool plenty_free = true;  // more than 10% of the attached capacity free at the start of the step
-  auto write = [&](Placed& p, uint64_t bytes) {
+  // `existing`: data from before the trace, which is no append and counts in no rate.
+  auto write = [&](Placed& p, uint64_t bytes, bool existing = false) {
     const uint64_t fits = std::min(bytes, disks->free(p.disk));
     if (fits < bytes) {
       ++result.out_of_space;
       if (plenty_free) ++result.out_of_space_with_free_space;
     }
     if (fits == 0) return;
-    logs.append(p.topic->name, p.partition, fits);
+    if (existing) {
+      logs.add_existing_bytes(p.topic->name, p.partition, fits);
+    } else {
+      logs.append(p.topic->name, p.partition, fits);
+    }
     disks->add(p.disk, fits);
     p.size += fits;
   };
@@ -147,7 +152,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
         const uint32_t disk = static_cast<uint32_t>(logs.dir_index(r.log_dir));
         ++partitions[disk];
         placed.push_back({&topic, partition, disk, 0, rates[k]});
-        if (topic.initial_bytes > 0) write(placed.back(), topic.initial_bytes);
+        if (topic.initial_bytes > 0) write(placed.back(), topic.initial_bytes, true);
       }
     }
     uint64_t capacity = 0, free = 0;
