@@ -323,20 +323,23 @@ typedef struct lds_host_api {
 ** capabilities  LDS_CAP_* bits.
 **
 ** create(host, config, config_count, instance, error, error_cap)
-**   Builds one instance from the strategy's options. Never called concurrently with another
-**   create or destroy of the same strategy: the host calls it on a helper thread while its control
-**   thread waits, for at most plugin.validation.timeout.ms (together with the dry-run rank that
-**   follows); past that the host gives up on the plugin, leaves the thread inside it, and never
-**   destroys what it may create. config holds config_count entries (config may be NULL when
-**   config_count is 0). On LDS_OK the plugin stores an opaque pointer in *instance (it may be NULL
-**   if the strategy keeps no state). On any other status *instance is untouched and a sentence is written to error (error_cap bytes,
-**   always NUL-terminated). An unknown key or an invalid value is LDS_ERR_INVALID_ARGUMENT and the
-**   sentence names the key and the value, so configuration typos are caught.
+**   Builds one instance from the strategy's options. The host calls it on a helper thread while
+**   its control thread waits, for at most plugin.validation.timeout.ms together with the dry-run
+**   rank that follows; past that the host gives up on the plugin, leaves the thread inside it and
+**   never destroys what it may create. Other instances of the same strategy may meanwhile rank or
+**   be destroyed on other threads, so create touches no state shared between instances without
+**   synchronisation. config holds config_count entries (config may be NULL when config_count is
+**   0). On LDS_OK the plugin stores an opaque pointer in *instance (it may be NULL if the strategy
+**   keeps no state). On any other status *instance is untouched and a sentence is written to error
+**   (error_cap bytes, always NUL-terminated). An unknown key or an invalid value is
+**   LDS_ERR_INVALID_ARGUMENT and the sentence names the key and the value, so configuration typos
+**   are caught.
 **
 ** destroy(instance)
 **   Frees an instance from create. Called by whichever host thread lets go of the strategy last
 **   (the control thread, or a placement that finished on a strategy swapped out meanwhile),
-**   exactly once per successful create, after every rank call on the instance has returned. Passing NULL is a harmless no-op.
+**   exactly once per successful create, after every rank call on the instance has returned.
+**   Passing NULL is a harmless no-op.
 **
 ** rank(instance, args)
 **   Ranks the candidates of args for args->request (see lds_rank_args). May be called from many
