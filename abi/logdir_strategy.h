@@ -15,6 +15,9 @@
 **   - Every struct that crosses the boundary starts with uint32_t struct_size, set by whoever fills
 **     the struct to sizeof() of the struct as that side compiled it. Structs only grow at the end.
 **     A reader reads min(struct_size, sizeof) bytes and treats missing fields as zero.
+**   - A plugin reads a field added by a later minor only when LDS_HAS_FIELD says the struct the
+**     host passed holds it (see "Reading fields of a later minor" below); otherwise it treats the
+**     field as unknown. It never reads past struct_size, nor past dir_stride for an lds_dir.
 **   - Only fixed-width integers, pointers to char and pointers to these structs cross the boundary.
 **     No C++ types, no exceptions, and no memory allocated by one side is freed by the other.
 **   - Strings are NUL-terminated UTF-8 and are borrowed: valid only for the duration of the call
@@ -39,9 +42,14 @@ extern "C" {
 ** host refuses a plugin whose descriptor carries a different major. LDS_ABI_MINOR changes when
 ** fields are appended to a struct or new constants are added; hosts and plugins of different minors
 ** of one major work together by the struct_size rule above.
+**
+** Minor 1 (ABI 1.1) appended lds_dir.bytes_in_per_sec, lds_request.expected_bytes_in_per_sec, the
+** flag LDS_DIR_RATE_UNKNOWN, the capability LDS_CAP_DETERMINISTIC and the macro LDS_HAS_FIELD. It
+** moved and changed nothing of 1.0: a plugin binary built against the 1.0 header runs unchanged on
+** a 1.1 host, and a 1.1 plugin runs on a 1.0 host as long as it checks LDS_HAS_FIELD.
 */
 #define LDS_ABI_MAJOR 1
-#define LDS_ABI_MINOR 0
+#define LDS_ABI_MINOR 1
 
 /*
 ** Symbol visibility
@@ -85,11 +93,41 @@ typedef int32_t lds_status;
 **                        the flag is declared by LDS_CAP_HONORS_CORDON.
 ** LDS_DIR_SPACE_UNKNOWN  The host could not read the directory's filesystem size; total_bytes and
 **                        usable_bytes are meaningless (the host sets them to 0).
+** LDS_DIR_RATE_UNKNOWN   (1.1) The directory's append rate has no history yet (the host started
+**                        recently or the directory just came online); bytes_in_per_sec is 0 and
+**                        means "unknown", not "idle". A 1.0 host never sets this bit and does not
+**                        send bytes_in_per_sec at all: check LDS_HAS_FIELD first.
 **
 ** Bits not defined here are reserved and must be ignored by plugins.
 */
 #define LDS_DIR_CORDONED 0x1u
 #define LDS_DIR_SPACE_UNKNOWN 0x2u
+#define LDS_DIR_RATE_UNKNOWN 0x4u
+
+/*
+** Reading fields of a later minor (LDS_HAS_FIELD)
+**
+** LDS_HAS_FIELD(ptr, type, field) is non-zero when the struct at ptr, of type `type`, holds `field`
+** whole: its struct_size reaches past the field's last byte. A host or plugin built against an
+** older header passes a smaller struct_size, and the bytes past it are not there to read (they may
+** be unmapped memory, or the next array entry).
+**
+** The rules, for a plugin built against this header and run by a host of any minor of major 1:
+**   1. Read a field that was in 1.0 directly; every host sends it.
+**   2. Read a field added later only when LDS_HAS_FIELD holds for the struct it is in, for every
+**      struct it is read from (each lds_dir carries its own struct_size). When it does not hold,
+**      treat the field as unknown: not as 0 bytes, not as "idle". For example:
+**        const lds_dir* d = LDS_DIR_AT(args, i);
+**        int rate_known = LDS_HAS_FIELD(d, lds_dir, bytes_in_per_sec) &&
+**                         !(d->flags & LDS_DIR_RATE_UNKNOWN);
+**   3. Step through lds_dir entries with LDS_DIR_AT (by dir_stride), never by sizeof(lds_dir). The
+**      host keeps every entry's struct_size <= dir_stride, so an entry never overlaps the next.
+**   4. lds_strategy_get receives the host's minor. A plugin that cannot work without a later
+**      field returns NULL there for an older minor; the host then refuses it with one sentence.
+** A host reads a plugin's descriptor by the same rules: min(struct_size, sizeof), missing = zero.
+*/
+#define LDS_HAS_FIELD(ptr, type, field) \
+  ((size_t)(ptr)->struct_size >= offsetof(type, field) + sizeof(((const type*)0)->field))
 
 /*
 ** One candidate log directory (lds_dir)
@@ -98,7 +136,8 @@ typedef int32_t lds_status;
 ** Offline directories are never passed. The host passes the entries in log.dirs order, which is the
 ** order ties must keep.
 **
-** struct_size            sizeof(lds_dir) as the host compiled it. Version 1 is 48 bytes.
+** struct_size            sizeof(lds_dir) as the host compiled it. Version 1.0 is 48 bytes,
+**                        version 1.1 is 56.
 ** flags                  LDS_DIR_* bits.
 ** path                   Canonical absolute path of the directory. Never NULL.
 ** total_bytes            Size of the filesystem holding the directory.
@@ -108,6 +147,11 @@ typedef int32_t lds_status;
 ** partition_count        Replicas hosted here, current and future (moves in progress count in
 **                        their destination).
 ** topic_partition_count  Those of partition_count that belong to the request's topic.
+** bytes_in_per_sec       (1.1) The directory's recent append rate in bytes per second: an
+**                        exponentially decayed average over the host's log.dir.rate.window.ms,
+**                        counting appends to its replicas and the bytes copied into it by replica
+**                        moves. 0 with LDS_DIR_RATE_UNKNOWN when it has no history yet. Read it
+**                        only when LDS_HAS_FIELD(dir, lds_dir, bytes_in_per_sec).
 */
 typedef struct lds_dir {
   uint32_t struct_size;
@@ -118,25 +162,35 @@ typedef struct lds_dir {
   uint64_t reserved_bytes;
   uint32_t partition_count;
   uint32_t topic_partition_count;
-  /* Fields above are version 1.0. Later minors append here. */
+  /* Fields above are version 1.0. */
+  uint64_t bytes_in_per_sec;
+  /* Fields above are version 1.1. Later minors append here. */
 } lds_dir;
 
 /*
 ** The partition being placed (lds_request)
 **
-** struct_size     sizeof(lds_request) as the host compiled it. Version 1 is 24 bytes.
+** struct_size     sizeof(lds_request) as the host compiled it. Version 1.0 is 24 bytes, version
+**                 1.1 is 32.
 ** partition       Partition number, >= 0.
 ** topic           Topic name, [a-zA-Z0-9._-]{1,249}. Never NULL.
 ** expected_bytes  The host's estimate of the partition's eventual size, 0 if it has none.
 **                 Sources in order: the request, log.partition.expected.bytes, the mean size of
 **                 the topic's hosted partitions, the mean size of all hosted partitions.
+** expected_bytes_in_per_sec
+**                 (1.1) The host's estimate of the partition's append rate in bytes per second,
+**                 0 if it has none. Sources in order: the creation request, the mean rate of the
+**                 topic's hosted partitions. Read it only when
+**                 LDS_HAS_FIELD(request, lds_request, expected_bytes_in_per_sec).
 */
 typedef struct lds_request {
   uint32_t struct_size;
   int32_t partition;
   const char* topic;
   uint64_t expected_bytes;
-  /* Fields above are version 1.0. Later minors append here. */
+  /* Fields above are version 1.0. */
+  uint64_t expected_bytes_in_per_sec;
+  /* Fields above are version 1.1. Later minors append here. */
 } lds_request;
 
 /*
@@ -147,7 +201,8 @@ typedef struct lds_request {
 ** struct_size  sizeof(lds_rank_args) as the host compiled it. Version 1 is 64 bytes on LP64.
 ** dir_count    Number of candidate directories; may be 0.
 ** dir_stride   Bytes from one lds_dir to the next. It is the host's sizeof(lds_dir), which may be
-**              larger than the plugin's; always read entries with LDS_DIR_AT.
+**              larger than the plugin's (a newer host) or smaller (an older host: 48 bytes for
+**              1.0); always read entries with LDS_DIR_AT, and later fields with LDS_HAS_FIELD.
 ** request      The partition being placed. Never NULL.
 ** dirs         The first candidate. NULL only when dir_count is 0.
 ** order        Output: room for dir_count indices into dirs. The plugin writes the indices of the
@@ -234,10 +289,23 @@ typedef struct lds_host_api {
 **                            reading filesystem sizes for a strategy without this bit; it then
 **                            passes total_bytes and usable_bytes as 0 with LDS_DIR_SPACE_UNKNOWN.
 ** LDS_CAP_USES_RESERVATIONS  The ranking reads reserved_bytes and expected_bytes.
+** LDS_CAP_DETERMINISTIC      (1.1) rank's answer is a function of its inputs: the same instance,
+**                            given the same args contents (the same candidates, request and
+**                            error_cap), returns the same status and the same order, whichever
+**                            thread calls and however many calls came before. A checker may
+**                            compare answers and fail a plugin that breaks this promise.
+**                            A strategy without the bit may keep state (round robin, random
+**                            choice, learned history) and answer identical inputs differently on
+**                            each call; every answer must still keep the whole rank contract
+**                            below, and rank must still be safe from many threads at once. Either
+**                            way the host may call rank for validation (a dry run at load and at
+**                            each swap) and discard the answer, so a stateful strategy must not
+**                            assume every answer is used.
 */
 #define LDS_CAP_HONORS_CORDON 0x1ull
 #define LDS_CAP_USES_SPACE 0x2ull
 #define LDS_CAP_USES_RESERVATIONS 0x4ull
+#define LDS_CAP_DETERMINISTIC 0x8ull
 
 /*
 ** The strategy descriptor (lds_strategy)
@@ -255,16 +323,23 @@ typedef struct lds_host_api {
 ** capabilities  LDS_CAP_* bits.
 **
 ** create(host, config, config_count, instance, error, error_cap)
-**   Builds one instance from the strategy's options. Called from the host's control thread only.
-**   config holds config_count entries (config may be NULL when config_count is 0). On LDS_OK the
-**   plugin stores an opaque pointer in *instance (it may be NULL if the strategy keeps no state).
-**   On any other status *instance is untouched and a sentence is written to error (error_cap bytes,
-**   always NUL-terminated). An unknown key or an invalid value is LDS_ERR_INVALID_ARGUMENT and the
-**   sentence names the key and the value, so configuration typos are caught.
+**   Builds one instance from the strategy's options. The host calls it on a helper thread while
+**   its control thread waits, for at most plugin.validation.timeout.ms together with the dry-run
+**   rank that follows; past that the host gives up on the plugin, leaves the thread inside it and
+**   never destroys what it may create. Other instances of the same strategy may meanwhile rank or
+**   be destroyed on other threads, so create touches no state shared between instances without
+**   synchronisation. config holds config_count entries (config may be NULL when config_count is
+**   0). On LDS_OK the plugin stores an opaque pointer in *instance (it may be NULL if the strategy
+**   keeps no state). On any other status *instance is untouched and a sentence is written to error
+**   (error_cap bytes, always NUL-terminated). An unknown key or an invalid value is
+**   LDS_ERR_INVALID_ARGUMENT and the sentence names the key and the value, so configuration typos
+**   are caught.
 **
 ** destroy(instance)
-**   Frees an instance from create. Called from the control thread, exactly once per successful
-**   create, after every rank call on the instance has returned. Passing NULL is a harmless no-op.
+**   Frees an instance from create. Called by whichever host thread lets go of the strategy last
+**   (the control thread, or a placement that finished on a strategy swapped out meanwhile),
+**   exactly once per successful create, after every rank call on the instance has returned.
+**   Passing NULL is a harmless no-op.
 **
 ** rank(instance, args)
 **   Ranks the candidates of args for args->request (see lds_rank_args). May be called from many
@@ -275,6 +350,9 @@ typedef struct lds_host_api {
 **   malformed args, or LDS_ERR_INTERNAL. On any status other than LDS_OK the host ignores order. A
 **   ranking that repeats an index, names an index >= dir_count or sets order_len > dir_count is
 **   invalid; the host logs it and falls back to its built-in fewest-partitions order for that call.
+**   The host may call rank for validation only (a dry run on the current directories when the
+**   strategy is loaded or swapped in) and discard the answer. Whether two calls with identical
+**   inputs must agree is declared by LDS_CAP_DETERMINISTIC.
 **
 ** Fields above are version 1.0. Later minors append function pointers here.
 */
@@ -298,7 +376,9 @@ typedef struct lds_strategy {
 **
 ** The only symbol a plugin exports. The host calls it once, after loading the library, from its
 ** control thread, passing its own LDS_ABI_MAJOR and LDS_ABI_MINOR. The plugin returns its static
-** descriptor, or NULL if it cannot serve a host of that version (for example a different major).
+** descriptor, or NULL if it cannot serve a host of that version: a different major, or an older
+** minor whose structs lack a field the plugin cannot work without. A plugin that merely benefits
+** from a later field serves every minor of its major and checks LDS_HAS_FIELD instead.
 ** The function must not fail in any other way and must be cheap: it may be called again each time
 ** the library is loaded.
 */

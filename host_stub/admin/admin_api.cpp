@@ -147,13 +147,17 @@ json AdminApi::create_partitions(const json& request) {
   if (auto it = request.find("expectedBytes"); it != request.end() && !it->is_null()) {
     expected = bytes_value(*it, "expectedBytes");
   }
+  std::optional<uint64_t> expected_rate;  // ABI 1.1's lds_request.expected_bytes_in_per_sec
+  if (auto it = request.find("expectedBytesInPerSec"); it != request.end() && !it->is_null()) {
+    expected_rate = bytes_value(*it, "expectedBytesInPerSec");
+  }
   std::vector<int32_t> numbers;
   for (const auto& v : list) numbers.push_back(partition_value(v, "partitions"));
   json results = json::array();
   for (int32_t p : numbers) {
     json r{{"partition", p}};
     try {
-      PlacementResult placed = broker_.logs().create_partition(topic, p, expected);
+      PlacementResult placed = broker_.logs().create_partition(topic, p, expected, expected_rate);
       r["logDir"] = placed.log_dir;
       r["created"] = placed.created;
       r["strategy"] = placed.strategy;

@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "conformance/conformance.h"
 #include "conformance/isolated_run.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds::cli {
 
@@ -18,6 +19,7 @@ Command add_check_plugin_command(CLI::App& app) {
   struct Args {
     std::string plugin_file;
     double timeout_s = std::chrono::duration<double>(kDefaultCheckTimeout).count();
+    std::string host_abi = std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(LDS_ABI_MINOR);
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -28,9 +30,17 @@ Command add_check_plugin_command(CLI::App& app) {
   cmd->add_option("--timeout", args->timeout_s, "Seconds each check may take before it fails")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 86400.0));
+  cmd->add_option("--host-abi", args->host_abi,
+                  "The host ABI to play: 1.1 (this host's) or 1.0, which passes 1.0-sized structs "
+                  "so that a plugin reading past them is caught under ASan or Valgrind")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"1.0", "1.1"}));
   return {cmd, [args] {
             const auto timeout = std::chrono::milliseconds(std::llround(args->timeout_s * 1000));
-            const ConformanceReport report = run_conformance_isolated(args->plugin_file, timeout);
+            ConformanceOptions options;
+            options.host_abi_minor = args->host_abi == "1.0" ? 0 : 1;
+            const ConformanceReport report =
+                run_conformance_isolated(args->plugin_file, timeout, options);
             std::cout << format_report(report);
             return report.all_passed() ? kExitOk : kExitRefused;
           }};

@@ -41,6 +41,7 @@ std::vector<CandidateSet> make_battery() {
     const uint32_t count = counts[n];
     const size_t flag_profile = n % 6;        // none, some/all cordoned, some/all unknown, mixed
     const size_t size_profile = (n / 6) % 4;  // random, all equal, extreme, tiny disks
+    const size_t rate_profile = n % 5;        // random, all/some unknown, all idle, extreme
     CandidateSet set;
     set.label = "candidate set " + std::to_string(n) + " (" + std::to_string(count) +
                 (count == 1 ? " directory)" : " directories)");
@@ -100,6 +101,27 @@ std::vector<CandidateSet> make_battery() {
       if ((dir.flags & LDS_DIR_SPACE_UNKNOWN) != 0) dir.total_bytes = dir.usable_bytes = 0;
       dir.topic_partition_count =
           static_cast<uint32_t>(rng.below(static_cast<uint64_t>(dir.partition_count) + 1));
+      // ABI 1.1: append rates, known or not, from idle to absurd.
+      switch (rate_profile) {
+        case 1:
+          dir.flags |= LDS_DIR_RATE_UNKNOWN;
+          break;
+        case 2:
+          if (rng.chance(25)) dir.flags |= LDS_DIR_RATE_UNKNOWN;
+          break;
+        case 3:
+          dir.bytes_in_per_sec = 0;
+          break;
+        case 4:
+          dir.bytes_in_per_sec = rng.chance(50) ? UINT64_MAX : rng.next();
+          break;
+        default:
+          dir.bytes_in_per_sec = rng.below(200ull << 20);
+          break;
+      }
+      if ((dir.flags & LDS_DIR_RATE_UNKNOWN) == 0 && rate_profile == 2) {
+        dir.bytes_in_per_sec = rng.below(200ull << 20);
+      }
       set.dirs.push_back(dir);
     }
     set.request.struct_size = sizeof(lds_request);
@@ -116,6 +138,17 @@ std::vector<CandidateSet> make_battery() {
         break;
       default:
         set.request.expected_bytes = size_profile == 2 ? (1ull << 62) : rng.below(kGiB);
+        break;
+    }
+    switch (n % 3) {
+      case 0:
+        set.request.expected_bytes_in_per_sec = 0;
+        break;
+      case 1:
+        set.request.expected_bytes_in_per_sec = rng.below(100ull << 20);
+        break;
+      default:
+        set.request.expected_bytes_in_per_sec = rate_profile == 4 ? UINT64_MAX : rng.below(1 << 20);
         break;
     }
     battery.push_back(std::move(set));

@@ -26,9 +26,12 @@ std::string absolute_path(const fs::path& file) {
 }  // namespace
 
 // dlopen gets an absolute path: a bare file name would make it search the library path instead.
-ConformanceRun::ConformanceRun(const fs::path& file)
-    : path_(absolute_path(file)), file_name_(file.filename().string()) {
+ConformanceRun::ConformanceRun(const fs::path& file, const ConformanceOptions& options)
+    : path_(absolute_path(file)),
+      file_name_(file.filename().string()),
+      host_minor_(std::min<uint32_t>(options.host_abi_minor, LDS_ABI_MINOR)) {
   report_.file = file.string();
+  report_.host_abi = host_abi();
   for (const char* name : kCheckNames) report_.checks.push_back({name, false, "not run"});
   host_api_.struct_size = sizeof(lds_host_api);
   host_api_.context = &log_;
@@ -58,6 +61,7 @@ ConformanceReport ConformanceRun::run(const ConformanceObserver& on_check) {
       &ConformanceRun::rank_empty,
       &ConformanceRun::rank_error_truncation,
       &ConformanceRun::rank_valid_orders,
+      &ConformanceRun::rank_deterministic,
       &ConformanceRun::rank_reserved_flags_ignored,
       &ConformanceRun::rank_larger_host_dir,
       &ConformanceRun::rank_concurrent,
@@ -97,9 +101,18 @@ void ConformanceRun::verdict(Check check, const std::string& fault) {
 std::string ConformanceRun::cannot_call() const {
   if (handle_ == nullptr) return "the library did not load";
   if (entry_ == nullptr) return std::string(LDS_ENTRY_POINT_NAME) + " is not exported";
-  if (!have_descriptor_) return "there is no descriptor for ABI 1.0";
+  if (!have_descriptor_) return "there is no descriptor for ABI " + host_abi();
   if (!descriptor_usable_) return "the descriptor is unusable (see descriptor_fields)";
   return "";
+}
+
+std::string ConformanceRun::host_abi() const {
+  return std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(host_minor_);
+}
+
+RankCall ConformanceRun::rank_as_host(const CandidateSet& set, DirLayout layout,
+                                      uint32_t error_cap) const {
+  return call_rank(descriptor_, instance_, set, layout, host_minor_, error_cap);
 }
 
 std::string ConformanceRun::cannot_rank() const {
@@ -117,12 +130,18 @@ std::string ConformanceRun::cannot_compare() const {
 }  // namespace conformance_detail
 
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file) {
-  return conformance_detail::ConformanceRun(plugin_file).run(nullptr);
+  return conformance_detail::ConformanceRun(plugin_file, {}).run(nullptr);
 }
 
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
                                   const ConformanceObserver& on_check) {
-  return conformance_detail::ConformanceRun(plugin_file).run(on_check);
+  return conformance_detail::ConformanceRun(plugin_file, {}).run(on_check);
+}
+
+ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
+                                  const ConformanceOptions& options,
+                                  const ConformanceObserver& on_check) {
+  return conformance_detail::ConformanceRun(plugin_file, options).run(on_check);
 }
 
 }  // namespace lds

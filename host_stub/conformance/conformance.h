@@ -6,6 +6,7 @@
 // answer against the rules written in abi/logdir_strategy.h.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -23,10 +24,22 @@ struct ConformanceCheck {
   std::string detail;
 };
 
+// The host a run plays. By default the checker is a host of this build's ABI; with
+// host_abi_minor 0 it is a host of ABI 1.0: lds_strategy_get gets minor 0, and rank gets 1.0-sized
+// lds_dir entries (dir_stride 48) and lds_request, each allocated on the heap at exactly that size,
+// so that reading a 1.1 field without LDS_HAS_FIELD reads past the allocation, which
+// AddressSanitizer and Valgrind report.
+struct ConformanceOptions {
+  uint32_t host_abi_minor = 1;  // 0 or 1 (LDS_ABI_MINOR); the major is always 1
+};
+
 // Every check of one plugin file, in the order of conformance_check_names().
 struct ConformanceReport {
   std::string file;
   std::vector<ConformanceCheck> checks;
+  std::string
+      plugin_abi;        // "1.1": the ABI the plugin's descriptor says it was built for; "" unknown
+  std::string host_abi;  // "1.0" or "1.1": the ABI the checker played the host of
 
   // True when there is at least one check and every check passed.
   bool all_passed() const;
@@ -49,15 +62,23 @@ struct ConformanceReport {
 //   rank_empty_no_eligible_dir  no candidates gives LDS_ERR_NO_ELIGIBLE_DIR with a message.
 //   rank_error_truncation       the same for that error.
 //   rank_valid_orders           every ranking over a generated battery of candidate sets (1 to 64
-//                               directories, cordoned and space-unknown flags, random sizes, fixed
-//                               seed) is distinct in-range indices, order_len in 1..dir_count, and
-//                               writes nothing outside order, order_len and error.
-//   rank_reserved_flags_ignored setting flag bits the ABI reserves does not change a ranking.
+//                               directories, cordoned, space- and rate-unknown flags, random sizes
+//                               and rates, fixed seed) is distinct in-range indices, order_len in
+//                               1..dir_count, and writes nothing outside order, order_len and
+//                               error.
+//   rank_deterministic          for a plugin that declares LDS_CAP_DETERMINISTIC: the battery
+//                               asked again gets the same answers ("rank gave different answers
+//                               to identical inputs" otherwise). Passes for any other plugin.
+//   rank_reserved_flags_ignored setting flag bits the ABI reserves gives a valid ranking, and for
+//                               a deterministic plugin the same one.
 //                               (This and the next two compare against the battery's answers,
-//                               leaving out any answer rank_valid_orders found broken.)
+//                               leaving out any answer rank_valid_orders found broken, and only for
+//                               a plugin whose determinism held; for the others every answer must
+//                               be valid.)
 //   rank_larger_host_dir        a host lds_dir with extra trailing fields (larger dir_stride)
-//                               gives the same rankings as the plain struct.
-//   rank_concurrent             8 threads ranking at once on one instance get the answers of one.
+//                               gives valid rankings, the same as the plain struct.
+//   rank_concurrent             8 threads ranking at once on one instance get valid answers, the
+//                               answers of one.
 //   destroy                     destroy of the created instance returns, and destroy(NULL) too.
 //   unloads                     dlclose succeeds and the library is really unmapped.
 const std::vector<std::string>& conformance_check_names();
@@ -75,8 +96,14 @@ using ConformanceObserver = std::function<void(const ConformanceCheck&)>;
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
                                   const ConformanceObserver& on_check);
 
-// The report for people: a header line, one "PASS  name" or "FAIL  name: detail" line per check,
-// and a closing "Result: PASS" or "Result: FAIL" line.
+// run_conformance as the host `options` describes.
+ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
+                                  const ConformanceOptions& options,
+                                  const ConformanceObserver& on_check);
+
+// The report for people: a header line, a line naming the ABI the plugin was built for and the
+// one it was tested against, one "PASS  name" or "FAIL  name: detail" line per check, and a
+// closing "Result: PASS" or "Result: FAIL" line.
 std::string format_report(const ConformanceReport& report);
 
 }  // namespace lds

@@ -19,7 +19,7 @@ namespace lds::conformance_detail {
 
 class ConformanceRun {
  public:
-  explicit ConformanceRun(const std::filesystem::path& file);
+  ConformanceRun(const std::filesystem::path& file, const ConformanceOptions& options);
   ~ConformanceRun();
   ConformanceRun(const ConformanceRun&) = delete;
   ConformanceRun& operator=(const ConformanceRun&) = delete;
@@ -38,6 +38,13 @@ class ConformanceRun {
   std::string cannot_rank() const;
   // Skip reason for checks that compare against the battery's answers.
   std::string cannot_compare() const;
+  // Whether later checks compare answers: the plugin declares LDS_CAP_DETERMINISTIC and kept it.
+  bool compares_answers() const { return deterministic_ && !determinism_broken_; }
+  // "1.0" or "1.1": the host this run plays.
+  std::string host_abi() const;
+  // A rank call as this run's host makes it.
+  RankCall rank_as_host(const CandidateSet& set, DirLayout layout,
+                        uint32_t error_cap = kErrorCap) const;
 
   // Loading, the descriptor, create, destroy and unloading (lifecycle_checks.cpp).
   void load();
@@ -60,12 +67,16 @@ class ConformanceRun {
   void rank_empty();
   void rank_error_truncation();
   void rank_valid_orders();
+  void rank_deterministic();
   void rank_reserved_flags_ignored();
   void rank_larger_host_dir();
   void rank_concurrent();
 
   std::string path_;
   std::string file_name_;
+  uint32_t host_minor_ = LDS_ABI_MINOR;
+  bool deterministic_ = false;
+  bool determinism_broken_ = false;
   ConformanceReport report_;
   HostLog log_;
   lds_host_api host_api_{};

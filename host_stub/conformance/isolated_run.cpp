@@ -22,6 +22,8 @@
 #include <system_error>
 #include <vector>
 
+#include <lds/logdir_strategy.h>
+
 namespace lds {
 namespace {
 
@@ -30,12 +32,14 @@ using std::chrono::milliseconds;
 
 // The child's report is a sequence of lines, in this order:
 //   "check <name> pass" or "check <name> fail <detail>"  once per check, as soon as it completes
-//   "done"                                               after the last check
+//   "abi <version>"                                      the plugin's ABI, after the last check
+//   "done"                                               after that
 //   "error <text>"                                       instead, when the checker itself failed
 // In <detail> and <text> a backslash is sent as "\\" and a newline as "\n", so one message is
 // always one line.
 constexpr std::string_view kCheckPrefix = "check ";
 constexpr std::string_view kDoneLine = "done";
+constexpr std::string_view kAbiPrefix = "abi ";
 constexpr std::string_view kErrorPrefix = "error ";
 
 // Exit statuses of a child that ends on its own. A plugin calling exit(0) looks like kChildDone,
@@ -94,7 +98,8 @@ void send_line(int fd, std::string_view text) {
 
 // The child: runs the checks and reports them on `report_fd`. It never returns into the caller's
 // code, and ends with _exit so that the parent's atexit handlers and buffers are not run twice.
-[[noreturn]] void run_child(int report_fd, pid_t parent, const std::filesystem::path& file) {
+[[noreturn]] void run_child(int report_fd, pid_t parent, const std::filesystem::path& file,
+                            const ConformanceOptions& options) {
 #ifdef __linux__
   // If the checker dies (Ctrl-C, a test runner's timeout), a hanging plugin must not outlive it.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -110,11 +115,13 @@ void send_line(int fd, std::string_view text) {
   // turn "killed by signal 11" into an ordinary exit.
   for (const int fatal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::signal(fatal, SIG_DFL);
   try {
-    run_conformance(file, [report_fd](const ConformanceCheck& check) {
-      std::string line = std::string(kCheckPrefix) + check.name;
-      line += check.passed ? " pass" : " fail " + escape(check.detail);
-      send_line(report_fd, line + '\n');
-    });
+    const ConformanceReport report =
+        run_conformance(file, options, [report_fd](const ConformanceCheck& check) {
+          std::string line = std::string(kCheckPrefix) + check.name;
+          line += check.passed ? " pass" : " fail " + escape(check.detail);
+          send_line(report_fd, line + '\n');
+        });
+    send_line(report_fd, std::string(kAbiPrefix) + escape(report.plugin_abi) + '\n');
     send_line(report_fd, std::string(kDoneLine) + '\n');
   } catch (const std::exception& e) {
     send_line(report_fd, std::string(kErrorPrefix) + escape(e.what()) + '\n');
@@ -240,6 +247,9 @@ class ChildWatch {
         if (rest == "fail") return record(false, "");
         if (rest.starts_with("fail ")) return record(false, unescape(rest.substr(5)));
       }
+    } else if (!done_ && line.starts_with(kAbiPrefix) && reported_ == checks.size()) {
+      report_.plugin_abi = unescape(line.substr(kAbiPrefix.size()));
+      return;
     } else if (!done_ && line == kDoneLine && reported_ == checks.size()) {
       done_ = true;
       return;
@@ -349,9 +359,12 @@ class Fd {
 }  // namespace
 
 ConformanceReport run_conformance_isolated(const std::filesystem::path& plugin_file,
-                                           milliseconds per_check_timeout) {
+                                           milliseconds per_check_timeout,
+                                           const ConformanceOptions& options) {
   ConformanceReport report;
   report.file = plugin_file.string();
+  report.host_abi = std::to_string(LDS_ABI_MAJOR) + "." +
+                    std::to_string(std::min<uint32_t>(options.host_abi_minor, LDS_ABI_MINOR));
   for (const std::string& name : conformance_check_names()) {
     report.checks.push_back({name, false, "not run"});
   }
@@ -376,7 +389,7 @@ ConformanceReport run_conformance_isolated(const std::filesystem::path& plugin_f
   if (child < 0) throw std::system_error(errno, std::generic_category(), "conformance: fork");
   if (child == 0) {
     read_end.reset();
-    run_child(write_end.get(), parent, plugin_file);
+    run_child(write_end.get(), parent, plugin_file, options);
   }
   write_end.reset();
 

@@ -29,6 +29,7 @@ inline constexpr std::chrono::milliseconds kDefaultCheckTimeout{10'000};
 // a lock the checks need (the allocator's and the dynamic loader's are safe with glibc).
 ConformanceReport run_conformance_isolated(
     const std::filesystem::path& plugin_file,
-    std::chrono::milliseconds per_check_timeout = kDefaultCheckTimeout);
+    std::chrono::milliseconds per_check_timeout = kDefaultCheckTimeout,
+    const ConformanceOptions& options = {});
 
 }  // namespace lds

@@ -54,7 +54,7 @@ void ConformanceRun::handshake() {
   const lds_strategy* current = nullptr;
   const lds_strategy* next_major = nullptr;
   try {
-    current = entry_(LDS_ABI_MAJOR, LDS_ABI_MINOR);
+    current = entry_(LDS_ABI_MAJOR, host_minor_);
     next_major = entry_(LDS_ABI_MAJOR + 1, 0);
   } catch (...) {
     return fail(kVersionHandshake, "lds_strategy_get let a C++ exception escape");
@@ -64,9 +64,16 @@ void ConformanceRun::handshake() {
     const size_t size = std::min<size_t>(current->struct_size, sizeof descriptor_);
     std::memcpy(&descriptor_, current, size);
     have_descriptor_ = true;
+    deterministic_ = (descriptor_.capabilities & LDS_CAP_DETERMINISTIC) != 0;
+    report_.plugin_abi =
+        std::to_string(descriptor_.abi_major) + "." + std::to_string(descriptor_.abi_minor);
   }
   std::string fault;
-  if (current == nullptr) {
+  if (current == nullptr && host_minor_ < LDS_ABI_MINOR) {
+    fault = "refused a host of ABI " + host_abi() + ": lds_strategy_get(" +
+            std::to_string(LDS_ABI_MAJOR) + ", " + std::to_string(host_minor_) +
+            ") returned NULL, so it needs a later minor of ABI " + std::to_string(LDS_ABI_MAJOR);
+  } else if (current == nullptr) {
     fault = "lds_strategy_get(" + std::to_string(LDS_ABI_MAJOR) + ", " +
             std::to_string(LDS_ABI_MINOR) + ") returned NULL for a host of its own ABI";
   } else if (next_major != nullptr) {
@@ -95,7 +102,9 @@ void ConformanceRun::check_descriptor() {
 }
 
 void ConformanceRun::check_name_matches_file() {
-  if (!have_descriptor_) return skip(kNameMatchesFile, "there is no descriptor for ABI 1.0");
+  if (!have_descriptor_) {
+    return skip(kNameMatchesFile, "there is no descriptor for ABI " + host_abi());
+  }
   if (descriptor_.name == nullptr) return skip(kNameMatchesFile, "the descriptor has no name");
   const std::string name = descriptor_.name;
   constexpr std::string_view kPrefix = "liblds_";

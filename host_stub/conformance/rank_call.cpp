@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 
 #include "core/abi_rules.h"
 
@@ -29,31 +30,50 @@ std::string describe(const RankCall& outcome) {
 }
 
 RankCall call_rank(const lds_strategy& strategy, void* instance, const CandidateSet& set,
-                   DirLayout layout, uint32_t error_cap) {
+                   DirLayout layout, uint32_t host_minor, uint32_t error_cap) {
   const auto count = static_cast<uint32_t>(set.dirs.size());
-  std::vector<lds_dir> plain = set.dirs;
-  for (uint32_t i = 0; i < count; ++i) plain[i].path = set.paths[i].c_str();
-  std::vector<WideDir> wide;
-  if (layout == DirLayout::kWide) {
-    for (const lds_dir& dir : plain) {
-      WideDir entry{};
-      entry.dir = dir;
-      entry.dir.struct_size = sizeof(WideDir);
-      entry.later_a = 0xDEADBEEFDEADBEEFull;
-      entry.later_b = 0xFEEDFACEu;
-      std::memset(entry.later_c, 0x5A, sizeof entry.later_c);
-      wide.push_back(entry);
+  const bool v10 = host_minor == 0;
+  const size_t entry_size = layout == DirLayout::kWide
+                                ? sizeof(WideDir)
+                                : (v10 ? abi_rules::kDirV10Size : sizeof(lds_dir));
+  const size_t stride = entry_size;
+  // One block of exactly count entries: nothing of the host's lies past the last one.
+  const std::unique_ptr<unsigned char[]> dir_block(new unsigned char[stride * count]());
+  unsigned char* const dirs_bytes = dir_block.get();
+  for (uint32_t i = 0; i < count; ++i) {
+    lds_dir dir = set.dirs[i];
+    dir.path = set.paths[i].c_str();
+    if (v10) {
+      dir.flags &= ~LDS_DIR_RATE_UNKNOWN;
+      dir.bytes_in_per_sec = 0;
+    }
+    unsigned char* entry = dirs_bytes + i * stride;
+    if (layout == DirLayout::kWide) {
+      if (v10) dir.flags |= LDS_DIR_RATE_UNKNOWN;
+      WideDir wide{};
+      std::memset(&wide, 0, sizeof wide);
+      wide.dir = dir;
+      wide.dir.struct_size = sizeof(WideDir);
+      wide.later_a = 0xDEADBEEFDEADBEEFull;
+      wide.later_b = 0xFEEDFACEu;
+      std::memset(wide.later_c, 0x5A, sizeof wide.later_c);
+      std::memcpy(entry, &wide, sizeof wide);
+    } else {
+      dir.struct_size = static_cast<uint32_t>(entry_size);
+      std::memcpy(entry, &dir, entry_size);
     }
   }
-  lds_request request = set.request;
-  request.topic = set.topic.c_str();
+  const size_t request_size = v10 ? abi_rules::kRequestV10Size : sizeof(lds_request);
+  lds_request request_fields = set.request;
+  request_fields.struct_size = static_cast<uint32_t>(request_size);
+  request_fields.topic = set.topic.c_str();
+  const std::unique_ptr<unsigned char[]> request_block(new unsigned char[request_size]);
+  std::memcpy(request_block.get(), &request_fields, request_size);
+  const auto* request = reinterpret_cast<const lds_request*>(request_block.get());
 
-  const void* dirs_bytes = layout == DirLayout::kWide ? static_cast<const void*>(wide.data())
-                                                      : static_cast<const void*>(plain.data());
-  const size_t stride = layout == DirLayout::kWide ? sizeof(WideDir) : sizeof(lds_dir);
-  const std::vector<char> dirs_before(static_cast<const char*>(dirs_bytes),
-                                      static_cast<const char*>(dirs_bytes) + stride * count);
-  const lds_request request_before = request;
+  const std::vector<unsigned char> dirs_before(dirs_bytes, dirs_bytes + stride * count);
+  const std::vector<unsigned char> request_before(request_block.get(),
+                                                  request_block.get() + request_size);
 
   std::vector<uint32_t> order(count + kOrderSlack, kOrderCanary);
   ErrorBuffer error(error_cap);
@@ -61,8 +81,8 @@ RankCall call_rank(const lds_strategy& strategy, void* instance, const Candidate
   args.struct_size = sizeof(lds_rank_args);
   args.dir_count = count;
   args.dir_stride = static_cast<uint32_t>(stride);
-  args.request = &request;
-  args.dirs = count == 0 ? nullptr : static_cast<const lds_dir*>(dirs_bytes);
+  args.request = request;
+  args.dirs = count == 0 ? nullptr : reinterpret_cast<const lds_dir*>(dirs_bytes);
   args.order = order.data();
   args.order_len = kOrderCanary;
   args.error = error.data();
@@ -84,7 +104,7 @@ RankCall call_rank(const lds_strategy& strategy, void* instance, const Candidate
     fault = "rank " + buffer_fault;
   } else if ((!dirs_before.empty() &&
               std::memcmp(dirs_before.data(), dirs_bytes, dirs_before.size()) != 0) ||
-             std::memcmp(&request_before, &request, sizeof request) != 0) {
+             std::memcmp(request_before.data(), request_block.get(), request_size) != 0) {
     fault = "rank wrote into the host's read-only candidates or request";
   } else if (std::any_of(order.begin() + count, order.end(),
                          [](uint32_t v) { return v != kOrderCanary; })) {

@@ -38,8 +38,13 @@ struct RankCall {
 // The answer for a detail: "order [..]" or the status and its quoted error.
 std::string describe(const RankCall& outcome);
 
-// Calls rank the way a host does and checks everything the plugin wrote.
+// Calls rank the way a host of ABI 1.<host_minor> does and checks everything the plugin wrote.
+// The candidates and the request are each one heap block of exactly the size that host passes:
+// with host_minor 0, 1.0-sized lds_dir entries (dir_stride 48, the 1.1 rate flag cleared) and a
+// 1.0-sized lds_request, so a read of a 1.1 field past them is a read past the block. kWide
+// entries are a later host's: this header's lds_dir plus trailing fields (for host_minor 0, with
+// the rates marked unknown, which is what a 1.0 host's answer was based on).
 RankCall call_rank(const lds_strategy& strategy, void* instance, const CandidateSet& set,
-                   DirLayout layout, uint32_t error_cap = kErrorCap);
+                   DirLayout layout, uint32_t host_minor, uint32_t error_cap = kErrorCap);
 
 }  // namespace lds::conformance_detail

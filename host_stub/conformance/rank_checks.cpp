@@ -10,11 +10,16 @@
 #include <vector>
 
 #include "conformance/conformance_run.h"
+#include "core/abi_rules.h"
 
 namespace lds::conformance_detail {
 namespace {
 
-constexpr uint32_t kReservedFlagBits = ~(LDS_DIR_CORDONED | LDS_DIR_SPACE_UNKNOWN);
+// The flag bits a host of each minor reserves: 1.1 defined LDS_DIR_RATE_UNKNOWN.
+constexpr uint32_t kReservedFlagBits10 = ~(LDS_DIR_CORDONED | LDS_DIR_SPACE_UNKNOWN);
+constexpr uint32_t kReservedFlagBits11 = kReservedFlagBits10 & ~LDS_DIR_RATE_UNKNOWN;
+// How many times rank_deterministic asks the battery again.
+constexpr unsigned kDeterminismRounds = 2;
 constexpr unsigned kConcurrentThreads = 8;
 constexpr unsigned kConcurrentRounds = 6;
 
@@ -25,7 +30,7 @@ void ConformanceRun::rank_empty() {
     return skip(kRankEmptyNoEligibleDir, reason);
   }
   const CandidateSet empty = empty_candidate_set();
-  const RankCall outcome = call_rank(descriptor_, instance_, empty, DirLayout::kPlain);
+  const RankCall outcome = rank_as_host(empty, DirLayout::kPlain);
   std::string fault = outcome.fault.empty() ? "" : outcome.fault + " on an empty candidate list";
   if (fault.empty() && outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
     fault = "rank with no candidates returned " + describe(outcome) +
@@ -45,7 +50,7 @@ void ConformanceRun::rank_error_truncation() {
   std::string fault;
   for (const uint32_t cap : kTinyErrorCaps) {
     if (!fault.empty()) break;
-    const RankCall outcome = call_rank(descriptor_, instance_, empty, DirLayout::kPlain, cap);
+    const RankCall outcome = rank_as_host(empty, DirLayout::kPlain, cap);
     if (!outcome.fault.empty()) {
       fault = outcome.fault + " on an empty candidate list";
     } else if (outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
@@ -63,7 +68,7 @@ void ConformanceRun::rank_valid_orders() {
   battery_ = make_battery();
   std::string fault;
   for (const CandidateSet& set : battery_) {
-    RankCall outcome = call_rank(descriptor_, instance_, set, DirLayout::kPlain);
+    RankCall outcome = rank_as_host(set, DirLayout::kPlain);
     if (fault.empty() && !outcome.fault.empty()) fault = outcome.fault + " on " + set.label;
     reference_.push_back(std::move(outcome));
   }
@@ -74,6 +79,32 @@ void ConformanceRun::rank_valid_orders() {
   verdict(kRankValidOrders, fault);
 }
 
+void ConformanceRun::rank_deterministic() {
+  if (const std::string reason = cannot_compare(); !reason.empty()) {
+    return skip(kRankDeterministic, reason);
+  }
+  if (!deterministic_) return pass(kRankDeterministic);  // nothing promised, nothing to compare
+  std::string fault;
+  for (unsigned round = 0; round < kDeterminismRounds && fault.empty(); ++round) {
+    for (size_t n = 0; n < battery_.size() && fault.empty(); ++n) {
+      if (!reference_[n].fault.empty()) continue;
+      const RankCall outcome = rank_as_host(battery_[n], DirLayout::kPlain);
+      if (!outcome.fault.empty()) {
+        fault = outcome.fault + " on " + battery_[n].label + ", asked a second time";
+      } else if (!outcome.same_answer(reference_[n])) {
+        fault = "rank gave different answers to identical inputs: on " + battery_[n].label +
+                " it answered " + describe(reference_[n]) + ", then " + describe(outcome) +
+                "; the plugin declares LDS_CAP_DETERMINISTIC, so its answer must be a function "
+                "of its inputs (a stateful strategy must not declare it)";
+      }
+    }
+  }
+  // Later checks would blame the flags, the stride or the threads for what is this; they only
+  // check that answers are valid from here on.
+  determinism_broken_ = !fault.empty();
+  verdict(kRankDeterministic, fault);
+}
+
 void ConformanceRun::rank_reserved_flags_ignored() {
   if (const std::string reason = cannot_compare(); !reason.empty()) {
     return skip(kRankReservedFlagsIgnored, reason);
@@ -82,11 +113,12 @@ void ConformanceRun::rank_reserved_flags_ignored() {
   for (size_t n = 0; n < battery_.size() && fault.empty(); ++n) {
     if (!reference_[n].fault.empty()) continue;
     CandidateSet flagged = battery_[n];
-    for (lds_dir& dir : flagged.dirs) dir.flags |= kReservedFlagBits;
-    const RankCall outcome = call_rank(descriptor_, instance_, flagged, DirLayout::kPlain);
+    const uint32_t reserved = host_minor_ == 0 ? kReservedFlagBits10 : kReservedFlagBits11;
+    for (lds_dir& dir : flagged.dirs) dir.flags |= reserved;
+    const RankCall outcome = rank_as_host(flagged, DirLayout::kPlain);
     if (!outcome.fault.empty()) {
       fault = outcome.fault + " on " + flagged.label + " with reserved flag bits set";
-    } else if (!outcome.same_answer(reference_[n])) {
+    } else if (compares_answers() && !outcome.same_answer(reference_[n])) {
       fault = "setting the reserved lds_dir flag bits changed the answer on " + flagged.label +
               " from " + describe(reference_[n]) + " to " + describe(outcome);
     }
@@ -98,16 +130,17 @@ void ConformanceRun::rank_larger_host_dir() {
   if (const std::string reason = cannot_compare(); !reason.empty()) {
     return skip(kRankLargerHostDir, reason);
   }
+  const size_t plain_stride = host_minor_ == 0 ? abi_rules::kDirV10Size : sizeof(lds_dir);
   std::string fault;
   for (size_t n = 0; n < battery_.size() && fault.empty(); ++n) {
     if (!reference_[n].fault.empty()) continue;
-    const RankCall outcome = call_rank(descriptor_, instance_, battery_[n], DirLayout::kWide);
+    const RankCall outcome = rank_as_host(battery_[n], DirLayout::kWide);
     if (!outcome.fault.empty()) {
       fault = outcome.fault + " on " + battery_[n].label + " with dir_stride " +
               std::to_string(sizeof(WideDir));
-    } else if (!outcome.same_answer(reference_[n])) {
+    } else if (compares_answers() && !outcome.same_answer(reference_[n])) {
       fault = "with dir_stride " + std::to_string(sizeof(WideDir)) + " instead of " +
-              std::to_string(sizeof(lds_dir)) + " the answer on " + battery_[n].label +
+              std::to_string(plain_stride) + " the answer on " + battery_[n].label +
               " changed from " + describe(reference_[n]) + " to " + describe(outcome) +
               " (read entries with LDS_DIR_AT)";
     }
@@ -131,13 +164,12 @@ void ConformanceRun::rank_concurrent() {
           // different candidate sets as well as on the same ones.
           const size_t n = (k + t * battery_.size() / kConcurrentThreads) % battery_.size();
           if (!reference_[n].fault.empty()) continue;
-          const RankCall outcome =
-              call_rank(descriptor_, instance_, battery_[n], DirLayout::kPlain);
+          const RankCall outcome = rank_as_host(battery_[n], DirLayout::kPlain);
           const std::string at_once =
               " with " + std::to_string(kConcurrentThreads) + " threads ranking at once";
           if (!outcome.fault.empty()) {
             faults[t] = outcome.fault + " on " + battery_[n].label + at_once;
-          } else if (!outcome.same_answer(reference_[n])) {
+          } else if (compares_answers() && !outcome.same_answer(reference_[n])) {
             faults[t] = "rank answered " + describe(outcome) + " on " + battery_[n].label +
                         at_once + ", where one thread alone got " + describe(reference_[n]);
           }

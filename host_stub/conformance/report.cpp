@@ -32,6 +32,9 @@ std::string format_report(const ConformanceReport& report) {
   std::ostringstream out;
   out << "Conformance of " << report.file << ": " << passed << " of " << report.checks.size()
       << " checks passed\n";
+  out << "ABI: the plugin was built for "
+      << (report.plugin_abi.empty() ? std::string("an unknown version") : report.plugin_abi)
+      << ", and tested by a host of ABI " << report.host_abi << "\n";
   for (const ConformanceCheck& check : report.checks) {
     out << (check.passed ? "PASS  " : "FAIL  ") << check.name;
     if (!check.passed && !check.detail.empty()) out << ": " << check.detail;

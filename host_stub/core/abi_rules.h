@@ -19,6 +19,11 @@ namespace lds::abi_rules {
 
 // The descriptor size of ABI 1.0. Later minors append fields, so a larger struct_size is fine.
 inline constexpr size_t kStrategyV1Size = offsetof(lds_strategy, rank) + sizeof(lds_strategy::rank);
+// The lds_dir and lds_request of ABI 1.0, as a 1.0 host passes them (1.1 appended the rates).
+inline constexpr size_t kDirV10Size =
+    offsetof(lds_dir, topic_partition_count) + sizeof(lds_dir::topic_partition_count);
+inline constexpr size_t kRequestV10Size =
+    offsetof(lds_request, expected_bytes) + sizeof(lds_request::expected_bytes);
 
 // A strategy name: [a-z0-9_]+. It is both the config value and the <name> of liblds_<name>.so.
 bool valid_strategy_name(std::string_view name) noexcept;

@@ -24,6 +24,9 @@ namespace {
 using Setting = detail::ConfigSetting;
 using detail::throw_key_error;
 
+// A week: rates decayed over longer than that describe another workload.
+constexpr int64_t kMaxRateWindowMs = 7LL * 24 * 3600 * 1000;
+
 constexpr std::string_view kLogLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
 
 // Built by appending: GCC 12 at -O3 reports a false -Wrestrict on `"\"" + std::string(s)`.
@@ -376,6 +379,15 @@ constexpr ConfigKey kKeys[] = {
      .format = [](std::string_view,
                   const BrokerConfig& c) { return std::to_string(c.partition_expected_bytes); },
      .doc = "expected size of a partition whose request gives none; 0 for the mean hosted size"},
+    {.name = "log.dir.rate.window.ms",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("300000"),
+     .dynamic = true,
+     .parse = [](std::string_view key, const Setting& s, const fs::path&,
+                 BrokerConfig& c) { c.rate_window_ms = int_in_range(s, key, 1, kMaxRateWindowMs); },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.rate_window_ms); },
+     .doc = "time constant of the decayed append rates strategies see (lds_dir.bytes_in_per_sec)"},
     {.name = "log.level",
      .type = ConfigType::kString,
      .default_value = ConfigDefault::text_of("info"),

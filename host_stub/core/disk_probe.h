@@ -1,6 +1,8 @@
-// disk_probe.h: reads a log directory's filesystem size; the seam tests replace to fake disks.
+// disk_probe.h: reads a log directory's filesystem size, and the clock its append rates are
+// measured by; the seam tests and the simulator replace to fake disks and time.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 
@@ -17,6 +19,12 @@ class DiskProbe {
   virtual ~DiskProbe() = default;
   // Must be safe to call from many threads at once.
   virtual DiskSpace read(const std::filesystem::path& dir) const = 0;
+  // Seconds of a monotonic clock, for the directories' append rates (core/rate_meter.h). Must be
+  // safe to call from many threads at once.
+  virtual double now_seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
 };
 
 // The real probe: statvfs(2).

@@ -51,6 +51,37 @@ void LogManager::set_partition_expected_bytes(uint64_t bytes) {
   default_expected_bytes_ = bytes;
 }
 
+void LogManager::set_rate_window(std::chrono::milliseconds window) {
+  std::lock_guard lock(mu_);
+  rate_window_seconds_ = std::chrono::duration<double>(window).count();
+}
+
+double LogManager::partition_rate(const TopicPartition& tp) const {
+  const double now = probe_->now_seconds();
+  std::lock_guard lock(mu_);
+  auto it = partitions_.find(tp);
+  return it == partitions_.end() ? 0 : it->second->rate.rate(now, rate_window_seconds_);
+}
+
+std::optional<double> LogManager::dir_rate(uint32_t dir_index) const {
+  const double now = probe_->now_seconds();
+  std::lock_guard lock(mu_);
+  const RateMeter& meter = dirs_.at(dir_index)->rate;
+  if (!meter.known(now)) return std::nullopt;
+  return meter.rate(now, rate_window_seconds_);
+}
+
+void LogManager::record_copy_locked(uint32_t dir_index, uint64_t bytes) {
+  dirs_[dir_index]->rate.add(probe_->now_seconds(), bytes, rate_window_seconds_);
+}
+
+uint64_t LogManager::expected_rate_for(const TopicStats* topic, uint64_t requested,
+                                       double now) const {
+  if (requested > 0) return requested;
+  if (topic == nullptr || topic->partitions == 0 || !topic->rate.known(now)) return 0;
+  return static_cast<uint64_t>(topic->rate.rate(now, rate_window_seconds_) / topic->partitions);
+}
+
 uint64_t LogManager::expected_bytes_for(const TopicStats* topic, uint64_t requested) const {
   if (requested > 0) return requested;
   if (default_expected_bytes_ > 0) return default_expected_bytes_;
@@ -71,6 +102,7 @@ void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& 
   // store-forwarding stall per directory, a third of a whole placement decision.
   out.resize(dirs_.size());
   indices.resize(dirs_.size());
+  const double now = probe_->now_seconds();
   uint32_t n = 0;
   for (uint32_t i = 0; i < dirs_.size(); ++i) {
     const Dir& d = *dirs_[i];
@@ -84,6 +116,12 @@ void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& 
     c.reserved_bytes = d.reserved.bytes();
     c.partition_count = d.partition_count;
     c.topic_partition_count = counts != nullptr ? (*counts)[i] : 0;
+    if (d.rate.known(now)) {
+      c.bytes_in_per_sec = static_cast<uint64_t>(d.rate.rate(now, rate_window_seconds_));
+    } else {
+      c.bytes_in_per_sec = 0;
+      c.flags |= LDS_DIR_RATE_UNKNOWN;
+    }
     indices[n++] = i;
   }
   out.resize(n);
@@ -168,7 +206,8 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {
 }
 
 PlacementDecision LogManager::choose(const std::string& topic, int32_t partition,
-                                     std::optional<uint64_t> expected_bytes) const {
+                                     std::optional<uint64_t> expected_bytes,
+                                     std::optional<uint64_t> expected_bytes_in_per_sec) const {
   const TopicPartition tp{topic, partition};
   auto strategy = slot_.current();
   const bool read_space = !strategy || (strategy->capabilities() & LDS_CAP_USES_SPACE) != 0;
@@ -184,6 +223,8 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
     // value_or selects before comparing: `opt && *opt > 0` compiles to a branch on the
     // unset value's bytes when the optional is empty, which Valgrind reports.
     decision.expected_bytes = expected_bytes_for(stats, expected_bytes.value_or(0));
+    decision.expected_bytes_in_per_sec =
+        expected_rate_for(stats, expected_bytes_in_per_sec.value_or(0), probe_->now_seconds());
     if (auto pref = preferred_.empty() ? preferred_.end() : preferred_.find(tp);
         pref != preferred_.end()) {
       for (uint32_t i = 0; i < dirs_.size(); ++i) {
@@ -212,7 +253,8 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
     throw KafkaError(ErrorCode::kInvalidReplicationFactor, kEveryDirCordoned);
   }
   order.resize(dirs.size());
-  lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes};
+  lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes,
+                      decision.expected_bytes_in_per_sec};
   RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order);
   decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
   decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
@@ -236,7 +278,8 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
 }
 
 PlacementResult LogManager::create_partition(const std::string& topic, int32_t partition,
-                                             std::optional<uint64_t> expected_bytes) {
+                                             std::optional<uint64_t> expected_bytes,
+                                             std::optional<uint64_t> expected_bytes_in_per_sec) {
   if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
     throw KafkaError(ErrorCode::kInvalidTopic, why);
   }
@@ -254,7 +297,7 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
       return PlacementResult{dirs_[it->second->dir]->path_text, false, "", 0, false};
     }
   }
-  PlacementDecision decision = choose(topic, partition, expected_bytes);
+  PlacementDecision decision = choose(topic, partition, expected_bytes, expected_bytes_in_per_sec);
   PlacementResult result;
   result.strategy = decision.strategy;
   result.generation = decision.generation;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <boost/container/small_vector.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -20,6 +21,7 @@
 #include "core/disk_probe.h"
 #include "core/errors.h"
 #include "core/pending_deletions.h"
+#include "core/rate_meter.h"
 #include "core/strategy_slot.h"
 
 namespace lds {
@@ -50,6 +52,7 @@ struct PlacementDecision {  // NOLINT(bugprone-exception-escape)
   // Held inline for up to 16 directories, so a decision allocates nothing on a typical broker.
   boost::container::small_vector<uint32_t, 16> dirs;  // log-dir indices to try, best first
   uint64_t expected_bytes = 0;
+  uint64_t expected_bytes_in_per_sec = 0;  // the rate sent in lds_request (ABI 1.1)
   std::string strategy;  // "preferred" when a remembered KIP-113 preference decided
   uint64_t generation = 0;
   bool fell_back = false;
@@ -141,15 +144,28 @@ class LogManager {
   // Dynamic configuration.
   void set_cordoned(const std::function<bool(const std::filesystem::path&)>& is_cordoned);
   void set_partition_expected_bytes(uint64_t bytes);
+  // log.dir.rate.window.ms: the time constant of the append rates (core/rate_meter.h).
+  void set_rate_window(std::chrono::milliseconds window);
+
+  // Append rates, measured by the DiskProbe's clock since this LogManager was built (a restart
+  // starts them unknown). A partition's counts its appends; a directory's counts the appends to
+  // its replicas and the bytes moves copy into it.
+  // Bytes per second appended to `tp` recently; 0 while unknown or when `tp` is not hosted.
+  double partition_rate(const TopicPartition& tp) const;
+  // Bytes per second into log directory `dir_index`; nullopt while it has no history yet.
+  std::optional<double> dir_rate(uint32_t dir_index) const;
 
   // Kafka's createLog: a remembered preference wins; otherwise the active strategy ranks the online
   // directories; each is tried in order and an I/O error marks it offline. A cordoned directory is
   // never used, whatever the strategy. Throws KafkaError: INVALID_TOPIC_EXCEPTION,
   // INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (every online directory cordoned, Kafka's
   // message), KAFKA_STORAGE_ERROR ("No log directories available. Tried ...", or nothing
-  // eligible).
-  PlacementResult create_partition(const std::string& topic, int32_t partition,
-                                   std::optional<uint64_t> expected_bytes = std::nullopt);
+  // eligible). `expected_bytes_in_per_sec` is the request's rate estimate (lds_request, ABI 1.1);
+  // without one the mean rate of the topic's hosted partitions is sent, else 0.
+  PlacementResult create_partition(
+      const std::string& topic, int32_t partition,
+      std::optional<uint64_t> expected_bytes = std::nullopt,
+      std::optional<uint64_t> expected_bytes_in_per_sec = std::nullopt);
 
   // The placement decision alone: snapshot of the online directories, rank through the active
   // strategy (with the per-call fallback), no disk I/O except reading sizes for strategies that use
@@ -157,13 +173,18 @@ class LogManager {
   // with each other and with strategy swaps. Throws KafkaError INVALID_REPLICATION_FACTOR when
   // every online directory is cordoned, KAFKA_STORAGE_ERROR when nothing is eligible.
   PlacementDecision choose(const std::string& topic, int32_t partition,
-                           std::optional<uint64_t> expected_bytes = std::nullopt) const;
+                           std::optional<uint64_t> expected_bytes = std::nullopt,
+                           std::optional<uint64_t> expected_bytes_in_per_sec = std::nullopt) const;
 
   // Produce: appends `bytes` of the payload pattern; returns the partition's size afterwards.
   // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR; an append larger than its
   // directory's usable bytes less the reservations of other partitions there is refused before a
   // byte is written, and the directory stays online.
   uint64_t append(const std::string& topic, int32_t partition, uint64_t bytes);
+  // An in-memory LogManager only (Options::in_memory): counts `bytes` that a partition held before
+  // it was placed here (the simulator's data from before a trace) in its size, not in any append
+  // rate. Returns the partition's size. Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION.
+  uint64_t add_existing_bytes(const std::string& topic, int32_t partition, uint64_t bytes);
 
   // Deletes every partition of `topic`. A replica on an offline directory (or on one that fails
   // now) is recorded as pending before it stops being served, and removed at the next start.
@@ -228,6 +249,10 @@ class LogManager {
   const TopicStats* topic_stats_locked(const std::string& topic) const;  // null if not hosted
   // The request's estimate if it has one (> 0), then config, topic mean, global mean.
   uint64_t expected_bytes_for(const TopicStats* topic, uint64_t requested) const;
+  // The request's rate if it has one (> 0), then the topic's mean partition rate, else 0.
+  uint64_t expected_rate_for(const TopicStats* topic, uint64_t requested, double now) const;
+  // A move copied `bytes` into directory `dir_index` (mu_ held).
+  void record_copy_locked(uint32_t dir_index, uint64_t bytes);
   // The online directories as candidates (mu_ held), then their filesystem sizes (mu_ not held).
   void fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
                        std::vector<uint32_t>& indices) const;
@@ -260,8 +285,8 @@ class LogManager {
   void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta);
   std::mutex& io_of(const TopicPartition& tp) const;
   void remove_partition_locked(const TopicPartition& tp);
-  // `written` bytes were appended to p.
-  void record_append_locked(Partition& p, uint64_t written);
+  // `written` bytes were appended to p; they count in the append rates unless `existing`.
+  void record_append_locked(Partition& p, uint64_t written, bool existing = false);
   // Throws KAFKA_STORAGE_ERROR when p's directory cannot take `bytes` more: its usable bytes less
   // what is reserved there for other partitions and moves. p's I/O lock is held.
   void refuse_append_past_free_space(const Partition& p, uint64_t bytes) const;
@@ -281,10 +306,12 @@ class LogManager {
     uint32_t partitions = 0;        // hosted partitions
     uint64_t bytes = 0;             // their bytes
     std::vector<uint32_t> per_dir;  // replicas per log dir, current and future
+    RateMeter rate;                 // appends to all its partitions, for their mean rate
   };
   std::unordered_map<std::string, TopicStats> topics_;
   uint64_t total_bytes_hosted_ = 0;
   uint64_t default_expected_bytes_ = 0;
+  double rate_window_seconds_ = 300;  // log.dir.rate.window.ms
   std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
   bool started_ = false;  // startup() has finished
   std::function<void(const std::string&)> on_all_dirs_offline_;

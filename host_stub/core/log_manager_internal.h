@@ -10,6 +10,7 @@
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
+#include "core/rate_meter.h"
 #include "core/reservation.h"
 
 namespace lds {
@@ -31,6 +32,8 @@ struct LogManager::Dir {
   // The Reservations of its partitions (bytes expected, not written yet) and of the moves into it
   // (bytes not copied yet).
   ReservedBytes reserved;
+  // Bytes appended to its replicas and copied into it by moves (lds_dir.bytes_in_per_sec).
+  RateMeter rate;
 };
 
 // One hosted replica. Kept small: a broker may host a million. Its I/O lock is one of
@@ -41,6 +44,7 @@ struct LogManager::Partition {
   bool deleted = false;     // guarded by io
   uint64_t size = 0;        // guarded by LogManager::mu_
   Reservation reservation;  // on dirs_[dir]: expected bytes not written yet; guarded by mu_
+  RateMeter rate;           // its appends; guarded by mu_
 };
 
 namespace detail {

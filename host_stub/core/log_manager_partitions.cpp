@@ -57,10 +57,13 @@ void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, uin
   p->tp = tp;
   p->dir = dir_index;
   p->size = size;
+  const double now = probe_->now_seconds();
+  p->rate.start(now);
   std::lock_guard lock(mu_);
   count_replica_locked(dir_index, tp.topic, +1);
   p->reservation = Reservation(dirs_[dir_index]->reserved, expected > size ? expected - size : 0);
   TopicStats& t = topics_[tp.topic];
+  if (t.partitions == 0) t.rate.start(now);
   t.partitions++;
   t.bytes += size;
   total_bytes_hosted_ += size;
@@ -81,13 +84,18 @@ void LogManager::remove_partition_locked(const TopicPartition& tp) {
   partitions_.erase(it);
 }
 
-void LogManager::record_append_locked(Partition& p, uint64_t written) {
+void LogManager::record_append_locked(Partition& p, uint64_t written, bool existing) {
   // Bytes written past the partition's expected size were never reserved.
   p.reservation.update(std::min(written, p.reservation.bytes()));
   TopicStats& t = topics_[p.tp.topic];
   t.bytes += written;
   total_bytes_hosted_ += written;
   p.size += written;
+  if (existing) return;
+  const double now = probe_->now_seconds();
+  p.rate.add(now, written, rate_window_seconds_);
+  t.rate.add(now, written, rate_window_seconds_);
+  dirs_[p.dir]->rate.add(now, written, rate_window_seconds_);
 }
 
 void LogManager::relocate_locked(Partition& p, uint32_t to) {
@@ -194,6 +202,18 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
   std::lock_guard lock(mu_);
   record_append_locked(*p, bytes);
   return p->size;
+}
+
+uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partition,
+                                        uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  auto it = partitions_.find(TopicPartition{topic, partition});
+  if (it == partitions_.end() || !options_.in_memory) {
+    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                     "This server does not host this topic-partition in memory.");
+  }
+  record_append_locked(*it->second, bytes, true);
+  return it->second->size;
 }
 
 PendingDeletion LogManager::pending_deletion_of(const Partition& p,

@@ -65,6 +65,8 @@ LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, 
       pending_deletions_(options_.pending_deletions_file),
       mover_(std::make_unique<ReplicaMover>(*this)) {
   for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
+  const double now = probe_->now_seconds();
+  for (auto& d : dirs_) d->rate.start(now);  // append rates start unknown at every start
 }
 
 LogManager::~LogManager() { mover_->stop(); }
@@ -146,6 +148,7 @@ void LogManager::mark_online(uint32_t dir_index) {
   if (d.online) return;
   d.online = true;
   d.offline_reason.clear();
+  d.rate.start(probe_->now_seconds());  // its rate before it went offline says nothing now
   log()->info("Log directory {} is online.", d.path_text);
 }
 

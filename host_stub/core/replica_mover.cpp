@@ -304,6 +304,7 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
     std::lock_guard lock(logs_.mu_);
     if (m->cancelled) return;
     m->copied += copied_now;
+    logs_.record_copy_locked(m->dest, copied_now);
     // Appends continue while the copy runs: what is left can grow as well as shrink.
     m->left_to_copy.resize(p.size > m->copied ? p.size - m->copied : 0);
   };

@@ -132,7 +132,7 @@ class ValidationJob {
   std::vector<std::string> paths_;
   std::vector<lds_dir> dirs_;
   std::vector<uint32_t> order_;
-  lds_request request_{sizeof(lds_request), 0, "__lds_dry_run", 0};
+  lds_request request_{sizeof(lds_request), 0, "__lds_dry_run", 0, 0};
   lds_rank_args args_{};
   int32_t rank_status_ = LDS_ERR_INTERNAL;
   char rank_error_[kErrorCap] = {};
@@ -323,8 +323,10 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   auto entry = self->library_->get<const lds_strategy*(uint32_t, uint32_t)>(LDS_ENTRY_POINT_NAME);
   const lds_strategy* raw = entry(LDS_ABI_MAJOR, LDS_ABI_MINOR);
   if (raw == nullptr) {
-    fail(file, "cannot serve this host: " LDS_ENTRY_POINT_NAME "(" + std::to_string(LDS_ABI_MAJOR) +
-                   ", " + std::to_string(LDS_ABI_MINOR) + ") returned NULL.");
+    fail(file, "refused this host of ABI " + std::to_string(LDS_ABI_MAJOR) + "." +
+                   std::to_string(LDS_ABI_MINOR) + ": " LDS_ENTRY_POINT_NAME "(" +
+                   std::to_string(LDS_ABI_MAJOR) + ", " + std::to_string(LDS_ABI_MINOR) +
+                   ") returned NULL, so it needs another ABI version than this host speaks.");
   }
   constexpr uint32_t kV1Size = abi_rules::kStrategyV1Size;
   if (raw->struct_size < kV1Size) {

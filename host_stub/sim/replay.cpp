@@ -3,6 +3,7 @@
 #include "sim/replay.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <set>
@@ -65,6 +66,9 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
   options.log_dirs = disks->paths();
   options.in_memory = true;
   LogManager logs(options, disks, slot);
+  const double step_seconds = trace.step_seconds;
+  logs.set_rate_window(std::chrono::milliseconds(static_cast<int64_t>(kRateWindowSteps) *
+                                                 trace.step_seconds * 1000));
   logs.startup();
   std::vector<bool> attached(disk_count);
   for (size_t i = 0; i < disk_count; ++i) {
@@ -98,19 +102,25 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
     return 100.0 * static_cast<double>(disks->used(i)) / static_cast<double>(disks->capacity(i));
   };
   bool plenty_free = true;  // more than 10% of the attached capacity free at the start of the step
-  auto write = [&](Placed& p, uint64_t bytes) {
+  // `existing`: data from before the trace, which is no append and counts in no rate.
+  auto write = [&](Placed& p, uint64_t bytes, bool existing = false) {
     const uint64_t fits = std::min(bytes, disks->free(p.disk));
     if (fits < bytes) {
       ++result.out_of_space;
       if (plenty_free) ++result.out_of_space_with_free_space;
     }
     if (fits == 0) return;
-    logs.append(p.topic->name, p.partition, fits);
+    if (existing) {
+      logs.add_existing_bytes(p.topic->name, p.partition, fits);
+    } else {
+      logs.append(p.topic->name, p.partition, fits);
+    }
     disks->add(p.disk, fits);
     p.size += fits;
   };
 
   for (uint32_t step = 0; step < trace.steps; ++step) {
+    disks->set_now(step * step_seconds);
     for (size_t i = 0; i < disk_count; ++i) {
       if (!attached[i] && trace.disks[i].attach_at == step) {
         logs.mark_online(static_cast<uint32_t>(i));
@@ -142,7 +152,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
         const uint32_t disk = static_cast<uint32_t>(logs.dir_index(r.log_dir));
         ++partitions[disk];
         placed.push_back({&topic, partition, disk, 0, rates[k]});
-        if (topic.initial_bytes > 0) write(placed.back(), topic.initial_bytes);
+        if (topic.initial_bytes > 0) write(placed.back(), topic.initial_bytes, true);
       }
     }
     uint64_t capacity = 0, free = 0;
@@ -152,6 +162,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
       free += disks->free(i);
     }
     plenty_free = static_cast<double>(free) > 0.1 * static_cast<double>(capacity);
+    disks->set_now((step + 1) * step_seconds);  // the step's appends, counted as it ends
     for (Placed& p : placed) {
       uint64_t bytes = p.rate;
       if (p.topic->retention_bytes) {

@@ -4,9 +4,11 @@
 //
 // One step of simulated time, in order: disks attached at this step come online, cordon events
 // apply, topics created at this step are placed (partition 0 first), then every placed partition
-// appends its bytes for the step. A partition stops growing at its retention (old segments are
-// deleted as fast as new ones are written). An append that does not fit on its disk writes what
-// fits and counts one out-of-space event.
+// appends its bytes for the step. The clock the LogManager measures append rates by is trace time:
+// a step lasts step_seconds, the step's appends are counted at its end, and the rate window is
+// kRateWindowSteps steps, so strategies see each disk's rate as the replay produced it. A partition
+// stops growing at its retention (old segments are deleted as fast as new ones are written). An
+// append that does not fit on its disk writes what fits and counts one out-of-space event.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,10 @@
 #include "sim/trace.h"
 
 namespace lds::sim {
+
+// The append rates' time constant, in steps: long enough that the once-per-step appends of a
+// replay read as a steady rate.
+inline constexpr uint32_t kRateWindowSteps = 6;
 
 struct DiskResult {
   std::string name;

@@ -185,11 +185,13 @@ Trace load_trace(const fs::path& file) {
   const toml::table* sim = root["simulation"].as_table();
   if (!sim) throw ConfigError(file.string() + ": simulation: the [simulation] table is required.");
   TableReader s(file, *sim, "simulation.",
-                {"name", "description", "seed", "steps", "partition_expected_bytes", "strategies"});
+                {"name", "description", "seed", "steps", "step_seconds", "partition_expected_bytes",
+                 "strategies"});
   t.name = s.text("name").value_or(file.stem().string());
   t.description = s.text("description").value_or("");
   t.seed = static_cast<uint64_t>(s.integer("seed", 0, INT64_MAX).value_or(1));
   t.steps = static_cast<uint32_t>(s.required(s.integer("steps", 1, 1000000), "steps"));
+  t.step_seconds = static_cast<uint32_t>(s.integer("step_seconds", 1, 31'536'000).value_or(3600));
   t.partition_expected_bytes = s.bytes("partition_expected_bytes").value_or(0);
   t.strategies = s.strings("strategies");
 

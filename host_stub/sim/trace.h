@@ -50,6 +50,7 @@ struct Trace {
   std::string description;
   uint64_t seed = 1;
   uint32_t steps = 0;
+  uint32_t step_seconds = 3600;           // trace time per step: the clock of the append rates
   uint64_t partition_expected_bytes = 0;  // log.partition.expected.bytes
   std::vector<std::string> strategies;    // the default run set; empty = default_strategy_names()
   std::vector<DiskSpec> disks;

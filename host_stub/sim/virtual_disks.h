@@ -31,10 +31,15 @@ class VirtualDisks final : public DiskProbe {
   uint64_t free(size_t i) const { return capacity_[i] - std::min(used(i), capacity_[i]); }
   void add(size_t i, uint64_t bytes) { used_[i].fetch_add(bytes, std::memory_order_relaxed); }
 
+  // Trace time, the clock the LogManager measures append rates by: set by the replay.
+  double now_seconds() const override { return now_.load(std::memory_order_relaxed); }
+  void set_now(double seconds) { now_.store(seconds, std::memory_order_relaxed); }
+
  private:
   std::vector<std::filesystem::path> paths_;
   std::vector<uint64_t> capacity_;
   std::unique_ptr<std::atomic<uint64_t>[]> used_;
+  std::atomic<double> now_{0};
 };
 
 }  // namespace lds::sim

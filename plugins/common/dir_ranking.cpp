@@ -46,6 +46,7 @@ CandidateList::CandidateList(size_t capacity) {
 lds_status validate_rank_args(const void* instance, lds_rank_args* args,
                               const char* strategy) noexcept {
   if (args == nullptr || args->struct_size < sizeof(lds_rank_args)) return LDS_ERR_INVALID_ARGUMENT;
+  // lds_rank_args has not grown since 1.0, so its own size is the 1.0 size.
   args->order_len = 0;
   auto fail = [&](const char* what) {
     write_error(args->error, args->error_cap, "strategy %s: invalid rank call: %s", strategy, what);
@@ -53,46 +54,75 @@ lds_status validate_rank_args(const void* instance, lds_rank_args* args,
   };
   if (instance == nullptr) return fail("the instance is NULL");
   if (args->request == nullptr) return fail("request is NULL");
-  if (args->request->struct_size < sizeof(lds_request)) {
-    return fail("request struct_size is smaller than version 1 of lds_request");
+  if (args->request->struct_size < kRequestV10Size) {
+    return fail("request struct_size is smaller than version 1.0 of lds_request");
   }
   if (args->dir_count == 0) return LDS_OK;
   if (args->dirs == nullptr) return fail("dirs is NULL but dir_count is not 0");
   if (args->order == nullptr) return fail("order is NULL but dir_count is not 0");
-  if (args->dir_stride < sizeof(lds_dir)) {
-    return fail("dir_stride is smaller than version 1 of lds_dir");
+  if (args->dir_stride < kDirV10Size) {
+    return fail("dir_stride is smaller than version 1.0 of lds_dir");
   }
   if (args->dir_stride % alignof(lds_dir) != 0) {
     return fail("dir_stride is not a multiple of the alignment of lds_dir");
   }
   for (uint32_t i = 0; i < args->dir_count; ++i) {
-    if (dir_at(*args, i).struct_size < sizeof(lds_dir)) {
+    const uint32_t size = dir_at(*args, i).struct_size;
+    if (size < kDirV10Size || size > args->dir_stride) {
       write_error(args->error, args->error_cap,
-                  "strategy %s: invalid rank call: dirs[%u] struct_size %u is smaller than version "
-                  "1 of lds_dir (%zu bytes)",
-                  strategy, i, dir_at(*args, i).struct_size, sizeof(lds_dir));
+                  "strategy %s: invalid rank call: dirs[%u] struct_size %u is %s (%zu bytes)",
+                  strategy, i, size,
+                  size < kDirV10Size ? "smaller than version 1.0 of lds_dir" : "above dir_stride",
+                  size < kDirV10Size ? kDirV10Size : static_cast<size_t>(args->dir_stride));
       return LDS_ERR_INVALID_ARGUMENT;
     }
   }
   return LDS_OK;
 }
 
-Candidate make_candidate(const lds_dir& dir, uint32_t index, uint64_t expected_bytes) noexcept {
+Candidate make_candidate(const lds_dir& dir, uint32_t index, uint64_t expected_bytes,
+                         uint64_t growth_bytes) noexcept {
   Candidate c{};
   c.index = index;
   c.partition_count = dir.partition_count;
   c.topic_partition_count = dir.topic_partition_count;
-  c.projected_free = saturating_subtract(saturating_subtract(dir.usable_bytes, dir.reserved_bytes),
-                                         expected_bytes);
+  c.free_after_placement = saturating_subtract(
+      saturating_subtract(dir.usable_bytes, dir.reserved_bytes), expected_bytes);
+  c.projected_free = saturating_subtract(c.free_after_placement, growth_bytes);
   c.total = dir.total_bytes;
   if (dir.total_bytes > 0) {
     // A host reporting usable > total is treated as an empty disk rather than wrapping around.
     const Uint128 used = saturating_subtract(dir.total_bytes, dir.usable_bytes);
-    const Uint128 projected_used = used + dir.reserved_bytes + expected_bytes;
+    const Uint128 projected_used =
+        used + dir.reserved_bytes + static_cast<Uint128>(expected_bytes) + growth_bytes;
     c.fill_whole = projected_used / dir.total_bytes;
     c.fill_remainder = static_cast<uint64_t>(projected_used % dir.total_bytes);
   }
   return c;
+}
+
+bool rates_known(const lds_rank_args& args) noexcept {
+  for (uint32_t i = 0; i < args.dir_count; ++i) {
+    const lds_dir* dir = LDS_DIR_AT(&args, i);
+    if (!LDS_HAS_FIELD(dir, lds_dir, bytes_in_per_sec)) return false;
+    if ((dir->flags & LDS_DIR_RATE_UNKNOWN) != 0) return false;
+  }
+  return true;
+}
+
+uint64_t request_rate(const lds_request& request) noexcept {
+  if (!LDS_HAS_FIELD(&request, lds_request, expected_bytes_in_per_sec)) return 0;
+  return request.expected_bytes_in_per_sec;
+}
+
+uint64_t horizon_growth(const lds_dir& dir, uint64_t request_rate,
+                        uint64_t horizon_seconds) noexcept {
+  if (horizon_seconds == 0) return 0;
+  if (!LDS_HAS_FIELD(&dir, lds_dir, bytes_in_per_sec)) return 0;
+  if ((dir.flags & LDS_DIR_RATE_UNKNOWN) != 0) return 0;
+  const Uint128 rate = static_cast<Uint128>(dir.bytes_in_per_sec) + request_rate;
+  const Uint128 growth = rate * horizon_seconds;
+  return growth > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(growth);
 }
 
 bool space_known(const lds_dir& dir) noexcept {

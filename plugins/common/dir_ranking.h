@@ -11,6 +11,11 @@
 
 namespace lds::plugin {
 
+// The sizes of ABI 1.0's lds_dir and lds_request: the smallest a host may pass. Fields past them
+// are read only through LDS_HAS_FIELD.
+inline constexpr size_t kDirV10Size = offsetof(lds_dir, topic_partition_count) + sizeof(uint32_t);
+inline constexpr size_t kRequestV10Size = offsetof(lds_request, expected_bytes) + sizeof(uint64_t);
+
 // Exact 128-bit arithmetic for the fill fraction; __extension__ keeps -Wpedantic quiet.
 __extension__ typedef unsigned __int128 Uint128;
 
@@ -19,10 +24,11 @@ struct Candidate {
   uint32_t index;                  // position in lds_rank_args.dirs (log.dirs order)
   uint32_t partition_count;        // lds_dir.partition_count
   uint32_t topic_partition_count;  // lds_dir.topic_partition_count
-  uint64_t projected_free;         // usable - reserved - expected, saturating at 0
+  uint64_t projected_free;         // usable - reserved - expected - growth, saturating at 0
+  uint64_t free_after_placement;   // usable - reserved - expected, saturating at 0 (no growth)
   uint64_t total;                  // total_bytes; the fill keys are meaningful only when > 0
-  Uint128 fill_whole;              // (total - usable + reserved + expected) / total
-  uint64_t fill_remainder;         // (total - usable + reserved + expected) % total
+  Uint128 fill_whole;              // (total - usable + reserved + expected + growth) / total
+  uint64_t fill_remainder;         // (total - usable + reserved + expected + growth) % total
   uint64_t free_bucket;            // set by SortByFreeBuckets
 };
 
@@ -52,9 +58,10 @@ class CandidateList {
   size_t size_ = 0;
 };
 
-// Checks a rank call: instance and args non-NULL, args and request large enough for version 1,
-// and, when dir_count > 0, dirs and order non-NULL, dir_stride at least sizeof(lds_dir) and a
-// multiple of its alignment, and every entry's struct_size at least version 1. Sets order_len to
+// Checks a rank call: instance and args non-NULL, args and request large enough for version 1.0,
+// and, when dir_count > 0, dirs and order non-NULL, dir_stride at least the 1.0 lds_dir and a
+// multiple of its alignment, and every entry's struct_size at least version 1.0 and at most
+// dir_stride. Sets order_len to
 // 0 when it can. Returns LDS_OK or LDS_ERR_INVALID_ARGUMENT with a sentence in args->error
 // (nothing is written when args itself is unusable).
 lds_status validate_rank_args(const void* instance, lds_rank_args* args,
@@ -65,8 +72,20 @@ inline const lds_dir& dir_at(const lds_rank_args& args, uint32_t i) {
   return *LDS_DIR_AT(&args, i);
 }
 
-// The keys of dir at index for a partition of expected_bytes.
-Candidate make_candidate(const lds_dir& dir, uint32_t index, uint64_t expected_bytes) noexcept;
+// The keys of dir at index for a partition of expected_bytes, projected growth_bytes ahead.
+Candidate make_candidate(const lds_dir& dir, uint32_t index, uint64_t expected_bytes,
+                         uint64_t growth_bytes = 0) noexcept;
+
+// Whether every candidate of args carries a known append rate: the host sent bytes_in_per_sec
+// (ABI 1.1) and did not flag it LDS_DIR_RATE_UNKNOWN.
+bool rates_known(const lds_rank_args& args) noexcept;
+// The request's expected_bytes_in_per_sec, 0 when the host sent none (ABI 1.0).
+uint64_t request_rate(const lds_request& request) noexcept;
+// What the directory and the new partition will add within horizon_seconds at their current
+// rates: horizon_seconds * (bytes_in_per_sec + request_rate), saturating. 0 for a directory
+// without a known rate.
+uint64_t horizon_growth(const lds_dir& dir, uint64_t request_rate,
+                        uint64_t horizon_seconds) noexcept;
 
 // False when the host could not read the directory's space (LDS_DIR_SPACE_UNKNOWN) or reports a
 // total of 0: the fill and free rules cannot rank it.

@@ -47,6 +47,12 @@ lds_status byte_count_field(const lds_config_entry& entry, OptionsOf<KField>& op
 }
 
 template <auto KField>
+lds_status seconds_field(const lds_config_entry& entry, OptionsOf<KField>& options, char* error,
+                         uint32_t error_cap) {
+  return read_seconds_option(entry, &(options.*KField), error, error_cap);
+}
+
+template <auto KField>
 lds_status boolean_field(const lds_config_entry& entry, OptionsOf<KField>& options, char* error,
                          uint32_t error_cap) {
   return read_boolean_option(entry, &(options.*KField), error, error_cap);

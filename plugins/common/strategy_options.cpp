@@ -97,6 +97,16 @@ lds_status read_byte_count_option(const lds_config_entry& entry, uint64_t* value
   return LDS_ERR_INVALID_ARGUMENT;
 }
 
+lds_status read_seconds_option(const lds_config_entry& entry, uint64_t* value, char* error,
+                               uint32_t error_cap) noexcept {
+  if (parse_unsigned_decimal(entry.value, value)) return LDS_OK;
+  write_error(error, error_cap,
+              "invalid value '%s' for option %s: expected a number of seconds, an unsigned "
+              "decimal integer no larger than %llu",
+              entry.value, entry.key, static_cast<unsigned long long>(UINT64_MAX));
+  return LDS_ERR_INVALID_ARGUMENT;
+}
+
 lds_status read_boolean_option(const lds_config_entry& entry, bool* value, char* error,
                                uint32_t error_cap) noexcept {
   if (parse_boolean(entry.value, value)) return LDS_OK;

@@ -31,6 +31,9 @@ bool parse_boolean(const char* text, bool* value) noexcept;
 // LDS_ERR_INVALID_ARGUMENT with "invalid value 'v' for option k: expected ..." in error.
 lds_status read_byte_count_option(const lds_config_entry& entry, uint64_t* value, char* error,
                                   uint32_t error_cap) noexcept;
+// A whole number of seconds, an unsigned decimal integer.
+lds_status read_seconds_option(const lds_config_entry& entry, uint64_t* value, char* error,
+                               uint32_t error_cap) noexcept;
 lds_status read_boolean_option(const lds_config_entry& entry, bool* value, char* error,
                                uint32_t error_cap) noexcept;
 // Sets *chosen to the index in choices of entry.value (exact match).

@@ -10,12 +10,14 @@
 
 namespace {
 
-using lds::plugin::add_candidates_passing;
+using lds::plugin::add_candidates_at_horizon;
 using lds::plugin::Candidate;
 using lds::plugin::CandidateList;
 using lds::plugin::choice_field;
 using lds::plugin::dir_at;
 using lds::plugin::Option;
+using lds::plugin::rates_known;
+using lds::plugin::seconds_field;
 using lds::plugin::sort_by_fill;
 using lds::plugin::sort_by_partition_count;
 using lds::plugin::space_known;
@@ -30,10 +32,12 @@ constexpr const char* kOrderChoices[] = {"partition", "size"};
 
 struct CordonOptions {
   Order order;
+  uint64_t horizon_seconds;  // order=size: rank by the fill projected this far ahead; 0 = today
 };
 
 constexpr Option<CordonOptions> kOptions[] = {
     {"order", "partition", choice_field<&CordonOptions::order, kOrderChoices>},
+    {"horizon.seconds", "0", seconds_field<&CordonOptions::horizon_seconds>},
 };
 
 // The order is immutable after create; the warn-once latch is the only state rank changes.
@@ -65,8 +69,12 @@ void sort_by_size(CordonStrategy& strategy, const lds_rank_args& args, Candidate
 }
 
 lds_status rank_uncordoned(CordonStrategy& strategy, lds_rank_args& args) {
+  // order=size with horizon.seconds ranks by projected fill at the horizon when every rate is
+  // known, else by today's fill, as the size strategy does.
+  const bool at_horizon = strategy.options.order == Order::kSize && rates_known(args);
+  const uint64_t horizon = at_horizon ? strategy.options.horizon_seconds : 0;
   CandidateList candidates(args.dir_count);
-  add_candidates_passing(args, candidates, uncordoned());
+  add_candidates_at_horizon(args, horizon, candidates, uncordoned());
   if (candidates.empty()) {
     write_error(args.error, args.error_cap, "all log directories are cordoned");
     return LDS_ERR_NO_ELIGIBLE_DIR;
@@ -87,7 +95,8 @@ constexpr StrategySpec<CordonOptions, CordonStrategy> kCordonStrategy = {
     .description =
         "Never places a new partition in a cordoned log directory and ranks the others "
         "by partition count or by projected fill.",
-    .capabilities = LDS_CAP_HONORS_CORDON | LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS,
+    .capabilities = LDS_CAP_HONORS_CORDON | LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS |
+                    LDS_CAP_DETERMINISTIC,
     .options = kOptions,
     .rank = rank_uncordoned,
 };

@@ -44,7 +44,7 @@ constexpr StrategySpec<PartitionOptions> kPartitionStrategy = {
     .description =
         "Places a new partition in the log directory with the fewest partitions, "
         "optionally counting the partition's own topic first.",
-    .capabilities = 0,
+    .capabilities = LDS_CAP_DETERMINISTIC,
     .options = kOptions,
     .rank = rank_by_partitions,
 };

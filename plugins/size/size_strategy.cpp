@@ -1,4 +1,5 @@
-// The size strategy (KIP-178): most room first, by projected fill fraction or projected free bytes.
+// The size strategy (KIP-178): most room first, by projected fill fraction or projected free bytes,
+// today or, with horizon.seconds, after that long at the current append rates.
 #include "dir_ranking.h"
 #include "error_text.h"
 #include "hard_filters.h"
@@ -9,6 +10,7 @@
 
 namespace {
 
+using lds::plugin::add_candidates_at_horizon;
 using lds::plugin::add_candidates_passing;
 using lds::plugin::byte_count_field;
 using lds::plugin::CandidateList;
@@ -16,6 +18,8 @@ using lds::plugin::choice_field;
 using lds::plugin::dir_at;
 using lds::plugin::keeps_free_bytes;
 using lds::plugin::Option;
+using lds::plugin::rates_known;
+using lds::plugin::seconds_field;
 using lds::plugin::sort_by_fill;
 using lds::plugin::sort_by_free_buckets;
 using lds::plugin::sort_by_partition_count;
@@ -32,12 +36,14 @@ struct SizeOptions {
   Balance balance;
   uint64_t tie_bytes;        // free mode: projected free values this close rank as equal
   uint64_t keep_free_bytes;  // a dir left with less free space than this is ineligible
+  uint64_t horizon_seconds;  // rank by the fill projected this far ahead; 0 = today
 };
 
 constexpr Option<SizeOptions> kOptions[] = {
     {"balance", "fill", choice_field<&SizeOptions::balance, kBalanceChoices>},
     {"tie.bytes", "0", byte_count_field<&SizeOptions::tie_bytes>},
     {"keep.free.bytes", "0", byte_count_field<&SizeOptions::keep_free_bytes>},
+    {"horizon.seconds", "0", seconds_field<&SizeOptions::horizon_seconds>},
 };
 
 // Options are immutable after create; the warn-once latch is the only state rank changes.
@@ -70,8 +76,11 @@ lds_status rank_by_size(SizeStrategy& strategy, lds_rank_args& args) {
       return rank_by_partition_count(strategy, dir_at(args, i), args);
   }
   const SizeOptions& options = strategy.options;
+  // Growth needs every directory's rate; with any unknown (a 1.0 host, a fresh start) this call
+  // ranks by today's sizes, exactly as horizon.seconds = 0 does.
+  const uint64_t horizon = rates_known(args) ? options.horizon_seconds : 0;
   CandidateList candidates(args.dir_count);
-  add_candidates_passing(args, candidates, keeps_free_bytes(options.keep_free_bytes));
+  add_candidates_at_horizon(args, horizon, candidates, keeps_free_bytes(options.keep_free_bytes));
   if (candidates.empty()) {
     write_error(args.error, args.error_cap,
                 "strategy size: no log directory would keep keep.free.bytes=%llu bytes free after "
@@ -94,7 +103,7 @@ constexpr StrategySpec<SizeOptions, SizeStrategy> kSizeStrategy = {
     .description =
         "Places a new partition in the log directory that will be least full once it "
         "is placed, counting reserved and expected bytes.",
-    .capabilities = LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS,
+    .capabilities = LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS | LDS_CAP_DETERMINISTIC,
     .options = kOptions,
     .rank = rank_by_size,
 };

@@ -19,6 +19,7 @@
 /* The ABI 1.0 sizes: a newer host may pass larger structs, never smaller ones. */
 #define RANK_ARGS_V1_SIZE (offsetof(lds_rank_args, error_cap) + sizeof(uint32_t))
 #define HOST_API_V1_SIZE (offsetof(lds_host_api, log_enabled) + sizeof(void (*)(void)))
+#define DIR_V1_SIZE (offsetof(lds_dir, topic_partition_count) + sizeof(uint32_t))
 
 typedef struct c_example {
   const lds_host_api* host;
@@ -103,7 +104,7 @@ static int32_t c_example_rank(void* instance, lds_rank_args* args) {
   if (args == NULL) return LDS_ERR_INVALID_ARGUMENT;
   if (self == NULL || args->struct_size < RANK_ARGS_V1_SIZE || args->request == NULL ||
       (args->dir_count > 0 &&
-       (args->dirs == NULL || args->order == NULL || args->dir_stride < sizeof(lds_dir)))) {
+       (args->dirs == NULL || args->order == NULL || args->dir_stride < DIR_V1_SIZE))) {
     write_error(args->error, args->error_cap, "c_example: malformed rank arguments");
     return LDS_ERR_INVALID_ARGUMENT;
   }
@@ -140,7 +141,7 @@ static const lds_strategy c_example_strategy = {
     .name = "c_example",
     .version = "1.0.0",
     .description = "Fewest partitions first, written in plain C as the ABI's C test.",
-    .capabilities = 0,
+    .capabilities = LDS_CAP_DETERMINISTIC,
     .create = c_example_create,
     .destroy = c_example_destroy,
     .rank = c_example_rank,

@@ -19,11 +19,15 @@ namespace {
 // The recorded fingerprint of abi/logdir_strategy.h: "<major>.<minor> <FNV-1a 64 of the text>".
 // Comments count: they define what each field and status means, which is part of the contract.
 // When the header changes, bump LDS_ABI_MINOR (compatible: appended fields, new constants) or
-// LDS_ABI_MAJOR (anything else), review the static_asserts below, then record the new line here.
-constexpr std::string_view kRecordedAbi = "1.0 a50a44a0e4833082";
+// LDS_ABI_MAJOR (anything else), review the static_asserts below, then record the new line here
+// and keep the old one in kEarlierAbis.
+constexpr std::string_view kRecordedAbi = "1.1 2e74fef6b8d70aaf";
+// Every earlier release of the header, oldest first. The frozen copy of 1.0 in tests/abi/v1_0/
+// must still hash to its line: it is what the compatibility tests build old plugins from.
+constexpr std::string_view kAbi10 = "1.0 a50a44a0e4833082";
 
 // The layout asserts below describe exactly this version.
-static_assert(LDS_ABI_MAJOR == 1 && LDS_ABI_MINOR == 0,
+static_assert(LDS_ABI_MAJOR == 1 && LDS_ABI_MINOR == 1,
               "the ABI version changed: review every static_assert in abi_freeze_test.cpp, then "
               "update them and kRecordedAbi for the new version");
 
@@ -50,9 +54,10 @@ static_assert(std::is_same_v<decltype(LDS_ERR_NO_ELIGIBLE_DIR), lds_status> &&
 static_assert(std::is_same_v<decltype(LDS_ERR_UNSUPPORTED), lds_status> &&
               LDS_ERR_UNSUPPORTED == 3);
 static_assert(std::is_same_v<decltype(LDS_ERR_INTERNAL), lds_status> && LDS_ERR_INTERNAL == 4);
-static_assert(LDS_DIR_CORDONED == 0x1u && LDS_DIR_SPACE_UNKNOWN == 0x2u);
+static_assert(LDS_DIR_CORDONED == 0x1u && LDS_DIR_SPACE_UNKNOWN == 0x2u &&
+              LDS_DIR_RATE_UNKNOWN == 0x4u);
 static_assert(LDS_CAP_HONORS_CORDON == 0x1ull && LDS_CAP_USES_SPACE == 0x2ull &&
-              LDS_CAP_USES_RESERVATIONS == 0x4ull);
+              LDS_CAP_USES_RESERVATIONS == 0x4ull && LDS_CAP_DETERMINISTIC == 0x8ull);
 static_assert(LDS_LOG_TRACE == 0 && LDS_LOG_DEBUG == 1 && LDS_LOG_INFO == 2 && LDS_LOG_WARN == 3 &&
               LDS_LOG_ERROR == 4);
 
@@ -74,8 +79,9 @@ using DestroyFn = void (*)(void*);
 using RankFn = int32_t (*)(void*, lds_rank_args*);
 
 #if defined(__LP64__)
-// Layouts on LP64 (64-bit Linux), the platforms the project ships for.
-LDS_FREEZE_STRUCT(lds_dir, 48, 8);
+// Layouts on LP64 (64-bit Linux), the platforms the project ships for. The fields of 1.0 keep the
+// offsets they had in 1.0; 1.1 appends to lds_dir (48 -> 56) and lds_request (24 -> 32) only.
+LDS_FREEZE_STRUCT(lds_dir, 56, 8);
 LDS_FREEZE_FIELD(lds_dir, struct_size, uint32_t, 0);
 LDS_FREEZE_FIELD(lds_dir, flags, uint32_t, 4);
 LDS_FREEZE_FIELD(lds_dir, path, const char*, 8);
@@ -84,12 +90,14 @@ LDS_FREEZE_FIELD(lds_dir, usable_bytes, uint64_t, 24);
 LDS_FREEZE_FIELD(lds_dir, reserved_bytes, uint64_t, 32);
 LDS_FREEZE_FIELD(lds_dir, partition_count, uint32_t, 40);
 LDS_FREEZE_FIELD(lds_dir, topic_partition_count, uint32_t, 44);
+LDS_FREEZE_FIELD(lds_dir, bytes_in_per_sec, uint64_t, 48);  // 1.1
 
-LDS_FREEZE_STRUCT(lds_request, 24, 8);
+LDS_FREEZE_STRUCT(lds_request, 32, 8);
 LDS_FREEZE_FIELD(lds_request, struct_size, uint32_t, 0);
 LDS_FREEZE_FIELD(lds_request, partition, int32_t, 4);
 LDS_FREEZE_FIELD(lds_request, topic, const char*, 8);
 LDS_FREEZE_FIELD(lds_request, expected_bytes, uint64_t, 16);
+LDS_FREEZE_FIELD(lds_request, expected_bytes_in_per_sec, uint64_t, 24);  // 1.1
 
 LDS_FREEZE_STRUCT(lds_rank_args, 64, 8);
 LDS_FREEZE_FIELD(lds_rank_args, struct_size, uint32_t, 0);
@@ -126,6 +134,19 @@ LDS_FREEZE_FIELD(lds_strategy, rank, RankFn, 56);
 #endif
 
 // FNV-1a 64 of the text, with CRLF read as LF so a checkout's line endings do not matter.
+// LDS_HAS_FIELD: exactly the structs whose struct_size covers the field's last byte.
+constexpr lds_dir kDir10{48, 0, nullptr, 0, 0, 0, 0, 0, 0};
+constexpr lds_dir kDir11{56, 0, nullptr, 0, 0, 0, 0, 0, 0};
+constexpr lds_dir kDirShort{55, 0, nullptr, 0, 0, 0, 0, 0, 0};
+static_assert(LDS_HAS_FIELD(&kDir10, lds_dir, topic_partition_count));
+static_assert(!LDS_HAS_FIELD(&kDir10, lds_dir, bytes_in_per_sec));
+static_assert(!LDS_HAS_FIELD(&kDirShort, lds_dir, bytes_in_per_sec));
+static_assert(LDS_HAS_FIELD(&kDir11, lds_dir, bytes_in_per_sec));
+constexpr lds_request kRequest10{24, 0, nullptr, 0, 0};
+constexpr lds_request kRequest11{32, 0, nullptr, 0, 0};
+static_assert(!LDS_HAS_FIELD(&kRequest10, lds_request, expected_bytes_in_per_sec));
+static_assert(LDS_HAS_FIELD(&kRequest11, lds_request, expected_bytes_in_per_sec));
+
 uint64_t fnv1a64(std::string_view text) {
   uint64_t hash = 0xcbf29ce484222325ull;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -142,10 +163,23 @@ std::string hex64(uint64_t value) {
   return text;
 }
 
+std::string read_text(const char* file) {
+  std::ifstream in(file, std::ios::binary);
+  EXPECT_TRUE(in) << "cannot read " << file;
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The frozen 1.0 header is the 1.0 release, byte for byte (as far as FNV-1a tells): old plugins
+// in the compatibility tests are built from it.
+TEST(AbiFreeze, FrozenCopyOfAbi10IsUnchanged) {
+  const std::string text = read_text(LDS_ABI_V1_0_HEADER_FILE);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ("1.0 " + hex64(fnv1a64(text)), kAbi10)
+      << "tests/abi/v1_0/logdir_strategy.h must stay the released 1.0 header; never edit it.";
+}
+
 TEST(AbiFreeze, HeaderMatchesTheRecordedHashForItsVersion) {
-  std::ifstream in(LDS_ABI_HEADER_FILE, std::ios::binary);
-  ASSERT_TRUE(in) << "cannot read " << LDS_ABI_HEADER_FILE;
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string text = read_text(LDS_ABI_HEADER_FILE);
   const std::string hash = hex64(fnv1a64(text));
   const std::string version = std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(LDS_ABI_MINOR);
 

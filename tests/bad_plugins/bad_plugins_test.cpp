@@ -93,7 +93,10 @@ std::vector<LoadFault> load_faults(const fs::path& plugins) {
       {"bad_not_elf", "is not a loadable shared object: " +
                           (plugins / "liblds_bad_not_elf.so").string() + ": invalid ELF header."},
       {"bad_no_entry", "does not export lds_strategy_get."},
-      {"bad_null_descriptor", "cannot serve this host: lds_strategy_get(1, 0) returned NULL."},
+      {"bad_null_descriptor",
+       "refused this host of ABI 1.1: lds_strategy_get(1, 1) returned NULL, so it needs another "
+       "ABI "
+       "version than this host speaks."},
       {"bad_wrong_major", "was built for ABI major 2, this host speaks 1."},
       {"bad_short_struct", "has a descriptor struct_size of " + short_size +
                                " bytes, smaller than the " + v1 + " of ABI version 1.0."},

@@ -161,7 +161,7 @@ void bm_project_create(benchmark::State& state, int dirs, int64_t partitions,
 void rank_directly(const std::string& strategy, const std::vector<lds_dir>& dirs, uint64_t expected,
                    std::vector<uint32_t>& order) {
   using namespace lds::plugin;
-  const lds_request request{sizeof(lds_request), 0, "bench", expected};
+  const lds_request request{sizeof(lds_request), 0, "bench", expected, 0};
   lds_rank_args args{};
   args.struct_size = sizeof args;
   args.dir_count = static_cast<uint32_t>(dirs.size());

@@ -46,14 +46,14 @@ TEST_P(FaultyPlugin, FailsTheCheckForItsFault) {
 INSTANTIATE_TEST_SUITE_P(
     Faults, FaultyPlugin,
     testing::Values(
-        FaultCase{
-            "no_entry_point",
-            "exports_entry_point",
-            "does not export lds_strategy_get",
-            {"version_handshake", "descriptor_fields", "name_matches_file",
-             "create_without_options", "create_rejects_unknown_key", "create_error_truncation",
-             "rank_empty_no_eligible_dir", "rank_error_truncation", "rank_valid_orders",
-             "rank_reserved_flags_ignored", "rank_larger_host_dir", "rank_concurrent", "destroy"}},
+        FaultCase{"no_entry_point",
+                  "exports_entry_point",
+                  "does not export lds_strategy_get",
+                  {"version_handshake", "descriptor_fields", "name_matches_file",
+                   "create_without_options", "create_rejects_unknown_key",
+                   "create_error_truncation", "rank_empty_no_eligible_dir", "rank_error_truncation",
+                   "rank_valid_orders", "rank_deterministic", "rank_reserved_flags_ignored",
+                   "rank_larger_host_dir", "rank_concurrent", "destroy"}},
         FaultCase{"any_major", "version_handshake", "must return NULL", {}},
         FaultCase{"wrong_name", "name_matches_file", "\"not_fault_wrong_name\"", {}},
         FaultCase{"accepts_unknown_key",
@@ -65,6 +65,12 @@ INSTANTIATE_TEST_SUITE_P(
                   "past error_cap 8",
                   {"rank_error_truncation"}},
         FaultCase{"duplicate_index", "rank_valid_orders", "twice", {}},
+        // A stateful plugin that declares determinism is told exactly that, first: not that the
+        // flags, the stride or the threads are at fault.
+        FaultCase{"not_deterministic",
+                  "rank_deterministic",
+                  "rank gave different answers to identical inputs",
+                  {}},
         FaultCase{"reads_reserved_flags", "rank_reserved_flags_ignored", "reserved", {}},
         FaultCase{"ignores_stride", "rank_larger_host_dir", "LDS_DIR_AT", {}},
         FaultCase{"shared_scratch", "rank_concurrent", "threads ranking at once", {}}),
@@ -142,8 +148,13 @@ TEST(ConformanceChecker, FormatsOneLinePerCheckAndAResult) {
       << text;
   EXPECT_NE(text.find("FAIL  rank_valid_orders: skipped: "), std::string::npos) << text;
   EXPECT_NE(text.find("Result: FAIL\n"), std::string::npos) << text;
+  // Without an entry point there is no descriptor to say which ABI the plugin was built for.
+  EXPECT_NE(text.find("ABI: the plugin was built for an unknown version, and tested by a host of "
+                      "ABI 1.1\n"),
+            std::string::npos)
+      << text;
   EXPECT_EQ(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')),
-            report.checks.size() + 2);
+            report.checks.size() + 3);
 }
 
 TEST(ConformanceChecker, EmptyReportIsNotAPass) {

@@ -155,7 +155,7 @@ TEST(CExamplePlugin, HonoursMaxPartitionsAndNamesBadValues) {
     dirs[i].path = "/data";
     dirs[i].partition_count = counts[i];
   }
-  const lds_request request{sizeof(lds_request), 0, "topic", 0};
+  const lds_request request{sizeof(lds_request), 0, "topic", 0, 0};
   uint32_t order[5] = {};
   lds_rank_args args{};
   args.struct_size = sizeof args;

@@ -13,6 +13,8 @@
 #endif
 #ifdef FAULT_SHARED_SCRATCH
 #include <sched.h>
+#endif
+#if defined(FAULT_SHARED_SCRATCH) || defined(FAULT_NOT_DETERMINISTIC)
 #include <stdatomic.h>
 #endif
 #if defined(FAULT_HANGS_IN_RANK) || defined(FAULT_FORKS_IN_CREATE)
@@ -128,6 +130,16 @@ static int32_t faulty_rank(void* instance, lds_rank_args* args) {
     args->order[pos] = i;
     ++len;
   }
+#ifdef FAULT_NOT_DETERMINISTIC
+  {
+    /* Declares LDS_CAP_DETERMINISTIC but rotates its answer on every call, as round robin does. */
+    static _Atomic uint32_t calls;
+    const uint32_t shift = len > 0 ? (uint32_t)(atomic_fetch_add(&calls, 1u) % len) : 0;
+    uint32_t rotated[64];
+    for (i = 0; i < len && len <= 64; ++i) rotated[i] = args->order[(i + shift) % len];
+    for (i = 0; i < len && len <= 64; ++i) args->order[i] = rotated[i];
+  }
+#endif
 #ifdef FAULT_DUPLICATE_INDEX
   if (len >= 2) args->order[1] = args->order[0];
 #endif
@@ -164,7 +176,8 @@ static const lds_strategy faulty_strategy = {
 #endif
     .version = "0.0.1",
     .description = "A strategy with one deliberate contract violation.",
-    .capabilities = 0,
+    /* Deterministic but for its fault, so the checker compares its answers. */
+    .capabilities = LDS_CAP_DETERMINISTIC,
     .create = faulty_create,
     .destroy = faulty_destroy,
     .rank = faulty_rank,

@@ -60,9 +60,24 @@ class FakeDiskProbe final : public DiskProbe {
     space_.erase(dir);
   }
 
+  // The clock of the append rates: the real one until a test sets it, then only what it is set to.
+  double now_seconds() const override {
+    std::lock_guard lock(mu_);
+    return now_ >= 0 ? now_ : DiskProbe::now_seconds();
+  }
+  void set_now(double seconds) {
+    std::lock_guard lock(mu_);
+    now_ = seconds;
+  }
+  void advance(double seconds) {
+    std::lock_guard lock(mu_);
+    now_ += seconds;
+  }
+
  private:
   mutable std::mutex mu_;
   std::map<fs::path, DiskSpace> space_;
+  double now_ = -1;  // < 0: the real clock
 };
 
 inline fs::path plugin_dir() {

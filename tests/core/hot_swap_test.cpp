@@ -219,12 +219,12 @@ TEST(HotSwap, SwapCyclesLeaveNothingBehind) {
   const int mapped_before =
       test::mapped_private_copies();  // plugin.never.unload tests retain theirs
   StrategySlot slot;
-  lds_dir dirs[3] = {{sizeof(lds_dir), 0, "/a", 100, 50, 0, 2, 0},
-                     {sizeof(lds_dir), 0, "/b", 100, 80, 0, 1, 0},
-                     {sizeof(lds_dir), 0, "/c", 100, 20, 0, 0, 0}};
+  lds_dir dirs[3] = {{sizeof(lds_dir), 0, "/a", 100, 50, 0, 2, 0, 0},
+                     {sizeof(lds_dir), 0, "/b", 100, 80, 0, 1, 0, 0},
+                     {sizeof(lds_dir), 0, "/c", 100, 20, 0, 0, 0, 0}};
   const char* names[] = {"partition", "size", "cordon"};
   uint32_t order[3];
-  lds_request request{sizeof(lds_request), 0, "t", 0};
+  lds_request request{sizeof(lds_request), 0, "t", 0, 0};
   for (int i = 0; i < cycles; ++i) {
     slot.publish(test::load_plugin(names[i % 3], {}, slot.next_generation(), dirs));
     ASSERT_EQ(slot.rank(request, dirs, order).status, LDS_OK);

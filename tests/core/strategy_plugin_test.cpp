@@ -114,10 +114,10 @@ TEST(StrategyPlugin, TwoLoadsOfOneFileAreIndependentCopies) {
   EXPECT_EQ(b->generation(), 2u);
   a.reset();
   // b still works after a's library is gone.
-  lds_dir dirs[2] = {{sizeof(lds_dir), 0, "/a", 0, 0, 0, 5, 0},
-                     {sizeof(lds_dir), 0, "/b", 0, 0, 0, 1, 0}};
+  lds_dir dirs[2] = {{sizeof(lds_dir), 0, "/a", 0, 0, 0, 5, 0, 0},
+                     {sizeof(lds_dir), 0, "/b", 0, 0, 0, 1, 0, 0}};
   uint32_t order[2];
-  lds_request req{sizeof(lds_request), 0, "t", 0};
+  lds_request req{sizeof(lds_request), 0, "t", 0, 0};
   StrategySlot slot;
   RankOutcome out = slot.rank(b, req, dirs, order);
   ASSERT_EQ(out.status, LDS_OK);
@@ -136,10 +136,10 @@ TEST(StrategyPlugin, ValidateRankingCatchesEveryInvalidShape) {
 }
 
 TEST(StrategySlot, BuiltinOrderIsFewestPartitionsFirstWithoutCordonedDirs) {
-  lds_dir dirs[4] = {{sizeof(lds_dir), 0, "/a", 0, 0, 0, 3, 0},
-                     {sizeof(lds_dir), LDS_DIR_CORDONED, "/b", 0, 0, 0, 0, 0},
-                     {sizeof(lds_dir), 0, "/c", 0, 0, 0, 1, 0},
-                     {sizeof(lds_dir), 0, "/d", 0, 0, 0, 1, 0}};
+  lds_dir dirs[4] = {{sizeof(lds_dir), 0, "/a", 0, 0, 0, 3, 0, 0},
+                     {sizeof(lds_dir), LDS_DIR_CORDONED, "/b", 0, 0, 0, 0, 0, 0},
+                     {sizeof(lds_dir), 0, "/c", 0, 0, 0, 1, 0, 0},
+                     {sizeof(lds_dir), 0, "/d", 0, 0, 0, 1, 0, 0}};
   uint32_t order[4];
   ASSERT_EQ(StrategySlot::builtin_order(dirs, order), 3u);
   EXPECT_EQ(order[0], 2u);

@@ -37,6 +37,21 @@ cc -std=c99 -Wall -Wextra -Werror -pedantic -Wconversion -O2 $cflags \
   $(pkg-config --variable=plugin_ldflags logdir-strategy) -o "$WORK/pkg-config-build/liblds_most_free.so" ||
   fail "the example does not build with pkg-config's flags"
 only_entry_point "$WORK/pkg-config-build/liblds_most_free.so"
+[ "$(pkg-config --modversion logdir-strategy)" = "0.2.0" ] ||
+  fail "pkg-config --modversion logdir-strategy is $(pkg-config --modversion logdir-strategy), not 0.2.0"
+
+step "the same unchanged source built against the frozen ABI 1.0 header, checked by the 1.1 host"
+mkdir -p "$WORK/v1_0-include/lds" "$WORK/v1_0-build"
+cp "$LDS_SOURCE_DIR/tests/abi/v1_0/logdir_strategy.h" "$WORK/v1_0-include/lds/"
+# shellcheck disable=SC2046  # the flags are meant to split
+cc -std=c99 -Wall -Wextra -Werror -pedantic -Wconversion -O2 -I"$WORK/v1_0-include" \
+  $(pkg-config --variable=plugin_cflags logdir-strategy) "$LDS_SOURCE_DIR/plugins/example/most_free.c" \
+  $(pkg-config --variable=plugin_ldflags logdir-strategy) -o "$WORK/v1_0-build/liblds_most_free.so" ||
+  fail "the example does not build against the 1.0 header"
+"$lds_host" check-plugin "$WORK/v1_0-build/liblds_most_free.so" >"$WORK/v1_0-check.txt" ||
+  { cat "$WORK/v1_0-check.txt"; fail "the 1.0 build of the example fails check-plugin on the 1.1 host"; }
+grep -q "built for 1.0, and tested by a host of ABI 1.1" "$WORK/v1_0-check.txt" ||
+  { cat "$WORK/v1_0-check.txt"; fail "check-plugin does not say the plugin was built for ABI 1.0"; }
 
 step "pkg-config logdir-strategy: the same example built as C++ with c++ and plugin_cxxflags"
 cxxflags=$(pkg-config --variable=plugin_cxxflags logdir-strategy)
@@ -65,8 +80,14 @@ example_so=$example_build/liblds_most_free.so
 expect_file "$example_so"
 only_entry_point "$example_so"
 
-step "installed lds-host check-plugin on the example"
-"$lds_host" check-plugin "$example_so" || fail "lds-host check-plugin $example_so failed"
+step "installed lds-host check-plugin on the examples, as a 1.1 and as a 1.0 host"
+for so in "$example_so" "$example_build/liblds_round_robin.so"; do
+  expect_file "$so"
+  only_entry_point "$so"
+  for abi in 1.1 1.0; do
+    "$lds_host" check-plugin --host-abi "$abi" "$so" || fail "lds-host check-plugin --host-abi $abi $so failed"
+  done
+done
 
 step "the host library from find_package(LogDirStrategy COMPONENTS host), in a small program"
 embed=$WORK/embed

@@ -20,12 +20,14 @@ class EveryStrategy : public ::testing::TestWithParam<std::string> {};
 INSTANTIATE_TEST_SUITE_P(Shipped, EveryStrategy, ::testing::Values("partition", "size", "cordon"),
                          [](const auto& param_info) { return param_info.param; });
 
+// Every shipped strategy's answer is a function of its inputs (LDS_CAP_DETERMINISTIC).
 uint64_t ExpectedCapabilities(const std::string& name) {
-  if (name == "size") return LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS;
+  if (name == "size") return LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS | LDS_CAP_DETERMINISTIC;
   if (name == "cordon") {
-    return LDS_CAP_HONORS_CORDON | LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS;
+    return LDS_CAP_HONORS_CORDON | LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS |
+           LDS_CAP_DETERMINISTIC;
   }
-  return 0;
+  return LDS_CAP_DETERMINISTIC;
 }
 
 // A rank call with valid arguments that tests then break one at a time.

@@ -121,12 +121,18 @@ Strategy::~Strategy() { descriptor().destroy(instance_); }
 
 RankResult Strategy::Rank(const std::vector<lds_dir>& dirs, uint64_t expected_bytes,
                           uint32_t error_cap) const {
-  constexpr uint32_t kUnset = 0xFFFFFFFFu;
   lds_request request{};
   request.struct_size = sizeof(lds_request);
   request.partition = 0;
-  request.topic = "orders";
   request.expected_bytes = expected_bytes;
+  return Rank(dirs, request, error_cap);
+}
+
+RankResult Strategy::Rank(const std::vector<lds_dir>& dirs, const lds_request& given,
+                          uint32_t error_cap) const {
+  constexpr uint32_t kUnset = 0xFFFFFFFFu;
+  lds_request request = given;
+  if (request.topic == nullptr) request.topic = "orders";
   std::vector<uint32_t> order(dirs.size() + 1, kUnset);
   std::string error(error_cap + 1, '\x7f');
   lds_rank_args args{};

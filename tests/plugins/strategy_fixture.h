@@ -91,6 +91,9 @@ class Strategy {
   // a test failure if it is broken.
   RankResult Rank(const std::vector<lds_dir>& dirs, uint64_t expected_bytes = 0,
                   uint32_t error_cap = 256) const;
+  // The same for a request the test fills (its topic may be NULL: "orders" is used).
+  RankResult Rank(const std::vector<lds_dir>& dirs, const lds_request& request,
+                  uint32_t error_cap = 256) const;
 
   const lds_strategy& descriptor() const { return plugin_.descriptor(); }
   void* instance() const { return instance_; }

@@ -242,7 +242,7 @@ lds_dir dir(uint64_t usable, uint32_t partitions = 0, uint32_t topic_partitions 
 
 // The index ranked first, or -1 when nothing is eligible.
 int first_choice(const LoadedStrategy& s, std::vector<lds_dir>& dirs, uint64_t expected = 0) {
-  lds_request request{sizeof(lds_request), 0, "t", expected};
+  lds_request request{sizeof(lds_request), 0, "t", expected, 0};
   std::vector<uint32_t> order(dirs.size());
   char error[256] = {};
   lds_rank_args args{};

@@ -1,0 +1,113 @@
+/* round_robin.c: an example strategy that keeps state: each placement starts one directory further
+** along log.dirs than the last, as HDFS's RoundRobinVolumeChoosingPolicy and ClickHouse's
+** round_robin volume policy do. Cordoned directories are never ranked.
+**
+** It shows what a stateful plugin must do under ABI 1.1:
+**   - It does not declare LDS_CAP_DETERMINISTIC: the same candidates get a different answer on each
+**     call, so `lds-host check-plugin` checks every answer for validity instead of comparing them.
+**   - Its one piece of state, the turn counter, is a C11 atomic: rank runs on many threads at once.
+**   - The host may call rank for validation only and discard the answer (a dry run at load and at
+**     each swap), so a turn may be skipped; round robin stays fair over many placements anyway.
+**
+** Build it as C11 (for <stdatomic.h>) with lds_add_strategy_plugin, as plugins/example/ does.
+** It has no options; any key is refused so that a typo is caught.
+*/
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <lds/logdir_strategy.h>
+
+typedef struct round_robin {
+  atomic_uint_fast64_t turn; /* placements ranked so far; where the next one starts */
+} round_robin;
+
+static void set_error(char* error, uint32_t error_cap, const char* format, ...) {
+  va_list args;
+  if (error == NULL || error_cap == 0) return;
+  va_start(args, format);
+  (void)vsnprintf(error, error_cap, format, args);
+  va_end(args);
+}
+
+static int32_t round_robin_create(const lds_host_api* host, const lds_config_entry* config,
+                                  uint32_t config_count, void** instance, char* error,
+                                  uint32_t error_cap) {
+  round_robin* self;
+  (void)host;
+  if (instance == NULL || (config == NULL && config_count > 0)) {
+    set_error(error, error_cap, "round_robin: create was called with a NULL pointer");
+    return LDS_ERR_INVALID_ARGUMENT;
+  }
+  if (config_count > 0) {
+    set_error(error, error_cap, "round_robin: unknown option '%s' (it has no options)",
+              config[0].key != NULL ? config[0].key : "(null)");
+    return LDS_ERR_INVALID_ARGUMENT;
+  }
+  self = (round_robin*)malloc(sizeof *self);
+  if (self == NULL) {
+    set_error(error, error_cap, "round_robin: out of memory");
+    return LDS_ERR_INTERNAL;
+  }
+  atomic_init(&self->turn, 0);
+  *instance = self;
+  return LDS_OK;
+}
+
+static void round_robin_destroy(void* instance) { free(instance); }
+
+/* Called from many threads at once: the only shared write is one atomic increment. */
+static int32_t round_robin_rank(void* instance, lds_rank_args* args) {
+  round_robin* self = (round_robin*)instance;
+  uint32_t start;
+  uint32_t k;
+  uint32_t len = 0;
+
+  if (self == NULL || args == NULL || args->request == NULL ||
+      (args->dir_count > 0 && (args->dirs == NULL || args->order == NULL))) {
+    if (args != NULL) set_error(args->error, args->error_cap, "round_robin: malformed rank call");
+    return LDS_ERR_INVALID_ARGUMENT;
+  }
+  args->order_len = 0;
+  if (args->dir_count == 0) {
+    set_error(args->error, args->error_cap, "round_robin: no log directories to choose from");
+    return LDS_ERR_NO_ELIGIBLE_DIR;
+  }
+  start = (uint32_t)(atomic_fetch_add(&self->turn, 1) % args->dir_count);
+  /* Every directory once, from this call's turn onwards; read by stride with LDS_DIR_AT. */
+  for (k = 0; k < args->dir_count; ++k) {
+    const uint32_t i = (start + k) % args->dir_count;
+    if ((LDS_DIR_AT(args, i)->flags & LDS_DIR_CORDONED) != 0) continue;
+    args->order[len++] = i;
+  }
+  args->order_len = len;
+  if (len == 0) {
+    set_error(args->error, args->error_cap, "all log directories are cordoned");
+    return LDS_ERR_NO_ELIGIBLE_DIR;
+  }
+  return LDS_OK;
+}
+
+static const lds_strategy round_robin_strategy = {
+    .struct_size = sizeof(lds_strategy),
+    .abi_major = LDS_ABI_MAJOR,
+    .abi_minor = LDS_ABI_MINOR,
+    .name = "round_robin",
+    .version = "1.0.0",
+    .description =
+        "Each new partition starts one log directory further along; never a cordoned "
+        "directory.",
+    /* Not LDS_CAP_DETERMINISTIC: the answer depends on how many calls came before. */
+    .capabilities = LDS_CAP_HONORS_CORDON,
+    .create = round_robin_create,
+    .destroy = round_robin_destroy,
+    .rank = round_robin_rank,
+};
+
+LDS_EXPORT const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t host_abi_minor) {
+  (void)host_abi_minor; /* it reads no field of a later minor, so it serves every 1.x host */
+  return host_abi_major == LDS_ABI_MAJOR ? &round_robin_strategy : NULL;
+}
