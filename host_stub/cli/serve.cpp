@@ -41,6 +41,7 @@ int serve(const std::string& config_file) {
   try {
     Broker broker(config_file);
     broker.start();
+    broker.balancer().start();
     AdminApi api(broker);
     const BrokerConfig config = broker.config();
     AdminServer::Limits limits;
@@ -69,6 +70,7 @@ int serve(const std::string& config_file) {
     // destroyed: the process ends here instead. A dry-run thread left inside a plugin by a refused
     // swap uses nothing of the broker, but it is inside plugin code all the same.
     const size_t abandoned_handlers = server.stop();
+    broker.balancer().stop();
     const size_t inside = LoadedStrategy::threads_inside();
     if (inside > 0) {
       log->warn("Stopped; {} threads were still inside strategy plugins and were abandoned.",

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/balance_config.h"
 #include "core/errors.h"
 
 namespace lds {
@@ -58,6 +59,7 @@ struct BrokerConfig {
   bool never_unload = false;                     // plugin.never.unload (static)
   int32_t admin_max_connections = 0;             // admin.max.connections (static)
   int64_t admin_connection_idle_ms = 0;          // admin.connection.idle.ms (static)
+  BalanceConfig balance;                         // log.dir.balance.* (dynamic)
 
   bool is_cordoned(const std::filesystem::path& canonical_dir) const;
   // Options of the given strategy as (key, value) pairs, empty when none are set.

@@ -160,6 +160,9 @@ class LogManager {
   void set_move_throttle(uint64_t bytes_per_second);
   // Moves queued or running.
   size_t moves_in_progress() const;
+  // In-memory LogManagers only (the simulator): the move of `tp` copies up to `bytes` more and is
+  // promoted once it has caught up. Returns the bytes copied (ReplicaMover::advance_in_memory).
+  uint64_t advance_in_memory_move(const TopicPartition& tp, uint64_t bytes);
 
   size_t partition_count() const;
   const std::vector<std::filesystem::path>& log_dirs() const { return options_.log_dirs; }
