@@ -13,6 +13,7 @@ struct SimulateArgs {
   std::vector<std::string> plugin_dirs;
   std::string log_level = "off";
   bool force = false;  // run a trace past the size limits of sim/size_limits.h
+  bool balance = false;  // every variant runs with the balancer ("<name>+balance")
 };
 
 // Runs every chosen strategy over the trace, writes the outputs and prints the summary table, with

@@ -144,16 +144,20 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
   const double band_lo = ideal - quarter, band_hi = ideal + quarter;
   plan.ideal_percent = ideal * 100;
   plan.spread_before_percent = proj.spread() * 100;
+  double excess = 0, deficit = 0;
   for (size_t i = 0; i < model.dirs.size(); ++i) {
     const uint32_t d = static_cast<uint32_t>(i);
     DirFill f{model.dirs[i].path, eligible(model.dirs[i]), 0, 0};
     if (f.eligible) f.before_percent = proj.fill(d) * 100;
     plan.dirs.push_back(f);
     if (f.eligible) {
-      plan.lower_bound_bytes += static_cast<uint64_t>(
-          std::max(0.0, std::floor(proj.effective(d) - band_hi * proj.total(d))));
+      excess += std::max(0.0, std::floor(proj.effective(d) - band_hi * proj.total(d)));
+      deficit += std::max(0.0, std::floor(band_lo * proj.total(d) - proj.effective(d)));
     }
   }
+  // Every plan that reaches the band moves at least the excesses over its top, and at least the
+  // deficits under its bottom: the larger of the two is the round's lower bound.
+  plan.lower_bound_bytes = static_cast<uint64_t>(std::max(excess, deficit));
   auto in_band = [&] {
     for (uint32_t d : proj.dirs()) {
       const double f = proj.fill(d);
@@ -186,6 +190,9 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
     return finish("spread " + spread_text + " <= " + threshold_text + " points: balanced");
   }
   plan.act = true;
+  // No dir over the band's top, yet the spread is over the threshold (or a round was asked for):
+  // the dirs over the ideal give towards the ones far under it.
+  const bool under_only = excess == 0 && (spread > settings.threshold_percent || settings.force);
 
   // The partitions that may move, by dir, smallest first.
   std::vector<std::vector<Candidate>> on(model.dirs.size());
@@ -198,8 +205,11 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
   for (auto& list : on) std::sort(list.begin(), list.end());
 
   // Takes the move of on[from][k] to the first ranked destination it fits in that lowers the
-  // spread; `room_only` also asks that the destination stay below the band's top.
-  auto try_move = [&](uint32_t from, size_t k, bool room_only) {
+  // spread.
+  // Within a round a dir either gives or takes, never both: a plan that moved bytes back and forth
+  // would move more than the lower bound for nothing.
+  std::vector<int> role(model.dirs.size(), 0);  // +1 gives, -1 takes
+  auto try_move = [&](uint32_t from, size_t k) {
     const Candidate c = on[from][k];
     const BalancePartition& p = model.partitions[c.index];
     const double bytes = static_cast<double>(c.size);
@@ -208,9 +218,8 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
     const double before = proj.spread();
     for (uint32_t to : rank(p, cands)) {
       if (to == from || to >= model.dirs.size() || !eligible(model.dirs[to])) continue;
-      if (proj.fill(to) >= ideal) continue;
+      if (role[to] > 0 || proj.fill(to) >= ideal) continue;
       if (!proj.fits(to, bytes)) continue;
-      if (room_only && proj.effective(to) + bytes > band_hi * proj.total(to)) continue;
       if (proj.spread(from, to, bytes) >= before) continue;
       PlannedMove m;
       m.tp = p.tp;
@@ -223,6 +232,8 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
       plan.moves.push_back(std::move(m));
       plan.planned_bytes += c.size;
       proj.move(from, to, bytes);
+      role[from] = 1;
+      role[to] = -1;
       on[from].erase(on[from].begin() + static_cast<std::ptrdiff_t>(k));
       return true;
     }
@@ -240,47 +251,38 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
     bool moved = false;
     for (uint32_t from : sources) {
       auto& list = on[from];
-      if (list.empty()) continue;
-      // The needed transfer: its excess over the band's top, else (no dir is over the band, yet
-      // one is under it) over the ideal.
+      if (list.empty() || role[from] < 0) continue;
+      // The needed transfer: its excess over the band's top; when the spread is over the
+      // threshold with no dir over the band (one dir far under it), its excess over the ideal.
       double need = proj.effective(from) - band_hi * proj.total(from);
-      if (need <= 0) need = proj.effective(from) - ideal * proj.total(from);
+      if (need <= 0 && under_only) need = proj.effective(from) - ideal * proj.total(from);
       if (need <= 0) continue;
-      // Closest to the need without overshooting it by more than 10%.
+      // The partitions that do not overshoot the need by more than 10%; the others never move, so
+      // a round moves at most 10% more than its lower bound.
       const auto cap = static_cast<uint64_t>(std::floor(need * kOvershoot));
       const size_t within = static_cast<size_t>(
           std::upper_bound(list.begin(), list.end(), Candidate{cap, UINT32_MAX}) - list.begin());
-      if (within > 0) {
-        const auto at_need = static_cast<uint64_t>(std::ceil(need));
-        size_t k = static_cast<size_t>(
-            std::lower_bound(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(within),
-                             Candidate{at_need, 0}) -
-            list.begin());
-        if (k == within ||
-            (k > 0 && std::fabs(static_cast<double>(list[k - 1].size) - need) <=
-                          std::fabs(static_cast<double>(list[k].size) - need))) {
-          k = k > 0 ? k - 1 : k;
-        }
-        if (k < within && try_move(from, k, false)) {
-          moved = true;
-          break;
-        }
-      }
-      // Else the largest that fits in a destination's room below the band's top.
-      double room = 0;
-      for (uint32_t d : proj.dirs()) {
-        if (d != from && proj.fill(d) < ideal) {
-          room = std::max(room, band_hi * proj.total(d) - proj.effective(d));
-        }
-      }
-      if (room <= 0) continue;
-      size_t k = static_cast<size_t>(
-          std::upper_bound(list.begin(), list.end(),
-                           Candidate{static_cast<uint64_t>(std::floor(room)), UINT32_MAX}) -
+      if (within == 0) continue;
+      // The one closest to the need...
+      const auto at_need = static_cast<uint64_t>(std::ceil(need));
+      size_t best = static_cast<size_t>(
+          std::lower_bound(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(within),
+                           Candidate{at_need, 0}) -
           list.begin());
+      if (best == within ||
+          (best > 0 && std::fabs(static_cast<double>(list[best - 1].size) - need) <=
+                           std::fabs(static_cast<double>(list[best].size) - need))) {
+        best = best > 0 ? best - 1 : best;
+      }
+      if (try_move(from, best)) {
+        moved = true;
+        break;
+      }
+      // ...else the largest that fits in a destination.
+      size_t k = within;
       for (size_t tries = 0; k > 0 && tries < kLargestTries; ++tries) {
-        --k;
-        if (try_move(from, k, true)) {
+        if (--k == best) continue;
+        if (try_move(from, k)) {
           moved = true;
           break;
         }
@@ -295,6 +297,27 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
                         balance_bytes_text(plan.lower_bound_bytes) + "): " + reason;
   if (!in_band()) summary += "; no further move lowers the spread";
   return finish(summary);
+}
+
+double balance_fill_percent(const BalanceModel& model, uint32_t dir) {
+  if (dir >= model.dirs.size() || model.dirs[dir].total_bytes == 0) return 0;
+  return Projection(model).fill(dir) * 100;
+}
+
+std::string balance_move_problem(const BalanceModel& model, uint32_t from, uint32_t to,
+                                 uint64_t bytes) {
+  Projection proj(model);
+  const auto& dirs = proj.dirs();
+  if (std::find(dirs.begin(), dirs.end(), from) == dirs.end() ||
+      std::find(dirs.begin(), dirs.end(), to) == dirs.end()) {
+    return "its source or destination is offline or cordoned";
+  }
+  if (proj.fill(from) <= proj.ideal()) return "its source is no longer above the ideal fill";
+  if (proj.fill(to) >= proj.ideal()) return "its destination is no longer below the ideal fill";
+  const double b = static_cast<double>(bytes);
+  if (!proj.fits(to, b)) return "its destination no longer has room for it";
+  if (proj.spread(from, to, b) >= proj.spread()) return "it would no longer lower the spread";
+  return {};
 }
 
 DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinations& rank) {

@@ -95,7 +95,9 @@ struct BalancePlan {
   double threshold_percent = 0;
   double spread_before_percent = 0;  // max fill minus min fill over the eligible dirs
   double spread_after_percent = 0;
-  uint64_t lower_bound_bytes = 0;  // Σ of each dir's excess over ideal + threshold/4
+  // The least any plan must move to reach the band: Σ of each dir's excess over ideal +
+  // threshold/4, or Σ of each dir's deficit under ideal − threshold/4 when that is larger.
+  uint64_t lower_bound_bytes = 0;
   uint64_t planned_bytes = 0;
   std::vector<PlannedMove> moves;
   std::vector<DirFill> dirs;  // model order
@@ -103,13 +105,25 @@ struct BalancePlan {
 };
 
 // Plans one round. The target band is ideal ± threshold/4 (a spread of half the threshold). The
-// most-over dir gives first: of its partitions that may move (not empty, not moving, out of their
-// cooldown, not appending faster than half the throttle), the one closest to its excess without
-// overshooting it by more than 10%, else the largest that fits in the destination's room below
-// the band's top. Destinations are the dirs below the ideal, ranked by `rank`; a move must fit in
-// the destination and lower the spread, or it is not taken.
+// most-over dir gives first, the transfer it needs being its excess over the band's top: of its
+// partitions that may move (not empty, not moving, out of their cooldown, not appending faster
+// than half the throttle) and do not overshoot that transfer by more than 10%, the one closest to
+// it, else the largest that fits in a destination. Destinations are the dirs below the ideal,
+// ranked by `rank`; a move must fit in the destination and lower the spread, or it is not taken.
+// Within a round a dir either gives or takes. So a round moves at most 10% more than its lower
+// bound, except when the spread is over the threshold with no dir over the band's top (one dir far
+// under it): then a dir gives its excess over the ideal.
 BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& settings,
                          const RankDestinations& rank);
+
+// Why moving `bytes` of a partition from dir `from` to dir `to` would not help now (the source is
+// no longer above the ideal, the destination no longer below it, or the spread would not drop), or
+// empty when it still would: a planned move is checked again before it starts.
+std::string balance_move_problem(const BalanceModel& model, uint32_t from, uint32_t to,
+                                 uint64_t bytes);
+
+// Dir `dir`'s fill in percent once the moves in flight end (what the planner balances).
+double balance_fill_percent(const BalanceModel& model, uint32_t dir);
 
 struct DrainPlan {
   std::vector<PlannedMove> moves;

@@ -119,12 +119,15 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
     std::lock_guard lock(config_mu_);
     limit = config_.max_concurrent_moves;
   }
-  // Space promised to the moves started in this pass, beyond what the snapshot shows.
-  std::vector<uint64_t> promised(snap.model.dirs.size());
+  // The model as the moves started in this pass leave it.
+  BalanceModel model = snap.model;
   while (!planned_.empty() && static_cast<int32_t>(in_flight_.size()) < limit) {
     PlannedMove m = std::move(planned_.front());
     planned_.pop_front();
-    const BalancePartition* p = find_partition(snap.model, m.tp);
+    BalancePartition* p = nullptr;
+    for (BalancePartition& q : model.partitions) {
+      if (q.tp == m.tp) p = &q;
+    }
     std::string problem;
     if (p == nullptr) {
       problem = "it is no longer hosted, or its dir is offline";
@@ -133,13 +136,17 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
     } else if (p->dir != m.from) {
       problem = "it is no longer in " + snap.model.dirs[m.from].path;
     } else {
-      const BalanceDir& to = snap.model.dirs[m.to];
+      const BalanceDir& to = model.dirs[m.to];
       if (!to.online) {
         problem = to.path + " is offline";
       } else if (to.cordoned) {
         problem = to.path + " is cordoned";
-      } else if (to.used_bytes + to.reserved_bytes + promised[m.to] + p->size > to.total_bytes) {
+      } else if (to.used_bytes + to.reserved_bytes + p->size > to.total_bytes) {
         problem = to.path + " no longer has room for it";
+      } else if (!planned_drain_) {
+        // The dirs changed since the plan (appends, new partitions): a move that no longer helps
+        // is not started.
+        problem = balance_move_problem(model, m.from, m.to, p->size);
       }
     }
     if (!problem.empty()) {
@@ -158,11 +165,13 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
                   r.message);
       continue;
     }
-    promised[m.to] += p->size;
     log()->info("moving {} ({}) from {} ({}%) to {} ({}%): {}", m.tp.str(),
                 balance_bytes_text(p->size), snap.model.dirs[m.from].path,
-                percent_text(m.from_fill_percent), snap.model.dirs[m.to].path,
-                percent_text(m.to_fill_percent), m.reason);
+                percent_text(balance_fill_percent(model, m.from)), snap.model.dirs[m.to].path,
+                percent_text(balance_fill_percent(model, m.to)), m.reason);
+    p->moving = true;
+    p->moving_to = m.to;
+    model.dirs[m.to].reserved_bytes += p->size;
     InFlight f{m, now, planned_drain_};
     in_flight_.emplace(m.tp, std::move(f));
   }
@@ -184,10 +193,12 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
     return;
   }
   if (plan.moves.empty()) {
-    if (last_round_ != plan.summary) log()->warn("cannot balance now: {}", plan.summary);
+    if (!stuck_) log()->warn("cannot balance now: {}", plan.summary);
+    stuck_ = true;
     last_round_ = plan.summary;
     return;
   }
+  stuck_ = false;
   ++rounds_;
   balancing_ = true;
   cancelled_ = false;

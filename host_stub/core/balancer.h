@@ -143,6 +143,7 @@ class Balancer {
   bool balancing_ = false;  // a round is under way (hysteresis: keep going to half the threshold)
   bool round_reaches_target_ = false;
   bool cancelled_ = false;
+  bool stuck_ = false;  // the last plan wanted to act but found no move (logged once)
   int64_t next_plan_ms_ = 0;
   uint64_t rounds_ = 0;
   uint64_t moves_ = 0;
