@@ -81,10 +81,11 @@ json AdminApi::handle(const json& request) {
     if (api == "DescribeBalance") return describe_balance(broker_);
     if (api == "Balance") return balance(broker_, request);
     if (api == "DrainLogDir") return drain_log_dir(broker_, request);
-    throw bad_request("Unknown api '" + api +
-                      "'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, Produce, "
-                      "AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, DescribeBalance, "
-                      "Balance or DrainLogDir.");
+    throw bad_request(
+        "Unknown api '" + api +
+        "'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, Produce, "
+        "AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, DescribeBalance, "
+        "Balance or DrainLogDir.");
   } catch (const KafkaError& e) {
     return error_response(e.code(), e.what());
   } catch (const std::exception& e) {

@@ -96,8 +96,9 @@ json balance(Broker& broker, const json& request) {
   } else if (action == "cancel") {
     out["cancelled"] = broker.balancer().cancel();
   } else {
-    throw KafkaError(ErrorCode::kInvalidRequest,
-                     "Balance action '" + action + "' is not supported; use plan, execute or cancel.");
+    throw KafkaError(
+        ErrorCode::kInvalidRequest,
+        "Balance action '" + action + "' is not supported; use plan, execute or cancel.");
   }
   return out;
 }
@@ -105,15 +106,16 @@ json balance(Broker& broker, const json& request) {
 json drain_log_dir(Broker& broker, const json& request) {
   auto it = request.find("logDir");
   if (it == request.end() || !it->is_string()) {
-    throw KafkaError(ErrorCode::kInvalidRequest, "Field 'logDir' is required and must be a string.");
+    throw KafkaError(ErrorCode::kInvalidRequest,
+                     "Field 'logDir' is required and must be a string.");
   }
   const std::filesystem::path dir = it->get<std::string>();
   const DrainPlan plan = broker.balancer().drain(dir, [&] {
     // Cordoned through the dynamic config, saved like any other change.
     const BrokerConfig c = broker.config();
     const std::filesystem::path canonical = canonical_path("/", dir);
-    if (c.cordon_all || std::find(c.cordoned.begin(), c.cordoned.end(), canonical) !=
-                            c.cordoned.end()) {
+    if (c.cordon_all ||
+        std::find(c.cordoned.begin(), c.cordoned.end(), canonical) != c.cordoned.end()) {
       return;
     }
     std::vector<std::string> entries;

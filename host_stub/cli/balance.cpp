@@ -33,8 +33,7 @@ int print_plan_of(const json& r) {
   if (!p["moves"].empty()) {
     std::printf("%-24s %-32s %-32s %11s\n", "PARTITION", "FROM", "TO", "BYTES");
     for (const auto& m : p["moves"]) {
-      const std::string name =
-          m.value("topic", "") + "-" + std::to_string(m.value("partition", 0));
+      const std::string name = m.value("topic", "") + "-" + std::to_string(m.value("partition", 0));
       std::printf("%-24s %-32s %-32s %11s\n", name.c_str(), m.value("from", "").c_str(),
                   m.value("to", "").c_str(), human_bytes(m.value("bytes", 0ull)).c_str());
     }
@@ -76,8 +75,8 @@ int print_status(const json& r) {
               static_cast<unsigned long long>(r.value("planned", 0ull)));
   for (const auto& m : r["inFlight"]) {
     const uint64_t size = m.value("size", 0ull), copied = m.value("copied", 0ull);
-    const double done = size > 0 ? 100.0 * static_cast<double>(copied) / static_cast<double>(size)
-                                 : 100.0;
+    const double done =
+        size > 0 ? 100.0 * static_cast<double>(copied) / static_cast<double>(size) : 100.0;
     const std::string name = m.value("topic", "") + "-" + std::to_string(m.value("partition", 0));
     std::printf("  %-24s %s -> %s  %s of %s (%s)\n", name.c_str(), m.value("from", "").c_str(),
                 m.value("to", "").c_str(), human_bytes(copied).c_str(), human_bytes(size).c_str(),
@@ -115,7 +114,8 @@ int wait_for_drain(const DrainArgs& args, uint64_t total) {
   AdminClient client(socket_of(args.target));
   ProgressBar bar(ProgressBar::stderr_is_terminal(), std::chrono::milliseconds(0));
   bar.start("drain " + args.dir, total == 0 ? 1 : total);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(args.timeout_seconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(args.timeout_seconds);
   for (;;) {
     const json r = json::parse(client.call(json{{"api", "DescribeBalance"}}.dump()));
     if (r.value("error", kUnknownServerError) != kNone) {
@@ -153,8 +153,8 @@ int wait_for_drain(const DrainArgs& args, uint64_t total) {
 
 Command add_balance_command(CLI::App& app) {
   auto args = std::make_shared<BalanceArgs>();
-  auto* cmd = app.add_subcommand(
-      "balance", "Plan, run, watch or stop a round of the intra-broker balancer");
+  auto* cmd = app.add_subcommand("balance",
+                                 "Plan, run, watch or stop a round of the intra-broker balancer");
   add_target_options(cmd, args->target);
   auto* plan = cmd->add_flag("--plan", args->plan,
                              "Dry run: the moves, their bytes against the lower bound, and each "
@@ -166,27 +166,27 @@ Command add_balance_command(CLI::App& app) {
   plan->excludes(execute, status, cancel);
   execute->excludes(status, cancel);
   status->excludes(cancel);
-  return {cmd, [args] {
-            if (args->plan) {
-              return call(args->target, {{"api", "Balance"}, {"action", "plan"}}, print_plan_of);
-            }
-            if (args->execute) {
-              return call(args->target, {{"api", "Balance"}, {"action", "execute"}},
-                          print_plan_of);
-            }
-            if (args->cancel) {
-              return call(args->target, {{"api", "Balance"}, {"action", "cancel"}},
-                          print_cancelled);
-            }
-            return call(args->target, {{"api", "DescribeBalance"}}, print_status);
-          }};
+  return {
+      cmd, [args] {
+        if (args->plan) {
+          return call(args->target, {{"api", "Balance"}, {"action", "plan"}}, print_plan_of);
+        }
+        if (args->execute) {
+          return call(args->target, {{"api", "Balance"}, {"action", "execute"}}, print_plan_of);
+        }
+        if (args->cancel) {
+          return call(args->target, {{"api", "Balance"}, {"action", "cancel"}}, print_cancelled);
+        }
+        return call(args->target, {{"api", "DescribeBalance"}}, print_status);
+      }};
 }
 
 Command add_drain_command(CLI::App& app) {
   auto args = std::make_shared<DrainArgs>();
   auto* cmd = app.add_subcommand(
-      "drain", "Cordon a log directory and move every replica off it (refused up front when the "
-               "other directories cannot hold its data)");
+      "drain",
+      "Cordon a log directory and move every replica off it (refused up front when the "
+      "other directories cannot hold its data)");
   add_target_options(cmd, args->target);
   cmd->add_option("--dir", args->dir, "The log directory to empty")->required();
   cmd->add_flag("--wait", args->wait, "Wait until it is empty, with a progress bar");
@@ -201,8 +201,8 @@ Command add_drain_command(CLI::App& app) {
                   client.call(json{{"api", "DrainLogDir"}, {"logDir", args->dir}}.dump()));
               if (r.value("error", kUnknownServerError) != kNone) {
                 if (args->target.json) std::cout << r.dump(2) << "\n";
-                std::cerr << "lds-host: " << r.value("error", "") << ": "
-                          << r.value("message", "") << "\n";
+                std::cerr << "lds-host: " << r.value("error", "") << ": " << r.value("message", "")
+                          << "\n";
                 return kExitRefused;
               }
               if (args->target.json) {

@@ -10,8 +10,8 @@
 namespace lds {
 namespace {
 
-constexpr double kOvershoot = 1.10;  // a pick may exceed the needed transfer by at most 10%
-constexpr size_t kLargestTries = 16;  // "largest that fits": candidates tried before giving up
+constexpr double kOvershoot = 1.10;   // a pick may exceed the needed transfer by at most 10%
+constexpr size_t kLargestTries = 16;  // past the 10% rule: candidates tried before giving up
 
 std::string percent_text(double v) {
   char buf[32];
@@ -113,8 +113,8 @@ std::vector<DestinationCandidate> destinations(const Projection& proj, const Bal
   for (uint32_t d : proj.dirs()) {
     if (d == from) continue;
     if (below_ideal_only && proj.fill(d) >= proj.ideal()) continue;
-    out.push_back({d, model.dirs[d].total_bytes,
-                   static_cast<uint64_t>(std::max(0.0, proj.physical(d)))});
+    out.push_back(
+        {d, model.dirs[d].total_bytes, static_cast<uint64_t>(std::max(0.0, proj.physical(d)))});
   }
   return out;
 }
@@ -257,31 +257,47 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
       double need = proj.effective(from) - band_hi * proj.total(from);
       if (need <= 0 && under_only) need = proj.effective(from) - ideal * proj.total(from);
       if (need <= 0) continue;
-      // The partitions that do not overshoot the need by more than 10%; the others never move, so
-      // a round moves at most 10% more than its lower bound.
+      // The one closest to the need without overshooting it by more than 10%...
       const auto cap = static_cast<uint64_t>(std::floor(need * kOvershoot));
       const size_t within = static_cast<size_t>(
           std::upper_bound(list.begin(), list.end(), Candidate{cap, UINT32_MAX}) - list.begin());
-      if (within == 0) continue;
-      // The one closest to the need...
-      const auto at_need = static_cast<uint64_t>(std::ceil(need));
-      size_t best = static_cast<size_t>(
-          std::lower_bound(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(within),
-                           Candidate{at_need, 0}) -
+      size_t best = list.size();
+      if (within > 0) {
+        const auto at_need = static_cast<uint64_t>(std::ceil(need));
+        best = static_cast<size_t>(
+            std::lower_bound(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(within),
+                             Candidate{at_need, 0}) -
+            list.begin());
+        if (best == within ||
+            (best > 0 && std::fabs(static_cast<double>(list[best - 1].size) - need) <=
+                             std::fabs(static_cast<double>(list[best].size) - need))) {
+          best = best > 0 ? best - 1 : best;
+        }
+        // When the closest fits nowhere the strategy ranks, the next ones below it.
+        for (size_t k = best + 1, tries = 0; k-- > 0 && tries < kLargestTries; ++tries) {
+          if (try_move(from, k)) {
+            moved = true;
+            break;
+          }
+        }
+        if (moved) break;
+      }
+      // ...else the smallest above that which fits: in a destination's room below the band's top,
+      // leaving the source no lower than the band's bottom. (The largest that fits, tried first,
+      // overshot by up to the whole band and was moved back a round later; see the README.)
+      double room = 0;
+      for (uint32_t d : proj.dirs()) {
+        if (d != from && role[d] <= 0 && proj.fill(d) < ideal) {
+          room = std::max(room, band_hi * proj.total(d) - proj.effective(d));
+        }
+      }
+      room = std::min(room, proj.effective(from) - band_lo * proj.total(from));
+      if (room <= 0) continue;
+      const size_t fitting = static_cast<size_t>(
+          std::upper_bound(list.begin(), list.end(),
+                           Candidate{static_cast<uint64_t>(std::floor(room)), UINT32_MAX}) -
           list.begin());
-      if (best == within ||
-          (best > 0 && std::fabs(static_cast<double>(list[best - 1].size) - need) <=
-                           std::fabs(static_cast<double>(list[best].size) - need))) {
-        best = best > 0 ? best - 1 : best;
-      }
-      if (try_move(from, best)) {
-        moved = true;
-        break;
-      }
-      // ...else the largest that fits in a destination.
-      size_t k = within;
-      for (size_t tries = 0; k > 0 && tries < kLargestTries; ++tries) {
-        if (--k == best) continue;
+      for (size_t k = within, tries = 0; k < fitting && tries < kLargestTries; ++k, ++tries) {
         if (try_move(from, k)) {
           moved = true;
           break;
@@ -332,7 +348,8 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
     return model.partitions[a].size > model.partitions[b].size;
   });
   for (uint32_t d : proj.dirs()) {
-    if (d != dir) plan.room_bytes += static_cast<uint64_t>(std::max(0.0, proj.total(d) - proj.physical(d)));
+    if (d != dir)
+      plan.room_bytes += static_cast<uint64_t>(std::max(0.0, proj.total(d) - proj.physical(d)));
   }
   uint64_t unplaced = 0;
   for (uint32_t i : leaving) {
@@ -350,9 +367,8 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
         m.from = dir;
         m.to = to;
         m.bytes = p.size;
-        m.from_fill_percent = model.dirs[dir].total_bytes > 0
-                                  ? 100.0 * proj.effective(dir) / proj.total(dir)
-                                  : 0;
+        m.from_fill_percent =
+            model.dirs[dir].total_bytes > 0 ? 100.0 * proj.effective(dir) / proj.total(dir) : 0;
         m.to_fill_percent = proj.fill(to) * 100;
         m.reason = "draining " + model.dirs[dir].path;
         proj.move(dir, to, bytes);
@@ -365,14 +381,24 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
   }
   if (unplaced > 0) {
     plan.moves.clear();
-    plan.shortfall_bytes =
-        std::max(unplaced, plan.bytes > plan.room_bytes ? plan.bytes - plan.room_bytes : 0);
-    plan.problem = "Cannot drain " + model.dirs[dir].path + ": its " +
-                   std::to_string(plan.bytes) + " bytes (" + balance_bytes_text(plan.bytes) +
-                   ") do not fit on the other online, uncordoned log directories, which can take " +
-                   std::to_string(plan.room_bytes) + " bytes (" +
-                   balance_bytes_text(plan.room_bytes) + ") with moves in flight counted; " +
-                   std::to_string(plan.shortfall_bytes) + " bytes short.";
+    const std::string head = "Cannot drain " + model.dirs[dir].path + ": its " +
+                             std::to_string(plan.bytes) + " bytes (" +
+                             balance_bytes_text(plan.bytes) + ") ";
+    const std::string room =
+        std::to_string(plan.room_bytes) + " bytes (" + balance_bytes_text(plan.room_bytes) + ")";
+    if (plan.bytes > plan.room_bytes) {
+      plan.shortfall_bytes = plan.bytes - plan.room_bytes;
+      plan.problem = head +
+                     "do not fit on the other online, uncordoned log directories, which can take " +
+                     room + " with moves in flight counted; " +
+                     std::to_string(plan.shortfall_bytes) + " bytes short.";
+    } else {
+      plan.shortfall_bytes = unplaced;
+      plan.problem = head + "would fit in the " + room +
+                     " the other log directories can take, but " + std::to_string(unplaced) +
+                     " bytes of it are in partitions that fit in no single one of them as the "
+                     "strategy ranks them.";
+    }
   }
   return plan;
 }

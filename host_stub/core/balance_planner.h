@@ -107,12 +107,12 @@ struct BalancePlan {
 // Plans one round. The target band is ideal ± threshold/4 (a spread of half the threshold). The
 // most-over dir gives first, the transfer it needs being its excess over the band's top: of its
 // partitions that may move (not empty, not moving, out of their cooldown, not appending faster
-// than half the throttle) and do not overshoot that transfer by more than 10%, the one closest to
-// it, else the largest that fits in a destination. Destinations are the dirs below the ideal,
-// ranked by `rank`; a move must fit in the destination and lower the spread, or it is not taken.
-// Within a round a dir either gives or takes. So a round moves at most 10% more than its lower
-// bound, except when the spread is over the threshold with no dir over the band's top (one dir far
-// under it): then a dir gives its excess over the ideal.
+// than half the throttle), the one closest to that transfer without overshooting it by more than
+// 10%, else the largest that fits in a destination's room below the band's top without taking the
+// source under the band's bottom. Destinations are the dirs below the ideal, ranked by `rank`; a
+// move must fit in the destination and lower the spread, or it is not taken. Within a round a dir
+// either gives or takes, never both. When the spread is over the threshold with no dir over the
+// band's top (one dir far under it), a dir gives its excess over the ideal instead.
 BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& settings,
                          const RankDestinations& rank);
 
@@ -127,8 +127,8 @@ double balance_fill_percent(const BalanceModel& model, uint32_t dir);
 
 struct DrainPlan {
   std::vector<PlannedMove> moves;
-  uint64_t bytes = 0;  // every byte on the drained dir that has to move
-  uint64_t room_bytes = 0;  // what the other eligible dirs can take, moves in flight counted
+  uint64_t bytes = 0;            // every byte on the drained dir that has to move
+  uint64_t room_bytes = 0;       // what the other eligible dirs can take, moves in flight counted
   uint64_t shortfall_bytes = 0;  // bytes that found no destination; 0 when the drain can run
   std::string problem;           // the refusal sentence, empty when the drain can run
 };

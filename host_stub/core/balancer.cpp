@@ -81,8 +81,8 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
     const TopicPartition& tp = it->first;
     const InFlight& f = it->second;
     auto running = snap.moves.find(tp);
-    const bool source_online = f.move.from < snap.model.dirs.size() &&
-                               snap.model.dirs[f.move.from].online;
+    const bool source_online =
+        f.move.from < snap.model.dirs.size() && snap.model.dirs[f.move.from].online;
     if (running != snap.moves.end() && running->second.to == f.move.to) {
       if (source_online) {
         ++it;
@@ -188,6 +188,15 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
   BalancePlan plan = plan_balance(snap.model, settings, rank_);
   if (!plan.act) {
     if (balancing_) log()->info("balanced: {}", plan.summary);
+    balancing_ = false;
+    last_round_ = plan.summary;
+    return;
+  }
+  if (plan.spread_before_percent <= settings.threshold_percent && !plan.target_reached) {
+    // Hysteresis only carries a round on to the band when it can get there; moves that cannot
+    // would be churn. The next round starts when the spread passes the threshold again.
+    log()->info("balancing stops at spread {} points: {}", percent_text(plan.spread_before_percent),
+                plan.summary);
     balancing_ = false;
     last_round_ = plan.summary;
     return;
@@ -407,10 +416,10 @@ BalanceStatus Balancer::status() const {
   const BalanceSnapshot snap = snapshot_locked();
   BalanceSettings quiet;
   quiet.threshold_percent = s.threshold_percent;
-  BalancePlan now = plan_balance(snap.model, quiet, [](const BalancePartition&,
-                                                       std::span<const DestinationCandidate>) {
-    return std::vector<uint32_t>{};
-  });
+  BalancePlan now = plan_balance(
+      snap.model, quiet, [](const BalancePartition&, std::span<const DestinationCandidate>) {
+        return std::vector<uint32_t>{};
+      });
   s.spread_percent = now.spread_before_percent;
   s.ideal_percent = now.ideal_percent;
   s.rounds = rounds_;

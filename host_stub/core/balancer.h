@@ -52,8 +52,8 @@ struct BalanceStatus {
   uint64_t bytes_moved = 0;        // their bytes
   uint64_t lower_bound_bytes = 0;  // Σ over rounds of each round's lower bound
   std::vector<BalanceMoveStatus> in_flight;
-  size_t planned = 0;     // moves of the round not started yet
-  std::string draining;   // the dir being drained, or empty
+  size_t planned = 0;             // moves of the round not started yet
+  std::string draining;           // the dir being drained, or empty
   uint64_t drain_bytes = 0;       // bytes the drain planned to move
   uint64_t drain_bytes_left = 0;  // bytes still on the drained dir
   std::string last_round;         // the last plan's summary

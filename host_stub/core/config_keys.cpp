@@ -367,10 +367,8 @@ constexpr ConfigKey kKeys[] = {
          [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
            c.balance.max_concurrent_moves = static_cast<int32_t>(int_in_range(s, key, 1, 1024));
          },
-     .format =
-         [](std::string_view, const BrokerConfig& c) {
-           return std::to_string(c.balance.max_concurrent_moves);
-         },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.balance.max_concurrent_moves); },
      .doc = "replica moves the balancer or a drain runs at once"},
     {.name = "log.dir.balance.cooldown.ms",
      .type = ConfigType::kInt,

@@ -40,8 +40,8 @@ size_t ReplayBalancer::step(uint32_t step) {
     Copy& copy = copies_[m.tp];
     copy.to = static_cast<uint32_t>(to);
     const uint64_t size = partitions_.size(m.tp);
-    const uint64_t want = std::min({share, size - std::min(size, copy.bytes),
-                                    disks_.free(static_cast<size_t>(to))});
+    const uint64_t want =
+        std::min({share, size - std::min(size, copy.bytes), disks_.free(static_cast<size_t>(to))});
     const uint64_t copied = logs_.advance_in_memory_move(m.tp, want);
     disks_.add(static_cast<size_t>(to), copied);
     copy.bytes += copied;

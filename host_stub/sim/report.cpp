@@ -51,7 +51,8 @@ std::string summary_table(const Trace& trace, const std::vector<RunResult>& resu
   bool header = false;
   for (const RunResult& r : results) {
     if (!r.variant.balance && r.moves == 0) continue;
-    if (!header) out << "\nBalancer (moves finished, bytes moved, and the sum of each round's lower bound):\n";
+    if (!header)
+      out << "\nBalancer (moves finished, bytes moved, and the sum of each round's lower bound):\n";
     header = true;
     out << "- " << r.variant.name << ": " << r.moves << " moves, " << human_bytes(r.bytes_moved)
         << " moved, lower bound " << human_bytes(r.bytes_lower_bound) << "\n";

@@ -181,7 +181,8 @@ Trace load_trace(const fs::path& file) {
   }
   Trace t;
   t.file = file;
-  TableReader top(file, root, "", {"simulation", "disk", "topic", "cordon", "strategy", "balancer"});
+  TableReader top(file, root, "",
+                  {"simulation", "disk", "topic", "cordon", "strategy", "balancer"});
   const toml::table* sim = root["simulation"].as_table();
   if (!sim) throw ConfigError(file.string() + ": simulation: the [simulation] table is required.");
   TableReader s(file, *sim, "simulation.",
