@@ -189,6 +189,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
   if (!plan.act) {
     if (balancing_) log()->info("balanced: {}", plan.summary);
     balancing_ = false;
+    stuck_ = false;
     last_round_ = plan.summary;
     return;
   }
@@ -198,6 +199,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
     log()->info("balancing stops at spread {} points: {}", percent_text(plan.spread_before_percent),
                 plan.summary);
     balancing_ = false;
+    stuck_ = false;
     last_round_ = plan.summary;
     return;
   }
@@ -455,7 +457,11 @@ BalanceStatus Balancer::status() const {
             });
   if (!draining_.empty()) {
     s.state = "draining";
-  } else if (balancing_ || !in_flight_.empty() || !planned_.empty()) {
+  } else if (!in_flight_.empty() || !planned_.empty()) {
+    s.state = "balancing";
+  } else if (stuck_ && s.enabled) {
+    s.state = "stuck";  // the spread calls for moves, but none fits or lowers it
+  } else if (balancing_) {
     s.state = "balancing";
   } else if (cancelled_) {
     s.state = "cancelled";

@@ -42,7 +42,9 @@ struct BalanceMoveStatus {
 
 // What DescribeBalance and `lds-host balance --status` show.
 struct BalanceStatus {
-  std::string state;  // "disabled", "idle", "balancing", "draining" or "cancelled"
+  // "disabled", "idle", "balancing", "stuck" (the spread calls for moves but none fits or lowers
+  // it), "draining" or "cancelled"
+  std::string state;
   bool enabled = false;
   double threshold_percent = 0;
   double spread_percent = 0;  // now, over online, uncordoned dirs
