@@ -237,6 +237,17 @@ void Balancer::tick() {
   {
     std::lock_guard lock(mu_);
     const int64_t now = clock_();
+    bool enabled;
+    {
+      std::lock_guard config_lock(config_mu_);
+      enabled = config_.enable;
+    }
+    // Nothing to watch and no plan due: the LogManager is not read (a snapshot of 100k
+    // partitions costs tens of milliseconds).
+    if (in_flight_.empty() && planned_.empty() && draining_.empty() &&
+        (!enabled || now < next_plan_ms_)) {
+      return;
+    }
     BalanceSnapshot snap = snapshot_locked();
     observe_locked(snap, now, ended);
     if (!ended.empty()) snap = snapshot_locked();
@@ -259,11 +270,6 @@ void Balancer::tick() {
           planned_.assign(again.moves.begin(), again.moves.end());
         }
       }
-    }
-    bool enabled;
-    {
-      std::lock_guard config_lock(config_mu_);
-      enabled = config_.enable;
     }
     start_moves_locked(snap, now);
     if (planned_.empty() && in_flight_.empty() && !planned_drain_ && balancing_ &&
