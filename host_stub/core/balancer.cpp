@@ -463,11 +463,9 @@ BalanceStatus Balancer::status() const {
             });
   if (!draining_.empty()) {
     s.state = "draining";
-  } else if (!in_flight_.empty() || !planned_.empty()) {
-    s.state = "balancing";
-  } else if (stuck_ && s.enabled) {
+  } else if (stuck_ && s.enabled && in_flight_.empty() && planned_.empty()) {
     s.state = "stuck";  // the spread calls for moves, but none fits or lowers it
-  } else if (balancing_) {
+  } else if (balancing_ || !in_flight_.empty() || !planned_.empty()) {
     s.state = "balancing";
   } else if (cancelled_) {
     s.state = "cancelled";

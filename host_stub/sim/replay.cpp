@@ -99,7 +99,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
     view.rate = [at](const TopicPartition& tp) {
       const Placed& p = at(tp);
       const bool full = p.topic->retention_bytes && p.size >= *p.topic->retention_bytes;
-      return full ? 0.0 : static_cast<double>(p.rate) / (kStepMillis / 1000);
+      return full ? 0.0 : static_cast<double>(p.rate) * 1000.0 / static_cast<double>(kStepMillis);
     };
     view.relocated = [&, at](const TopicPartition& tp, uint32_t to) {
       Placed& p = at(tp);

@@ -46,7 +46,7 @@ struct StrategyVariant {
 };
 
 // A step of simulated time is one hour, as every shipped trace reads it.
-inline constexpr int64_t kStepMillis = 3600 * 1000;
+inline constexpr int64_t kStepMillis = int64_t{3600} * 1000;
 
 // The trace's [balancer] table: the intra-broker balancer of the "+balance" variants.
 struct BalancerSpec {
