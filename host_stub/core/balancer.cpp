@@ -500,7 +500,7 @@ void Balancer::run_thread() {
     }
     {
       std::unique_lock lock(thread_mu_);
-      wake_.wait_for(lock, std::chrono::milliseconds(std::clamp<int64_t>(interval, 10, 250)),
+      wake_.wait_for(lock, std::chrono::milliseconds(std::clamp<int64_t>(interval, 10, 1000)),
                      [&] { return stopping_; });
       if (stopping_) return;
     }

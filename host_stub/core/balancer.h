@@ -84,7 +84,7 @@ class Balancer {
   // next tick.
   void configure(const BalanceConfig& config, uint64_t throttle_bytes_per_sec);
 
-  // Starts and stops the thread that ticks every min(interval, 250 ms).
+  // Starts and stops the thread that ticks every min(interval, 1 s).
   void start();
   void stop();
 
