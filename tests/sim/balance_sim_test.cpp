@@ -3,7 +3,9 @@
 // sum of its rounds' lower bounds, and never moves a partition twice within the cooldown; the
 // outputs carry the balancer's columns.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -99,6 +101,27 @@ TEST(BalanceSimOutput, BalanceVariantsWriteMovesInFlightAndTheSummaryColumns) {
   std::getline(summary, balanced);
   EXPECT_TRUE(plain.ends_with(",0,0,0")) << plain;
   EXPECT_TRUE(balanced.starts_with("size_fill+balance,size,")) << balanced;
+}
+
+TEST(BalanceSimOutput, SimulateBalanceRunsEveryStrategyWithTheBalancer) {
+  test::TempDir tmp;
+  const fs::path out = tmp.path() / "out";
+  const std::string command = std::string(LDS_HOST_EXE) + " simulate --trace " +
+                              (fs::path(LDS_CONF_SIM_DIR) / "new_disk.toml").string() +
+                              " --strategies partition,size_fill --balance --out " + out.string() +
+                              " --plugin-dir " + build_plugin_dir().string() + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
+  const int status = ::pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
+  EXPECT_NE(output.find("| partition+balance |"), std::string::npos) << output;
+  EXPECT_NE(output.find("| size_fill+balance |"), std::string::npos) << output;
+  EXPECT_EQ(output.find("| size_fill |"), std::string::npos) << "--balance replaces the plain runs";
+  EXPECT_NE(output.find("moves,"), std::string::npos) << output;
+  EXPECT_TRUE(fs::is_regular_file(out / "size_fill+balance.csv"));
 }
 
 }  // namespace
