@@ -82,7 +82,8 @@ TEST_F(BalancerTest, StopsAMoveWhoseSourceGoesOffline) {
   s = balancer_->status();
   EXPECT_TRUE(s.in_flight.empty());
   // The move is cancelled: no future replica is left in /b.
-  for (const PartitionDescription& p : logs_->describe()[1].partitions) {
+  const std::vector<LogDirDescription> dirs = logs_->describe();
+  for (const PartitionDescription& p : dirs[1].partitions) {
     EXPECT_FALSE(p.is_future) << p.partition;
   }
   ASSERT_EQ(events_.size(), 1u);
