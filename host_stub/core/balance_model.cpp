@@ -70,12 +70,14 @@ BalanceSnapshot balance_snapshot(
       if (!p.is_future) continue;
       TopicPartition tp;
       if (!parse_partition_name(p.partition, &tp)) continue;
+      // Listed even when its source is offline (the partition is not listed then), so that the
+      // balancer can stop it.
+      snap.moves[tp] = MoveProgress{static_cast<uint32_t>(i), p.size, p.size + p.offset_lag};
       auto it = index.find(tp);
       if (it == index.end()) continue;
       BalancePartition& bp = snap.model.partitions[it->second];
       bp.moving = true;
       bp.moving_to = static_cast<uint32_t>(i);
-      snap.moves[tp] = MoveProgress{static_cast<uint32_t>(i), p.size, p.size + p.offset_lag};
     }
   }
   return snap;
