@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "admin/balance_api.h"
 #include "core/broker.h"
 #include "core/errors.h"
 #include "core/log_layout.h"
@@ -82,9 +83,14 @@ json AdminApi::handle(const json& request) {
     if (api == "AlterReplicaLogDirs") return alter_replica_log_dirs(request);
     if (api == "IncrementalAlterConfigs") return incremental_alter_configs(request);
     if (api == "DescribeConfigs") return describe_configs();
-    throw bad_request("Unknown api '" + api +
-                      "'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, Produce, "
-                      "AlterReplicaLogDirs, IncrementalAlterConfigs or DescribeConfigs.");
+    if (api == "DescribeBalance") return describe_balance(broker_);
+    if (api == "Balance") return balance(broker_, request);
+    if (api == "DrainLogDir") return drain_log_dir(broker_, request);
+    throw bad_request(
+        "Unknown api '" + api +
+        "'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, Produce, "
+        "AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, DescribeBalance, "
+        "Balance or DrainLogDir.");
   } catch (const KafkaError& e) {
     return error_response(e.code(), e.what());
   } catch (const std::exception& e) {

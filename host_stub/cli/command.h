@@ -21,5 +21,7 @@ Command add_configs_command(CLI::App& app);
 Command add_reassign_command(CLI::App& app);
 Command add_check_plugin_command(CLI::App& app);
 Command add_simulate_command(CLI::App& app);
+Command add_balance_command(CLI::App& app);
+Command add_drain_command(CLI::App& app);
 
 }  // namespace lds::cli

@@ -80,10 +80,16 @@ Command add_describe_command(CLI::App& app) {
       "Print kafka-log-dirs.sh --describe's output: two lines, then one line of JSON");
   return {cmd, [target] {
             const json request = {{"api", "DescribeLogDirs"}};
-            if (!target->json) return call(*target, request, print_log_dirs);
-            Target kafka_style = *target;
-            kafka_style.json = false;  // printed by print_kafka_log_dirs, not as the API's JSON
-            return call(kafka_style, request, print_kafka_log_dirs);
+            if (target->json) {
+              Target kafka_style = *target;
+              kafka_style.json = false;  // printed by print_kafka_log_dirs, not as the API's JSON
+              return call(kafka_style, request, print_kafka_log_dirs);
+            }
+            const int rc = call(*target, request, print_log_dirs);
+            if (rc == kExitUsage) return rc;
+            // One line for the balancer; a broker without one leaves it out.
+            const int balancer = call(*target, {{"api", "DescribeBalance"}}, print_balancer_line);
+            return rc != kExitOk ? rc : balancer;
           }};
 }
 

@@ -121,4 +121,14 @@ int print_altered(const json&) {
   return 0;
 }
 
+int print_balancer_line(const json& r) {
+  std::printf(
+      "Balancer: %s, spread %.1f points (threshold %.1f), %zu moves in flight, %s moved "
+      "since start\n",
+      r.value("state", "?").c_str(), r.value("spreadPercent", 0.0),
+      r.value("thresholdPercent", 0.0), r["inFlight"].size(),
+      human_bytes(r.value("bytesMoved", 0ull)).c_str());
+  return 0;
+}
+
 }  // namespace lds::cli

@@ -16,6 +16,8 @@ int print_created(const nlohmann::json& response);
 int print_produced(const nlohmann::json& response);
 int print_configs(const nlohmann::json& response);
 int print_altered(const nlohmann::json& response);
+// DescribeBalance as the one balancer line of `lds-host describe`.
+int print_balancer_line(const nlohmann::json& response);
 
 // Whether any partition result of a CreatePartitions response carries an error.
 bool any_partition_failed(const nlohmann::json& response);

@@ -52,6 +52,7 @@ int serve(const std::string& config_file) {
       leave_now(kExitAllLogDirsFailed);
     });
     broker.start();
+    broker.balancer().start();
     const BrokerConfig config = broker.config();
     // The Kafka listener binds first, so the admin API can report the address it got.
     // Declared handler first, so the listener (whose workers call the handler) goes first.
@@ -98,6 +99,7 @@ int serve(const std::string& config_file) {
     // swap uses nothing of the broker, but it is inside plugin code all the same.
     size_t abandoned_handlers = server.stop();
     if (kafka_listener) abandoned_handlers += kafka_listener->stop();
+    broker.balancer().stop();
     const size_t inside = LoadedStrategy::threads_inside();
     if (inside > 0) {
       log->warn("Stopped; {} threads were still inside strategy plugins and were abandoned.",

@@ -28,6 +28,9 @@ Command add_simulate_command(CLI::App& app) {
                   "Folder of liblds_<name>.so files to search first (repeatable)");
   cmd->add_option("--log-level", args->log_level, "Host log level while simulating (default off)");
   cmd->add_flag("--force", args->force, "Run a trace past the size limits (below)");
+  cmd->add_flag("--balance", args->balance,
+                "Run every strategy with the intra-broker balancer (the trace's [balancer] "
+                "settings); the variants are named <strategy>+balance");
   cmd->footer("Size limits: a trace that would write more than " + sim::grouped(sim::kMaxCsvCells) +
               " per-step CSV cells (disks x steps x strategies, 6 to 8 bytes each) or replay "
               "more than " +
@@ -56,6 +59,11 @@ int run_simulate(const SimulateArgs& args) {
       }
     }
     if (names.empty()) names = sim::default_strategy_names();
+    if (args.balance || trace.balancer.enable) {
+      for (std::string& name : names) {
+        if (!name.ends_with(sim::kBalanceSuffix)) name += sim::kBalanceSuffix;
+      }
+    }
     std::vector<sim::StrategyVariant> variants;
     variants.reserve(names.size());
     for (const std::string& name : names) variants.push_back(sim::find_variant(trace, name));

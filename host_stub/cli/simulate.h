@@ -12,7 +12,8 @@ struct SimulateArgs {
   std::string out;         // empty = sim-out/<trace name>
   std::vector<std::string> plugin_dirs;
   std::string log_level = "off";
-  bool force = false;  // run a trace past the size limits of sim/size_limits.h
+  bool force = false;    // run a trace past the size limits of sim/size_limits.h
+  bool balance = false;  // every variant runs with the balancer ("<name>+balance")
 };
 
 // Runs every chosen strategy over the trace, writes the outputs and prints the summary table, with

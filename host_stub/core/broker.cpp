@@ -31,6 +31,7 @@ Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> pro
   // Beside the config, as the dynamic overrides are: see PendingDeletions for why.
   options.pending_deletions_file = c.file.string() + ".pending-deletions";
   logs_ = std::make_unique<LogManager>(std::move(options), probe_, slot_);
+  balancer_ = std::make_unique<Balancer>(*logs_, slot_, partition_rates_for_balance(*logs_));
 }
 
 BrokerConfig Broker::config() const {
@@ -66,6 +67,7 @@ void Broker::apply(const BrokerConfig& next, bool reload, const std::function<vo
   logs_->set_partition_expected_bytes(next.partition_expected_bytes);
   logs_->set_rate_window(std::chrono::milliseconds(next.rate_window_ms));
   logs_->set_move_throttle(next.alter_log_dirs_bytes_per_second);
+  balancer_->configure(next.balance, next.alter_log_dirs_bytes_per_second);
   set_log_level(next.log_level);
   if (loaded) {
     log()->info("Strategy {} {} is active (generation {}){}.", loaded->name(), loaded->version(),

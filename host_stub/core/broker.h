@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/balancer.h"
 #include "core/config.h"
 #include "core/disk_probe.h"
 #include "core/log_manager.h"
@@ -54,6 +55,8 @@ class Broker {
   LogManager& logs() { return *logs_; }
   const LogManager& logs() const { return *logs_; }
   StrategySlot& slot() { return slot_; }
+  // The intra-broker balancer; its thread runs only once started (lds-host serve starts it).
+  Balancer& balancer() { return *balancer_; }
   BrokerConfig config() const;
 
  private:
@@ -68,6 +71,7 @@ class Broker {
   std::shared_ptr<const DiskProbe> probe_;
   StrategySlot slot_;
   std::unique_ptr<LogManager> logs_;
+  std::unique_ptr<Balancer> balancer_;  // after logs_: destroyed first, as it moves their replicas
 };
 
 }  // namespace lds

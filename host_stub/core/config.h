@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/balance_config.h"
 #include "core/errors.h"
 
 namespace lds {
@@ -64,6 +65,7 @@ struct BrokerConfig {
   bool never_unload = false;                     // plugin.never.unload (static)
   int32_t admin_max_connections = 0;             // admin.max.connections (static)
   int64_t admin_connection_idle_ms = 0;          // admin.connection.idle.ms (static)
+  BalanceConfig balance;                         // log.dir.balance.* (dynamic)
   // listeners (static): PLAINTEXT://host:port, the Kafka protocol listener; an empty host means
   // no listener. Port 0 binds a free port.
   std::string listener_host;

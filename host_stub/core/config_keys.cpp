@@ -415,6 +415,67 @@ constexpr ConfigKey kKeys[] = {
            return std::to_string(c.alter_log_dirs_bytes_per_second);
          },
      .doc = "bytes per second all replica moves together may copy; 0 for no limit"},
+    // The intra-broker balancer (core/balancer.h).
+    {.name = "log.dir.balance.enable",
+     .type = ConfigType::kBool,
+     .default_value = ConfigDefault::text_of("false"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           if (s.text != "true" && s.text != "false") {
+             throw_key_error(s.where, key, "must be true or false, not " + in_quotes(s.text));
+           }
+           c.balance.enable = s.text == "true";
+         },
+     .format = [](std::string_view, const BrokerConfig& c) { return bool_text(c.balance.enable); },
+     .doc = "turns the intra-broker balancer on"},
+    {.name = "log.dir.balance.threshold.percent",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("10"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           c.balance.threshold_percent = static_cast<double>(int_in_range(s, key, 1, 100));
+         },
+     .format =
+         [](std::string_view, const BrokerConfig& c) {
+           return std::to_string(static_cast<int64_t>(c.balance.threshold_percent));
+         },
+     .doc = "the allowed spread, max fill minus min fill over online, uncordoned dirs, in "
+            "percentage points; a round plans down to half of it"},
+    {.name = "log.dir.balance.interval.ms",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("60000"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           c.balance.interval_ms = int_in_range(s, key, 1, std::numeric_limits<int32_t>::max());
+         },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.balance.interval_ms); },
+     .doc = "how often the balancer checks the spread"},
+    {.name = "log.dir.balance.max.concurrent.moves",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("2"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           c.balance.max_concurrent_moves = static_cast<int32_t>(int_in_range(s, key, 1, 1024));
+         },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.balance.max_concurrent_moves); },
+     .doc = "replica moves the balancer or a drain runs at once"},
+    {.name = "log.dir.balance.cooldown.ms",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("3600000"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           c.balance.cooldown_ms = int_in_range(s, key, 0, std::numeric_limits<int64_t>::max());
+         },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.balance.cooldown_ms); },
+     .doc = "a partition the balancer moved is not moved again before this"},
 };
 
 }  // namespace

@@ -226,6 +226,9 @@ class LogManager {
   // alone (its future copy removed, the destination online unless its disk failed) when the
   // destination runs out of space, the broker of descriptors, or its final name is taken.
   std::vector<FailedMoveDescription> failed_moves() const;
+  // In-memory LogManagers only (the simulator): the move of `tp` copies up to `bytes` more and is
+  // promoted once it has caught up. Returns the bytes copied (ReplicaMover::advance_in_memory).
+  uint64_t advance_in_memory_move(const TopicPartition& tp, uint64_t bytes);
 
   size_t partition_count() const;
   // The hosted partitions (current replicas, not future copies), sorted by topic, then partition.

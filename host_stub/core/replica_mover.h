@@ -77,6 +77,11 @@ class ReplicaMover {
   // queues the move. Returns false when `dest` failed and was marked offline.
   bool begin(const std::shared_ptr<LogManager::Partition>& partition, uint32_t dest);
 
+  // In-memory LogManagers only (the simulator, whose mover threads never run): the move of `tp`
+  // copies `bytes` more, and once its copy has caught up it is promoted in the bookkeeping as
+  // run_move() would. Returns the bytes copied; 0 when `tp` has no move.
+  uint64_t advance_in_memory(const TopicPartition& tp, uint64_t bytes);
+
  private:
   void run_thread();
   void run_move(const std::shared_ptr<Move>& move);

@@ -6,13 +6,16 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "core/errors.h"
 #include "core/log_manager.h"
 #include "core/splitmix.h"
 #include "core/strategy_plugin.h"
 #include "core/strategy_slot.h"
+#include "sim/balance_replay.h"
 #include "sim/plugin_search.h"
 #include "sim/text.h"
 #include "sim/virtual_disks.h"
@@ -91,10 +94,30 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
   result.disks.resize(disk_count);
   std::vector<uint32_t> partitions(disk_count);
   std::vector<Placed> placed;
+  std::unordered_map<TopicPartition, size_t, TopicPartitionHash> placed_index;
+  std::optional<ReplayBalancer> balancer;
+  if (variant.balance || trace.balancer.enable) {
+    auto at = [&](const TopicPartition& tp) -> Placed& { return placed[placed_index.at(tp)]; };
+    ReplayBalancer::Partitions view;
+    view.size = [at](const TopicPartition& tp) { return at(tp).size; };
+    view.rate = [at](const TopicPartition& tp) {
+      const Placed& p = at(tp);
+      const bool full = p.topic->retention_bytes && p.size >= *p.topic->retention_bytes;
+      return full ? 0.0 : static_cast<double>(p.rate) * 1000.0 / static_cast<double>(kStepMillis);
+    };
+    view.relocated = [&, at](const TopicPartition& tp, uint32_t to) {
+      Placed& p = at(tp);
+      --partitions[p.disk];
+      ++partitions[to];
+      p.disk = to;
+    };
+    balancer.emplace(logs, slot, *disks, trace.balancer, std::move(view));
+  }
   std::ostream* csv = output.csv;
   if (csv) {
     *csv << "step";
     for (const DiskSpec& d : trace.disks) *csv << ',' << d.name;
+    if (balancer) *csv << ",moves_in_flight";
     *csv << '\n';
   }
 
@@ -151,6 +174,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
         }
         const uint32_t disk = static_cast<uint32_t>(logs.dir_index(r.log_dir));
         ++partitions[disk];
+        placed_index[{topic.name, partition}] = placed.size();
         placed.push_back({&topic, partition, disk, 0, rates[k]});
         if (topic.initial_bytes > 0) write(placed.back(), topic.initial_bytes, true);
       }
@@ -171,6 +195,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
       }
       if (bytes > 0) write(p, bytes);
     }
+    const size_t moving = balancer ? balancer->step(step) : 0;
     if (csv) *csv << step;
     for (size_t i = 0; i < disk_count; ++i) {
       if (csv) *csv << ',';
@@ -179,6 +204,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
       result.disks[i].max_fill_pct = std::max(result.disks[i].max_fill_pct, f);
       if (csv) *csv << fixed(f, 3);
     }
+    if (csv && balancer) *csv << ',' << moving;
     if (csv) *csv << '\n';
     if (output.progress) output.progress(step + 1);
   }
@@ -198,6 +224,7 @@ RunResult run(const Trace& trace, const StrategyVariant& variant,
     result.max_fill_pct = std::max(result.max_fill_pct, d.max_fill_pct);
   }
   result.final_spread_pp = hi - lo;
+  if (balancer) balancer->report(result);
   return result;
 }
 

@@ -43,12 +43,24 @@ struct RunResult {
   uint64_t out_of_space = 0;                  // appends that did not fit
   uint64_t out_of_space_with_free_space = 0;  // of those, while > 10% of all capacity was free
   uint64_t failed_placements = 0;             // creations no directory would take
+  // With the balancer (the "+balance" variants): its finished moves, their bytes, and the sum over
+  // its rounds of each round's lower bound; and every move it finished, in simulated time.
+  uint64_t moves = 0;
+  uint64_t bytes_moved = 0;
+  uint64_t bytes_lower_bound = 0;
+  struct Move {
+    std::string partition;  // "topic-0"
+    uint32_t started_step = 0;
+    uint32_t finished_step = 0;
+  };
+  std::vector<Move> move_log;
 };
 
 // What a replay writes as it goes, so that nothing per step is kept in memory.
 struct ReplayOutput {
   // "step,<disk>..." and then each disk's fill in percent after each step (empty while the disk is
-  // not attached), one row written as each step ends; null = no CSV.
+  // not attached), one row written as each step ends; with the balancer, a last column
+  // "moves_in_flight"; null = no CSV.
   std::ostream* csv = nullptr;
   // Called after each step with the number of steps done; empty = not called.
   std::function<void(uint32_t steps_done)> progress;

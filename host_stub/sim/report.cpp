@@ -48,13 +48,23 @@ std::string summary_table(const Trace& trace, const std::vector<RunResult>& resu
         << r.out_of_space_with_free_space << " | " << r.failed_placements << " | " << fills << " | "
         << counts << " |\n";
   }
+  bool header = false;
+  for (const RunResult& r : results) {
+    if (!r.variant.balance && r.moves == 0) continue;
+    if (!header)
+      out << "\nBalancer (moves finished, bytes moved, and the sum of each round's lower bound):\n";
+    header = true;
+    out << "- " << r.variant.name << ": " << r.moves << " moves, " << human_bytes(r.bytes_moved)
+        << " moved, lower bound " << human_bytes(r.bytes_lower_bound) << "\n";
+  }
   return out.str();
 }
 
 std::string summary_csv(const std::vector<RunResult>& results) {
   std::ostringstream out;
   out << "strategy,plugin,final_spread_pp,max_fill_pct,out_of_space_events,"
-         "out_of_space_events_with_free_space,failed_placements,final_fill_pct,partitions\n";
+         "out_of_space_events_with_free_space,failed_placements,final_fill_pct,partitions,moves,"
+         "bytes_moved,bytes_lower_bound\n";
   for (const RunResult& r : results) {
     std::string fills, counts;
     for (const DiskResult& d : r.disks) {
@@ -65,7 +75,7 @@ std::string summary_csv(const std::vector<RunResult>& results) {
     out << r.variant.name << ',' << r.variant.plugin << ',' << fixed(r.final_spread_pp, 3) << ','
         << fixed(r.max_fill_pct, 3) << ',' << r.out_of_space << ','
         << r.out_of_space_with_free_space << ',' << r.failed_placements << ',' << fills << ','
-        << counts << '\n';
+        << counts << ',' << r.moves << ',' << r.bytes_moved << ',' << r.bytes_lower_bound << '\n';
   }
   return out.str();
 }

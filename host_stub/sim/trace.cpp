@@ -181,7 +181,8 @@ Trace load_trace(const fs::path& file) {
   }
   Trace t;
   t.file = file;
-  TableReader top(file, root, "", {"simulation", "disk", "topic", "cordon", "strategy"});
+  TableReader top(file, root, "",
+                  {"simulation", "disk", "topic", "cordon", "strategy", "balancer"});
   const toml::table* sim = root["simulation"].as_table();
   if (!sim) throw ConfigError(file.string() + ": simulation: the [simulation] table is required.");
   TableReader s(file, *sim, "simulation.",
@@ -283,6 +284,23 @@ Trace load_trace(const fs::path& file) {
       }
     }
     t.variants.push_back(variant);
+  }
+  if (const toml::node* b = root.get("balancer")) {
+    if (!b->is_table()) fail(file, b->source(), "balancer", "must be a table ([balancer])");
+    TableReader r(file, *b->as_table(), "balancer.",
+                  {"enable", "threshold_percent", "bytes_per_step", "max_concurrent_moves",
+                   "interval_steps"});
+    if (const toml::node* e = r.node("enable")) {
+      if (!e->is_boolean()) r.fail_at("enable", "must be true or false");
+      t.balancer.enable = e->as_boolean()->get();
+    }
+    t.balancer.threshold_percent = r.number("threshold_percent", 1, 100).value_or(10);
+    t.balancer.bytes_per_step = r.bytes("bytes_per_step").value_or(t.balancer.bytes_per_step);
+    if (t.balancer.bytes_per_step == 0) r.fail_at("bytes_per_step", "must be more than 0");
+    t.balancer.max_concurrent_moves =
+        static_cast<uint32_t>(r.integer("max_concurrent_moves", 1, 1024).value_or(2));
+    t.balancer.interval_steps =
+        static_cast<uint32_t>(r.integer("interval_steps", 1, 1000000).value_or(1));
   }
   for (const std::string& name : t.strategies) find_variant(t, name);
   return t;

@@ -42,6 +42,19 @@ struct StrategyVariant {
   std::string plugin;  // liblds_<plugin>.so
   std::vector<std::pair<std::string, std::string>> options;
   std::string description;
+  bool balance = false;  // the intra-broker balancer runs too (the "+balance" variants)
+};
+
+// A step of simulated time is one hour, as every shipped trace reads it.
+inline constexpr int64_t kStepMillis = int64_t{3600} * 1000;
+
+// The trace's [balancer] table: the intra-broker balancer of the "+balance" variants.
+struct BalancerSpec {
+  bool enable = false;  // every variant of the trace runs with the balancer
+  double threshold_percent = 10;
+  uint64_t bytes_per_step = 10ull * 1024 * 1024 * 3600;  // 10 MiB/s over a one-hour step
+  uint32_t max_concurrent_moves = 2;
+  uint32_t interval_steps = 1;
 };
 
 struct Trace {
@@ -57,6 +70,7 @@ struct Trace {
   std::vector<TopicSpec> topics;
   std::vector<CordonEvent> cordons;
   std::vector<StrategyVariant> variants;  // [[strategy]] entries, beside the built-in ones
+  BalancerSpec balancer;                  // [balancer]
 };
 
 // Reads and validates a trace. Throws ConfigError naming the file, line and column, and the key.

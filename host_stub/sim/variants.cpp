@@ -30,6 +30,14 @@ std::vector<std::string> default_strategy_names() {
 }
 
 StrategyVariant find_variant(const Trace& trace, const std::string& name) {
+  // "<variant>+balance": the variant with the intra-broker balancer on.
+  if (name.size() > kBalanceSuffix.size() && name.ends_with(kBalanceSuffix)) {
+    StrategyVariant v = find_variant(trace, name.substr(0, name.size() - kBalanceSuffix.size()));
+    v.name = name;
+    v.balance = true;
+    v.description += " + the intra-broker balancer";
+    return v;
+  }
   for (const StrategyVariant& v : trace.variants) {
     if (v.name == name) return v;
   }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/trace.h"
@@ -15,8 +16,11 @@ namespace lds::sim {
 std::vector<StrategyVariant> builtin_variants(uint64_t seed);
 // partition, partition_spread, size_fill, size_free, hdfs, elasticsearch.
 std::vector<std::string> default_strategy_names();
-// The trace's own variant of that name, else the built-in one. Throws ConfigError listing the
-// known names.
+// The suffix that turns the balancer on for a variant: "size_fill+balance".
+inline constexpr std::string_view kBalanceSuffix = "+balance";
+
+// The trace's own variant of that name, else the built-in one; either with kBalanceSuffix is that
+// variant with the balancer on. Throws ConfigError listing the known names.
 StrategyVariant find_variant(const Trace& trace, const std::string& name);
 
 }  // namespace lds::sim

@@ -30,6 +30,8 @@ class VirtualDisks final : public DiskProbe {
   uint64_t used(size_t i) const { return used_[i].load(std::memory_order_relaxed); }
   uint64_t free(size_t i) const { return capacity_[i] - std::min(used(i), capacity_[i]); }
   void add(size_t i, uint64_t bytes) { used_[i].fetch_add(bytes, std::memory_order_relaxed); }
+  // A moved replica's bytes leaving disk i.
+  void remove(size_t i, uint64_t bytes) { used_[i].fetch_sub(std::min(bytes, used(i))); }
 
   // Trace time, the clock the LogManager measures append rates by: set by the replay.
   double now_seconds() const override { return now_.load(std::memory_order_relaxed); }

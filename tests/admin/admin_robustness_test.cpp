@@ -78,10 +78,12 @@ std::vector<BadLine> bad_lines() {
        "Field 'partitions' must be a partition number from 0 to 2147483647, not -3."},
       {"an unknown api", R"({"api":"DeleteEverything"})", "INVALID_REQUEST",
        "Unknown api 'DeleteEverything'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, "
-       "Produce, AlterReplicaLogDirs, IncrementalAlterConfigs or DescribeConfigs."},
+       "Produce, AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, DescribeBalance, "
+       "Balance or DrainLogDir."},
       {"a lower-case api", R"({"api":"describelogdirs"})", "INVALID_REQUEST",
        "Unknown api 'describelogdirs'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, "
-       "Produce, AlterReplicaLogDirs, IncrementalAlterConfigs or DescribeConfigs."},
+       "Produce, AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, DescribeBalance, "
+       "Balance or DrainLogDir."},
       {"arrays nested 500,000 deep", std::string(500000, '[') + std::string(500000, ']'),
        "INVALID_REQUEST", "The request must be a JSON object."},
       {"a topic nested 400,000 deep",

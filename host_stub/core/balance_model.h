@@ -1,0 +1,47 @@
+// balance_model.h: the balance planner's inputs taken from a LogManager: its directories and
+// partitions as a BalanceModel, and destinations ranked by the active strategy. Shared by the
+// broker's balancer and the simulator, so both plan from the same view.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+
+#include "core/balance_planner.h"
+#include "core/log_manager.h"
+#include "core/strategy_slot.h"
+
+namespace lds {
+
+// A partition's append rate in bytes per second, 0 when unknown.
+using PartitionRate = std::function<double(const TopicPartition&)>;
+
+// The append rates the broker's balancer plans with. They are LogManager's per-partition rates
+// (LogManager::partition_rate); until those are kept, every rate reads as unknown (0), so no
+// partition is skipped for appending faster than the throttle.
+PartitionRate partition_rates_for_balance(const LogManager& logs);
+
+// How far one move in flight has come.
+struct MoveProgress {
+  uint32_t to = 0;
+  uint64_t copied = 0;
+  uint64_t size = 0;  // the replica's size now; it grows while appends continue
+};
+
+struct BalanceSnapshot {
+  BalanceModel model;
+  std::unordered_map<TopicPartition, MoveProgress, TopicPartitionHash> moves;
+};
+
+// The LogManager's directories (log.dirs order, so a model dir index is a log-dir index) and
+// partitions, with `last_moved` as each partition's last balancer move and `rate` its append rate.
+BalanceSnapshot balance_snapshot(
+    const LogManager& logs,
+    const std::unordered_map<TopicPartition, int64_t, TopicPartitionHash>& last_moved,
+    const PartitionRate& rate);
+
+// Ranks destination candidates through `slot`'s active strategy (with its per-call fallback), each
+// candidate's space as the plan projects it; cordoned directories are never returned.
+RankDestinations strategy_ranker(const LogManager& logs, StrategySlot& slot);
+
+}  // namespace lds

@@ -1,0 +1,515 @@
+// balancer.cpp: the balancer's rounds, its moves in flight, drain, status and thread.
+#include "core/balancer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "core/config.h"
+#include "core/logging.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+namespace {
+
+std::shared_ptr<spdlog::logger> log() {
+  static auto l = logger("lds.balancer");
+  return l;
+}
+
+std::string percent_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+const BalancePartition* find_partition(const BalanceModel& model, const TopicPartition& tp) {
+  for (const BalancePartition& p : model.partitions) {
+    if (p.tp == tp) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Balancer::Balancer(LogManager& logs, StrategySlot& slot, PartitionRate rate, Clock clock)
+    : logs_(logs),
+      slot_(slot),
+      rate_(std::move(rate)),
+      clock_(clock ? std::move(clock) : Clock(steady_ms)),
+      rank_(strategy_ranker(logs, slot)) {}
+
+Balancer::~Balancer() { stop(); }
+
+void Balancer::configure(const BalanceConfig& config, uint64_t throttle_bytes_per_sec) {
+  std::lock_guard lock(config_mu_);
+  config_ = config;
+  throttle_ = throttle_bytes_per_sec;
+}
+
+void Balancer::set_move_listener(std::function<void(const BalanceMoveEvent&)> listener) {
+  std::lock_guard lock(mu_);
+  listener_ = std::move(listener);
+}
+
+BalanceSettings Balancer::settings_locked(int64_t now, bool force) const {
+  std::lock_guard lock(config_mu_);
+  BalanceSettings s;
+  s.threshold_percent = config_.threshold_percent;
+  s.cooldown_ms = config_.cooldown_ms;
+  s.now_ms = now;
+  s.throttle_bytes_per_sec = throttle_;
+  s.balancing = balancing_;
+  s.force = force;
+  return s;
+}
+
+BalanceSnapshot Balancer::snapshot_locked() const {
+  return balance_snapshot(logs_, last_moved_, rate_);
+}
+
+void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
+                              std::vector<BalanceMoveEvent>& ended) {
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    const TopicPartition& tp = it->first;
+    const InFlight& f = it->second;
+    auto running = snap.moves.find(tp);
+    const bool source_online =
+        f.move.from < snap.model.dirs.size() && snap.model.dirs[f.move.from].online;
+    if (running != snap.moves.end() && running->second.to == f.move.to) {
+      if (source_online) {
+        ++it;
+        continue;
+      }
+      // The source went offline: stop, as a move from it can never finish.
+      logs_.alter_replica_log_dir(tp, "any");
+      log()->warn("stopped moving {}: its source {} went offline", tp.str(),
+                  snap.model.dirs[f.move.from].path);
+      ended.push_back({tp, f.started_ms, now, 0, false});
+      it = in_flight_.erase(it);
+      continue;
+    }
+    const BalancePartition* p = find_partition(snap.model, tp);
+    if (p != nullptr && p->dir == f.move.to) {
+      ++moves_;
+      bytes_moved_ += p->size;
+      last_moved_[tp] = now;
+      log()->info("moved {} ({}) from {} to {}", tp.str(), balance_bytes_text(p->size),
+                  snap.model.dirs[f.move.from].path, snap.model.dirs[f.move.to].path);
+      ended.push_back({tp, f.started_ms, now, p->size, true});
+    } else {
+      log()->warn("the move of {} to {} did not finish (cancelled, failed, or a dir went offline)",
+                  tp.str(), snap.model.dirs[f.move.to].path);
+      ended.push_back({tp, f.started_ms, now, 0, false});
+    }
+    it = in_flight_.erase(it);
+  }
+}
+
+void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
+  int32_t limit;
+  {
+    std::lock_guard lock(config_mu_);
+    limit = config_.max_concurrent_moves;
+  }
+  // The model as the moves started in this pass leave it.
+  BalanceModel model = snap.model;
+  while (!planned_.empty() && static_cast<int32_t>(in_flight_.size()) < limit) {
+    PlannedMove m = std::move(planned_.front());
+    planned_.pop_front();
+    BalancePartition* p = nullptr;
+    for (BalancePartition& q : model.partitions) {
+      if (q.tp == m.tp) p = &q;
+    }
+    std::string problem;
+    if (p == nullptr) {
+      problem = "it is no longer hosted, or its dir is offline";
+    } else if (p->moving) {
+      problem = "it is already moving";
+    } else if (p->dir != m.from) {
+      problem = "it is no longer in " + snap.model.dirs[m.from].path;
+    } else {
+      const BalanceDir& to = model.dirs[m.to];
+      if (!to.online) {
+        problem = to.path + " is offline";
+      } else if (to.cordoned) {
+        problem = to.path + " is cordoned";
+      } else if (to.used_bytes + to.reserved_bytes + p->size > to.total_bytes) {
+        problem = to.path + " no longer has room for it";
+      } else if (!planned_drain_) {
+        // The dirs changed since the plan (appends, new partitions): a move that no longer helps
+        // is not started.
+        problem = balance_move_problem(model, m.from, m.to, p->size);
+      }
+    }
+    if (!problem.empty()) {
+      log()->info("dropped the planned move of {} to {}: {}", m.tp.str(),
+                  snap.model.dirs[m.to].path, problem);
+      if (!planned_drain_) {
+        // The plan no longer matches the dirs: plan again from what they hold now.
+        planned_.clear();
+        next_plan_ms_ = now;
+      }
+      continue;
+    }
+    const LogManager::AlterResult r = logs_.alter_replica_log_dir(m.tp, snap.model.dirs[m.to].path);
+    if (r.error != ErrorCode::kNone) {
+      log()->warn("could not start moving {} to {}: {}", m.tp.str(), snap.model.dirs[m.to].path,
+                  r.message);
+      continue;
+    }
+    log()->info("moving {} ({}) from {} ({}%) to {} ({}%): {}", m.tp.str(),
+                balance_bytes_text(p->size), snap.model.dirs[m.from].path,
+                percent_text(balance_fill_percent(model, m.from)), snap.model.dirs[m.to].path,
+                percent_text(balance_fill_percent(model, m.to)), m.reason);
+    p->moving = true;
+    p->moving_to = m.to;
+    model.dirs[m.to].reserved_bytes += p->size;
+    InFlight f{m, now, planned_drain_};
+    in_flight_.emplace(m.tp, std::move(f));
+  }
+}
+
+void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
+  BalanceSettings settings = settings_locked(now, false);
+  int64_t interval;
+  {
+    std::lock_guard lock(config_mu_);
+    interval = config_.interval_ms;
+  }
+  next_plan_ms_ = now + interval;
+  BalancePlan plan = plan_balance(snap.model, settings, rank_);
+  if (!plan.act) {
+    if (balancing_) log()->info("balanced: {}", plan.summary);
+    balancing_ = false;
+    stuck_ = false;
+    last_round_ = plan.summary;
+    return;
+  }
+  if (plan.spread_before_percent <= settings.threshold_percent && !plan.target_reached) {
+    // Hysteresis only carries a round on to the band when it can get there; moves that cannot
+    // would be churn. The next round starts when the spread passes the threshold again.
+    log()->info("balancing stops at spread {} points: {}", percent_text(plan.spread_before_percent),
+                plan.summary);
+    balancing_ = false;
+    stuck_ = false;
+    last_round_ = plan.summary;
+    return;
+  }
+  if (plan.moves.empty()) {
+    if (!stuck_) log()->warn("cannot balance now: {}", plan.summary);
+    stuck_ = true;
+    last_round_ = plan.summary;
+    return;
+  }
+  stuck_ = false;
+  ++rounds_;
+  balancing_ = true;
+  cancelled_ = false;
+  round_reaches_target_ = plan.target_reached;
+  lower_bound_bytes_ += plan.lower_bound_bytes;
+  last_round_ = plan.summary;
+  log()->info("balance round {}: ideal fill {}%, {}", rounds_, percent_text(plan.ideal_percent),
+              plan.summary);
+  planned_drain_ = false;
+  planned_.assign(plan.moves.begin(), plan.moves.end());
+}
+
+void Balancer::notify(const std::vector<BalanceMoveEvent>& ended) {
+  std::function<void(const BalanceMoveEvent&)> listener;
+  {
+    std::lock_guard lock(mu_);
+    listener = listener_;
+  }
+  if (!listener) return;
+  for (const BalanceMoveEvent& e : ended) listener(e);
+}
+
+void Balancer::tick() {
+  std::vector<BalanceMoveEvent> ended;
+  {
+    std::lock_guard lock(mu_);
+    const int64_t now = clock_();
+    bool enabled;
+    {
+      std::lock_guard config_lock(config_mu_);
+      enabled = config_.enable;
+    }
+    // Nothing to watch and no plan due: the LogManager is not read (a snapshot of 100k
+    // partitions costs tens of milliseconds).
+    if (in_flight_.empty() && planned_.empty() && draining_.empty() &&
+        (!enabled || now < next_plan_ms_)) {
+      return;
+    }
+    BalanceSnapshot snap = snapshot_locked();
+    observe_locked(snap, now, ended);
+    if (!ended.empty()) snap = snapshot_locked();
+    if (!draining_.empty() && planned_.empty() && in_flight_.empty()) {
+      uint64_t left = 0;
+      for (const BalancePartition& p : snap.model.partitions) {
+        if (p.dir == draining_index_) left += p.size + 1;
+      }
+      if (left == 0) {
+        log()->info("drained {}", draining_);
+        draining_.clear();
+      } else {
+        DrainPlan again = plan_drain(snap.model, draining_index_, rank_);
+        if (!again.problem.empty() || again.moves.empty()) {
+          log()->warn("the drain of {} stops short: {}", draining_,
+                      again.problem.empty() ? "no move is possible" : again.problem);
+          draining_.clear();
+        } else {
+          planned_drain_ = true;
+          planned_.assign(again.moves.begin(), again.moves.end());
+        }
+      }
+    }
+    start_moves_locked(snap, now);
+    if (planned_.empty() && in_flight_.empty() && !planned_drain_ && balancing_ &&
+        round_reaches_target_) {
+      // The round's moves are done and its plan reached the band: back to waiting for the
+      // threshold.
+      balancing_ = false;
+      round_reaches_target_ = false;
+    }
+    if (planned_.empty()) planned_drain_ = false;
+    if (enabled && draining_.empty() && planned_.empty() && in_flight_.empty() &&
+        now >= next_plan_ms_) {
+      plan_round_locked(snap, now);
+      if (!planned_.empty()) start_moves_locked(snap, now);
+    }
+  }
+  notify(ended);
+}
+
+BalancePlan Balancer::plan() const {
+  std::lock_guard lock(mu_);
+  const BalanceSnapshot snap = snapshot_locked();
+  return plan_balance(snap.model, settings_locked(clock_(), false), rank_);
+}
+
+BalancePlan Balancer::execute() {
+  std::vector<BalanceMoveEvent> ended;
+  BalancePlan plan;
+  {
+    std::lock_guard lock(mu_);
+    const int64_t now = clock_();
+    BalanceSnapshot snap = snapshot_locked();
+    observe_locked(snap, now, ended);
+    if (!draining_.empty()) {
+      throw KafkaError(ErrorCode::kInvalidRequest,
+                       "A drain of " + draining_ + " is running; cancel it first.");
+    }
+    plan = plan_balance(snap.model, settings_locked(now, true), rank_);
+    last_round_ = plan.summary;
+    if (!plan.moves.empty()) {
+      ++rounds_;
+      balancing_ = true;
+      cancelled_ = false;
+      round_reaches_target_ = plan.target_reached;
+      lower_bound_bytes_ += plan.lower_bound_bytes;
+      log()->info("balance round {} on request: ideal fill {}%, {}", rounds_,
+                  percent_text(plan.ideal_percent), plan.summary);
+      planned_drain_ = false;
+      planned_.assign(plan.moves.begin(), plan.moves.end());
+      start_moves_locked(snap, now);
+    }
+  }
+  notify(ended);
+  return plan;
+}
+
+size_t Balancer::cancel() {
+  std::vector<BalanceMoveEvent> ended;
+  size_t stopped = 0;
+  {
+    std::lock_guard lock(mu_);
+    const int64_t now = clock_();
+    const size_t dropped = planned_.size();
+    planned_.clear();
+    planned_drain_ = false;
+    for (const auto& [tp, f] : in_flight_) {
+      logs_.alter_replica_log_dir(tp, "any");
+      ended.push_back({tp, f.started_ms, now, 0, false});
+      ++stopped;
+    }
+    in_flight_.clear();
+    balancing_ = false;
+    cancelled_ = true;
+    if (!draining_.empty()) log()->info("drain of {} cancelled", draining_);
+    draining_.clear();
+    log()->info("balance round cancelled: {} moves stopped, {} planned moves dropped", stopped,
+                dropped);
+    int64_t interval;
+    {
+      std::lock_guard config_lock(config_mu_);
+      interval = config_.interval_ms;
+    }
+    next_plan_ms_ = now + interval;
+  }
+  notify(ended);
+  return stopped;
+}
+
+DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cordon) {
+  const int index = logs_.dir_index(canonical_path("/", dir));
+  if (!dir.is_absolute() || index < 0) {
+    throw KafkaError(ErrorCode::kLogDirNotFound,
+                     "Log dir " + dir.string() + " is not found in the config.");
+  }
+  DrainPlan plan;
+  {
+    std::lock_guard lock(mu_);
+    BalanceSnapshot snap = snapshot_locked();
+    const BalanceDir& d = snap.model.dirs[static_cast<size_t>(index)];
+    if (!d.online) {
+      throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path + " is offline");
+    }
+    snap.model.dirs[static_cast<size_t>(index)].cordoned = true;
+    plan = plan_drain(snap.model, static_cast<uint32_t>(index), rank_);
+    if (!plan.problem.empty()) {
+      log()->warn("drain refused: {}", plan.problem);
+      throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
+    }
+  }
+  // The cordon is a config change; the broker applies it (and calls configure()) outside mu_.
+  cordon();
+  std::vector<BalanceMoveEvent> ended;
+  {
+    std::lock_guard lock(mu_);
+    const int64_t now = clock_();
+    BalanceSnapshot snap = snapshot_locked();
+    observe_locked(snap, now, ended);
+    // Planned again now that the cordon applies: moves may have ended meanwhile.
+    plan = plan_drain(snap.model, static_cast<uint32_t>(index), rank_);
+    if (!plan.problem.empty()) {
+      throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
+    }
+    // Moves into the drained dir stop; balancer moves already running elsewhere may finish.
+    for (const BalancePartition& p : snap.model.partitions) {
+      if (p.moving && p.moving_to == static_cast<uint32_t>(index)) {
+        logs_.alter_replica_log_dir(p.tp, "any");
+        in_flight_.erase(p.tp);
+      }
+    }
+    planned_.assign(plan.moves.begin(), plan.moves.end());
+    planned_drain_ = true;
+    balancing_ = false;
+    draining_ = snap.model.dirs[static_cast<size_t>(index)].path;
+    draining_index_ = static_cast<uint32_t>(index);
+    drain_bytes_ = plan.bytes;
+    log()->info("draining {}: {} moves of {} to the other log directories", draining_,
+                plan.moves.size(), balance_bytes_text(plan.bytes));
+    start_moves_locked(snap, now);
+  }
+  notify(ended);
+  return plan;
+}
+
+BalanceStatus Balancer::status() const {
+  std::lock_guard lock(mu_);
+  BalanceStatus s;
+  {
+    std::lock_guard config_lock(config_mu_);
+    s.enabled = config_.enable;
+    s.threshold_percent = config_.threshold_percent;
+  }
+  const BalanceSnapshot snap = snapshot_locked();
+  BalanceSettings quiet;
+  quiet.threshold_percent = s.threshold_percent;
+  BalancePlan now = plan_balance(
+      snap.model, quiet, [](const BalancePartition&, std::span<const DestinationCandidate>) {
+        return std::vector<uint32_t>{};
+      });
+  s.spread_percent = now.spread_before_percent;
+  s.ideal_percent = now.ideal_percent;
+  s.rounds = rounds_;
+  s.moves = moves_;
+  s.bytes_moved = bytes_moved_;
+  s.lower_bound_bytes = lower_bound_bytes_;
+  s.planned = planned_.size();
+  s.draining = draining_;
+  s.drain_bytes = drain_bytes_;
+  if (!draining_.empty()) {
+    for (const BalancePartition& p : snap.model.partitions) {
+      if (p.dir == draining_index_) s.drain_bytes_left += p.size;
+    }
+  }
+  s.last_round = last_round_;
+  for (const auto& [tp, f] : in_flight_) {
+    BalanceMoveStatus m;
+    m.tp = tp;
+    m.from = snap.model.dirs[f.move.from].path;
+    m.to = snap.model.dirs[f.move.to].path;
+    m.drain = f.drain;
+    if (auto it = snap.moves.find(tp); it != snap.moves.end()) {
+      m.size = it->second.size;
+      m.copied = it->second.copied;
+    } else {
+      m.size = f.move.bytes;
+    }
+    s.in_flight.push_back(std::move(m));
+  }
+  std::sort(s.in_flight.begin(), s.in_flight.end(),
+            [](const BalanceMoveStatus& a, const BalanceMoveStatus& b) {
+              return a.tp.str() < b.tp.str();
+            });
+  if (!draining_.empty()) {
+    s.state = "draining";
+  } else if (stuck_ && s.enabled && in_flight_.empty() && planned_.empty()) {
+    s.state = "stuck";  // the spread calls for moves, but none fits or lowers it
+  } else if (balancing_ || !in_flight_.empty() || !planned_.empty()) {
+    s.state = "balancing";
+  } else if (cancelled_) {
+    s.state = "cancelled";
+  } else {
+    s.state = s.enabled ? "idle" : "disabled";
+  }
+  return s;
+}
+
+void Balancer::start() {
+  std::lock_guard lock(thread_mu_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { run_thread(); });
+}
+
+void Balancer::stop() {
+  {
+    std::lock_guard lock(thread_mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Balancer::run_thread() {
+  for (;;) {
+    int64_t interval;
+    {
+      std::lock_guard lock(config_mu_);
+      interval = config_.interval_ms;
+    }
+    {
+      std::unique_lock lock(thread_mu_);
+      wake_.wait_for(lock, std::chrono::milliseconds(std::clamp<int64_t>(interval, 10, 1000)),
+                     [&] { return stopping_; });
+      if (stopping_) return;
+    }
+    try {
+      tick();
+    } catch (const std::exception& e) {
+      log()->error("balancer pass failed: {}", e.what());
+    }
+  }
+}
+
+}  // namespace lds

@@ -1,0 +1,166 @@
+// balancer.h: the intra-broker balancer and drain: a service that keeps the log directories within
+// log.dir.balance.threshold.percent of each other by moving replicas, and empties a directory on
+// request.
+//
+// Every move goes through LogManager::alter_replica_log_dir, the path of AlterReplicaLogDirs, so
+// balancer and drain moves are copied, throttled and recovered after kill -9 exactly as manual
+// ones. The plan comes from plan_balance() (core/balance_planner.h) over balance_snapshot()
+// (core/balance_model.h), with destinations ranked by the active strategy. The same class runs in
+// `lds-host serve` (its own thread) and in the simulator (tick() called once per step, on a
+// simulated clock).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/balance_config.h"
+#include "core/balance_model.h"
+#include "core/balance_planner.h"
+#include "core/errors.h"
+#include "core/log_manager.h"
+#include "core/strategy_slot.h"
+
+namespace lds {
+
+// One move the balancer or a drain started, while it runs.
+struct BalanceMoveStatus {
+  TopicPartition tp;
+  std::string from;
+  std::string to;
+  uint64_t size = 0;    // the replica's size now
+  uint64_t copied = 0;  // copied so far
+  bool drain = false;
+};
+
+// What DescribeBalance and `lds-host balance --status` show.
+struct BalanceStatus {
+  // "disabled", "idle", "balancing", "stuck" (the spread calls for moves but none fits or lowers
+  // it), "draining" or "cancelled"
+  std::string state;
+  bool enabled = false;
+  double threshold_percent = 0;
+  double spread_percent = 0;  // now, over online, uncordoned dirs
+  double ideal_percent = 0;
+  uint64_t rounds = 0;
+  uint64_t moves = 0;              // moves finished since start
+  uint64_t bytes_moved = 0;        // their bytes
+  uint64_t lower_bound_bytes = 0;  // Σ over rounds of each round's lower bound
+  std::vector<BalanceMoveStatus> in_flight;
+  size_t planned = 0;             // moves of the round not started yet
+  std::string draining;           // the dir being drained, or empty
+  uint64_t drain_bytes = 0;       // bytes the drain planned to move
+  uint64_t drain_bytes_left = 0;  // bytes still on the drained dir
+  std::string last_round;         // the last plan's summary
+};
+
+// A finished or stopped move, for whoever watches the balancer (the simulator's checks).
+struct BalanceMoveEvent {
+  TopicPartition tp;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  uint64_t bytes = 0;
+  bool completed = false;  // false: cancelled, failed, or its source went offline
+};
+
+class Balancer {
+ public:
+  using Clock = std::function<int64_t()>;  // milliseconds
+
+  // `clock` defaults to the steady clock; the simulator passes its own.
+  Balancer(LogManager& logs, StrategySlot& slot, PartitionRate rate, Clock clock = {});
+  ~Balancer();
+  Balancer(const Balancer&) = delete;
+  Balancer& operator=(const Balancer&) = delete;
+
+  // The log.dir.balance.* keys and replica.alter.log.dirs.io.max.bytes.per.second; applies at the
+  // next tick.
+  void configure(const BalanceConfig& config, uint64_t throttle_bytes_per_sec);
+
+  // Starts and stops the thread that ticks every min(interval, 1 s).
+  void start();
+  void stop();
+
+  // One pass: notes the moves that ended, starts planned moves while fewer than
+  // max.concurrent.moves run, and plans a round when enabled, idle and the interval has passed.
+  void tick();
+
+  // The round that would run now (balance --plan); changes nothing.
+  BalancePlan plan() const;
+  // Plans a round now, whatever the spread and the enable flag, and runs it (balance --execute).
+  BalancePlan execute();
+  // Stops the round: planned moves are dropped and moves in flight cancelled (balance --cancel).
+  // Returns how many moves were cancelled.
+  size_t cancel();
+
+  // Drains `dir`: refuses, changing nothing, when the other dirs cannot hold its data (KafkaError
+  // INVALID_REPLICA_ASSIGNMENT naming the shortfall in bytes), or LOG_DIR_NOT_FOUND /
+  // KAFKA_STORAGE_ERROR for an unknown or offline dir. Otherwise calls `cordon` (the dynamic
+  // config change, which may throw and then nothing else happens) and queues every move.
+  DrainPlan drain(const std::filesystem::path& dir, const std::function<void()>& cordon);
+
+  BalanceStatus status() const;
+
+  // Called, outside the balancer's lock, for every move that ends.
+  void set_move_listener(std::function<void(const BalanceMoveEvent&)> listener);
+
+ private:
+  struct InFlight {
+    PlannedMove move;
+    int64_t started_ms = 0;
+    bool drain = false;
+  };
+
+  BalanceSettings settings_locked(int64_t now, bool force) const;
+  void observe_locked(const BalanceSnapshot& snap, int64_t now,
+                      std::vector<BalanceMoveEvent>& ended);
+  void start_moves_locked(const BalanceSnapshot& snap, int64_t now);
+  void plan_round_locked(const BalanceSnapshot& snap, int64_t now);
+  BalanceSnapshot snapshot_locked() const;
+  void notify(const std::vector<BalanceMoveEvent>& ended);
+  void run_thread();
+
+  LogManager& logs_;
+  StrategySlot& slot_;
+  PartitionRate rate_;
+  Clock clock_;
+  RankDestinations rank_;
+
+  mutable std::mutex config_mu_;  // guards the two below only: configure() never waits for a tick
+  BalanceConfig config_;
+  uint64_t throttle_ = 0;
+
+  mutable std::mutex mu_;  // guards everything below; one tick or request at a time
+  std::deque<PlannedMove> planned_;
+  bool planned_drain_ = false;  // planned_ holds a drain's moves
+  std::unordered_map<TopicPartition, InFlight, TopicPartitionHash> in_flight_;
+  std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved_;
+  bool balancing_ = false;  // a round is under way (hysteresis: keep going to half the threshold)
+  bool round_reaches_target_ = false;
+  bool cancelled_ = false;
+  bool stuck_ = false;  // the last plan wanted to act but found no move (logged once)
+  int64_t next_plan_ms_ = 0;
+  uint64_t rounds_ = 0;
+  uint64_t moves_ = 0;
+  uint64_t bytes_moved_ = 0;
+  uint64_t lower_bound_bytes_ = 0;
+  std::string draining_;
+  uint32_t draining_index_ = 0;
+  uint64_t drain_bytes_ = 0;
+  std::string last_round_;
+  std::function<void(const BalanceMoveEvent&)> listener_;
+
+  std::mutex thread_mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace lds

@@ -1,0 +1,120 @@
+// balancer_test.cpp: the balancer service on an in-memory LogManager with a simulated clock: it
+// stops a move whose source goes offline, never starts a planned move into a dir cordoned since
+// the plan, and counts a finished move once.
+#include "core/balancer.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <mutex>
+
+#include "core/logging.h"
+
+namespace lds {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr uint64_t kGiB = 1ull << 30;
+
+// Each dir 100 GiB; its used bytes set by the test.
+class FakeDisks final : public DiskProbe {
+ public:
+  DiskSpace read(const fs::path& dir) const override {
+    std::lock_guard lock(mu_);
+    auto it = used_.find(dir.string());
+    const uint64_t used = it == used_.end() ? 0 : it->second;
+    return {true, 100 * kGiB, 100 * kGiB - used};
+  }
+  void set_used(const std::string& dir, uint64_t bytes) {
+    std::lock_guard lock(mu_);
+    used_[dir] = bytes;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, uint64_t> used_;
+};
+
+class BalancerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    set_log_level("off");
+    LogManager::Options o;
+    o.in_memory = true;
+    o.log_dirs = {"/a", "/b"};
+    logs_ = std::make_unique<LogManager>(o, disks_, slot_);
+    logs_->startup();
+    // Eight 10 GiB partitions on /a, nothing on /b: 80% against 0%.
+    for (int p = 0; p < 8; ++p) {
+      logs_->remember_preferred_dir({"t", p}, "/a");
+      logs_->create_partition("t", p);
+      logs_->append("t", p, 10 * kGiB);
+    }
+    disks_->set_used("/a", 80 * kGiB);
+    balancer_ = std::make_unique<Balancer>(*logs_, slot_, nullptr, [this] { return now_; });
+    BalanceConfig c;
+    c.enable = true;
+    c.interval_ms = 1;
+    c.max_concurrent_moves = 1;
+    balancer_->configure(c, 0);
+    balancer_->set_move_listener([this](const BalanceMoveEvent& e) { events_.push_back(e); });
+  }
+
+  std::shared_ptr<FakeDisks> disks_ = std::make_shared<FakeDisks>();
+  StrategySlot slot_;  // no strategy published: the built-in order ranks
+  std::unique_ptr<LogManager> logs_;
+  std::unique_ptr<Balancer> balancer_;
+  int64_t now_ = 1000;
+  std::vector<BalanceMoveEvent> events_;
+};
+
+TEST_F(BalancerTest, StopsAMoveWhoseSourceGoesOffline) {
+  balancer_->tick();
+  BalanceStatus s = balancer_->status();
+  ASSERT_EQ(s.in_flight.size(), 1u);
+  EXPECT_EQ(s.in_flight[0].from, "/a");
+  EXPECT_EQ(s.in_flight[0].to, "/b");
+  EXPECT_EQ(logs_->moves_in_progress(), 1u);
+
+  logs_->mark_offline(0, "test: the disk failed");
+  now_ += 10;
+  balancer_->tick();
+  s = balancer_->status();
+  EXPECT_TRUE(s.in_flight.empty());
+  // The move is cancelled: no future replica is left in /b.
+  const std::vector<LogDirDescription> dirs = logs_->describe();
+  for (const PartitionDescription& p : dirs[1].partitions) {
+    EXPECT_FALSE(p.is_future) << p.partition;
+  }
+  ASSERT_EQ(events_.size(), 1u);
+  EXPECT_FALSE(events_[0].completed);
+  EXPECT_EQ(s.moves, 0u);
+}
+
+TEST_F(BalancerTest, NeverStartsAPlannedMoveIntoADirCordonedSinceThePlan) {
+  balancer_->tick();
+  BalanceStatus s = balancer_->status();
+  ASSERT_EQ(s.in_flight.size(), 1u);
+  ASSERT_GT(s.planned, 0u) << "the round plans more than one move";
+  const TopicPartition first = s.in_flight[0].tp;
+
+  logs_->set_cordoned([](const fs::path& d) { return d == "/b"; });
+  // The running move finishes (the copy is simulated), and is counted once.
+  EXPECT_EQ(logs_->advance_in_memory_move(first, 10 * kGiB), 10 * kGiB);
+  disks_->set_used("/a", 70 * kGiB);
+  disks_->set_used("/b", 10 * kGiB);
+  now_ += 10;
+  balancer_->tick();
+  balancer_->tick();
+  s = balancer_->status();
+  EXPECT_EQ(s.moves, 1u);
+  EXPECT_EQ(s.bytes_moved, 10 * kGiB);
+  EXPECT_TRUE(s.in_flight.empty()) << "a move into the cordoned /b started";
+  EXPECT_EQ(s.planned, 0u);
+  EXPECT_EQ(logs_->moves_in_progress(), 0u);
+  ASSERT_EQ(events_.size(), 1u);
+  EXPECT_TRUE(events_[0].completed);
+}
+
+}  // namespace
+}  // namespace lds
