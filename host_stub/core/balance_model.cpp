@@ -23,10 +23,8 @@ bool parse_partition_name(const std::string& name, TopicPartition* tp) {
 }  // namespace
 
 PartitionRate partition_rates_for_balance(const LogManager& logs) {
-  // Reads LogManager's per-partition append rates (LogManager::partition_rate) once they exist;
-  // until then no rate is known.
-  (void)logs;
-  return [](const TopicPartition&) { return 0.0; };
+  // LogManager's decayed append rate of each partition (log.dir.rate.window.ms); 0 when unknown.
+  return [&logs](const TopicPartition& tp) { return logs.partition_rate(tp); };
 }
 
 BalanceSnapshot balance_snapshot(
@@ -105,7 +103,9 @@ RankDestinations strategy_ranker(const LogManager& logs, StrategySlot& slot) {
     }
     if (dirs.empty()) return {};
     std::vector<uint32_t> order(dirs.size());
-    const lds_request request{sizeof(lds_request), p.tp.partition, p.tp.topic.c_str(), p.size};
+    // The partition brings its own append rate to its destination (ABI 1.1).
+    const lds_request request{sizeof(lds_request), p.tp.partition, p.tp.topic.c_str(), p.size,
+                              static_cast<uint64_t>(p.bytes_in_per_sec)};
     const RankOutcome outcome = slot.rank(request, dirs, order);
     std::vector<uint32_t> out;
     if (outcome.status != LDS_OK) return out;
