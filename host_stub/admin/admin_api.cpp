@@ -179,6 +179,7 @@ json AdminApi::create_partitions(const json& request) {
     results.push_back(std::move(r));
   }
   json out = ok();
+  out["topic"] = topic;
   out["partitions"] = std::move(results);
   return out;
 }

@@ -80,13 +80,15 @@ int print_created(const json& r) {
   std::map<std::string, int> per_dir;
   for (const auto& p : r["partitions"]) {
     if (p["error"] == kNone) {
-      std::printf("partition %-5d -> %s%s (strategy %s)\n", p["partition"].get<int>(),
-                  p["logDir"].get<std::string>().c_str(),
+      // "t-0 -> /d1 (strategy size)", the topic-partition as kafka-log-dirs.sh names it.
+      std::printf("%s-%d -> %s%s (strategy %s)\n", r.value("topic", "?").c_str(),
+                  p["partition"].get<int>(), p["logDir"].get<std::string>().c_str(),
                   p["created"].get<bool>() ? "" : " (already there)",
                   p.value("strategy", "").c_str());
     } else {
-      std::fprintf(stderr, "lds-host: partition %d: %s: %s\n", p["partition"].get<int>(),
-                   p["error"].get<std::string>().c_str(), p["message"].get<std::string>().c_str());
+      std::fprintf(stderr, "lds-host: %s-%d: %s: %s\n", r.value("topic", "?").c_str(),
+                   p["partition"].get<int>(), p["error"].get<std::string>().c_str(),
+                   p["message"].get<std::string>().c_str());
     }
   }
   return any_partition_failed(r) ? 1 : 0;

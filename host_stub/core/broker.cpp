@@ -139,9 +139,9 @@ StrategyInfo Broker::strategy_info() const {
     info.capabilities = s->capabilities();
     info.generation = s->generation();
     info.honors_cordon = s->honors_cordon();
+    info.fallbacks = s->fallbacks();  // this generation's; a swap starts again at 0
   }
   info.swaps = slot_.swaps();
-  info.fallbacks = slot_.fallbacks();
   return info;
 }
 

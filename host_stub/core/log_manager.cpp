@@ -257,6 +257,13 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
                       decision.expected_bytes_in_per_sec};
   RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order);
   decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
+  if (outcome.fell_back) {
+    // Who really placed it: the built-in order, and why the plugin's answer was not used.
+    decision.strategy = "partition-count fallback (" + decision.strategy;
+    decision.strategy += ": ";
+    decision.strategy += outcome.refusal;
+    decision.strategy += ")";
+  }
   decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
   decision.fell_back = outcome.fell_back;
   if (outcome.status != LDS_OK) {
@@ -327,9 +334,8 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
     }
     result.log_dir = dirs_[dir]->path_text;
     result.created = true;
-    log()->info("Created {} in {} (strategy {}, generation {}{}, expected {} bytes).", tp.str(),
-                result.log_dir, result.strategy, result.generation,
-                result.fell_back ? ", built-in fallback" : "", expected);
+    log()->info("Created {} in {} (strategy {}, generation {}, expected {} bytes).", tp.str(),
+                result.log_dir, result.strategy, result.generation, expected);
     return result;
   }
   throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + tried);

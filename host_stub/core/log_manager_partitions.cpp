@@ -180,7 +180,7 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
           std::lock_guard lock(mu_);
           record_append_locked(*p, done);
         }
-        if (err == ENOSPC || err == EDQUOT) {
+        if (is_out_of_space(err)) {
           throw KafkaError(ErrorCode::kKafkaStorageError,
                            "Not enough space in log directory " + dirs_[p->dir]->path_text +
                                " to append " + std::to_string(bytes) + " bytes to " + p->tp.str() +

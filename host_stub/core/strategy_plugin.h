@@ -5,6 +5,7 @@
 // is still inside when its load gives up on it is never destroyed nor unloaded.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -75,6 +76,10 @@ class LoadedStrategy {
   // Calls the plugin's rank on this instance. Safe from many threads.
   int32_t rank(lds_rank_args* args) const noexcept;
 
+  // Placements this generation left to the built-in order because its answer was refused.
+  uint64_t fallbacks() const { return fallbacks_.load(std::memory_order_relaxed); }
+  void count_fallback() const { fallbacks_.fetch_add(1, std::memory_order_relaxed); }
+
  private:
   LoadedStrategy() = default;
 
@@ -91,6 +96,7 @@ class LoadedStrategy {
   std::string file_identity_;  // device, inode, size and mtime of the loaded file
   std::shared_ptr<spdlog::logger> log_;
   lds_host_api host_api_{};
+  mutable std::atomic<uint64_t> fallbacks_{0};
 };
 
 }  // namespace lds

@@ -55,13 +55,16 @@ RankOutcome StrategySlot::rank(std::shared_ptr<const LoadedStrategy> strategy,
         out.order_len = args.order_len;
         return out;
       }
-      out.message = "strategy " + out.strategy->name() + " returned an invalid ranking: " +
-                    abi_rules::ranking_problem(order.data(), args.order_len, n);
+      out.refusal = abi_rules::ranking_problem(order.data(), args.order_len, n);
+      out.message =
+          "strategy " + out.strategy->name() + " returned an invalid ranking: " + out.refusal;
     } else {
-      out.message = "strategy " + out.strategy->name() + " failed with status " +
-                    std::to_string(status) + ": " + (error[0] != '\0' ? error : "no reason given");
+      out.refusal = "status " + std::to_string(status) + ": " +
+                    (error[0] != '\0' ? std::string(error) : std::string("no reason given"));
+      out.message = "strategy " + out.strategy->name() + " failed with " + out.refusal;
     }
     fallbacks_.fetch_add(1, std::memory_order_relaxed);
+    out.strategy->count_fallback();
     out.fell_back = true;
     logger("lds.placement")
         ->warn("{} (generation {}); using the built-in partition-count order for {}-{}.",

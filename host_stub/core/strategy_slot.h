@@ -25,6 +25,8 @@ struct RankOutcome {
   uint32_t order_len = 0;   // valid entries in the caller's order buffer
   bool fell_back = false;   // the plugin failed or answered badly; built-in order used
   std::string message;      // why nothing is eligible, or why the plugin's answer was refused
+  // With fell_back: what was wrong with the answer ("index 1 appears twice", "status 4: ...").
+  std::string refusal;
   std::shared_ptr<const LoadedStrategy> strategy;  // who decided (null only if none was active)
 };
 
@@ -60,6 +62,7 @@ class StrategySlot {
                    std::span<const lds_dir> dirs, std::span<uint32_t> order);
 
   uint64_t swaps() const { return swaps_.load(std::memory_order_relaxed); }
+  // Fallbacks across every generation since start (LoadedStrategy::fallbacks() counts one).
   uint64_t fallbacks() const { return fallbacks_.load(std::memory_order_relaxed); }
 
   // The built-in order: uncordoned directories by partition_count ascending, ties in input order.

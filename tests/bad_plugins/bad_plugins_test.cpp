@@ -256,7 +256,15 @@ TEST_F(BadPluginTest, RunTimeRankFaultsFallBackPerCallLoggedAndCounted) {
       PlacementResult placed = broker.logs().create_partition("t", p);
       EXPECT_TRUE(placed.created);
       EXPECT_TRUE(placed.fell_back);
-      EXPECT_EQ(placed.strategy, f.name);
+      // Who really placed it, and why the plugin's answer was not used.
+      std::string refusal = f.for_partition(p);
+      for (const std::string& prefix :
+           {"strategy " + std::string(f.name) + " returned an invalid ranking: ",
+            "strategy " + std::string(f.name) + " failed with "}) {
+        if (refusal.rfind(prefix, 0) == 0) refusal.erase(0, prefix.size());
+      }
+      EXPECT_EQ(placed.strategy,
+                "partition-count fallback (" + std::string(f.name) + ": " + refusal + ")");
       where.push_back(static_cast<size_t>(broker.logs().dir_index(placed.log_dir)));
       const std::string logged =
           f.for_partition(p) + " (generation 1); using the built-in partition-count order for t-" +
@@ -272,6 +280,11 @@ TEST_F(BadPluginTest, RunTimeRankFaultsFallBackPerCallLoggedAndCounted) {
     json describe = json::parse(api.handle_line(R"({"api":"DescribeLogDirs"})"));
     EXPECT_EQ(describe["strategy"]["name"], f.name);
     EXPECT_EQ(describe["strategy"]["fallbacks"], 6);
+    // Fallbacks are counted per generation: the next strategy starts at 0.
+    broker.alter_configs(
+        {{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "partition"}});
+    EXPECT_EQ(broker.strategy_info().fallbacks, 0u);
+    EXPECT_EQ(broker.slot().fallbacks(), 6u);
   }
 }
 
@@ -290,9 +303,17 @@ TEST_F(BadPluginTest, RunTimeRankFaultsThroughTheServerStillPlaceEveryPartition)
       EXPECT_EQ(p["created"], true) << p.dump();
     }
     call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 3}, {"bytes", 100}});
+    // lds-host create names the partition and who really placed it.
+    ProcessResult r =
+        run_host({"create", "--socket", socket_.string(), "--topic", "u", "--partitions", "0"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("u-0 -> ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("(strategy partition-count fallback (" + std::string(f.name) + ": "),
+              std::string::npos)
+        << r.out;
     json describe = call_ok({{"api", "DescribeLogDirs"}});
     EXPECT_EQ(describe["strategy"]["name"], f.name);
-    EXPECT_EQ(describe["strategy"]["fallbacks"], 4);
+    EXPECT_EQ(describe["strategy"]["fallbacks"], 5);
     ASSERT_NO_FATAL_FAILURE(stop());
     EXPECT_NE(server_log().find(f.for_partition(0)), std::string::npos)
         << "the fallback is not logged";

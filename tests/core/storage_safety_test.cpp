@@ -240,7 +240,8 @@ TEST_F(StorageSafetyTest, APendingDeletionForADiskReplacedSinceIsDropped) {
   fs::remove_all(dirs_[0]);
   fs::create_directories(dirs_[0] / "t-0");
   std::ofstream(dirs_[0] / "t-0" / layout::segment_file(0)) << "x";
-  std::ofstream(dirs_[0] / "meta.properties") << "broker.id=0\ndirectory.id=J8aAPcfLQt2bqs1JT_rMgQ\n";
+  std::ofstream(dirs_[0] / "meta.properties")
+      << "broker.id=0\ndirectory.id=J8aAPcfLQt2bqs1JT_rMgQ\n";
   auto m = start();
   EXPECT_TRUE(fs::exists(dirs_[0] / "t-0"));
   EXPECT_FALSE(fs::exists(record_));
