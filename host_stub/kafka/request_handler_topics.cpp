@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -18,11 +19,17 @@
 namespace lds::kafka {
 namespace {
 
-// What a CreateTopics entry asks for once checked: the partition count and the expected size.
+// What a CreateTopics entry asks for once checked: the partition count, the expected size and
+// the expected append rate of each partition.
 struct TopicPlan {
   int32_t partitions = 0;
   std::optional<uint64_t> expected_bytes;
+  std::optional<uint64_t> expected_bytes_in_per_sec;
 };
+
+// The topic config that carries a partition's expected append rate into placement (ABI 1.1's
+// lds_request.expected_bytes_in_per_sec).
+constexpr std::string_view kExpectedRateConfig = "lds.expected.bytes.in.per.sec";
 
 // A refused entry: its error code and Kafka's message.
 struct Refusal {
@@ -81,19 +88,21 @@ std::variant<TopicPlan, Refusal> plan_topic(const CreateTopicsRequest::Topic& t,
                          " cannot be reached because only 1 broker(s) are registered."};
     }
   }
-  // retention.bytes, when set, is the partition's expected size for placement (DESIGN 4); other
-  // topic configs are accepted and not kept.
+  // retention.bytes, when set, is the partition's expected size for placement (DESIGN 4), and
+  // lds.expected.bytes.in.per.sec its expected append rate; other topic configs are accepted and
+  // not kept.
   for (const auto& c : t.configs) {
-    if (c.name != "retention.bytes" || !c.value) continue;
+    if (!c.value || (c.name != "retention.bytes" && c.name != kExpectedRateConfig)) continue;
     int64_t v = 0;
     const std::string& text = *c.value;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || ptr != text.data() + text.size()) {
-      return Refusal{error::kInvalidConfig, "Invalid value " + text +
-                                                " for configuration retention.bytes: Not a "
-                                                "number of type LONG"};
+      return Refusal{error::kInvalidConfig, "Invalid value " + text + " for configuration " +
+                                                c.name + ": Not a number of type LONG"};
     }
-    if (v > 0) plan.expected_bytes = static_cast<uint64_t>(v);
+    if (v <= 0) continue;
+    (c.name == kExpectedRateConfig ? plan.expected_bytes_in_per_sec : plan.expected_bytes) =
+        static_cast<uint64_t>(v);
   }
   return plan;
 }
@@ -132,8 +141,8 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
         const TopicPlan& p = std::get<TopicPlan>(plan);
         for (int32_t partition = 0; partition < p.partitions; ++partition) {
           try {
-            const PlacementResult placed =
-                broker_.logs().create_partition(t.name, partition, p.expected_bytes);
+            const PlacementResult placed = broker_.logs().create_partition(
+                t.name, partition, p.expected_bytes, p.expected_bytes_in_per_sec);
             if (!placed.created && partition == 0) {
               // Created meanwhile by another request.
               refuse(error::kTopicAlreadyExists, "Topic '" + t.name + "' already exists.");

@@ -160,6 +160,31 @@ TEST_F(RequestHandlerTest, MetadataTellsUnknownFromInvalidTopicNames) {
   EXPECT_EQ(m.brokers.at(0).port, 9092);
 }
 
+// A topic's expected size (retention.bytes) and append rate (lds.expected.bytes.in.per.sec) go to
+// placement; a value that is not a number is refused as Kafka refuses a LONG config.
+TEST_F(RequestHandlerTest, CreateTopicsReadsTheExpectedSizeAndRateConfigs) {
+  auto create = [&](const std::string& topic, const std::string& key, const std::string& value) {
+    Writer body;
+    CreateTopicsRequest req;
+    req.topics.push_back({topic, 1, 1, {}, {{key, value}}});
+    write_create_topics_request(body, req, 4);
+    const Reply r = handler_->handle(request(19, 4, 1, body.bytes()));
+    EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
+    Reader in(r.frame);
+    read_response_header(in, 0);
+    return read_create_topics_response(in, 4).topics.at(0);
+  };
+  const size_t before = broker_->logs().partition_count();
+  const auto bad = create("r", "lds.expected.bytes.in.per.sec", "fast");
+  EXPECT_EQ(bad.error_code, 40);  // INVALID_CONFIG
+  EXPECT_EQ(bad.error_message,
+            "Invalid value fast for configuration lds.expected.bytes.in.per.sec: Not a number of "
+            "type LONG");
+  EXPECT_EQ(create("s", "lds.expected.bytes.in.per.sec", "1048576").error_code, 0);
+  EXPECT_EQ(create("u", "retention.bytes", "100").error_code, 0);
+  EXPECT_EQ(broker_->logs().partition_count(), before + 2);  // s-0 and u-0, not r-0
+}
+
 TEST_F(RequestHandlerTest, UnknownKeysAndVersionsAreClosedWithAReason) {
   EXPECT_NE(handler_->handle(request(0, 3, 1, "")).close_reason.find("API key 0"),
             std::string::npos);
