@@ -225,5 +225,33 @@ TEST_F(StorageStartupTest, ADynamicCordonOfARemovedDirIsLoggedAndLeftOutUntilThe
   EXPECT_NE(rewritten.find("\"log.level\" = \"info\""), std::string::npos) << rewritten;
 }
 
+// Stray entries in a log dir are logged once each, with the path and why they are ignored; one at
+// the name of a partition being created fails that creation alone, the dir staying online.
+TEST_F(StorageStartupTest, StrayEntriesAreLoggedOnceAndOneAtAPartitionsNameFailsOnlyItsCreation) {
+  ServerConfig c = default_config(1);
+  const fs::path d = c.log_dirs[0];
+  for (const char* name : {"foo", "bad-name-x", "t-00"}) fs::create_directories(d / name);
+  std::ofstream(d / "u-0") << "a regular file named like a partition";
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  const std::string log = server_log();
+  for (const char* name : {"foo", "bad-name-x", "t-00", "u-0"}) {
+    const std::string line = "Ignoring " + (d / name).string() + " in log directory " + d.string();
+    const size_t first = log.find(line);
+    EXPECT_NE(first, std::string::npos) << name << "\n" << log;
+    EXPECT_EQ(log.find(line, first + 1), std::string::npos) << name << " logged twice";
+  }
+  json created = call({{"api", "CreatePartitions"}, {"topic", "u"}, {"partitions", {0}}});
+  ASSERT_EQ(created["partitions"][0]["error"], "KAFKA_STORAGE_ERROR") << created.dump();
+  EXPECT_EQ(created["partitions"][0]["message"],
+            "Cannot create u-0 in " + d.string() + ": " + (d / "u-0").string() +
+                " already exists and is not a partition this broker hosts; move it out of the "
+                "log directory. The log directory stays online.");
+  const json entry = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), d);
+  EXPECT_TRUE(entry["error"].is_null()) << entry.dump();
+  EXPECT_TRUE(entry["partitions"].empty()) << entry.dump();
+  EXPECT_EQ(read_file(d / "u-0"), "a regular file named like a partition");
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0}}});  // others still work
+}
+
 }  // namespace
 }  // namespace lds::integration
