@@ -14,6 +14,13 @@ namespace {
 
 using nlohmann::json;
 
+// The active strategy's options (log.directory.select.<name>.*) as the config sets them.
+json strategy_options(const BrokerConfig& config, const std::string& name) {
+  json options = json::object();
+  for (const auto& [key, value] : config.options_of(name)) options[key] = value;
+  return options;
+}
+
 KafkaError bad_request(const std::string& message) {
   return KafkaError(ErrorCode::kInvalidRequest, message);
 }
@@ -139,7 +146,8 @@ json AdminApi::describe_log_dirs() {
                      {"generation", strategy.generation},
                      {"honorsCordon", strategy.honors_cordon},
                      {"swaps", strategy.swaps},
-                     {"fallbacks", strategy.fallbacks}};
+                     {"fallbacks", strategy.fallbacks},
+                     {"options", strategy_options(broker_.config(), strategy.name)}};
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <vector>
 
 #include "cli/client.h"
 
@@ -29,34 +30,75 @@ std::string human_bytes(uint64_t bytes) {
   return buf;
 }
 
+namespace {
+
+// Percent of a dir's space in use, or a negative number when its space is not known.
+double fill_percent(const json& d) {
+  if (!d["error"].is_null()) return -1;
+  const double total = d.value("totalBytes", 0.0);
+  if (total <= 0) return -1;
+  return 100.0 * (total - d.value("usableBytes", 0.0)) / total;
+}
+
+}  // namespace
+
 int print_log_dirs(const json& r) {
   const json& s = r["strategy"];
-  std::printf("Strategy: %s %s (generation %llu, %llu swaps, %llu fallbacks)\n",
+  std::string options;
+  if (auto it = s.find("options"); it != s.end() && it->is_object()) {
+    for (const auto& [key, value] : it->items()) {
+      options += options.empty() ? "; " : ", ";
+      options += key + "=" + value.get<std::string>();
+    }
+  }
+  std::printf("Strategy: %s %s (generation %llu, %llu swaps, %llu fallbacks%s)\n",
               s.value("name", "?").c_str(), s.value("version", "?").c_str(),
               static_cast<unsigned long long>(s.value("generation", 0ull)),
               static_cast<unsigned long long>(s.value("swaps", 0ull)),
-              static_cast<unsigned long long>(s.value("fallbacks", 0ull)));
+              static_cast<unsigned long long>(s.value("fallbacks", 0ull)), options.c_str());
   for (const auto& broker : r["brokers"]) {
-    std::printf("%-40s %-8s %-9s %11s %11s %11s %6s %11s\n", "LOG DIR", "STATE", "CORDONED",
-                "TOTAL", "USABLE", "RESERVED", "PARTS", "DATA");
+    // The first dir with the highest fill; dirs sharing one filesystem all have the same.
+    double fullest = -1;
+    const json* fullest_dir = nullptr;
+    for (const auto& d : broker["logDirs"]) {
+      if (fill_percent(d) > fullest) {
+        fullest = fill_percent(d);
+        fullest_dir = &d;
+      }
+    }
+    std::printf("%-40s %-8s %-9s %11s %11s %7s %11s %6s %11s\n", "LOG DIR", "STATE", "CORDONED",
+                "TOTAL", "USABLE", "FILL", "RESERVED", "PARTS", "DATA");
     for (const auto& d : broker["logDirs"]) {
       uint64_t data = 0;
       for (const auto& p : d["partitions"]) data += p["size"].get<uint64_t>();
       const bool online = d["error"].is_null();
-      std::printf("%-40s %-8s %-9s %11s %11s %11s %6zu %11s\n",
+      const double fill = fill_percent(d);
+      char fill_text[16] = "-";
+      if (fill >= 0) {
+        // The fullest dir is marked, so it stands out at a glance.
+        std::snprintf(fill_text, sizeof fill_text, "%.1f%%%s", fill,
+                      &d == fullest_dir && broker["logDirs"].size() > 1 ? "*" : "");
+      }
+      std::printf("%-40s %-8s %-9s %11s %11s %7s %11s %6zu %11s\n",
                   d["logDir"].get<std::string>().c_str(), online ? "online" : "OFFLINE",
                   d["isCordoned"].get<bool>() ? "yes" : "no",
-                  human_bytes(d["totalBytes"].get<uint64_t>()).c_str(),
-                  human_bytes(d["usableBytes"].get<uint64_t>()).c_str(),
+                  online ? human_bytes(d["totalBytes"].get<uint64_t>()).c_str() : "-",
+                  online ? human_bytes(d["usableBytes"].get<uint64_t>()).c_str() : "-", fill_text,
                   human_bytes(d.value("reservedBytes", 0ull)).c_str(), d["partitions"].size(),
                   human_bytes(data).c_str());
       if (!online) std::printf("    error: %s\n", d.value("errorMessage", "").c_str());
     }
+    if (fullest >= 0 && broker["logDirs"].size() > 1) std::printf("(* the fullest log dir)\n");
     for (const auto& d : broker["logDirs"]) {
       if (d["partitions"].empty()) continue;
+      // Largest first: what to move when a dir fills up.
+      std::vector<json> partitions(d["partitions"].begin(), d["partitions"].end());
+      std::stable_sort(partitions.begin(), partitions.end(), [](const json& a, const json& b) {
+        return a["size"].get<uint64_t>() > b["size"].get<uint64_t>();
+      });
       std::printf("  %s:", d["logDir"].get<std::string>().c_str());
       int n = 0;
-      for (const auto& p : d["partitions"]) {
+      for (const auto& p : partitions) {
         std::printf("%s %s (%s)%s", n % 4 == 0 ? "\n   " : ",",
                     p["partition"].get<std::string>().c_str(),
                     human_bytes(p["size"].get<uint64_t>()).c_str(),

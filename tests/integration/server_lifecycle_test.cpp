@@ -147,5 +147,32 @@ TEST_F(LifecycleTest, CreateWithInvalidTopicNameExitsWith1AndNamesTheError) {
   for (const auto& d : log_dirs_of(describe)) EXPECT_TRUE(d["partitions"].empty()) << d.dump();
 }
 
+// describe shows fullness at a glance: a FILL column with the fullest dir marked, the active
+// strategy's options in its header, and each dir's partitions largest first.
+TEST_F(LifecycleTest, DescribeShowsFillMarksTheFullestAndListsPartitionsLargestFirst) {
+  ServerConfig c = default_config(2, "size");
+  c.extra_lines.push_back("log.directory.select.size.balance = \"fill\"");
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  for (int p = 0; p < 4; ++p) {
+    const std::string dir = c.log_dirs[static_cast<size_t>(p % 2)].string();
+    call_ok({{"api", "AlterReplicaLogDirs"},
+             {"dirs",
+              json::array({{{"path", dir},
+                            {"partitions", json::array({{{"topic", "t"}, {"partition", p}}})}}})}});
+    call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {p}}});
+    call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", p}, {"bytes", 1000 * (p + 1)}});
+  }
+  ProcessResult r = run_host({"describe", "--socket", socket_.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Strategy: size "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; balance=fill)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" FILL "), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '*'), 2) << r.out;  // one mark, one legend
+  EXPECT_NE(r.out.find("(* the fullest log dir)"), std::string::npos) << r.out;
+  // disk1 holds t-0 (1000 B) and t-2 (3000 B); disk2 t-1 (2000 B) and t-3 (4000 B).
+  EXPECT_LT(r.out.find("t-2 ("), r.out.find("t-0 (")) << r.out;
+  EXPECT_LT(r.out.find("t-3 ("), r.out.find("t-1 (")) << r.out;
+}
+
 }  // namespace
 }  // namespace lds::integration
