@@ -54,7 +54,7 @@ int16_t error_number(ErrorCode code) noexcept { return row_of(code).number; }
 
 const char* exception_class_name(ErrorCode code) noexcept {
   // Every exception lives in org.apache.kafka.common.errors; the full names are spelled out once.
-  static const auto full = [] {
+  static const auto kFullNames = [] {
     std::array<std::string, std::size(kErrors)> names;
     for (size_t i = 0; i < std::size(kErrors); ++i) {
       if (kErrors[i].exception != nullptr) {
@@ -64,7 +64,7 @@ const char* exception_class_name(ErrorCode code) noexcept {
     return names;
   }();
   const size_t i = static_cast<size_t>(&row_of(code) - kErrors);
-  return full[i].empty() ? nullptr : full[i].c_str();
+  return kFullNames[i].empty() ? nullptr : kFullNames[i].c_str();
 }
 
 ErrorCode error_code_named(std::string_view name) noexcept {
