@@ -39,20 +39,36 @@ bool parse_partition_name(std::string_view name, Entry* out) {
 
 }  // namespace
 
+namespace {
+
+// The name's length as Java counts it (UTF-16 code units) for UTF-8 text: one per character, two
+// for a character outside the Basic Multilingual Plane.
+size_t java_length(std::string_view text) {
+  size_t units = 0;
+  for (char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if ((u & 0xC0) != 0x80) units += u >= 0xF0 ? 2 : 1;
+  }
+  return units;
+}
+
+}  // namespace
+
+// Kafka's Topic.validate texts (3.4 and later), whole names included.
 std::string topic_name_problem(std::string_view topic) {
-  if (topic.empty()) return "Topic name is empty.";
-  if (topic == "." || topic == "..") return "Topic name cannot be \".\" or \"..\".";
-  if (topic.size() > 249) {
-    return "Topic name is illegal, it can't be longer than 249 characters, topic name: " +
-           std::string(topic.substr(0, 64)) + "...";
+  const std::string prefix = "Topic name is invalid: ";
+  if (topic.empty()) return prefix + "the empty string is not allowed";
+  if (topic == "." || topic == "..") return prefix + "'" + std::string(topic) + "' is not allowed";
+  if (java_length(topic) > 249) {
+    return prefix + "the length of '" + std::string(topic) +
+           "' is longer than the max allowed length 249";
   }
   for (char c : topic) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '.' || c == '_' || c == '-';
     if (!ok) {
-      return "Topic name \"" + std::string(topic) +
-             "\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' "
-             "and '-'";
+      return prefix + "'" + std::string(topic) +
+             "' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'";
     }
   }
   return {};
