@@ -20,6 +20,7 @@ Command add_check_plugin_command(CLI::App& app) {
     std::string plugin_file;
     double timeout_s = std::chrono::duration<double>(kDefaultCheckTimeout).count();
     std::string host_abi = std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(LDS_ABI_MINOR);
+    std::vector<std::string> options;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -35,10 +36,22 @@ Command add_check_plugin_command(CLI::App& app) {
                   "so that a plugin reading past them is caught under ASan or Valgrind")
       ->capture_default_str()
       ->check(CLI::IsMember({"1.0", "1.1"}));
+  cmd->add_option("--option", args->options,
+                  "key=value: create the instance the rank checks use with this option "
+                  "(repeatable), as log.directory.select.<name>.key = value would")
+      ->check([](const std::string& text) {
+        return text.find('=') == std::string::npos || text.front() == '='
+                   ? "'" + text + "' is not key=value"
+                   : std::string();
+      });
   return {cmd, [args] {
             const auto timeout = std::chrono::milliseconds(std::llround(args->timeout_s * 1000));
             ConformanceOptions options;
             options.host_abi_minor = args->host_abi == "1.0" ? 0 : 1;
+            for (const std::string& text : args->options) {
+              const size_t eq = text.find('=');
+              options.plugin_options.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+            }
             const ConformanceReport report =
                 run_conformance_isolated(args->plugin_file, timeout, options);
             std::cout << format_report(report);

@@ -29,7 +29,8 @@ std::string absolute_path(const fs::path& file) {
 ConformanceRun::ConformanceRun(const fs::path& file, const ConformanceOptions& options)
     : path_(absolute_path(file)),
       file_name_(file.filename().string()),
-      host_minor_(std::min<uint32_t>(options.host_abi_minor, LDS_ABI_MINOR)) {
+      host_minor_(std::min<uint32_t>(options.host_abi_minor, LDS_ABI_MINOR)),
+      plugin_options_(options.plugin_options) {
   report_.file = file.string();
   report_.host_abi = host_abi();
   for (const char* name : kCheckNames) report_.checks.push_back({name, false, "not run"});
@@ -56,6 +57,7 @@ ConformanceReport ConformanceRun::run(const ConformanceObserver& on_check) {
       &ConformanceRun::check_descriptor,
       &ConformanceRun::check_name_matches_file,
       &ConformanceRun::create_without_options,
+      &ConformanceRun::create_with_given_options,
       &ConformanceRun::create_rejects_unknown_key,
       &ConformanceRun::create_error_truncation,
       &ConformanceRun::rank_empty,

@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace lds {
@@ -31,6 +32,8 @@ struct ConformanceCheck {
 // AddressSanitizer and Valgrind report.
 struct ConformanceOptions {
   uint32_t host_abi_minor = 1;  // 0 or 1 (LDS_ABI_MINOR); the major is always 1
+  // The options (key, value) the rank checks' instance is created with (check-plugin --option).
+  std::vector<std::pair<std::string, std::string>> plugin_options;
 };
 
 // Every check of one plugin file, in the order of conformance_check_names().
@@ -55,6 +58,8 @@ struct ConformanceReport {
 //                               function, name matches [a-z0-9_]+.
 //   name_matches_file           the descriptor's name is the <name> of liblds_<name>.so.
 //   create_without_options      create with no options returns LDS_OK.
+//   create_with_given_options   with plugin_options: create with them returns LDS_OK, and the
+//                               rank checks below use that instance. Passes without any.
 //   create_rejects_unknown_key  an unknown key fails with LDS_ERR_INVALID_ARGUMENT, the message
 //                               names the key, and *instance is untouched.
 //   create_error_truncation     that error stays NUL-terminated within error_cap 8 and 1, and

@@ -56,6 +56,7 @@ class ConformanceRun {
   int32_t call_create(const lds_config_entry* config, uint32_t config_count, void** instance,
                       ErrorBuffer& error, std::string& fault);
   void create_without_options();
+  void create_with_given_options();
   // create with one unknown key and an error buffer of `cap` bytes: the fault, or "".
   std::string create_with_unknown_key(uint32_t cap, bool require_key_in_message);
   void create_rejects_unknown_key();
@@ -75,6 +76,7 @@ class ConformanceRun {
   std::string path_;
   std::string file_name_;
   uint32_t host_minor_ = LDS_ABI_MINOR;
+  std::vector<std::pair<std::string, std::string>> plugin_options_;
   bool deterministic_ = false;
   bool determinism_broken_ = false;
   ConformanceReport report_;

@@ -154,6 +154,39 @@ void ConformanceRun::create_without_options() {
           error.fault(false).empty() ? "" : "create without options " + error.fault(false));
 }
 
+void ConformanceRun::create_with_given_options() {
+  if (const std::string reason = cannot_call(); !reason.empty()) {
+    return skip(kCreateWithGivenOptions, reason);
+  }
+  if (plugin_options_.empty()) return pass(kCreateWithGivenOptions);
+  if (!created_) {
+    return skip(kCreateWithGivenOptions, "create without options did not succeed");
+  }
+  std::vector<lds_config_entry> entries;
+  std::string given;
+  for (const auto& [key, value] : plugin_options_) {
+    entries.push_back({key.c_str(), value.c_str()});
+    if (!given.empty()) given += ", ";
+    given += key + "=" + value;
+  }
+  ErrorBuffer error(kErrorCap);
+  void* instance = nullptr;
+  std::string fault;
+  const int32_t status =
+      call_create(entries.data(), static_cast<uint32_t>(entries.size()), &instance, error, fault);
+  if (!fault.empty()) return fail(kCreateWithGivenOptions, fault);
+  if (status != LDS_OK) {
+    return fail(kCreateWithGivenOptions, "create with " + given + " returned status " +
+                                             std::to_string(status) + " with error " +
+                                             quote(error.text()));
+  }
+  // The rank checks run on the instance made with the given options.
+  descriptor_.destroy(instance_);
+  instance_ = instance;
+  verdict(kCreateWithGivenOptions,
+          error.fault(false).empty() ? "" : "create with " + given + " " + error.fault(false));
+}
+
 std::string ConformanceRun::create_with_unknown_key(uint32_t cap, bool require_key_in_message) {
   const lds_config_entry entry{kUnknownKey, "1"};
   ErrorBuffer error(cap);

@@ -46,14 +46,15 @@ TEST_P(FaultyPlugin, FailsTheCheckForItsFault) {
 INSTANTIATE_TEST_SUITE_P(
     Faults, FaultyPlugin,
     testing::Values(
-        FaultCase{"no_entry_point",
-                  "exports_entry_point",
-                  "does not export lds_strategy_get",
-                  {"version_handshake", "descriptor_fields", "name_matches_file",
-                   "create_without_options", "create_rejects_unknown_key",
-                   "create_error_truncation", "rank_empty_no_eligible_dir", "rank_error_truncation",
-                   "rank_valid_orders", "rank_deterministic", "rank_reserved_flags_ignored",
-                   "rank_larger_host_dir", "rank_concurrent", "destroy"}},
+        FaultCase{
+            "no_entry_point",
+            "exports_entry_point",
+            "does not export lds_strategy_get",
+            {"version_handshake", "descriptor_fields", "name_matches_file",
+             "create_without_options", "create_with_given_options", "create_rejects_unknown_key",
+             "create_error_truncation", "rank_empty_no_eligible_dir", "rank_error_truncation",
+             "rank_valid_orders", "rank_deterministic", "rank_reserved_flags_ignored",
+             "rank_larger_host_dir", "rank_concurrent", "destroy"}},
         FaultCase{"any_major", "version_handshake", "must return NULL", {}},
         FaultCase{"wrong_name", "name_matches_file", "\"not_fault_wrong_name\"", {}},
         FaultCase{"accepts_unknown_key",

@@ -224,6 +224,25 @@ TEST(CheckPluginCommand, PassesAGoodPlugin) {
   EXPECT_NE(run.out.find("Result: PASS\n"), std::string::npos) << run.out;
 }
 
+// --option creates the instance the rank checks use with those options: the example's good value
+// passes every check, a bad one fails create_with_given_options with the plugin's own sentence.
+TEST(CheckPluginCommand, OptionsAreGivenToCreate) {
+  const HostRun good =
+      run_host("check-plugin --option min.free.bytes=4096 " + quoted(LDS_EXAMPLE_PLUGIN_FILE));
+  EXPECT_EQ(good.exit_code, 0) << good.out;
+  EXPECT_NE(good.out.find("PASS  create_with_given_options\n"), std::string::npos) << good.out;
+  const HostRun bad =
+      run_host("check-plugin --option min.free.bytes=lots " + quoted(LDS_EXAMPLE_PLUGIN_FILE));
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("FAIL  create_with_given_options: liblds_most_free.so: create with "
+                         "min.free.bytes=lots returned status 1 with error"),
+            std::string::npos)
+      << bad.out;
+  const HostRun malformed =
+      run_host("check-plugin --option nokey " + quoted(LDS_EXAMPLE_PLUGIN_FILE));
+  EXPECT_EQ(malformed.exit_code, 2) << malformed.out;
+}
+
 TEST(CheckPluginCommand, HelpMentionsTheTimeout) {
   const HostRun run = run_host("check-plugin --help");
   EXPECT_EQ(run.exit_code, 0) << run.out;
