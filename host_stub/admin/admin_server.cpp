@@ -134,6 +134,13 @@ class AdminProtocol final : public StreamProtocol {
                 limits_.idle.count());
   }
 
+  void abandoning(size_t handlers, std::chrono::seconds grace) override {
+    log()->error(
+        "{} admin request handler(s) did not return within {} s of shutdown (a thread may be stuck "
+        "inside a strategy plugin); leaving them behind.",
+        handlers, grace.count());
+  }
+
  private:
   static void send_refusal(int fd, const std::string& why) {
     const std::string line = error_response(ErrorCode::kInvalidRequest, why).dump() + "\n";
@@ -205,20 +212,13 @@ AdminServer::AdminServer(std::filesystem::path socket_path, Handler handler, Lim
 AdminServer::~AdminServer() { stop(); }
 
 size_t AdminServer::stop() {
-  if (stopped_) return abandoned_;
+  if (stopped_) return server_->stop();
   stopped_ = true;
-  abandoned_ = server_->stop();
-  if (abandoned_ > 0) {
-    log()->error(
-        "{} admin request handler(s) did not return within {} s of shutdown (a thread may be stuck "
-        "inside a strategy plugin); leaving them behind.",
-        abandoned_, kStopGrace.count());
-  }
+  const size_t abandoned = server_->stop();
   ::unlink(path_.c_str());
-  server_.reset();
-  return abandoned_;
+  return abandoned;
 }
 
-size_t AdminServer::connections() const { return server_ ? server_->connections() : 0; }
+size_t AdminServer::connections() const { return server_->connections(); }
 
 }  // namespace lds

@@ -64,8 +64,7 @@ class AdminServer {
   std::filesystem::path path_;
   Limits limits_;
   std::unique_ptr<StreamServer> server_;
-  bool stopped_ = false;
-  size_t abandoned_ = 0;
+  bool stopped_ = false;  // the socket file is removed once
 };
 
 }  // namespace lds

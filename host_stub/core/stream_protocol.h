@@ -74,6 +74,8 @@ class StreamProtocol {
   virtual void refuse(int fd, StreamRefusal why, size_t open) = 0;
   // A connection about to be closed for being idle longer than the server's limit.
   virtual void closing_idle(const StreamConnection& /*c*/) {}
+  // stop() is leaving `handlers` workers behind, still answering after `grace`.
+  virtual void abandoning(size_t handlers, std::chrono::seconds grace) = 0;
 };
 
 }  // namespace lds

@@ -156,6 +156,7 @@ size_t StreamServer::stop() {
   if (abandoned_ == 0) {
     for (auto& w : workers_) w.join();
   } else {
+    st.protocol->abandoning(abandoned_, st.options.stop_grace);
     for (auto& w : workers_) w.detach();
   }
   state_.reset();  // with no worker left behind, this closes every remaining descriptor

@@ -135,6 +135,13 @@ class KafkaProtocol final : public StreamProtocol {
     }
   }
 
+  void abandoning(size_t handlers, std::chrono::seconds grace) override {
+    log()->error(
+        "{} Kafka request handler(s) did not return within {} s of shutdown; leaving "
+        "them behind.",
+        handlers, grace.count());
+  }
+
  private:
   const std::shared_ptr<KafkaListener::Handler> handler_;
   const int32_t max_frame_bytes_;
@@ -200,20 +207,8 @@ void KafkaListener::start(Handler handler) {
 
 KafkaListener::~KafkaListener() { stop(); }
 
-size_t KafkaListener::stop() {
-  if (stopped_) return abandoned_;
-  stopped_ = true;
-  abandoned_ = server_->stop();
-  if (abandoned_ > 0) {
-    log()->error(
-        "{} Kafka request handler(s) did not return within {} s of shutdown; leaving "
-        "them behind.",
-        abandoned_, kStopGrace.count());
-  }
-  server_.reset();
-  return abandoned_;
-}
+size_t KafkaListener::stop() { return server_->stop(); }
 
-size_t KafkaListener::connections() const { return server_ ? server_->connections() : 0; }
+size_t KafkaListener::connections() const { return server_->connections(); }
 
 }  // namespace lds::kafka

@@ -69,8 +69,6 @@ class KafkaListener {
   std::shared_ptr<Handler> handler_;  // set by start(); shared with the server's workers
   std::unique_ptr<StreamServer> server_;
   bool started_ = false;
-  bool stopped_ = false;
-  size_t abandoned_ = 0;
 };
 
 }  // namespace lds::kafka

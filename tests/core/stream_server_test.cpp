@@ -58,6 +58,12 @@ class LineProtocol final : public StreamProtocol {
     }
   }
 
+  void abandoning(size_t handlers, std::chrono::seconds /*grace*/) override {
+    abandoned_reported += handlers;
+  }
+  size_t abandoned_reported =
+      0;  // what stop() said it left behind (stop() runs on the test's thread)
+
   void wait_until_blocked() {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [this] { return blocked_; });
@@ -187,7 +193,8 @@ TEST_P(StreamServerTest, StopLeavesAStuckHandlerBehindAndCountsIt) {
   ASSERT_EQ(::send(fd, "block\nnext\n", 11, 0), 11);
   protocol->wait_until_blocked();
   EXPECT_EQ(server.stop(), 1u);
-  EXPECT_EQ(server.stop(), 1u);  // later calls give the same count
+  EXPECT_EQ(server.stop(), 1u);  // later calls give the same count, and say it once
+  EXPECT_EQ(protocol->abandoned_reported, 1u);
   EXPECT_EQ(server.connections(), 0u);
   // The abandoned worker still finds its connection when it returns. Queued replies have no loop
   // left to send them, so that worker takes no further request; one that sends its own replies
