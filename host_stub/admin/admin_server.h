@@ -16,8 +16,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <vector>
+
+#include "core/stream_server.h"
 
 namespace lds {
 
@@ -61,14 +61,10 @@ class AdminServer {
   size_t connections() const;
 
  private:
-  struct State;  // shared with the threads
-
   std::filesystem::path path_;
-  std::shared_ptr<State> state_;
-  std::vector<std::thread> workers_;
-  std::thread loop_;
-  bool stopped_ = false;
-  size_t abandoned_ = 0;
+  Limits limits_;
+  std::unique_ptr<StreamServer> server_;
+  bool stopped_ = false;  // the socket file is removed once
 };
 
 }  // namespace lds

@@ -16,9 +16,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <vector>
 
+#include "core/stream_server.h"
 #include "kafka/request_handler.h"
 
 namespace lds::kafka {
@@ -63,18 +62,13 @@ class KafkaListener {
   size_t connections() const;
 
  private:
-  struct State;  // shared with the threads
-
   Options options_;
   std::string bound_address_;
   std::string bound_host_;
   int32_t bound_port_ = 0;
-  std::shared_ptr<State> state_;
-  std::vector<std::thread> workers_;
-  std::thread loop_;
+  std::shared_ptr<Handler> handler_;  // set by start(); shared with the server's workers
+  std::unique_ptr<StreamServer> server_;
   bool started_ = false;
-  bool stopped_ = false;
-  size_t abandoned_ = 0;
 };
 
 }  // namespace lds::kafka

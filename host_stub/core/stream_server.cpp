@@ -1,0 +1,403 @@
+// stream_server.cpp: the stream server's event loop, connection limits and worker threads.
+#include "core/stream_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+
+namespace lds {
+namespace {
+
+// Queued replies beyond which the loop stops reading from a client until it catches up.
+constexpr size_t kMaxPendingOutput = 4 << 20;
+
+}  // namespace
+
+// Everything the threads use. Each thread holds a reference, so a worker abandoned by stop() still
+// finds its connection, the lock and the wake-up pipe when its answer is done; the last reference
+// to go closes the descriptors left.
+struct StreamServer::State {
+  using Clock = std::chrono::steady_clock;
+
+  State(std::shared_ptr<StreamProtocol> server_protocol, Options server_options)
+      : protocol(std::move(server_protocol)), options(std::move(server_options)) {}
+  ~State();
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+
+  void event_loop();
+  void accept_all();
+  size_t reap_closed_locked();  // mu held
+  bool wants_input_locked(StreamConnection& c) const;
+  void read_from(const std::shared_ptr<StreamConnection>& c);
+  void write_to(const std::shared_ptr<StreamConnection>& c);
+  void close_idle(Clock::time_point now);
+  void worker_loop();
+  void serve(const std::shared_ptr<StreamConnection>& c);
+  void wake();
+
+  const std::shared_ptr<StreamProtocol> protocol;
+  const Options options;
+  int listen_fd = -1;
+  int spare_fd = -1;  // given up to accept and refuse a connection when descriptors run out
+  int wake_pipe[2] = {-1, -1};
+
+  mutable std::mutex mu;  // guards everything below
+  bool stopping = false;
+  size_t workers_running = 0;  // workers started whose loop has not returned
+  std::condition_variable workers_done_cv;
+  std::map<int, std::shared_ptr<StreamConnection>> connections;
+  std::deque<std::shared_ptr<StreamConnection>> ready;  // connections with requests to answer
+  std::condition_variable work_cv;
+};
+
+StreamServer::State::~State() {
+  for (auto& [fd, c] : connections) ::close(fd);
+  if (listen_fd >= 0) ::close(listen_fd);
+  if (spare_fd >= 0) ::close(spare_fd);
+  for (int fd : wake_pipe) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+StreamServer::StreamServer(int listen_fd, std::shared_ptr<StreamProtocol> protocol,
+                           Options options) {
+  try {
+    state_ = std::make_shared<State>(std::move(protocol), std::move(options));
+  } catch (...) {
+    ::close(listen_fd);
+    throw;
+  }
+  State& st = *state_;
+  st.listen_fd = listen_fd;
+  st.spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (::pipe2(st.wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    throw std::runtime_error("Cannot create the " + st.options.name +
+                             "'s wake-up pipe: " + std::string(strerror(errno)) + ".");
+  }
+}
+
+void StreamServer::start() {
+  State& st = *state_;
+  const size_t workers = std::max<size_t>(st.options.workers, 1);
+  try {
+    for (size_t i = 0; i < workers; ++i) {
+      {
+        std::lock_guard lock(st.mu);
+        ++st.workers_running;
+      }
+      try {
+        workers_.emplace_back([state = state_] { state->worker_loop(); });
+      } catch (...) {
+        std::lock_guard lock(st.mu);
+        --st.workers_running;
+        throw;
+      }
+    }
+    loop_ = std::thread([state = state_] { state->event_loop(); });
+  } catch (const std::system_error& e) {
+    {
+      std::lock_guard lock(st.mu);
+      st.stopping = true;
+    }
+    st.work_cv.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+    throw std::runtime_error("Cannot start the " + st.options.name +
+                             "'s threads: " + std::string(e.what()) + ".");
+  }
+}
+
+StreamServer::~StreamServer() { stop(); }
+
+size_t StreamServer::stop() {
+  if (stopped_ || !state_) return abandoned_;
+  stopped_ = true;
+  State& st = *state_;
+  {
+    std::lock_guard lock(st.mu);
+    st.stopping = true;
+  }
+  st.wake();
+  st.work_cv.notify_all();
+  if (loop_.joinable()) loop_.join();
+  {
+    std::unique_lock lock(st.mu);
+    st.workers_done_cv.wait_for(lock, st.options.stop_grace,
+                                [&st] { return st.workers_running == 0; });
+    abandoned_ = st.workers_running;
+    // Clients of idle connections see them close now; a connection still being answered stays
+    // open for the worker, should it ever return.
+    for (auto it = st.connections.begin(); it != st.connections.end();) {
+      if (it->second->busy) {
+        ++it;
+        continue;
+      }
+      ::close(it->first);
+      it = st.connections.erase(it);
+    }
+    ::close(st.listen_fd);
+    st.listen_fd = -1;
+  }
+  if (abandoned_ == 0) {
+    for (auto& w : workers_) w.join();
+  } else {
+    st.protocol->abandoning(abandoned_, st.options.stop_grace);
+    for (auto& w : workers_) w.detach();
+  }
+  state_.reset();  // with no worker left behind, this closes every remaining descriptor
+  return abandoned_;
+}
+
+size_t StreamServer::connections() const {
+  if (!state_) return 0;
+  std::lock_guard lock(state_->mu);
+  return state_->connections.size();
+}
+
+void StreamServer::State::wake() {
+  const char b = 1;
+  (void)!::write(wake_pipe[1], &b, 1);
+}
+
+bool StreamServer::State::wants_input_locked(StreamConnection& c) const {
+  if (c.dead || c.closing || c.peer_closed || c.pending_output() >= kMaxPendingOutput) {
+    return false;
+  }
+  return protocol->more_input_wanted(c);
+}
+
+void StreamServer::State::event_loop() {
+  std::vector<pollfd> fds;
+  std::vector<std::shared_ptr<StreamConnection>> polled;
+  for (;;) {
+    fds.clear();
+    polled.clear();
+    fds.push_back({wake_pipe[0], POLLIN, 0});
+    fds.push_back({listen_fd, POLLIN, 0});
+    {
+      std::lock_guard lock(mu);
+      if (stopping) return;
+      for (auto it = connections.begin(); it != connections.end();) {
+        const std::shared_ptr<StreamConnection>& c = it->second;
+        if (!c->busy && !c->closing && !c->dead && protocol->request_ready(*c)) {
+          c->busy = true;
+          ready.push_back(c);
+          work_cv.notify_one();
+        }
+        if (!c->busy && c->peer_closed && !c->dead && !protocol->request_ready(*c)) {
+          c->closing = true;
+        }
+        if (!c->busy && (c->dead || (c->closing && c->pending_output() == 0))) {
+          ::close(c->fd);
+          it = connections.erase(it);
+          continue;
+        }
+        short events = 0;
+        if (wants_input_locked(*c)) events |= POLLIN;
+        if (c->pending_output() > 0 && !c->dead) events |= POLLOUT;
+        if (events != 0) {
+          fds.push_back({c->fd, events, 0});
+          polled.push_back(c);
+        }
+        ++it;
+      }
+    }
+    // Wake at least once a second to close idle connections.
+    const int n = ::poll(fds.data(), fds.size(), 1000);
+    if (n < 0 && errno != EINTR) {
+      std::string name = options.name;
+      if (!name.empty()) name[0] = static_cast<char>(std::toupper(name[0]));
+      options.log->error("{} poll failed: {}.", name, strerror(errno));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if ((fds[0].revents & POLLIN) != 0) {
+      char drain[64];
+      while (::read(wake_pipe[0], drain, sizeof drain) > 0) {
+      }
+    }
+    if ((fds[1].revents & POLLIN) != 0) accept_all();
+    for (size_t i = 0; i < polled.size(); ++i) {
+      const short revents = fds[i + 2].revents;
+      if ((revents & POLLOUT) != 0) write_to(polled[i]);
+      if ((revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_from(polled[i]);
+    }
+    if (options.idle.count() > 0) close_idle(Clock::now());
+  }
+}
+
+void StreamServer::State::accept_all() {
+  for (;;) {
+    sockaddr_storage peer{};
+    socklen_t len = sizeof peer;
+    int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &len,
+                       SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE) && spare_fd >= 0) {
+      // Out of descriptors: the pending connection would keep the listening socket readable and
+      // the loop spinning. Give up the spare descriptor for a moment to accept it and refuse it.
+      ::close(spare_fd);
+      spare_fd = -1;
+      fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      protocol->refuse(fd, StreamRefusal::kOutOfDescriptors, 0);
+      if (fd >= 0) ::close(fd);
+      spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+      return;
+    }
+    if (fd < 0) return;  // none left, the client left before we took it, or a transient error
+    std::string peer_text = protocol->accepted(fd, peer);
+    std::lock_guard lock(mu);
+    if (options.max_connections > 0) {
+      size_t open = connections.size();
+      if (open >= options.max_connections) open = reap_closed_locked();
+      if (open >= options.max_connections) {
+        protocol->refuse(fd, StreamRefusal::kTooManyConnections, connections.size());
+        ::close(fd);
+        continue;
+      }
+    }
+    auto c = std::make_shared<StreamConnection>();
+    c->fd = fd;
+    c->peer = std::move(peer_text);
+    c->last_active = Clock::now();
+    connections.emplace(fd, std::move(c));
+  }
+}
+
+// A client that closed its connection and opened a new one must not count twice: the loop may not
+// have seen the close yet, and a worker may still be finishing the old connection's last answer.
+// Peeks at every connection for end-of-file, closes the idle ones that ended, and returns how many
+// are still open.
+size_t StreamServer::State::reap_closed_locked() {
+  size_t open = 0;
+  for (auto it = connections.begin(); it != connections.end();) {
+    const std::shared_ptr<StreamConnection>& c = it->second;
+    char byte = 0;
+    const bool ending = c->dead || c->closing || c->peer_closed;
+    if (!ending && ::recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) c->peer_closed = true;
+    // A connection being answered is closed by the loop once its worker is done with it.
+    if (!c->busy && (c->dead || ((c->closing || (c->peer_closed && !protocol->request_ready(*c))) &&
+                                 c->pending_output() == 0))) {
+      ::close(c->fd);
+      it = connections.erase(it);
+      continue;
+    }
+    if (!c->dead && !c->closing && !c->peer_closed) ++open;
+    ++it;
+  }
+  return open;
+}
+
+void StreamServer::State::read_from(const std::shared_ptr<StreamConnection>& c) {
+  char chunk[64 * 1024];
+  std::lock_guard lock(mu);
+  c->last_active = Clock::now();
+  while (wants_input_locked(*c)) {
+    const ssize_t n = ::recv(c->fd, chunk, sizeof chunk, MSG_DONTWAIT);
+    if (n > 0) {
+      c->input.append(chunk, static_cast<size_t>(n));
+      if (!protocol->request_ready(*c) && c->dead) return;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    // End of stream or a socket error: answer what was asked, then close.
+    c->peer_closed = true;
+    return;
+  }
+}
+
+void StreamServer::State::write_to(const std::shared_ptr<StreamConnection>& c) {
+  std::lock_guard lock(mu);
+  while (c->pending_output() > 0) {
+    const ssize_t n = ::send(c->fd, c->output.data() + c->output_sent, c->pending_output(),
+                             MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      c->output_sent += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    c->dead = true;  // the peer is gone
+    return;
+  }
+  c->output.clear();
+  c->output_sent = 0;
+}
+
+void StreamServer::State::close_idle(Clock::time_point now) {
+  std::lock_guard lock(mu);
+  for (auto& [fd, c] : connections) {
+    if (!c->busy && !c->closing && !c->dead && now - c->last_active > options.idle) {
+      protocol->closing_idle(*c);
+      c->closing = true;
+    }
+  }
+}
+
+void StreamServer::State::worker_loop() {
+  for (;;) {
+    std::shared_ptr<StreamConnection> c;
+    {
+      std::unique_lock lock(mu);
+      work_cv.wait(lock, [this] { return stopping || !ready.empty(); });
+      if (stopping) {
+        --workers_running;
+        workers_done_cv.notify_all();
+        return;
+      }
+      c = std::move(ready.front());
+      ready.pop_front();
+    }
+    serve(c);
+    wake();
+  }
+}
+
+// Answers the connection's requests one after another, in order, until none is left. A worker that
+// sends its replies itself answers all it finds; one whose replies are queued stops at shutdown,
+// as the loop that would send them has ended.
+void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c) {
+  const bool queued = protocol->queues_replies();
+  for (;;) {
+    StreamRequest request;
+    {
+      std::lock_guard lock(mu);
+      if ((queued && stopping) || c->dead || c->closing || !protocol->take_request(*c, request)) {
+        c->busy = false;
+        c->last_active = Clock::now();
+        return;
+      }
+    }
+    StreamReply reply = protocol->answer(*c, std::move(request));
+    bool sent = true;
+    if (!queued && !reply.bytes.empty()) sent = protocol->send_now(c->fd, reply.bytes);
+    {
+      std::lock_guard lock(mu);
+      if (queued) c->output += reply.bytes;
+      if (reply.close || !sent) {
+        c->closing = true;
+        if (reply.close) c->input.clear();
+        c->busy = false;
+        c->last_active = Clock::now();
+        return;
+      }
+    }
+    if (queued) wake();  // the loop may start sending this reply while the next is worked out
+  }
+}
+
+}  // namespace lds

@@ -1,0 +1,211 @@
+// stream_server_test.cpp: the stream server with a stand-in line protocol, replies queued or sent
+// by the worker: pipelined requests answered in order, a half-closed client still answered, the
+// connection limit refusing the one too many, and stop() leaving a stuck handler behind.
+#include "core/stream_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/logging.h"
+
+namespace lds {
+namespace {
+
+// One request a line; the reply is "ok <line>\n". The line "block" waits until release().
+class LineProtocol final : public StreamProtocol {
+ public:
+  explicit LineProtocol(bool queued) : queued_(queued) {}
+
+  bool more_input_wanted(const StreamConnection& c) const override { return c.input.size() < 4096; }
+  bool request_ready(StreamConnection& c) override {
+    return c.input.find('\n') != std::string::npos;
+  }
+  bool take_request(StreamConnection& c, StreamRequest& request) override {
+    const size_t nl = c.input.find('\n');
+    if (nl == std::string::npos) return false;
+    request.bytes = c.input.substr(0, nl);
+    c.input.erase(0, nl + 1);
+    return true;
+  }
+  StreamReply answer(const StreamConnection& /*c*/, StreamRequest request) override {
+    if (request.bytes == "block") {
+      std::unique_lock lock(mu_);
+      blocked_ = true;
+      cv_.notify_all();
+      cv_.wait(lock, [this] { return released_; });
+    }
+    return {"ok " + request.bytes + "\n", false};
+  }
+  bool queues_replies() const override { return queued_; }
+  bool send_now(int fd, std::string_view reply) override {
+    return ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(reply.size());
+  }
+  std::string accepted(int /*fd*/, const sockaddr_storage& /*peer*/) override { return {}; }
+  void refuse(int fd, StreamRefusal why, size_t /*open*/) override {
+    if (fd >= 0 && why == StreamRefusal::kTooManyConnections) {
+      (void)!::send(fd, "refused\n", 8, MSG_NOSIGNAL);
+    }
+  }
+
+  void abandoning(size_t handlers, std::chrono::seconds /*grace*/) override {
+    abandoned_reported += handlers;
+  }
+  size_t abandoned_reported =
+      0;  // what stop() said it left behind (stop() runs on the test's thread)
+
+  void wait_until_blocked() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return blocked_; });
+  }
+  void release() {
+    std::lock_guard lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  const bool queued_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool blocked_ = false;
+  bool released_ = false;
+};
+
+// A listening socket on a free loopback port.
+int listen_on_loopback(int& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  EXPECT_EQ(::listen(fd, 16), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
+int connect_to(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  // A server that never answers fails the test instead of hanging it.
+  const timeval limit{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  return fd;
+}
+
+// Reads until `lines` lines arrived or the server closed the connection.
+std::string read_lines(int fd, size_t lines) {
+  std::string got;
+  char buf[4096];
+  while (static_cast<size_t>(std::count(got.begin(), got.end(), '\n')) < lines) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
+StreamServer::Options options(size_t workers) {
+  StreamServer::Options o;
+  o.name = "test server";
+  o.log = logger("lds.test");
+  o.workers = workers;
+  return o;
+}
+
+class StreamServerTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(StreamServerTest, PipelinedRequestsAreAnsweredInOrder) {
+  int port = 0;
+  StreamServer server(listen_on_loopback(port), std::make_shared<LineProtocol>(GetParam()),
+                      options(4));
+  server.start();
+  const int fd = connect_to(port);
+  std::string requests, expected;
+  for (int i = 0; i < 200; ++i) {
+    requests += std::to_string(i) + "\n";
+    expected += "ok " + std::to_string(i) + "\n";
+  }
+  ASSERT_EQ(::send(fd, requests.data(), requests.size(), 0), static_cast<ssize_t>(requests.size()));
+  EXPECT_EQ(read_lines(fd, 200), expected);
+  ::close(fd);
+  EXPECT_EQ(server.stop(), 0u);
+}
+
+TEST_P(StreamServerTest, AHalfClosedClientIsAnsweredThenClosed) {
+  int port = 0;
+  StreamServer server(listen_on_loopback(port), std::make_shared<LineProtocol>(GetParam()),
+                      options(2));
+  server.start();
+  const int fd = connect_to(port);
+  const std::string requests = "a\nb\nc\nincomplete";
+  ASSERT_EQ(::send(fd, requests.data(), requests.size(), 0), static_cast<ssize_t>(requests.size()));
+  ::shutdown(fd, SHUT_WR);
+  // Everything up to the end of stream: the three answers, then the server's close.
+  EXPECT_EQ(read_lines(fd, 4), "ok a\nok b\nok c\n");
+  ::close(fd);
+  server.stop();
+}
+
+TEST_P(StreamServerTest, TheConnectionOverTheLimitIsRefused) {
+  int port = 0;
+  StreamServer::Options o = options(2);
+  o.max_connections = 2;
+  StreamServer server(listen_on_loopback(port), std::make_shared<LineProtocol>(GetParam()), o);
+  server.start();
+  const int first = connect_to(port);
+  const int second = connect_to(port);
+  const int third = connect_to(port);
+  EXPECT_EQ(read_lines(third, 2), "refused\n");  // then closed
+  for (int fd : {first, second}) {
+    ASSERT_EQ(::send(fd, "x\n", 2, 0), 2);
+    EXPECT_EQ(read_lines(fd, 1), "ok x\n");
+  }
+  for (int fd : {first, second, third}) ::close(fd);
+  server.stop();
+}
+
+TEST_P(StreamServerTest, StopLeavesAStuckHandlerBehindAndCountsIt) {
+  int port = 0;
+  auto protocol = std::make_shared<LineProtocol>(GetParam());
+  // One worker: with no grace, an idle one might not have seen the stop yet and would count too.
+  StreamServer::Options o = options(1);
+  o.stop_grace = std::chrono::seconds(0);
+  StreamServer server(listen_on_loopback(port), protocol, o);
+  server.start();
+  const int fd = connect_to(port);
+  ASSERT_EQ(::send(fd, "block\nnext\n", 11, 0), 11);
+  protocol->wait_until_blocked();
+  EXPECT_EQ(server.stop(), 1u);
+  EXPECT_EQ(server.stop(), 1u);  // later calls give the same count, and say it once
+  EXPECT_EQ(protocol->abandoned_reported, 1u);
+  EXPECT_EQ(server.connections(), 0u);
+  // The abandoned worker still finds its connection when it returns. Queued replies have no loop
+  // left to send them, so that worker takes no further request; one that sends its own replies
+  // answers all it was given.
+  protocol->release();
+  EXPECT_EQ(read_lines(fd, 2), GetParam() ? "" : "ok block\nok next\n");
+  ::close(fd);
+}
+
+INSTANTIATE_TEST_SUITE_P(Replies, StreamServerTest, ::testing::Values(true, false),
+                         [](const auto& p) { return p.param ? "Queued" : "SentByWorker"; });
+
+}  // namespace
+}  // namespace lds
