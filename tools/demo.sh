@@ -93,6 +93,14 @@ run create --topic events --partition-count 8 --expected-bytes 8MiB
 run describe
 say "The size strategy put most of 'events' on the drained 256 MiB disk: it ranks disks by how full they would be after the placement, (used + reserved + expected) / total."
 
+step "A Kafka client sees the same broker (the listener of conf/broker.toml)"
+if command -v kcat >/dev/null 2>&1; then
+  printf '\033[2m$ kcat -L -b 127.0.0.1:9092\033[0m\n'
+  kcat -L -b 127.0.0.1:9092 -m 5 | sed 's/^/  /' | head -20
+else
+  say "kcat is not installed (tools/install-deps.sh installs it); skipped."
+fi
+
 step "What the broker reports about its configuration"
 run configs --describe | grep -E 'NAME|strategy|cordoned|expected'
 

@@ -578,6 +578,9 @@ TEST(ShippedConfig, ConfBrokerTomlLoadsAndNamesTheDemoDirs) {
   EXPECT_EQ(c.plugin_dir, fs::weakly_canonical(fs::path(LDS_SOURCE_DIR) / "build" / "plugins"));
   EXPECT_FALSE(c.cordon_all);
   EXPECT_TRUE(c.cordoned.empty());
+  // Kafka's clients reach the demo broker where they look first.
+  EXPECT_EQ(c.listener_host, "127.0.0.1");
+  EXPECT_EQ(c.listener_port, 9092);
 }
 
 }  // namespace
