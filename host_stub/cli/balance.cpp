@@ -113,7 +113,7 @@ struct DrainArgs {
 int wait_for_drain(const DrainArgs& args, uint64_t total) {
   AdminClient client(socket_of(args.target));
   ProgressBar bar(ProgressBar::stderr_is_terminal(), std::chrono::milliseconds(0));
-  bar.start("drain " + args.dir, total == 0 ? 1 : total);
+  bar.start("drain " + args.dir, total, ProgressBar::Unit::kBytes);
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(args.timeout_seconds);
   for (;;) {

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <utility>
+
+#include "cli/output.h"
 
 namespace lds::cli {
 
@@ -17,10 +20,12 @@ ProgressBar::~ProgressBar() { end_line(); }
 
 bool ProgressBar::stderr_is_terminal() { return ::isatty(STDERR_FILENO) != 0; }
 
-void ProgressBar::start(std::string label, uint64_t total) {
+void ProgressBar::start(std::string label, uint64_t total, Unit unit) {
   finish();
   label_ = std::move(label);
   total_ = total;
+  unit_ = unit;
+  task_start_ = std::chrono::steady_clock::now();
   next_check_ = 0;
 }
 
@@ -29,11 +34,11 @@ void ProgressBar::update(uint64_t done) {
   next_check_ = done + std::max<uint64_t>(1, total_ / 1000);
   if (std::chrono::steady_clock::now() < show_after_) return;
   const int percent = static_cast<int>(100 * std::min(done, total_) / total_);
-  if (percent != drawn_percent_) draw(percent);
+  if (percent != drawn_percent_) draw(percent, done);
 }
 
 void ProgressBar::finish() {
-  if (drawn_percent_ >= 0 && drawn_percent_ != 100) draw(100);
+  if (drawn_percent_ >= 0 && drawn_percent_ != 100) draw(100, total_);
   end_line();
 }
 
@@ -44,13 +49,34 @@ void ProgressBar::end_line() {
   drawn_percent_ = -1;
 }
 
-void ProgressBar::draw(int percent) {
+std::string ProgressBar::figures(uint64_t done) const {
+  done = std::min(done, total_);
+  auto amount = [this](double v) {
+    if (unit_ == Unit::kBytes) return human_bytes(static_cast<uint64_t>(v));
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f", v);
+    return std::string(text);
+  };
+  std::string out =
+      amount(static_cast<double>(done)) + " of " + amount(static_cast<double>(total_));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - task_start_).count();
+  if (seconds < 0.5 || done == 0 || done == total_) return out;  // no rate worth showing yet
+  const double rate = static_cast<double>(done) / seconds;
+  const double left = static_cast<double>(total_ - done) / rate;
+  char tail[64];
+  std::snprintf(tail, sizeof tail, "/s, %.0f s left", left < 1 ? 1 : left);
+  return out + ", " + amount(rate) + tail;
+}
+
+void ProgressBar::draw(int percent, uint64_t done) {
   constexpr int kWidth = 30;
   const int filled = kWidth * percent / 100;
   // "\r" and erasing to the end of the line redraw it in place.
-  std::fprintf(
-      stderr, "\r[%s%s] %3d%%  %s\033[K", std::string(static_cast<size_t>(filled), '#').c_str(),
-      std::string(static_cast<size_t>(kWidth - filled), ' ').c_str(), percent, label_.c_str());
+  std::fprintf(stderr, "\r[%s%s] %3d%%  %s  %s\033[K",
+               std::string(static_cast<size_t>(filled), '#').c_str(),
+               std::string(static_cast<size_t>(kWidth - filled), ' ').c_str(), percent,
+               label_.c_str(), figures(done).c_str());
   std::fflush(stderr);
   drawn_percent_ = percent;
 }

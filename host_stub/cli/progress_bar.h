@@ -19,8 +19,12 @@ class ProgressBar {
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
 
-  // Finishes the current task (see finish()) and starts one of `total` units named `label`.
-  void start(std::string label, uint64_t total);
+  // What a task counts: bytes are shown as sizes (12.0 MiB of 64.0 MiB, 4.0 MiB/s).
+  enum class Unit { kCount, kBytes };
+
+  // Finishes the current task (see finish()) and starts one of `total` units named `label`. A task
+  // of 0 units has nothing to show, and draws nothing.
+  void start(std::string label, uint64_t total, Unit unit = Unit::kCount);
   // `done` units of the current task are done. Cheap enough to call for every unit.
   void update(uint64_t done);
   // The current task is done: its line, when it was drawn at all, shows 100% and ends.
@@ -30,13 +34,17 @@ class ProgressBar {
   static bool stderr_is_terminal();
 
  private:
-  void draw(int percent);
+  void draw(int percent, uint64_t done);
   void end_line();
+  // "12.0 MiB of 64.0 MiB, 4.0 MiB/s, 13 s left": how far, how fast, and how long still.
+  std::string figures(uint64_t done) const;
 
   bool enabled_;
   std::chrono::steady_clock::time_point show_after_;
   std::string label_;
   uint64_t total_ = 0;
+  Unit unit_ = Unit::kCount;
+  std::chrono::steady_clock::time_point task_start_;
   uint64_t next_check_ = 0;  // the clock is read only every 1/1000 of the task
   int drawn_percent_ = -1;   // -1: this task's line is not on the screen
 };
