@@ -36,7 +36,7 @@ class KafkaToolTextTest : public ServerFixture {
                             {"replicas", {0}},
                             {"log_dirs", {dir.string()}}});
     }
-    const fs::path file = temp_ / name;
+    fs::path file = temp_ / name;
     std::ofstream(file) << json{{"version", 1}, {"partitions", partitions}}.dump();
     return file;
   }
