@@ -294,8 +294,16 @@ json AdminApi::incremental_alter_configs(const json& request) {
 json AdminApi::describe_configs() {
   json list = json::array();
   for (const auto& c : broker_.describe_configs()) {
-    list.push_back(
-        {{"name", c.name}, {"value", c.value}, {"source", c.source}, {"dynamic", c.dynamic}});
+    json synonyms = json::array();
+    for (const auto& [source, value] : c.synonyms) {
+      synonyms.push_back({{"source", source}, {"value", value}});
+    }
+    list.push_back({{"name", c.name},
+                    {"value", c.value},
+                    {"source", c.source},
+                    {"dynamic", c.dynamic},
+                    {"sensitive", false},
+                    {"synonyms", std::move(synonyms)}});
   }
   const StrategyInfo s = broker_.strategy_info();
   json out = ok();

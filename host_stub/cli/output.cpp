@@ -160,8 +160,68 @@ int print_configs(const json& r) {
   return 0;
 }
 
-int print_altered(const json&) {
-  std::printf("configs altered\n");
+namespace {
+
+// The broker id kafka-configs.sh names the entity by: broker.id as DescribeConfigs lists it.
+std::string broker_id_of(const json& r) {
+  for (const auto& c : r["configs"]) {
+    if (c["name"] == "broker.id") return c["value"].get<std::string>();
+  }
+  return "?";
+}
+
+const json* find_config(const json& r, const std::string& name) {
+  for (const auto& c : r["configs"]) {
+    if (c["name"] == name) return &c;
+  }
+  return nullptr;
+}
+
+// ConfigCommand.describeResourceConfig: a header, then the entries sorted by name, each
+// "  name=value sensitive=false synonyms={SOURCE:name=value, ...}".
+int print_kafka_configs(const json& r, bool all) {
+  std::vector<const json*> rows;
+  for (const auto& c : r["configs"]) {
+    if (all || c["source"] == "DYNAMIC") rows.push_back(&c);
+  }
+  std::sort(rows.begin(), rows.end(), [](const json* a, const json* b) {
+    return (*a)["name"].get<std::string>() < (*b)["name"].get<std::string>();
+  });
+  std::printf("%s configs for broker %s are:\n", all ? "All" : "Dynamic", broker_id_of(r).c_str());
+  for (const json* c : rows) {
+    const std::string name = (*c)["name"].get<std::string>();
+    std::string synonyms;
+    for (const auto& s : c->value("synonyms", json::array())) {
+      synonyms += (synonyms.empty() ? "" : ", ") + s["source"].get<std::string>() + ":" + name +
+                  "=" + s["value"].get<std::string>();
+    }
+    std::printf("  %s=%s sensitive=%s synonyms={%s}\n", name.c_str(),
+                (*c)["value"].get<std::string>().c_str(),
+                c->value("sensitive", false) ? "true" : "false", synonyms.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int print_dynamic_configs(const json& r) { return print_kafka_configs(r, false); }
+
+int print_all_configs(const json& r) { return print_kafka_configs(r, true); }
+
+int print_altered(const json& before, const json& after, const std::vector<std::string>& names) {
+  // ConfigCommand.alterConfig's line, then what changed, so a replaced list is visible.
+  std::printf("Completed updating config for broker %s.\n", broker_id_of(after).c_str());
+  auto shown = [](const json* c) {
+    if (c == nullptr) return std::string("(unknown)");
+    const std::string v = (*c)["value"].get<std::string>();
+    return v.empty() ? std::string("\"\"") : v;
+  };
+  for (const auto& name : names) {
+    const std::string old_value = shown(find_config(before, name));
+    const std::string new_value = shown(find_config(after, name));
+    std::printf("%s: %s → %s%s\n", name.c_str(), old_value.c_str(), new_value.c_str(),
+                old_value == new_value ? " (unchanged)" : "");
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace lds::cli {
 
@@ -14,8 +15,16 @@ std::string human_bytes(uint64_t bytes);  // "1.5 MiB"
 int print_log_dirs(const nlohmann::json& response);
 int print_created(const nlohmann::json& response);
 int print_produced(const nlohmann::json& response);
+// DescribeConfigs as a table: every config with its source, whether it is dynamic, and its value.
 int print_configs(const nlohmann::json& response);
-int print_altered(const nlohmann::json& response);
+// DescribeConfigs as kafka-configs.sh --describe --entity-type brokers prints it: the dynamic
+// configs, or with --all every config, one `  name=value sensitive=false synonyms={...}` line each.
+int print_dynamic_configs(const nlohmann::json& response);
+int print_all_configs(const nlohmann::json& response);
+// After an alter: kafka-configs.sh's "Completed updating config for broker <id>.", then each of
+// `names` as `name: old → new` from the DescribeConfigs responses before and after.
+int print_altered(const nlohmann::json& before, const nlohmann::json& after,
+                  const std::vector<std::string>& names);
 // DescribeBalance as the one balancer line of `lds-host describe`.
 int print_balancer_line(const nlohmann::json& response);
 

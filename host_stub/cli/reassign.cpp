@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "admin/admin_client.h"
 #include "cli/client.h"
@@ -106,6 +108,10 @@ std::vector<ReplicaTarget> targets_for(const std::vector<ReassignmentEntry>& ent
       }
     }
   }
+  // One broker: Kafka's order of replicas (broker, topic, partition) is topic, then partition.
+  std::sort(out.begin(), out.end(), [](const ReplicaTarget& a, const ReplicaTarget& b) {
+    return std::tie(a.topic, a.partition) < std::tie(b.topic, b.partition);
+  });
   return out;
 }
 
@@ -199,10 +205,15 @@ bool same_dir(const std::string& broker_path, const std::string& file_path) {
   return broker_path == resolved;
 }
 
-int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries) {
+// Prints each replica's state as Kafka's --verify does, under its header, sorted by broker, topic
+// and partition. Returns 1 when a move failed, or, with `until_done`, when any is not completed;
+// else 0: as Kafka, a move that still runs is no error.
+int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries, bool until_done) {
   int32_t broker = 0;
   auto where = locate(call(client, {{"api", "DescribeLogDirs"}}), &broker);
   bool all_done = true;
+  bool failed = false;
+  std::printf("Status of partition reassignment:\n");
   for (const auto& t : targets_for(entries, broker)) {
     const std::string tp = t.topic + "-" + std::to_string(t.partition);
     auto it = where.find(tp);
@@ -210,19 +221,20 @@ int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries) {
     if (it == where.end() || (it->second.current.empty() && it->second.future.empty())) {
       std::printf("Partition %s cannot be found in any live log directory on broker %d.\n",
                   tp.c_str(), broker);
-      all_done = false;
+      failed = true;
     } else if (it->second.current.empty()) {
       std::printf(
           "Partition %s is not found in any live log dir on broker %d. There is likely an "
           "offline log directory on the broker.\n",
           tp.c_str(), broker);
-      all_done = false;
+      failed = true;
     } else if (!it->second.future.empty()) {
       if (same_dir(it->second.future, t.log_dir)) {
         std::printf("Reassignment of replica %s is still in progress.\n", replica.c_str());
       } else {
         std::printf("Partition %s on broker %d is being moved to log dir %s instead of %s.\n",
                     tp.c_str(), broker, it->second.future.c_str(), t.log_dir.c_str());
+        failed = true;
       }
       all_done = false;
     } else if (same_dir(it->second.current, t.log_dir)) {
@@ -230,14 +242,14 @@ int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries) {
     } else if (!it->second.failed_dir.empty() && same_dir(it->second.failed_dir, t.log_dir)) {
       std::printf("Reassignment of replica %s failed: %s: %s\n", replica.c_str(),
                   it->second.failed_error.c_str(), it->second.failed_message.c_str());
-      all_done = false;
+      failed = true;
     } else {
       std::printf("Partition %s on broker %d is not being moved from log dir %s to %s.\n",
                   tp.c_str(), broker, it->second.current.c_str(), t.log_dir.c_str());
-      all_done = false;
+      failed = true;
     }
   }
-  return all_done ? 0 : 1;
+  return failed || (until_done && !all_done) ? 1 : 0;
 }
 
 // Draws one progress line per running move until none of `targets` is still moving.
@@ -333,7 +345,14 @@ int run_reassign(const ReassignOptions& o) {
   std::unique_ptr<AdminClient> client;
   try {
     client = std::make_unique<AdminClient>(o.socket);
-    if (o.verify) return verify(*client, entries);
+    if (o.verify) {
+      if (o.wait) {
+        int32_t broker = 0;
+        locate(call(*client, {{"api", "DescribeLogDirs"}}), &broker);
+        wait_for_moves(*client, targets_for(entries, broker));
+      }
+      return verify(*client, entries, o.wait);
+    }
 
     int32_t broker = 0;
     locate(call(*client, {{"api", "DescribeLogDirs"}}), &broker);
@@ -353,25 +372,31 @@ int run_reassign(const ReassignOptions& o) {
              {"partitions", json::array({{{"topic", t.topic}, {"partition", t.partition}}})}});
       }
       json response = call(*client, {{"api", "AlterReplicaLogDirs"}, {"dirs", dirs}});
-      std::vector<std::string> started;
+      std::vector<ReplicaTarget> started;
       for (const auto& r : response["results"]) {
         const std::string name = r["topic"].get<std::string>() + "-" +
                                  std::to_string(r["partition"].get<int32_t>()) + "-" +
                                  std::to_string(broker);
         const std::string error = r["error"];
         if (error == kNone) {
-          started.push_back(name);
+          started.push_back(pending.at(name));
         } else if (error != kReplicaNotAvailable) {
           std::cerr << "lds-host: Error: Failed to alter dir for " << name << ": " << error << ": "
                     << r["message"].get<std::string>() << "\n";
           return 1;
         }
       }
-      if (!started.empty()) {
-        std::printf("Successfully started log directory move%s for: %s\n",
-                    started.size() == 1 ? "" : "s", joined(started).c_str());
+      // Kafka's line per replica, its trailing space included (ReassignPartitionsCommand.
+      // executeMoves), in its order: broker, topic, partition.
+      std::sort(started.begin(), started.end(), [](const ReplicaTarget& a, const ReplicaTarget& b) {
+        return std::tie(a.topic, a.partition) < std::tie(b.topic, b.partition);
+      });
+      for (const auto& t : started) {
+        std::printf(
+            "Successfully started moving log directory to %s for replica %s-%d with broker %d \n",
+            t.log_dir.c_str(), t.topic.c_str(), t.partition, broker);
+        pending.erase(t.name(broker));
       }
-      for (const auto& name : started) pending.erase(name);
       if (pending.empty()) break;
       if (Clock::now() >= deadline) {
         std::vector<std::string> names;
@@ -387,7 +412,7 @@ int run_reassign(const ReassignOptions& o) {
     }
     if (o.wait) {
       wait_for_moves(*client, targets);
-      return verify(*client, entries);
+      return verify(*client, entries, true);
     }
     return 0;
   } catch (const std::exception& e) {
@@ -412,8 +437,11 @@ Command add_reassign_command(CLI::App& app) {
   cmd->add_option("--timeout", args->options.timeout_ms,
                   "How long to retry moves of replicas not here yet, in ms (default 10000)");
   cmd->add_flag("--verify", args->options.verify,
-                "Report each move's state instead of starting it");
-  cmd->add_flag("--wait", args->options.wait, "Show progress until every started move finishes");
+                "Report each move's state instead of starting it, as Kafka: exits 0 while moves "
+                "run, 1 when one failed or is not under way");
+  cmd->add_flag("--wait", args->options.wait,
+                "For scripts: show progress until every move of the file on this broker finishes, "
+                "then verify, exiting 0 only when all completed (with or without --verify)");
   return {cmd, [args] {
             ReassignOptions options = args->options;
             options.socket = socket_of(args->target);

@@ -30,7 +30,9 @@ struct ReassignOptions {
   bool wait = false;
 };
 
-// Runs the command; returns the process exit code (0 done, 1 refused or incomplete, 2 usage).
+// Runs the command; returns the process exit code: 0 when the moves started, or for --verify when
+// none failed (moves that still run included, as Kafka; with --wait only when all completed); 1
+// when a move was refused, failed or is not under way; 2 for a bad file or no broker.
 int run_reassign(const ReassignOptions& options);
 
 }  // namespace lds::cli

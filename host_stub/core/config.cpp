@@ -269,16 +269,32 @@ std::vector<DescribedConfig> ConfigStore::describe() const {
     if (static_values_.count(key)) return "STATIC";
     return "DEFAULT";
   };
+  auto synonyms = [&](const std::string& name, const ConfigDefault& fallback) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (auto it = dynamic_values_.find(name); it != dynamic_values_.end()) {
+      out.emplace_back("DYNAMIC_BROKER_CONFIG", it->second.text);
+    }
+    if (auto it = static_values_.find(name); it != static_values_.end()) {
+      out.emplace_back("STATIC_BROKER_CONFIG", it->second.text);
+    }
+    if (fallback.kind == ConfigDefault::Kind::kText ||
+        fallback.kind == ConfigDefault::Kind::kBesideExecutable) {
+      out.emplace_back("DEFAULT_CONFIG", std::string(fallback.text));
+    }
+    return out;
+  };
   std::vector<DescribedConfig> rows;
   for (const ConfigKey& key : config_keys()) {
     std::string name(key.name);
-    rows.push_back({name, key.format(name, current_), source(name), key.dynamic});
+    rows.push_back({name, key.format(name, current_), source(name), key.dynamic,
+                    synonyms(name, key.default_value)});
   }
   for (const auto& [strategy, options] : current_.strategy_options) {
     for (const auto& [option, value] : options) {
       std::string name = std::string(kStrategyOptionPrefix) + strategy + "." + option;
       rows.push_back({name, kStrategyOptionRule.format(name, current_), source(name),
-                      kStrategyOptionRule.dynamic});
+                      kStrategyOptionRule.dynamic,
+                      synonyms(name, kStrategyOptionRule.default_value)});
     }
   }
   return rows;

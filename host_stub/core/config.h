@@ -94,6 +94,9 @@ struct DescribedConfig {
   std::string value;
   std::string source;  // "DYNAMIC", "STATIC" or "DEFAULT"
   bool dynamic = false;
+  // Every layer that sets the key, the one in effect first, as Kafka's DescribeConfigs synonyms:
+  // (DYNAMIC_BROKER_CONFIG | STATIC_BROKER_CONFIG | DEFAULT_CONFIG, the value in text form).
+  std::vector<std::pair<std::string, std::string>> synonyms;
 };
 
 // Owns the file, the dynamic override file, and the effective BrokerConfig. Not thread-safe: the

@@ -177,7 +177,9 @@ TEST_F(MoveFaultTest, AStrayEntryAtTheDestinationFailsThatMoveOnlyAndIsReported)
     ProcessResult v = verify("s", 0, disk(target));
     EXPECT_EQ(v.exit_code, 1);
     EXPECT_EQ(v.out,
-              "Reassignment of replica s-0-0 failed: KAFKA_STORAGE_ERROR: " + message + "\n");
+              "Status of partition reassignment:\nReassignment of replica s-0-0 failed: "
+              "KAFKA_STORAGE_ERROR: " +
+                  message + "\n");
     expect_all_online();
     EXPECT_EQ(partition_problem(disk(1) / "s-0", "s", 0, size), "");
     EXPECT_TRUE(entries_ending("-future").empty());
@@ -337,7 +339,10 @@ TEST_F(MoveFaultTest, ADestinationThatFillsUpFailsTheMoveOnlyAndSaysHowMuchSpace
   EXPECT_TRUE(message.ends_with(" MiB free.")) << message;
   ProcessResult v = verify("t", 0, disk(3));
   EXPECT_EQ(v.exit_code, 1);
-  EXPECT_EQ(v.out, "Reassignment of replica t-0-0 failed: KAFKA_STORAGE_ERROR: " + message + "\n");
+  EXPECT_EQ(v.out,
+            "Status of partition reassignment:\nReassignment of replica t-0-0 failed: "
+            "KAFKA_STORAGE_ERROR: " +
+                message + "\n");
 
   expect_all_online();
   EXPECT_TRUE(entries_ending("-future").empty());

@@ -324,7 +324,9 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
   ProcessResult r = run_host(
       {"reassign", "--socket", socket_.string(), "--reassignment-json-file", moves, "--wait"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Successfully started log directory move for: t-0-0\n"), std::string::npos)
+  EXPECT_NE(r.out.find("Successfully started moving log directory to " + disk(3).string() +
+                       " for replica t-0 with broker 0 \n"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("100%"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Reassignment of replica t-0-0 completed successfully.\n"),
@@ -345,6 +347,7 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
       {"reassign", "--socket", socket_.string(), "--reassignment-json-file", verify, "--verify"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
+            "Status of partition reassignment:\n"
             "Reassignment of replica t-0-0 completed successfully.\n"
             "Reassignment of replica t-1-0 is still in progress.\n"
             "Partition t-2 on broker 0 is not being moved from log dir " +
@@ -356,8 +359,10 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
       {{{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}}});
   r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", elsewhere,
                 "--verify"});
-  EXPECT_EQ(r.out, "Partition t-1 on broker 0 is being moved to log dir " + disk(3).string() +
-                       " instead of " + disk(1).string() + ".\n");
+  EXPECT_EQ(r.out,
+            "Status of partition reassignment:\nPartition t-1 on broker 0 is being moved to "
+            "log dir " +
+                disk(3).string() + " instead of " + disk(1).string() + ".\n");
 
   // The same finished move named with a trailing slash, and through a symlink: still completed.
   const fs::path link = temp_ / "disk3-link";
@@ -368,7 +373,10 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
               {{{"topic", "t"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {dir}}}});
     r = run_host(
         {"reassign", "--socket", socket_.string(), "--reassignment-json-file", file, "--verify"});
-    EXPECT_EQ(r.out, "Reassignment of replica t-0-0 completed successfully.\n") << dir;
+    EXPECT_EQ(r.out,
+              "Status of partition reassignment:\n"
+              "Reassignment of replica t-0-0 completed successfully.\n")
+        << dir;
   }
 
   // A replica this broker never gets: retried every 100 ms, then Kafka's timeout message.
@@ -403,7 +411,10 @@ TEST_F(ReplicaMoveTest, ReassignRetriesUntilTheReplicaIsCreated) {
                               file.string(), "--timeout", "5000"});
   creator.join();
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Successfully started log directory move for: late-0-0"), std::string::npos);
+  EXPECT_NE(r.out.find("Successfully started moving log directory to " + disk(3).string() +
+                       " for replica late-0 with broker 0 \n"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(where("late-0").first, disk(3).string());  // created there, from the remembered dir
 }
 
