@@ -102,7 +102,7 @@ else
 fi
 
 step "What the broker reports about its configuration"
-run configs --describe | grep -E 'NAME|strategy|cordoned|expected'
+run configs --describe --all | grep -E 'configs for broker|strategy|cordoned|expected'
 
 step "Stop the broker"
 kill -TERM "$server_pid"

@@ -29,6 +29,14 @@ void ProgressBar::start(std::string label, uint64_t total, Unit unit) {
   next_check_ = 0;
 }
 
+void ProgressBar::set_total(std::string label, uint64_t total, Unit unit) {
+  if (total_ == 0 && drawn_percent_ < 0) return start(std::move(label), total, unit);
+  label_ = std::move(label);
+  total_ = total;
+  unit_ = unit;
+  next_check_ = 0;
+}
+
 void ProgressBar::update(uint64_t done) {
   if (!enabled_ || done < next_check_ || total_ == 0) return;
   next_check_ = done + std::max<uint64_t>(1, total_ / 1000);

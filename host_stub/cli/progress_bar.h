@@ -25,6 +25,9 @@ class ProgressBar {
   // Finishes the current task (see finish()) and starts one of `total` units named `label`. A task
   // of 0 units has nothing to show, and draws nothing.
   void start(std::string label, uint64_t total, Unit unit = Unit::kCount);
+  // Changes the current task's label and total without restarting its clock (starts a task when
+  // none is running); for work that grows while it runs.
+  void set_total(std::string label, uint64_t total, Unit unit = Unit::kCount);
   // `done` units of the current task are done. Cheap enough to call for every unit.
   void update(uint64_t done);
   // The current task is done: its line, when it was drawn at all, shows 100% and ends.

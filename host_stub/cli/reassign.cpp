@@ -2,14 +2,13 @@
 // on this broker.
 #include "cli/reassign.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -21,6 +20,7 @@
 #include "cli/client.h"
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/progress_bar.h"
 
 namespace lds::cli {
 namespace {
@@ -252,34 +252,39 @@ int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries, b
   return failed || (until_done && !all_done) ? 1 : 0;
 }
 
-// Draws one progress line per running move until none of `targets` is still moving.
+// Polls until none of `targets` is still moving, with a progress bar of the bytes copied (on a
+// terminal): a move that finished counts as copied whole.
 void wait_for_moves(AdminClient& client, const std::vector<ReplicaTarget>& targets) {
-  const bool tty = ::isatty(STDOUT_FILENO) != 0;
+  ProgressBar bar(ProgressBar::stderr_is_terminal(), std::chrono::milliseconds(0));
+  std::map<std::string, uint64_t> sizes;  // every move seen running, and its largest size
+  uint64_t shown_total = 0;
   for (;;) {
     int32_t broker = 0;
     auto where = locate(call(client, {{"api", "DescribeLogDirs"}}), &broker);
-    uint64_t total = 0, left = 0;
+    uint64_t left = 0;
     int moving = 0;
     for (const auto& t : targets) {
-      auto it = where.find(t.topic + "-" + std::to_string(t.partition));
+      const std::string tp = t.topic + "-" + std::to_string(t.partition);
+      auto it = where.find(tp);
       if (it == where.end() || it->second.future.empty()) continue;
       ++moving;
-      total += it->second.size;
+      sizes[tp] = std::max(sizes[tp], it->second.size);
       left += it->second.lag;
     }
-    const uint64_t done = total - std::min(left, total);
-    const int width = 30;
-    const int filled = total == 0 ? width : static_cast<int>(width * done / total);
-    std::printf("%s[%s%s] %3d%%  %s / %s, %d move%s running%s", tty ? "\r" : "",
-                std::string(static_cast<size_t>(filled), '#').c_str(),
-                std::string(static_cast<size_t>(width - filled), ' ').c_str(),
-                total == 0 ? 100 : static_cast<int>(100 * done / total), human_bytes(done).c_str(),
-                human_bytes(total).c_str(), moving, moving == 1 ? "" : "s", tty ? "   " : "\n");
-    std::fflush(stdout);
+    uint64_t total = 0;
+    for (const auto& [tp, size] : sizes) total += size;
+    if (total != shown_total) {
+      // Appends during the moves grow what there is to copy.
+      bar.set_total(
+          "moving " + std::to_string(sizes.size()) + " replica" + (sizes.size() == 1 ? "" : "s"),
+          total, ProgressBar::Unit::kBytes);
+      shown_total = total;
+    }
+    bar.update(total - std::min(left, total));
     if (moving == 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  if (tty) std::printf("\n");
+  bar.finish();
 }
 
 }  // namespace
