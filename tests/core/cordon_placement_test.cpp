@@ -35,6 +35,9 @@ struct Strategy {
   fs::path plugin_dir;  // empty: the build's plugin folder (test::plugin_dir())
 };
 
+// Names the case in test output (GoogleTest would otherwise print the struct's raw bytes).
+void PrintTo(const Strategy& s, std::ostream* out) { *out << s.name; }
+
 class CordonPlacementTest : public ::testing::TestWithParam<Strategy> {
  protected:
   void SetUp() override {
