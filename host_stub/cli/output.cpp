@@ -8,27 +8,13 @@
 #include <vector>
 
 #include "cli/client.h"
+#include "core/byte_size.h"
 
 namespace lds::cli {
 
 using nlohmann::json;
 
-std::string human_bytes(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int unit = 0;
-  while (v >= 1024.0 && unit < 4) {
-    v /= 1024.0;
-    ++unit;
-  }
-  char buf[32];
-  if (unit == 0) {
-    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
-  }
-  return buf;
-}
+std::string human_bytes(uint64_t bytes) { return format_byte_size(bytes); }
 
 namespace {
 

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/byte_size.h"
+
 namespace lds {
 namespace {
 
@@ -120,19 +122,6 @@ std::vector<DestinationCandidate> destinations(const Projection& proj, const Bal
 }
 
 }  // namespace
-
-std::string balance_bytes_text(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 5) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
 
 BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& settings,
                          const RankDestinations& rank) {
@@ -309,8 +298,8 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
   }
 
   std::string summary = std::to_string(plan.moves.size()) + " moves of " +
-                        balance_bytes_text(plan.planned_bytes) + " (lower bound " +
-                        balance_bytes_text(plan.lower_bound_bytes) + "): " + reason;
+                        format_byte_size(plan.planned_bytes) + " (lower bound " +
+                        format_byte_size(plan.lower_bound_bytes) + "): " + reason;
   if (!in_band()) summary += "; no further move lowers the spread";
   return finish(summary);
 }
@@ -383,9 +372,9 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
     plan.moves.clear();
     const std::string head = "Cannot drain " + model.dirs[dir].path + ": its " +
                              std::to_string(plan.bytes) + " bytes (" +
-                             balance_bytes_text(plan.bytes) + ") ";
+                             format_byte_size(plan.bytes) + ") ";
     const std::string room =
-        std::to_string(plan.room_bytes) + " bytes (" + balance_bytes_text(plan.room_bytes) + ")";
+        std::to_string(plan.room_bytes) + " bytes (" + format_byte_size(plan.room_bytes) + ")";
     if (plan.bytes > plan.room_bytes) {
       plan.shortfall_bytes = plan.bytes - plan.room_bytes;
       plan.problem = head +

@@ -138,7 +138,4 @@ struct DrainPlan {
 // moves planned before it will take.
 DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinations& rank);
 
-// "41.2 GiB", the unit the balancer's log lines use.
-std::string balance_bytes_text(uint64_t bytes);
-
 }  // namespace lds

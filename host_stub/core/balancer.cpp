@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/byte_size.h"
 #include "core/config.h"
 #include "core/logging.h"
 
@@ -101,7 +102,7 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
       ++moves_;
       bytes_moved_ += p->size;
       last_moved_[tp] = now;
-      log()->info("moved {} ({}) from {} to {}", tp.str(), balance_bytes_text(p->size),
+      log()->info("moved {} ({}) from {} to {}", tp.str(), format_byte_size(p->size),
                   snap.model.dirs[f.move.from].path, snap.model.dirs[f.move.to].path);
       ended.push_back({tp, f.started_ms, now, p->size, true});
     } else {
@@ -166,7 +167,7 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
       continue;
     }
     log()->info("moving {} ({}) from {} ({}%) to {} ({}%): {}", m.tp.str(),
-                balance_bytes_text(p->size), snap.model.dirs[m.from].path,
+                format_byte_size(p->size), snap.model.dirs[m.from].path,
                 percent_text(balance_fill_percent(model, m.from)), snap.model.dirs[m.to].path,
                 percent_text(balance_fill_percent(model, m.to)), m.reason);
     p->moving = true;
@@ -406,7 +407,7 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
     draining_index_ = static_cast<uint32_t>(index);
     drain_bytes_ = plan.bytes;
     log()->info("draining {}: {} moves of {} to the other log directories", draining_,
-                plan.moves.size(), balance_bytes_text(plan.bytes));
+                plan.moves.size(), format_byte_size(plan.bytes));
     start_moves_locked(snap, now);
   }
   notify(ended);

@@ -1,8 +1,9 @@
 // byte_size.cpp: parses byte counts in exact integer arithmetic, so "1.5TiB" is exactly 3 << 39
-// and no value wraps around.
+// and no value wraps around; prints them for people.
 #include "core/byte_size.h"
 
 #include <array>
+#include <cstdio>
 #include <limits>
 #include <utility>
 
@@ -75,6 +76,23 @@ std::optional<uint64_t> parse_byte_size(std::string_view text, ByteSizeError* wh
   }
   if (carry > kMaxBytes - count) return fail(ByteSizeError::kTooLarge, why);
   return count + carry;
+}
+
+std::string format_byte_size(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int unit = 0;
+  while (v >= 1024.0 && unit < 6) {
+    v /= 1024.0;
+    ++unit;
+  }
+  char buf[48];
+  if (unit == 0) {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  }
+  return buf;
 }
 
 }  // namespace lds

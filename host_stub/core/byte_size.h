@@ -1,9 +1,10 @@
 // byte_size.h: byte counts as operators write them ("1048576", "64MiB", "1.5 TiB"), one grammar for
-// the command line and for simulator traces.
+// the command line and for simulator traces, and one way of printing them for people.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace lds {
@@ -19,5 +20,9 @@ enum class ByteSizeError {
 // ones included, since the command line and the traces have always read them so. A fraction of a
 // byte is dropped. Returns nullopt, with `why` set when given, for anything else.
 std::optional<uint64_t> parse_byte_size(std::string_view text, ByteSizeError* why = nullptr);
+
+// "100 B", "1.5 MiB", "41.2 GiB": powers of 1024, one decimal above bytes. What every message and
+// table shows; parse_byte_size reads it back (to within the rounding).
+std::string format_byte_size(uint64_t bytes);
 
 }  // namespace lds

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/byte_size.h"
+
 namespace lds {
 
 bool is_resource_shortage(int error_number) noexcept {
@@ -29,27 +31,10 @@ bool is_out_of_space(int error_number) noexcept {
   return error_number == ENOSPC || error_number == EDQUOT;
 }
 
-std::string byte_count_text(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = static_cast<double>(bytes);
-  int unit = 0;
-  while (v >= 1024.0 && unit < 6) {
-    v /= 1024.0;
-    ++unit;
-  }
-  char buf[48];
-  if (unit == 0) {
-    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
-  }
-  return buf;
-}
-
 std::string not_enough_space_to_move(const std::string& dir, const std::string& partition,
                                      uint64_t needed, uint64_t free) {
-  return "Not enough space in " + dir + " to move " + partition + ": " + byte_count_text(needed) +
-         " needed, " + byte_count_text(free) + " free.";
+  return "Not enough space in " + dir + " to move " + partition + ": " + format_byte_size(needed) +
+         " needed, " + format_byte_size(free) + " free.";
 }
 
 }  // namespace lds

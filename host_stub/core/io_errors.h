@@ -28,7 +28,4 @@ bool is_out_of_space(int error_number) noexcept;
 std::string not_enough_space_to_move(const std::string& dir, const std::string& partition,
                                      uint64_t needed, uint64_t free);
 
-// "64.0 MiB", "512 B": bytes as the sentences above print them (powers of 1024).
-std::string byte_count_text(uint64_t bytes);
-
 }  // namespace lds

@@ -9,6 +9,7 @@
 namespace {
 
 using lds::ByteSizeError;
+using lds::format_byte_size;
 using lds::parse_byte_size;
 
 constexpr uint64_t kKiB = 1ull << 10;
@@ -103,4 +104,12 @@ TEST(ByteSize, WhyIsOptional) {
   EXPECT_EQ(parse_byte_size("16777216TiB", nullptr), std::nullopt);
 }
 
+TEST(ByteSize, PrintsWhatPeopleReadAndReadsItBack) {
+  EXPECT_EQ(format_byte_size(0), "0 B");
+  EXPECT_EQ(format_byte_size(512), "512 B");
+  EXPECT_EQ(format_byte_size(1536), "1.5 KiB");
+  EXPECT_EQ(format_byte_size(64ull << 20), "64.0 MiB");
+  EXPECT_EQ(format_byte_size(UINT64_MAX), "16.0 EiB");
+  EXPECT_EQ(parse_byte_size(format_byte_size(3ull << 39)), 3ull << 39);  // "1.5 TiB"
+}
 }  // namespace
