@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "frame_client.h"
 #include "kafka/api_versions.h"
 #include "kafka/describe_log_dirs.h"
 #include "kafka/headers.h"
@@ -28,32 +29,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// One TCP connection to the listener, speaking size-prefixed frames.
-class KafkaConnection {
+// One TCP connection to the listener, speaking size-prefixed frames, with Kafka request headers.
+class KafkaConnection : public test::FrameClient {
  public:
-  explicit KafkaConnection(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  }
-  ~KafkaConnection() { ::close(fd_); }
-  KafkaConnection(const KafkaConnection&) = delete;
-  KafkaConnection& operator=(const KafkaConnection&) = delete;
+  using FrameClient::FrameClient;
 
-  bool connected() const { return connected_; }
-
-  bool send_raw(const std::string& bytes) {
-    size_t sent = 0;
-    while (sent < bytes.size()) {
-      const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      sent += static_cast<size_t>(n);
-    }
-    return true;
-  }
+  bool send_raw(const std::string& bytes) { return send_all(bytes); }
 
   // A request: header (version by flexibility) then `body`, framed.
   bool send_request(int16_t key, int16_t version, int32_t correlation_id, int header_version,
@@ -65,54 +46,12 @@ class KafkaConnection {
     return send_raw(frame(w.bytes()));
   }
 
-  static std::string frame(const std::string& payload) {
-    kafka::Writer w;
-    w.int32(static_cast<int32_t>(payload.size()));
-    w.raw(payload);
-    return w.take();
-  }
-
-  // The next response frame (without its size), or nullopt if the connection closed or nothing
-  // came within `timeout`.
   std::optional<std::string> read_frame(std::chrono::milliseconds timeout = 10s) {
-    std::string size_bytes;
-    if (!read_exactly(4, timeout, size_bytes)) return std::nullopt;
-    kafka::Reader r(size_bytes);
-    const int32_t size = r.int32();
-    std::string payload;
-    if (size < 0 || !read_exactly(static_cast<size_t>(size), timeout, payload)) {
-      return std::nullopt;
-    }
-    return payload;
+    return FrameClient::read_frame(timeout);
   }
-
-  // Whether the broker closed the connection (end of stream) within `timeout`.
   bool closed_by_peer(std::chrono::milliseconds timeout = 10s) {
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) return false;
-    char byte = 0;
-    return ::recv(fd_, &byte, 1, 0) <= 0;
+    return FrameClient::closed_by_peer(timeout);
   }
-
- private:
-  bool read_exactly(size_t n, std::chrono::milliseconds timeout, std::string& out) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    char chunk[65536];
-    while (out.size() < n) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return false;
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
-      const ssize_t got = ::recv(fd_, chunk, std::min(sizeof chunk, n - out.size()), 0);
-      if (got <= 0) return false;
-      out.append(chunk, static_cast<size_t>(got));
-    }
-    return true;
-  }
-
-  int fd_ = -1;
-  bool connected_ = false;
 };
 
 // Runs a shell command with a time limit; its stdout and stderr together.

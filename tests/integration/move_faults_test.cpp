@@ -19,15 +19,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMiB = 1ull << 20;
 
-// Whether process `pid` (a child not yet waited for) has exited: gone or a zombie.
-bool has_exited(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(stat, text)) return true;
-  const size_t paren = text.rfind(')');
-  return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'Z';
-}
-
 // The last line of a refused start's stderr: the one sentence it exits with (log lines come first).
 std::string last_line(const std::string& text) {
   const size_t end = text.ends_with('\n') ? text.size() - 1 : text.size();

@@ -19,15 +19,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMiB = 1ull << 20;
 
-// Whether process `pid` (a child not yet waited for) has exited: gone or a zombie.
-bool has_exited(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(stat, text)) return true;
-  const size_t paren = text.rfind(')');
-  return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'Z';
-}
-
 class ReplicaMoveTest : public ServerFixture {
  protected:
   fs::path disk(int i) const { return config_.log_dirs[static_cast<size_t>(i - 1)]; }

@@ -32,6 +32,9 @@ struct ProcessResult {
   std::string err;
 };
 
+// Whether process `pid` (a child not yet waited for) has exited: gone or a zombie.
+bool has_exited(pid_t pid);
+
 // The whole content of a file, or "" when it cannot be read.
 std::string read_file(const fs::path& file);
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "frame_client.h"
 #include "kafka/wire.h"
 
 namespace lds::kafka {
@@ -25,12 +26,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string frame(const std::string& payload) {
-  Writer w;
-  w.int32(static_cast<int32_t>(payload.size()));
-  w.raw(payload);
-  return w.take();
-}
+std::string frame(const std::string& payload) { return test::FrameClient::frame(payload); }
 
 // A stand-in request: a correlation id (int32) and the size of the reply wanted (int32).
 std::string request(int32_t id, int32_t reply_bytes = 0) {
@@ -40,70 +36,7 @@ std::string request(int32_t id, int32_t reply_bytes = 0) {
   return frame(w.bytes());
 }
 
-class Client {
- public:
-  explicit Client(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  }
-  ~Client() { ::close(fd_); }
-  Client(const Client&) = delete;
-  Client& operator=(const Client&) = delete;
-
-  bool connected() const { return connected_; }
-  // Sends what the socket takes without blocking; returns the bytes sent.
-  size_t send_some(const std::string& bytes) {
-    const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-    return n > 0 ? static_cast<size_t>(n) : 0;
-  }
-  bool send_all(const std::string& bytes) {
-    size_t sent = 0;
-    while (sent < bytes.size()) {
-      const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      sent += static_cast<size_t>(n);
-    }
-    return true;
-  }
-  // The next reply's payload, or nullopt on close or after `timeout`.
-  std::optional<std::string> read_frame(std::chrono::milliseconds timeout = 20s) {
-    std::string size;
-    if (!read_exactly(4, timeout, size)) return std::nullopt;
-    Reader r(size);
-    std::string payload;
-    if (!read_exactly(static_cast<size_t>(r.int32()), timeout, payload)) return std::nullopt;
-    return payload;
-  }
-  void shut_write() { ::shutdown(fd_, SHUT_WR); }
-  bool closed_by_peer(std::chrono::milliseconds timeout = 20s) {
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) return false;
-    char byte = 0;
-    return ::recv(fd_, &byte, 1, 0) <= 0;
-  }
-
- private:
-  bool read_exactly(size_t n, std::chrono::milliseconds timeout, std::string& out) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    char chunk[65536];
-    while (out.size() < n) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      pollfd p{fd_, POLLIN, 0};
-      if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
-      const ssize_t got = ::recv(fd_, chunk, std::min(sizeof chunk, n - out.size()), 0);
-      if (got <= 0) return false;
-      out.append(chunk, static_cast<size_t>(got));
-    }
-    return true;
-  }
-  int fd_ = -1;
-  bool connected_ = false;
-};
+using Client = test::FrameClient;
 
 int32_t id_of(const std::string& payload) {
   Reader r(payload);
