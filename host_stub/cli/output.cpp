@@ -122,13 +122,6 @@ int print_created(const json& r) {
   return any_partition_failed(r) ? 1 : 0;
 }
 
-int print_produced(const json& r) {
-  std::printf("partition size is now %s (%llu bytes)\n",
-              human_bytes(r["size"].get<uint64_t>()).c_str(),
-              static_cast<unsigned long long>(r["size"].get<uint64_t>()));
-  return 0;
-}
-
 int print_configs(const json& r) {
   // Columns as wide as their longest entry, so long keys (strategy options) keep them aligned.
   int name_width = 4, source_width = 6;

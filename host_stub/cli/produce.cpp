@@ -11,7 +11,6 @@
 #include "cli/client.h"
 #include "cli/command.h"
 #include "cli/output.h"
-#include "core/config.h"
 #include "core/config_keys.h"
 
 namespace lds::cli {
@@ -26,20 +25,26 @@ struct ProduceArgs {
   std::string bytes;
 };
 
-// The broker's cap on one request: socket.request.max.bytes of --config, else the key's default.
-uint64_t request_cap(const Target& target) {
-  if (!target.config.empty()) {
-    return static_cast<uint64_t>(ConfigStore(target.config).current().socket_request_max_bytes);
+// The broker's cap on one request, socket.request.max.bytes, as the broker itself reports it
+// (DescribeConfigs), so --socket alone works and the config file is not read; the key's default
+// when the broker does not say.
+uint64_t request_cap(AdminClient& client) {
+  uint64_t cap =
+      std::stoull(std::string(find_config_key("socket.request.max.bytes")->default_value.text));
+  const json r = json::parse(client.call(json{{"api", "DescribeConfigs"}}.dump()), nullptr, false);
+  if (r.is_discarded() || !r.contains("configs")) return cap;
+  for (const auto& c : r["configs"]) {
+    if (c.value("name", "") != "socket.request.max.bytes") continue;
+    const uint64_t value = std::strtoull(c.value("value", "0").c_str(), nullptr, 10);
+    if (value > 0) cap = value;
   }
-  return std::stoull(std::string(find_config_key("socket.request.max.bytes")->default_value.text));
+  return cap;
 }
 
 int produce(const ProduceArgs& args) {
   const uint64_t total = parse_bytes_option(args.bytes);
-  uint64_t cap = 0;
   std::filesystem::path socket;
   try {
-    cap = request_cap(args.target);
     socket = socket_of(args.target);
   } catch (const CLI::Error&) {
     throw;
@@ -47,11 +52,14 @@ int produce(const ProduceArgs& args) {
     std::cerr << "lds-host: " << e.what() << "\n";
     return kExitUsage;
   }
-  const uint64_t requests = total == 0 ? 1 : (total + cap - 1) / cap;
+  uint64_t requests = 1;
+  uint64_t cap = 0;
   uint64_t written = 0;
   json last;
   try {
     AdminClient client(socket);
+    cap = request_cap(client);
+    requests = total == 0 ? 1 : (total + cap - 1) / cap;
     for (uint64_t k = 1; k <= requests; ++k) {
       const uint64_t part = std::min(cap, total - written);
       last = json::parse(client.call(json{
@@ -79,12 +87,17 @@ int produce(const ProduceArgs& args) {
     std::cout << last.dump(2) << "\n";
     return kExitOk;
   }
+  const std::string partition = args.topic + "-" + std::to_string(args.partition);
   if (requests > 1) {
-    std::printf("appended %s (%llu bytes) in %llu requests of at most %llu bytes\n",
+    std::printf("appended %s (%llu bytes) to %s in %llu requests of at most %llu bytes\n",
                 human_bytes(written).c_str(), static_cast<unsigned long long>(written),
-                static_cast<unsigned long long>(requests), static_cast<unsigned long long>(cap));
+                partition.c_str(), static_cast<unsigned long long>(requests),
+                static_cast<unsigned long long>(cap));
   }
-  return print_produced(last) == 0 ? kExitOk : kExitRefused;
+  const uint64_t size = last.value("size", 0ull);
+  std::printf("%s is now %s (%llu bytes)\n", partition.c_str(), human_bytes(size).c_str(),
+              static_cast<unsigned long long>(size));
+  return kExitOk;
 }
 
 }  // namespace

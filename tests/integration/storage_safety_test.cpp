@@ -159,8 +159,8 @@ TEST_F(StorageSafetyTest, ProduceCommandSplitsIntoRequestsOfTheConfiguredCap) {
                               "--partition", "0", "--bytes", "4500"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "appended 4.4 KiB (4500 bytes) in 5 requests of at most 1000 bytes\n"
-            "partition size is now 4.4 KiB (4500 bytes)\n");
+            "appended 4.4 KiB (4500 bytes) to t-0 in 5 requests of at most 1000 bytes\n"
+            "t-0 is now 4.4 KiB (4500 bytes)\n");
   EXPECT_EQ(partition_problem(c.log_dirs[0] / "t-0", "t", 0, 4500), "");
 
   // A refused part stops the command, saying what was written before it.
