@@ -212,7 +212,8 @@ TEST_F(StorageStartupTest, ADynamicCordonOfARemovedDirIsLoggedAndLeftOutUntilThe
       << server_log();
   json described = call_ok({{"api", "DescribeLogDirs"}});
   for (const auto& d : c.log_dirs) EXPECT_EQ(dir_entry(described, d)["isCordoned"], false) << d;
-  for (const auto& row : call_ok({{"api", "DescribeConfigs"}})["configs"]) {
+  const json configs = call_ok({{"api", "DescribeConfigs"}});  // outlives the loop below
+  for (const auto& row : configs["configs"]) {
     if (row["name"] == "cordoned.log.dirs") {
       EXPECT_EQ(row["source"], "DEFAULT") << row.dump();
     }
