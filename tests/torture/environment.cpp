@@ -81,6 +81,15 @@ Environment::Environment(const fs::path& host, const fs::path& plugin_dir)
   socket_ = temp_ / "admin.sock";
   config_file_ = temp_ / "broker.toml";
   log_file_ = temp_ / "server.log";
+  try {
+    set_up_disks();
+  } catch (...) {
+    clean_up();
+    throw;
+  }
+}
+
+void Environment::set_up_disks() {
   for (size_t i = 0; i < kDiskMiB.size(); ++i) {
     const fs::path disk = temp_ / ("disk" + std::to_string(i + 1));
     fs::create_directories(disk);
@@ -98,7 +107,9 @@ Environment::Environment(const fs::path& host, const fs::path& plugin_dir)
   write_config();
 }
 
-Environment::~Environment() {
+Environment::~Environment() { clean_up(); }
+
+void Environment::clean_up() {
   kill9();
   for (auto it = mounted_.rbegin(); it != mounted_.rend(); ++it) {
     if (::umount2(it->c_str(), 0) != 0) ::umount2(it->c_str(), MNT_DETACH);

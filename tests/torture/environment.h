@@ -54,6 +54,9 @@ class Environment {
   std::string log_tail(size_t bytes = 4000) const;
 
  private:
+  void set_up_disks();
+  // Kills the child, unmounts the disks, removes the temp folder.
+  void clean_up();
   pid_t spawn(const fs::path& log);
   void write_config();
 

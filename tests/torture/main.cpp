@@ -29,8 +29,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // About three minutes in all on the development machine.
-constexpr uint64_t kFixedSeeds[] = {1, 2, 3, 4, 5, 6};
-constexpr size_t kDefaultSteps = 60;
+constexpr uint64_t kFixedSeeds[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30};
+constexpr size_t kDefaultSteps = 200;
 
 RunOptions options_from_env() {
   RunOptions o;
