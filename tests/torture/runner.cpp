@@ -468,7 +468,12 @@ std::string Runner::step_remount(const Step& s) {
   if (broken_[i] || broken + 1 >= env_.dir_count()) return "";  // keep one dir healthy
   json d;
   if (std::string p = quick_check(&d); !p.empty()) return p;
-  if (std::string p = env_.remount(i, true); !p.empty()) return "cannot remount: " + p;
+  // tmpfs refuses a read-only remount (EBUSY) while a file on it is open for writing, as during a
+  // copy or an append: the step is then skipped, and nothing was broken.
+  if (std::string p = env_.remount(i, true); !p.empty()) {
+    ++stats_["ro_refused"];
+    return "";
+  }
   // From here the dir may go offline at its first I/O error; it stays offline until a restart.
   broken_[i] = true;
   std::string problem;
@@ -487,7 +492,12 @@ std::string Runner::step_remount(const Step& s) {
       }
     }
   }
-  if (std::string p = env_.remount(i, false); !p.empty()) return "cannot remount: " + p;
+  std::string back = env_.remount(i, false);
+  for (int attempt = 0; !back.empty() && attempt < 50; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    back = env_.remount(i, false);
+  }
+  if (!back.empty()) return "cannot remount " + env_.disk(i).string() + " read-write: " + back;
   if (!problem.empty()) return problem;
   json after;
   if (std::string p = quick_check(&after); !p.empty()) return p;
