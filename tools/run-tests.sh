@@ -73,7 +73,7 @@ cmake -S "$repo" -B "$asan_build" -DCMAKE_BUILD_TYPE=Debug -DLDS_SANITIZE=addres
 cmake --build "$asan_build" -j"$jobs"
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-  run_ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" -LE 'valgrind|packaging'
+  run_ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" -LE 'valgrind|packaging|torture'
 
 stage "Style: clang-format and clang-tidy ($SECONDS s so far)"
 "$repo/tools/check-style.sh" "$build-tidy"

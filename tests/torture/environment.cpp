@@ -1,0 +1,248 @@
+// environment.cpp: temp folder, tmpfs disks, config file and the lds-host child of a torture run.
+#include "environment.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace lds::torture {
+
+namespace {
+
+constexpr std::array<uint64_t, 3> kDiskMiB = {64, 128, 256};
+constexpr const char* kFillFile = "torture-fill";
+
+bool socket_accepts(const fs::path& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return ok;
+}
+
+std::string toml_string(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+int run_command(const std::vector<std::string>& argv) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int status_code(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+Environment::Environment(const fs::path& host, const fs::path& plugin_dir)
+    : host_(host), plugin_dir_(plugin_dir), as_root_(::geteuid() == 0) {
+  std::string pattern = (fs::temp_directory_path() / "lds-torture-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("cannot create a temp folder " + pattern + ": " +
+                             std::strerror(errno));
+  }
+  temp_ = pattern;
+  socket_ = temp_ / "admin.sock";
+  config_file_ = temp_ / "broker.toml";
+  log_file_ = temp_ / "server.log";
+  try {
+    set_up_disks();
+  } catch (...) {
+    clean_up();
+    throw;
+  }
+}
+
+void Environment::set_up_disks() {
+  for (size_t i = 0; i < kDiskMiB.size(); ++i) {
+    const fs::path disk = temp_ / ("disk" + std::to_string(i + 1));
+    fs::create_directories(disk);
+    if (as_root_) {
+      const std::string options = "size=" + std::to_string(kDiskMiB[i]) + "m";
+      if (::mount("tmpfs", disk.c_str(), "tmpfs", 0, options.c_str()) != 0) {
+        throw std::runtime_error("cannot mount a tmpfs on " + disk.string() + ": " +
+                                 std::strerror(errno));
+      }
+      mounted_.push_back(disk);
+    }
+    disks_.push_back(disk);
+    log_dirs_.push_back(disk / "logs");
+  }
+  write_config();
+}
+
+Environment::~Environment() { clean_up(); }
+
+void Environment::clean_up() {
+  kill9();
+  for (auto it = mounted_.rbegin(); it != mounted_.rend(); ++it) {
+    if (::umount2(it->c_str(), 0) != 0) ::umount2(it->c_str(), MNT_DETACH);
+  }
+  std::error_code ec;
+  fs::remove_all(temp_, ec);
+}
+
+void Environment::write_config() {
+  std::ofstream out(config_file_);
+  out << "# Broker config of a torture run.\n";
+  out << "broker.id = 0\n";
+  out << "log.dirs = [";
+  for (size_t i = 0; i < log_dirs_.size(); ++i) {
+    out << (i == 0 ? "" : ", ") << toml_string(log_dirs_[i].string());
+  }
+  out << "]\n";
+  out << "plugin.dir = " << toml_string(plugin_dir_.string()) << "\n";
+  out << "admin.socket = " << toml_string(socket_.string()) << "\n";
+  out << "log.directory.select.strategy = \"partition\"\n";
+  out << "log.partition.expected.bytes = " << kExpectedBytes << "\n";
+  out << "log.dir.balance.interval.ms = 200\n";
+  out << "log.dir.balance.cooldown.ms = 1000\n";
+  if (!out) throw std::runtime_error("cannot write " + config_file_.string());
+}
+
+pid_t Environment::spawn(const fs::path& log) {
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // The broker dies with the driver, whatever ends the driver.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(126);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    const std::string host = host_.string();
+    const std::string config = config_file_.string();
+    char* argv[] = {const_cast<char*>(host.c_str()), const_cast<char*>("serve"),
+                    const_cast<char*>("--config"), const_cast<char*>(config.c_str()), nullptr};
+    ::execv(argv[0], argv);
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::string Environment::start() {
+  if (pid_ > 0) return "start while the broker runs";
+  exit_code_.reset();
+  { std::ofstream(log_file_, std::ios::app) << "===== torture: starting lds-host serve\n"; }
+  pid_ = spawn(log_file_);
+  if (pid_ < 0) return std::string("fork: ") + std::strerror(errno);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!alive()) return "lds-host serve exited with code " + std::to_string(*exit_code_);
+    if (socket_accepts(socket_)) return "";
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return "lds-host serve did not accept connections within 20 s";
+}
+
+void Environment::kill9() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  exit_code_ = status_code(status);
+  pid_ = -1;
+}
+
+bool Environment::alive() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+  if (r == 0) return true;
+  exit_code_ = r == pid_ ? status_code(status) : -1;
+  pid_ = -1;
+  return false;
+}
+
+std::optional<int> Environment::run_second_broker(int timeout_ms) {
+  const pid_t pid = spawn(temp_ / "second.log");
+  if (pid < 0) return std::nullopt;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return status_code(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return std::nullopt;
+}
+
+uint64_t Environment::fill(size_t i) {
+  const fs::path file = disks_[i] / kFillFile;
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) return 0;
+  std::vector<char> chunk(1 << 20, 'F');
+  uint64_t written = 0;
+  // Bounded by the tmpfs size: writing stops at ENOSPC.
+  for (;;) {
+    const ssize_t n = ::write(fd, chunk.data(), chunk.size());
+    if (n <= 0) break;
+    written += static_cast<uint64_t>(n);
+  }
+  ::close(fd);
+  return written;
+}
+
+void Environment::unfill(size_t i) {
+  std::error_code ec;
+  fs::remove(disks_[i] / kFillFile, ec);
+}
+
+bool Environment::filled(size_t i) const {
+  std::error_code ec;
+  return fs::exists(disks_[i] / kFillFile, ec);
+}
+
+std::string Environment::remount(size_t i, bool read_only) {
+  if (!as_root_) return "not root";
+  const int code =
+      run_command({"mount", "-o", read_only ? "remount,ro" : "remount,rw", disks_[i].string()});
+  return code == 0 ? "" : "mount -o remount exited with " + std::to_string(code);
+}
+
+std::string Environment::log_tail(size_t bytes) const {
+  std::ifstream in(log_file_, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  const std::string all = s.str();
+  return all.size() <= bytes ? all : all.substr(all.size() - bytes);
+}
+
+}  // namespace lds::torture

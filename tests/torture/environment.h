@@ -1,0 +1,81 @@
+// environment.h: what one torture run owns: a temp folder, three disks (tmpfs of 64, 128 and
+// 256 MiB as root, plain folders otherwise), the broker config and the lds-host child. The
+// destructor kills the child, unmounts and removes everything, on every way out.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lds::torture {
+
+namespace fs = std::filesystem;
+
+class Environment {
+ public:
+  // Throws std::runtime_error saying what could not be set up.
+  Environment(const fs::path& host, const fs::path& plugin_dir);
+  ~Environment();
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+
+  bool as_root() const { return as_root_; }
+  size_t dir_count() const { return log_dirs_.size(); }
+  const std::vector<fs::path>& log_dirs() const { return log_dirs_; }
+  // The mount point holding log dir i (its parent); fill files go there, outside the log dir.
+  const fs::path& disk(size_t i) const { return disks_[i]; }
+  const fs::path& socket() const { return socket_; }
+  const fs::path& config_file() const { return config_file_; }
+
+  // Spawns `lds-host serve` and waits up to 20 s for its socket; "" or why it failed.
+  std::string start();
+  // SIGKILL and reap; no-op when not running.
+  void kill9();
+  // True while the child runs; reaps it (and records its exit code) once it has exited.
+  bool alive();
+  std::optional<int> exit_code() const { return exit_code_; }
+  pid_t pid() const { return pid_; }
+  // Runs a second `serve` on the same config; its exit code (128 + signal), or nullopt if it was
+  // still running after `timeout_ms` (then it is killed).
+  std::optional<int> run_second_broker(int timeout_ms);
+
+  // Fills disk i with a file until the disk is full; the bytes written.
+  uint64_t fill(size_t i);
+  void unfill(size_t i);
+  bool filled(size_t i) const;
+  // `mount -o remount,ro|rw` of disk i; "" or why not.
+  std::string remount(size_t i, bool read_only);
+
+  // The last `bytes` of the server log (every start appended).
+  std::string log_tail(size_t bytes = 4000) const;
+
+ private:
+  void set_up_disks();
+  // Kills the child, unmounts the disks, removes the temp folder.
+  void clean_up();
+  pid_t spawn(const fs::path& log);
+  void write_config();
+
+  fs::path host_;
+  fs::path plugin_dir_;
+  fs::path temp_;
+  fs::path socket_;
+  fs::path config_file_;
+  fs::path log_file_;
+  std::vector<fs::path> disks_;
+  std::vector<fs::path> log_dirs_;
+  std::vector<fs::path> mounted_;
+  bool as_root_ = false;
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+};
+
+// The payload's expected size of a partition whose request gives none, set in the config so that
+// the reservations can be checked.
+inline constexpr uint64_t kExpectedBytes = 4ull << 20;
+
+}  // namespace lds::torture

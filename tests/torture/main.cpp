@@ -1,0 +1,241 @@
+// main.cpp: lds-torture, the driver. Plays seeded random schedules against a real `lds-host serve`
+// and checks invariants after every step; see the README's "Torture test".
+//
+//   lds-torture                       the fixed seed list (ctest)
+//   lds-torture --replay SEED [--steps N] [--verbose]
+//   lds-torture --shrink SEED [--steps N]
+//   lds-torture --regressions         the shrunk schedules of fixed defects
+//   lds-torture --self-test           corrupts a byte behind the broker's back; the checker must
+//   see it LDS_TORTURE_MINUTES=N lds-torture new seeds for N minutes (a soak)
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "environment.h"
+#include "regressions.h"
+#include "runner.h"
+#include "schedule.h"
+
+namespace lds::torture {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// About three minutes in all on the development machine.
+constexpr uint64_t kFixedSeeds[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30};
+constexpr size_t kDefaultSteps = 200;
+
+RunOptions options_from_env() {
+  RunOptions o;
+  const char* host = std::getenv("LDS_TORTURE_HOST");
+  const char* plugins = std::getenv("LDS_PLUGIN_DIR");
+  o.host = host != nullptr ? host : LDS_HOST_EXE;
+  o.plugin_dir = plugins != nullptr ? plugins : LDS_BUILD_PLUGIN_DIR;
+  return o;
+}
+
+bool as_root() { return ::geteuid() == 0; }
+
+void print_schedule(const std::vector<Step>& steps, size_t upto) {
+  for (size_t i = 0; i <= upto && i < steps.size(); ++i) {
+    std::printf("  %3zu %s\n", i, describe(steps[i]).c_str());
+  }
+}
+
+// One seed; prints the seed, the violation and the schedule so far on failure.
+bool run_seed(uint64_t seed, size_t steps, const RunOptions& options) {
+  const std::vector<Step> schedule = make_schedule(seed, steps, as_root());
+  const auto start = Clock::now();
+  Outcome out;
+  try {
+    out = run_schedule(schedule, options);
+  } catch (const std::exception& e) {
+    out = {std::string("setup failed: ") + e.what(), 0, ""};
+  }
+  const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!out.failed()) {
+    std::printf("seed %llu: %zu steps, every invariant held (%.1f s) [%s]\n",
+                static_cast<unsigned long long>(seed), steps, secs, out.stats.c_str());
+    return true;
+  }
+  std::printf("seed %llu FAILED at step %zu of %zu: %s\nschedule so far:\n",
+              static_cast<unsigned long long>(seed), out.step, steps, out.violation.c_str());
+  print_schedule(schedule, out.step);
+  std::printf("replay: lds-torture --replay %llu --steps %zu\n",
+              static_cast<unsigned long long>(seed), steps);
+  return false;
+}
+
+// The kind of a violation: its text up to the first path or number, so shrinking keeps the same
+// failure rather than any failure.
+std::string violation_kind(const std::string& v) {
+  const size_t end = v.find_first_of("/0123456789");
+  return v.substr(0, std::min<size_t>(end, 40));
+}
+
+int shrink(uint64_t seed, size_t steps, const RunOptions& options) {
+  std::vector<Step> schedule = make_schedule(seed, steps, as_root());
+  Outcome first = run_schedule(schedule, options);
+  if (!first.failed()) {
+    std::printf("seed %llu passes with %zu steps: nothing to shrink\n",
+                static_cast<unsigned long long>(seed), steps);
+    return 0;
+  }
+  const std::string kind = violation_kind(first.violation);
+  schedule.resize(std::min(schedule.size(), first.step + 1));
+  std::printf("seed %llu fails at step %zu: %s\nshrinking...\n",
+              static_cast<unsigned long long>(seed), first.step, first.violation.c_str());
+  // Drops chunks, halving their size, while the same kind of violation remains.
+  for (size_t chunk = schedule.size() / 2; chunk >= 1; chunk /= 2) {
+    for (size_t at = 0; at < schedule.size();) {
+      std::vector<Step> trial = schedule;
+      trial.erase(trial.begin() + static_cast<long>(at),
+                  trial.begin() + static_cast<long>(std::min(at + chunk, trial.size())));
+      const Outcome o = run_schedule(trial, options);
+      if (o.failed() && violation_kind(o.violation) == kind) {
+        schedule = trial;
+        first = o;
+        std::printf("  %zu steps still fail\n", schedule.size());
+      } else {
+        at += chunk;
+      }
+    }
+    if (chunk == 1) break;
+  }
+  std::printf("shortest schedule (%zu steps) failing with: %s\n", schedule.size(),
+              first.violation.c_str());
+  std::printf("// Paste into tests/torture/regressions.cpp:\n{\"seed %llu: %s\",\n {",
+              static_cast<unsigned long long>(seed), kind.c_str());
+  for (size_t i = 0; i < schedule.size(); ++i) {
+    std::printf("%s%s", i == 0 ? "" : ",\n  ", as_code(schedule[i]).c_str());
+  }
+  std::printf("}},\n");
+  return 1;
+}
+
+int run_regressions(const RunOptions& options) {
+  int failed = 0;
+  for (const auto& r : regressions()) {
+    const Outcome o = run_schedule(r.steps, options);
+    std::printf("regression '%s': %s\n", r.name.c_str(),
+                o.failed() ? o.violation.c_str() : "every invariant held");
+    failed += o.failed() ? 1 : 0;
+  }
+  std::printf("%zu passed, %d failed\n", regressions().size() - static_cast<size_t>(failed),
+              failed);
+  return failed == 0 ? 0 : 1;
+}
+
+// Writes data, flips one byte of a segment behind the broker's back, and expects the checker to
+// name that partition: the checker can fail.
+int self_test(const RunOptions& options) {
+  Environment env(options.host, options.plugin_dir);
+  Runner runner(env);
+  if (std::string p = env.start(); !p.empty()) {
+    std::printf("self-test: start failed: %s\n", p.c_str());
+    return 1;
+  }
+  for (const Step& s : {Step{Kind::kCreate, 0, 0, 0}, Step{Kind::kProduce, 0, 2, 0}}) {
+    if (std::string p = runner.execute(s); !p.empty()) {
+      std::printf("self-test: %s failed: %s\n", describe(s).c_str(), p.c_str());
+      return 1;
+    }
+  }
+  if (std::string p = runner.settled_check(); !p.empty()) {
+    std::printf("self-test: the untouched partition fails the check: %s\n", p.c_str());
+    return 1;
+  }
+  for (const auto& dir : env.log_dirs()) {
+    const fs::path segment = dir / "t0-0" / "00000000000000000000.log";
+    if (!fs::exists(segment)) continue;
+    std::fstream f(segment, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(1000);
+    const char c = static_cast<char>(f.get());
+    f.seekp(1000);
+    f.put(static_cast<char>(c ^ 0x5a));
+  }
+  const std::string p = runner.settled_check();
+  const bool caught = p.find("t0-0") != std::string::npos && p.find("differs") != std::string::npos;
+  std::printf("self-test: after a corrupted byte the checker says: %s\n%s\n", p.c_str(),
+              caught ? "1 passed, 0 failed" : "0 passed, 1 failed");
+  return caught ? 0 : 1;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: lds-torture [--replay SEED | --shrink SEED] [--steps N] [--verbose]\n"
+               "       lds-torture --regressions | --self-test\n"
+               "       LDS_TORTURE_MINUTES=N lds-torture   (a soak on new seeds)\n");
+  return 2;
+}
+
+int main_impl(int argc, char** argv) {
+  RunOptions options = options_from_env();
+  std::optional<uint64_t> replay;
+  std::optional<uint64_t> shrink_seed;
+  size_t steps = kDefaultSteps;
+  bool regressions_only = false;
+  bool self = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--replay" && has_value) {
+      replay = std::stoull(argv[++i]);
+    } else if (a == "--shrink" && has_value) {
+      shrink_seed = std::stoull(argv[++i]);
+    } else if (a == "--steps" && has_value) {
+      steps = std::stoull(argv[++i]);
+    } else if (a == "--verbose") {
+      options.verbose = true;
+    } else if (a == "--regressions") {
+      regressions_only = true;
+    } else if (a == "--self-test") {
+      self = true;
+    } else {
+      return usage();
+    }
+  }
+  if (!as_root()) {
+    std::printf(
+        "not root: plain temp dirs instead of tmpfs disks; the fill-a-disk and "
+        "read-only remount steps are skipped\n");
+  }
+  if (self) return self_test(options);
+  if (regressions_only) return run_regressions(options);
+  if (shrink_seed) return shrink(*shrink_seed, steps, options);
+  if (replay) return run_seed(*replay, steps, options) ? 0 : 1;
+  if (const char* minutes = std::getenv("LDS_TORTURE_MINUTES"); minutes != nullptr) {
+    const auto end = Clock::now() + std::chrono::minutes(std::atoi(minutes));
+    // New seeds each soak, printed so any one can be replayed.
+    uint64_t seed = std::random_device{}() % 1000000000ull + 1000;
+    const uint64_t first = seed;
+    size_t runs = 0;
+    size_t failed = 0;
+    while (Clock::now() < end) {
+      failed += run_seed(seed++, steps, options) ? 0 : 1;
+      ++runs;
+    }
+    std::printf("soak: seeds %llu..%llu, %zu runs of %zu steps (%zu steps), %zu failed\n",
+                static_cast<unsigned long long>(first), static_cast<unsigned long long>(seed - 1),
+                runs, steps, runs * steps, failed);
+    std::printf("%zu passed, %zu failed\n", runs - failed, failed);
+    return failed == 0 ? 0 : 1;
+  }
+  size_t failed = 0;
+  for (uint64_t seed : kFixedSeeds) failed += run_seed(seed, steps, options) ? 0 : 1;
+  std::printf("%zu passed, %zu failed\n", std::size(kFixedSeeds) - failed, failed);
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace lds::torture
+
+int main(int argc, char** argv) { return lds::torture::main_impl(argc, argv); }

@@ -1,0 +1,95 @@
+// runner.h: plays a schedule against a real broker, keeps the model of what it acknowledged, and
+// checks the invariants after every step and every restart.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "environment.h"
+#include "schedule.h"
+
+namespace lds::torture {
+
+using nlohmann::json;
+
+// What a run found: "" when every invariant held, else the first violation, and the step it
+// happened at (steps.size() for the final check).
+struct Outcome {
+  std::string violation;
+  size_t step = 0;
+  std::string stats;  // what the steps achieved: "created=5 acked=12345 ..."
+  bool failed() const { return !violation.empty(); }
+};
+
+struct RunOptions {
+  fs::path host;
+  fs::path plugin_dir;
+  bool verbose = false;
+};
+
+// Sets up a fresh environment, plays `steps`, settles and checks at the end.
+Outcome run_schedule(const std::vector<Step>& steps, const RunOptions& options);
+
+class Runner {
+ public:
+  explicit Runner(Environment& env) : env_(env), broken_(env.dir_count(), false) {}
+
+  // What the steps achieved so far, as "name=count" pairs.
+  std::string stats() const;
+  // "" or the violation the step caused or revealed.
+  std::string execute(const Step& step);
+  // The checks that hold while moves run: alive, answers in time, no healthy dir offline.
+  std::string quick_check(json* describe = nullptr);
+  // quick_check(), and full_check() too when nothing is in flight.
+  std::string step_check();
+  // Waits (bounded) for moves to end, then checks every acknowledged byte on disk.
+  std::string settled_check();
+
+ private:
+  struct Partition {
+    std::string topic;
+    int32_t number = 0;
+    uint64_t acked = 0;
+    // Created by the running broker: it reserves the unwritten part of the expected size. A
+    // restart does not keep reservations (the expected size is not stored), so loaded partitions
+    // reserve nothing.
+    bool reserving = true;
+  };
+
+  // One admin request, answered within 10 s; a CLIENT_FAILURE answer otherwise.
+  json call(const json& request, std::string* problem);
+  std::string set_config(const std::string& name, const std::string& value);
+  // Index of a dir named in an answer, or dir_count() when it is none of ours.
+  size_t dir_index(const std::string& path) const;
+  std::vector<std::string> partition_names() const;
+  std::string pick_partition(uint64_t r) const;
+  // Checks done once no move is in flight: copies, bytes, leftovers, ghosts, reservations.
+  std::string full_check();
+  // Each model partition: one copy among the healthy dirs (`copies`: dir indexes by name), holding
+  // its acknowledged bytes, listed there by `describe` with that size.
+  std::string check_copies(const std::map<std::string, std::vector<size_t>>& copies,
+                           const json& describe) const;
+  std::string restart();
+
+  std::string step_create(const Step& s);
+  std::string step_delete(const Step& s);
+  std::string step_produce(const Step& s);
+  std::string step_move(const Step& s, bool cancel);
+  std::string step_sighup(const Step& s);
+  std::string step_second_broker();
+  std::string step_remount(const Step& s);
+
+  Environment& env_;
+  std::map<std::string, Partition> parts_;  // "t-0" -> what was acknowledged
+  std::set<std::string> topics_;
+  std::vector<bool> broken_;  // dirs the schedule broke; offline allowed until a restart
+  bool balancer_on_ = false;
+  std::map<std::string, uint64_t> stats_;
+};
+
+}  // namespace lds::torture
