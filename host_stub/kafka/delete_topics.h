@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kafka/wire.h"
+#include "core/wire.h"
 
 namespace lds::kafka {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "kafka/wire.h"
+#include "core/wire.h"
 
 namespace lds::kafka {
 

@@ -21,7 +21,7 @@
 #include "kafka/describe_log_dirs.h"
 #include "kafka/headers.h"
 #include "kafka/metadata.h"
-#include "kafka/wire.h"
+#include "core/wire.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "frame_client.h"
-#include "kafka/wire.h"
+#include "core/wire.h"
 
 namespace lds::kafka {
 namespace {

@@ -1,5 +1,5 @@
 // wire.cpp: the bounds-checked reader and the writer of Kafka's primitive types.
-#include "kafka/wire.h"
+#include "core/wire.h"
 
 #include <limits>
 #include <type_traits>

@@ -1,11 +1,11 @@
 // record_batch_test.cpp: v2 record batches: a batch assembled by hand byte for byte, checked
 // against a CRC32C computed independently; corruption detection; baseOffset rewriting; record
 // iteration; and filler batches of exact sizes.
-#include "kafka/record_batch.h"
+#include "core/record_batch.h"
 
 #include <gtest/gtest.h>
 
-#include "kafka/wire.h"
+#include "core/wire.h"
 #include "kafka_test_bytes.h"
 
 namespace lds::kafka {

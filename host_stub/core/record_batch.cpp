@@ -1,11 +1,11 @@
 // record_batch.cpp: reading, checking and building v2 record batches.
-#include "kafka/record_batch.h"
+#include "core/record_batch.h"
 
 #include <algorithm>
 #include <boost/crc.hpp>
 #include <stdexcept>
 
-#include "kafka/wire.h"
+#include "core/wire.h"
 
 namespace lds::kafka {
 
