@@ -36,6 +36,10 @@ constexpr ErrorRow kErrors[] = {
     {ErrorCode::kInvalidPartitions, "INVALID_PARTITIONS", 37, "InvalidPartitionsException"},
     {ErrorCode::kInvalidReplicationFactor, "INVALID_REPLICATION_FACTOR", 38,
      "InvalidReplicationFactorException"},
+    {ErrorCode::kOffsetOutOfRange, "OFFSET_OUT_OF_RANGE", 1, "OffsetOutOfRangeException"},
+    {ErrorCode::kCorruptMessage, "CORRUPT_MESSAGE", 2, "CorruptRecordException"},
+    {ErrorCode::kMessageTooLarge, "MESSAGE_TOO_LARGE", 10, "RecordTooLargeException"},
+    {ErrorCode::kInvalidRecord, "INVALID_RECORD", 87, "InvalidRecordException"},
     {ErrorCode::kUnknownServerError, "UNKNOWN_SERVER_ERROR", -1, "UnknownServerException"},
 };
 

@@ -25,6 +25,10 @@ enum class ErrorCode {
   kInvalidPartitions,
   kInvalidReplicationFactor,  // no replica can be placed: every log directory is cordoned
   kUnknownServerError,        // an exception the request handler did not expect
+  kOffsetOutOfRange,          // a fetch offset outside the log
+  kCorruptMessage,            // a record batch whose CRC or framing is wrong
+  kMessageTooLarge,           // a record batch larger than a segment may hold
+  kInvalidRecord,             // a record batch this broker does not take (not magic 2)
 };
 
 // "NONE", "UNKNOWN_TOPIC_OR_PARTITION", ... exactly as Kafka spells them.

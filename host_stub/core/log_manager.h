@@ -176,11 +176,49 @@ class LogManager {
                            std::optional<uint64_t> expected_bytes = std::nullopt,
                            std::optional<uint64_t> expected_bytes_in_per_sec = std::nullopt) const;
 
-  // Produce: appends `bytes` of the payload pattern; returns the partition's size afterwards.
+  // The admin API's Produce: appends record batches of filler records totalling exactly `bytes`
+  // (at least kafka::kMinBatchBytes, 68), each record's value the payload pattern of its offset
+  // (layout::fill_payload), so a copy can be checked record by record; returns the partition's
+  // size afterwards. Throws KafkaError INVALID_REQUEST for fewer than 68 bytes.
   // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR; an append larger than its
   // directory's usable bytes less the reservations of other partitions there is refused before a
   // byte is written, and the directory stays online.
   uint64_t append(const std::string& topic, int32_t partition, uint64_t bytes);
+  // Where a partition's log stands: the offset of its first record, and the offset the next record
+  // appended gets (the log end offset, which is also the high watermark: there are no followers).
+  struct LogOffsets {
+    int64_t log_start_offset = 0;
+    int64_t log_end_offset = 0;
+  };
+
+  // Kafka's Produce: appends `batches`, one or more whole record batches (magic 2) as a client sent
+  // them, after checking every batch's framing and CRC32C, and gives their records offsets from
+  // the log end offset on by rewriting each baseOffset (it lies outside the CRC). All or nothing:
+  // a refused request appends no batch. Returns the offset of the first record appended. Throws
+  // KafkaError CORRUPT_MESSAGE (framing or CRC), INVALID_RECORD (a magic other than 2),
+  // MESSAGE_TOO_LARGE (larger than log.segment.bytes), UNKNOWN_TOPIC_OR_PARTITION, or
+  // KAFKA_STORAGE_ERROR as append() does.
+  int64_t append_batches(const TopicPartition& tp, std::string batches);
+
+  // Kafka's Fetch of one partition: whole batches, from the one holding `offset` on (it may start
+  // before `offset`, as Kafka's do; clients skip what they did not ask for), at most `max_bytes`
+  // together, except that the first batch is returned whole however large (KIP-74). Nothing at
+  // the log end offset. Throws KafkaError OFFSET_OUT_OF_RANGE when `offset` is below the log start
+  // offset or past the log end offset, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
+  struct ReadResult {
+    std::string batches;
+    LogOffsets offsets;  // as they stood when the batches were read
+  };
+  ReadResult read(const TopicPartition& tp, int64_t offset, uint64_t max_bytes) const;
+
+  // ListOffsets' earliest (log start) and latest (log end) offsets. Throws KafkaError
+  // UNKNOWN_TOPIC_OR_PARTITION.
+  LogOffsets log_offsets(const TopicPartition& tp) const;
+
+  // log.segment.bytes: an append that would take a non-empty active segment past this size rolls
+  // a new segment first, named by the offset of its first record.
+  void set_segment_bytes(uint64_t bytes);
+
   // An in-memory LogManager only (Options::in_memory): counts `bytes` that a partition held before
   // it was placed here (the simulator's data from before a trace) in its size, not in any append
   // rate. Returns the partition's size. Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION.

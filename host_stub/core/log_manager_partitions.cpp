@@ -357,6 +357,19 @@ std::vector<LogDirDescription> LogManager::describe() const {
   return out;
 }
 
+// Placeholders until the record-batch log lands: every call is refused.
+int64_t LogManager::append_batches(const TopicPartition& /*tp*/, std::string /*batches*/) {
+  throw KafkaError(ErrorCode::kUnknownServerError, "append_batches is not implemented yet");
+}
+LogManager::ReadResult LogManager::read(const TopicPartition& /*tp*/, int64_t /*offset*/,
+                                        uint64_t /*max_bytes*/) const {
+  throw KafkaError(ErrorCode::kUnknownServerError, "read is not implemented yet");
+}
+LogManager::LogOffsets LogManager::log_offsets(const TopicPartition& /*tp*/) const {
+  throw KafkaError(ErrorCode::kUnknownServerError, "log_offsets is not implemented yet");
+}
+void LogManager::set_segment_bytes(uint64_t /*bytes*/) {}
+
 size_t LogManager::partition_count() const {
   std::lock_guard lock(mu_);
   return partitions_.size();
