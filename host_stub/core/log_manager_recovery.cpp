@@ -32,7 +32,7 @@ struct Copy {
   std::optional<uint64_t> marked_size;  // the partition's size the marker records
   std::string marked_source;            // the move's source the marker records
   uint64_t size = 0;                    // bytes of its segments
-  PartitionLog log;                     // read for a copy that may be served (not unmarked futures)
+  ScannedLog log;                       // read for a copy that may be served (not unmarked futures)
 };
 
 struct Found {
@@ -241,14 +241,15 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
       mark_offline(at, ex.what());
     }
     if (served != nullptr && dirs_[served->dir]->online) {
-      PartitionLog recovered = served->log;
+      ScannedLog recovered = served->log;
       try {
         if (ok) recovered.cut_torn_tail(served_path);
       } catch (const std::exception& ex) {
         log()->error("Could not cut the torn last batch of {}: {}", name, ex.what());
         mark_offline(served->dir, ex.what());
       }
-      if (dirs_[served->dir]->online) add_partition(served->dir, plan.tp, std::move(recovered), 0);
+      if (dirs_[served->dir]->online)
+        add_partition(served->dir, plan.tp, std::move(recovered.log), 0);
     }
     for (const Copy& d : plan.found->deleted) {
       if (ok && ((served != nullptr && dirs_[served->dir]->online) || all_online)) {

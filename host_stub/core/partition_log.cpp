@@ -21,7 +21,7 @@ namespace lds {
 namespace fs = std::filesystem;
 namespace {
 
-std::shared_ptr<spdlog::logger> log() { return logger("lds.log_manager"); }
+std::shared_ptr<spdlog::logger> log_manager_log() { return logger("lds.log_manager"); }
 
 // Reads exactly `n` bytes at `at`, or fewer at the end of the file.
 size_t read_at(const Fd& fd, const fs::path& path, char* out, size_t n, uint64_t at) {
@@ -222,13 +222,14 @@ std::string PartitionLog::read(const fs::path& dir, int64_t offset, uint64_t max
   return out;
 }
 
-PartitionLog PartitionLog::scan(const fs::path& dir) {
-  PartitionLog result;
+ScannedLog PartitionLog::scan(const fs::path& dir) {
+  ScannedLog scanned;
+  PartitionLog& result = scanned.log;
   const std::map<int64_t, fs::path> files = segment_files(dir);
   for (const auto& [base, path] : files) {
     result.segments_.push_back(LogSegment{base, fs::file_size(path)});
   }
-  if (result.segments_.empty()) return result;
+  if (result.segments_.empty()) return scanned;
   LogSegment& last = result.segments_.back();
   const fs::path& path = files.rbegin()->second;
   result.next_offset_ = last.base_offset;
@@ -274,27 +275,27 @@ PartitionLog PartitionLog::scan(const fs::path& dir) {
                         "it to " +
                         std::to_string(position) + " bytes, and start again.");
     }
-    result.torn_bytes_ = left;
-    result.torn_problem_ = problem;
+    scanned.torn_bytes = left;
+    scanned.torn_problem = problem;
     last.bytes = position;
     break;
   }
-  return result;
+  return scanned;
 }
 
-void PartitionLog::cut_torn_tail(const fs::path& dir) {
-  if (torn_bytes_ == 0) return;
-  const LogSegment& last = segments_.back();
+void ScannedLog::cut_torn_tail(const fs::path& dir) {
+  if (torn_bytes == 0) return;
+  const LogSegment& last = log.segments().back();
   const fs::path path = dir / layout::segment_file(static_cast<uint64_t>(last.base_offset));
-  log()->warn(
+  log_manager_log()->warn(
       "Found invalid messages in log segment {} at byte offset {}: {}. Truncating the {} bytes "
       "of the torn last batch.",
-      path.string(), last.bytes, torn_problem_, torn_bytes_);
+      path.string(), last.bytes, torn_problem, torn_bytes);
   const Fd fd = open_file(path, O_WRONLY | O_CLOEXEC);
   check_syscall(::ftruncate(fd.get(), static_cast<off_t>(last.bytes)), "truncate", path);
   check_syscall(::fsync(fd.get()), "fsync", path);
-  torn_bytes_ = 0;
-  torn_problem_.clear();
+  torn_bytes = 0;
+  torn_problem.clear();
 }
 
 }  // namespace lds

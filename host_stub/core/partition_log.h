@@ -21,6 +21,8 @@ struct LogSegment {
   uint64_t bytes = 0;       // its file's size
 };
 
+struct ScannedLog;
+
 class PartitionLog {
  public:
   // An empty log whose first segment (base offset 0, empty) exists on disk, as a new partition's.
@@ -31,16 +33,11 @@ class PartitionLog {
   // Reads the log of partition directory `dir` after a start: lists its segments and checks every
   // batch of the last one (framing, magic 2, CRC32C), changing nothing. A torn last batch, one cut
   // short or whose CRC does not match with nothing after it, is what a crash during a write
-  // leaves: it is left out of the log (torn_bytes()), and cut_torn_tail() removes it from the
-  // file, as Kafka's recovery does after an unclean shutdown. Anything else that is not a whole
-  // batch is not a torn write: ConfigError names the segment, the byte position and what is found
+  // leaves: it is left out of the log, and ScannedLog::cut_torn_tail() removes it from the file,
+  // as Kafka's recovery does after an unclean shutdown. Anything else that is not a whole batch
+  // is not a torn write: ConfigError names the segment, the byte position and what is found
   // there. Throws FileError on I/O.
-  static PartitionLog scan(const std::filesystem::path& dir);
-  // The bytes of the torn last batch scan() found, not yet cut off.
-  uint64_t torn_bytes() const { return torn_bytes_; }
-  // Truncates the last segment of `dir` to its whole batches (ftruncate, fsync), logging what is
-  // cut. A no-op without a torn batch. Throws FileError.
-  void cut_torn_tail(const std::filesystem::path& dir);
+  static ScannedLog scan(const std::filesystem::path& dir);
 
   // Checks `batches`, a client's records as Produce carries them: one or more whole batches of
   // magic 2, each with its CRC32C and at least one record, together at most `segment_bytes`.
@@ -76,8 +73,17 @@ class PartitionLog {
   mutable int64_t hint_offset_ = -1;    // the offset the next batch starts with
   mutable int64_t hint_segment_ = -1;   // in the segment of this base offset
   mutable uint64_t hint_position_ = 0;  // at this byte of it
-  uint64_t torn_bytes_ = 0;             // scan()'s torn last batch
-  std::string torn_problem_;
+};
+
+// What PartitionLog::scan() found: the log of whole batches, and a torn last batch after it.
+struct ScannedLog {
+  PartitionLog log;
+  uint64_t torn_bytes = 0;   // bytes of the torn last batch, still in the file
+  std::string torn_problem;  // what is wrong with them, as a clause
+
+  // Truncates the last segment of `dir` to its whole batches (ftruncate, fsync), logging what is
+  // cut. A no-op without a torn batch. Throws FileError.
+  void cut_torn_tail(const std::filesystem::path& dir);
 };
 
 }  // namespace lds

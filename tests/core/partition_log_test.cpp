@@ -151,9 +151,10 @@ TEST_F(PartitionLogTest, ARestartFindsTheSameOffsetsAndSegments) {
   PartitionLog log = PartitionLog::empty();
   const std::string batch = client_batch(10);
   for (int i = 0; i < 5; ++i) append(log, batch, batch.size() * 2);
-  PartitionLog again = PartitionLog::scan(dir_);
+  ScannedLog scanned = PartitionLog::scan(dir_);
+  PartitionLog& again = scanned.log;
   EXPECT_EQ(again.log_end_offset(), 50);
-  EXPECT_EQ(again.torn_bytes(), 0u);
+  EXPECT_EQ(scanned.torn_bytes, 0u);
   ASSERT_EQ(again.segments().size(), log.segments().size());
   for (size_t i = 0; i < log.segments().size(); ++i) {
     EXPECT_EQ(again.segments()[i].base_offset, log.segments()[i].base_offset);
@@ -172,21 +173,21 @@ TEST_F(PartitionLogTest, ATornLastBatchIsCutOffAtRestart) {
   const std::string third = client_batch(3);
   std::ofstream(segment, std::ios::app | std::ios::binary) << third.substr(0, third.size() / 2);
 
-  PartitionLog again = PartitionLog::scan(dir_);
-  EXPECT_EQ(again.log_end_offset(), 6);
-  EXPECT_EQ(again.torn_bytes(), third.size() / 2);
+  ScannedLog again = PartitionLog::scan(dir_);
+  EXPECT_EQ(again.log.log_end_offset(), 6);
+  EXPECT_EQ(again.torn_bytes, third.size() / 2);
   EXPECT_EQ(fs::file_size(segment), whole + third.size() / 2) << "scan changes nothing";
   again.cut_torn_tail(dir_);
   EXPECT_EQ(fs::file_size(segment), whole);
-  EXPECT_EQ(PartitionLog::scan(dir_).torn_bytes(), 0u);
+  EXPECT_EQ(PartitionLog::scan(dir_).torn_bytes, 0u);
 
   // A last batch whose CRC does not match, nothing after it: torn as well.
   std::string bad = client_batch(2);
   bad.back() ^= 0x5a;
   std::ofstream(segment, std::ios::app | std::ios::binary) << bad;
-  PartitionLog crc = PartitionLog::scan(dir_);
-  EXPECT_EQ(crc.torn_bytes(), bad.size());
-  EXPECT_EQ(crc.log_end_offset(), 6);
+  ScannedLog crc = PartitionLog::scan(dir_);
+  EXPECT_EQ(crc.torn_bytes, bad.size());
+  EXPECT_EQ(crc.log.log_end_offset(), 6);
 }
 
 TEST_F(PartitionLogTest, CorruptionBeforeTheTailRefusesAndTruncatesNothing) {
@@ -254,7 +255,7 @@ TEST_F(PartitionLogTest, AShortWriteLeavesNeitherATornBatchNorAnEmptySegment) {
     EXPECT_EQ(segment_names(dir_), std::vector<std::string>{layout::segment_file(0)});
   }
   EXPECT_EQ(log.log_end_offset(), 50);
-  EXPECT_EQ(PartitionLog::scan(dir_).log_end_offset(), 50);
+  EXPECT_EQ(PartitionLog::scan(dir_).log.log_end_offset(), 50);
   // The next append goes on from there.
   EXPECT_EQ(append(log, client_batch(1), batch.size()), 50);
   EXPECT_EQ(segment_names(dir_),
