@@ -3,16 +3,47 @@
 
 #include <algorithm>
 #include <boost/crc.hpp>
+#include <cstring>
 #include <stdexcept>
 
 #include "core/wire.h"
 
 namespace lds::kafka {
 
-uint32_t crc32c(std::string_view bytes) {
+namespace {
+
+uint32_t crc32c_portable(std::string_view bytes) {
   boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true> crc;
   crc.process_bytes(bytes.data(), bytes.size());
   return crc.checksum();
+}
+
+#if defined(__x86_64__)
+// SSE 4.2's crc32 instruction computes CRC32C itself, eight bytes a step: every batch a broker
+// takes or recovers is checked, so this is on the produce path.
+__attribute__((target("sse4.2"))) uint32_t crc32c_sse42(std::string_view bytes) {
+  uint64_t crc = 0xFFFFFFFF;
+  const char* p = bytes.data();
+  size_t n = bytes.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    crc = __builtin_ia32_crc32di(crc, word);
+  }
+  auto c = static_cast<uint32_t>(crc);
+  for (; n > 0; ++p, --n) c = __builtin_ia32_crc32qi(c, static_cast<unsigned char>(*p));
+  return c ^ 0xFFFFFFFF;
+}
+#endif
+
+}  // namespace
+
+uint32_t crc32c(std::string_view bytes) {
+#if defined(__x86_64__)
+  static const bool hardware = __builtin_cpu_supports("sse4.2");
+  if (hardware) return crc32c_sse42(bytes);
+#endif
+  return crc32c_portable(bytes);
 }
 
 RecordBatchHeader read_batch_header_fields(std::string_view bytes) {

@@ -38,6 +38,26 @@ const std::string kBatch = from_hex(
 
 TEST(Crc32c, MatchesTheStandardCheckValue) { EXPECT_EQ(crc32c("123456789"), 0xE3069283u); }
 
+TEST(Crc32c, EveryLengthAndAlignmentGivesTheBitwiseDefinitionsValue) {
+  // CRC32C by its definition, one bit at a time (reflected polynomial 0x82F63B78).
+  auto bitwise = [](std::string_view bytes) {
+    uint32_t crc = 0xFFFFFFFF;
+    for (unsigned char c : bytes) {
+      crc ^= c;
+      for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+    }
+    return crc ^ 0xFFFFFFFF;
+  };
+  std::string data;
+  for (int i = 0; i < 300; ++i) data.push_back(static_cast<char>(i * 131 + 7));
+  for (size_t start = 0; start < 9; ++start) {
+    for (size_t len = 0; start + len <= data.size(); len += 7) {
+      const std::string_view piece = std::string_view(data).substr(start, len);
+      ASSERT_EQ(crc32c(piece), bitwise(piece)) << "start " << start << ", length " << len;
+    }
+  }
+}
+
 TEST(RecordBatch, HandAssembledBatchParsesAndItsCrcMatches) {
   const RecordBatchHeader h = read_batch_header(kBatch);
   EXPECT_EQ(h.base_offset, 0);
