@@ -101,6 +101,7 @@ void Broker::alter_configs(const std::vector<ConfigAlteration>& changes, bool va
 void Broker::replace_dynamic_configs(const std::vector<ConfigEntry>& configs, bool validate_only) {
   std::lock_guard lock(control_mu_);
   std::vector<ConfigAlteration> changes;
+  changes.reserve(configs.size());
   for (const ConfigEntry& c : configs)
     changes.push_back({c.name, ConfigAlteration::Op::kSet, c.value});
   for (const DescribedConfig& d : store_.describe()) {

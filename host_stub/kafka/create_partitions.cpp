@@ -15,7 +15,9 @@ CreatePartitionsRequest read_create_partitions_request(Reader& in, int16_t /*ver
       t.assignments.emplace();
       for (int32_t j = 0; j < *n; ++j) {
         std::vector<int32_t> brokers;
+        // The count is checked against the bytes left, so this reserves no more than they hold.
         const int32_t m = in.non_null_array_length(false);
+        brokers.reserve(static_cast<size_t>(m));
         for (int32_t k = 0; k < m; ++k) brokers.push_back(in.int32());
         t.assignments->push_back(std::move(brokers));
       }
