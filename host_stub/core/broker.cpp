@@ -45,23 +45,27 @@ void Broker::start() {
   apply(store_.current(), true, [] {});
 }
 
-void Broker::apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit) {
+std::shared_ptr<const LoadedStrategy> Broker::load_if_changed(const BrokerConfig& next,
+                                                              bool reload) {
   auto active = slot_.current();
-  std::shared_ptr<const LoadedStrategy> loaded;
   const bool strategy_changed =
       reload || !active || active->name() != next.strategy ||
       next.options_of(next.strategy) != store_.current().options_of(store_.current().strategy);
-  if (strategy_changed) {
-    StrategyLoadSpec spec;
-    spec.plugin_dir = next.plugin_dir;
-    spec.name = next.strategy;
-    spec.options = next.options_of(next.strategy);
-    spec.never_unload = next.never_unload;
-    spec.validation_timeout = std::chrono::milliseconds(next.plugin_validation_timeout_ms);
-    // The dry run ranks the directories as they will be once the new cordons apply; the live
-    // cordons stay as they are until the whole change is accepted.
-    loaded = logs_->load_strategy(spec, [&](const fs::path& d) { return next.is_cordoned(d); });
-  }
+  if (!strategy_changed) return nullptr;
+  StrategyLoadSpec spec;
+  spec.plugin_dir = next.plugin_dir;
+  spec.name = next.strategy;
+  spec.options = next.options_of(next.strategy);
+  spec.never_unload = next.never_unload;
+  spec.validation_timeout = std::chrono::milliseconds(next.plugin_validation_timeout_ms);
+  // The dry run ranks the directories as they will be once the new cordons apply; the live
+  // cordons stay as they are until the whole change is accepted.
+  return logs_->load_strategy(spec, [&](const fs::path& d) { return next.is_cordoned(d); });
+}
+
+void Broker::apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit) {
+  auto active = slot_.current();
+  std::shared_ptr<const LoadedStrategy> loaded = load_if_changed(next, reload);
   commit();
   logs_->set_cordoned([&](const fs::path& d) { return next.is_cordoned(d); });
   logs_->set_partition_expected_bytes(next.partition_expected_bytes);
@@ -90,13 +94,42 @@ void Broker::warn_if_cordon_ignored() const {
   }
 }
 
-void Broker::alter_configs(const std::vector<ConfigAlteration>& changes) {
+void Broker::alter_configs(const std::vector<ConfigAlteration>& changes, bool validate_only) {
   std::lock_guard lock(control_mu_);
+  alter_locked(changes, validate_only);
+}
+
+void Broker::replace_dynamic_configs(const std::vector<ConfigEntry>& configs, bool validate_only) {
+  std::lock_guard lock(control_mu_);
+  std::vector<ConfigAlteration> changes;
+  changes.reserve(configs.size());
+  for (const ConfigEntry& c : configs)
+    changes.push_back({c.name, ConfigAlteration::Op::kSet, c.value});
+  for (const DescribedConfig& d : store_.describe()) {
+    const bool named = std::any_of(configs.begin(), configs.end(),
+                                   [&](const ConfigEntry& c) { return c.name == d.name; });
+    if (d.source == "DYNAMIC" && !named)
+      changes.push_back({d.name, ConfigAlteration::Op::kDelete, ""});
+  }
+  alter_locked(changes, validate_only);
+}
+
+void Broker::alter_locked(const std::vector<ConfigAlteration>& changes, bool validate_only) {
   try {
     BrokerConfig next = store_.preview(changes);
     const bool reload = std::any_of(changes.begin(), changes.end(), [](const ConfigAlteration& c) {
       return c.name == "log.directory.select.strategy" && c.op == ConfigAlteration::Op::kSet;
     });
+    if (validate_only) {
+      // Loaded to be checked, then dropped: its generation number is given back, as for a refused
+      // swap, so a validation uses none up.
+      if (auto loaded = load_if_changed(next, reload)) {
+        const uint64_t generation = loaded->generation();
+        loaded.reset();
+        slot_.release_generation(generation);
+      }
+      return;
+    }
     apply(next, reload, [&] { store_.commit(changes); });
   } catch (const ConfigError& e) {
     throw KafkaError(ErrorCode::kInvalidConfig, e.what());

@@ -42,8 +42,12 @@ class Broker {
   // IncrementalAlterConfigs: validated all or nothing, a strategy change loaded and validated
   // before anything is persisted or published. Setting log.directory.select.strategy, even to its
   // current value, loads the plugin file afresh (a rebuilt .so is picked up). Throws
-  // KafkaError(INVALID_CONFIG) and changes nothing.
-  void alter_configs(const std::vector<ConfigAlteration>& changes);
+  // KafkaError(INVALID_CONFIG) and changes nothing. `validate_only` runs the same checks (a
+  // strategy change loaded and dry-run ranked, then dropped) and changes nothing either way.
+  void alter_configs(const std::vector<ConfigAlteration>& changes, bool validate_only = false);
+  // AlterConfigs: the dynamic layer becomes exactly `configs`; dynamic keys it does not name go
+  // back to their file or default values. Validated and applied as alter_configs is.
+  void replace_dynamic_configs(const std::vector<ConfigEntry>& configs, bool validate_only = false);
   std::vector<DescribedConfig> describe_configs() const;
 
   // SIGHUP: re-reads the file and applies its dynamic keys as alter_configs would; the strategy is
@@ -64,6 +68,11 @@ class Broker {
   // expected bytes and log level. `commit` persists `changes` once the strategy has loaded.
   // `reload` forces the strategy to be loaded again even if its name and options are unchanged.
   void apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit);
+  // The strategy `next` needs, loaded and dry-run ranked but not published; null when the running
+  // one serves `next` unchanged (and `reload` is false). Throws PluginError.
+  std::shared_ptr<const LoadedStrategy> load_if_changed(const BrokerConfig& next, bool reload);
+  // alter_configs with control_mu_ held.
+  void alter_locked(const std::vector<ConfigAlteration>& changes, bool validate_only);
   void warn_if_cordon_ignored() const;
 
   mutable std::mutex control_mu_;  // one control operation at a time

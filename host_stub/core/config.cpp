@@ -196,6 +196,40 @@ bool ConfigStore::is_dynamic_key(const std::string& name) {
   return key && key->dynamic;
 }
 
+namespace {
+
+// The text of list key `key` after Kafka's APPEND or SUBTRACT of `change.value`'s entries, over
+// the key's dynamic value, or its default when it has none (Kafka's prepareIncrementalConfigs:
+// the file's value is not the base). Throws ConfigError with Kafka's sentence for other keys.
+std::string list_altered(const ConfigKey& key, const detail::ConfigLayer& dynamic_layer,
+                         const ConfigAlteration& change) {
+  const bool append = change.op == ConfigAlteration::Op::kAppend;
+  if (key.type != ConfigType::kPathList) {
+    throw ConfigError(std::string("Config value ") + (append ? "append" : "subtract") +
+                      " is not allowed for config key: " + change.name);
+  }
+  // Kafka's parseCsvList, as text_setting splits list values: entries trimmed, empty ones dropped.
+  auto split = [&](std::string_view text) {
+    return text_setting(key, std::string(text), "").items;
+  };
+  auto it = dynamic_layer.find(change.name);
+  std::vector<std::string> items =
+      it != dynamic_layer.end()
+          ? split(it->second.text)
+          : split(key.default_value.kind == ConfigDefault::Kind::kText ? key.default_value.text
+                                                                       : std::string_view());
+  for (const std::string& entry : split(change.value)) {
+    auto found = std::find(items.begin(), items.end(), entry);
+    if (append && found == items.end()) items.push_back(entry);
+    if (!append && found != items.end()) items.erase(found);
+  }
+  std::string text;
+  for (const std::string& entry : items) text += (text.empty() ? "" : ",") + entry;
+  return text;
+}
+
+}  // namespace
+
 ConfigStore::Layer ConfigStore::altered(const std::vector<ConfigAlteration>& changes) const {
   Layer layer = dynamic_values_;
   std::set<std::string> seen;
@@ -210,10 +244,18 @@ ConfigStore::Layer ConfigStore::altered(const std::vector<ConfigAlteration>& cha
           "", change.name,
           "cannot be altered dynamically; it is a static config (edit the file and restart)");
     }
-    if (change.op == ConfigAlteration::Op::kDelete) {
-      layer.erase(change.name);
-    } else {
-      layer.insert_or_assign(change.name, text_setting(*key, change.value, ""));
+    switch (change.op) {
+      case ConfigAlteration::Op::kDelete:
+        layer.erase(change.name);
+        break;
+      case ConfigAlteration::Op::kSet:
+        layer.insert_or_assign(change.name, text_setting(*key, change.value, ""));
+        break;
+      case ConfigAlteration::Op::kAppend:
+      case ConfigAlteration::Op::kSubtract:
+        layer.insert_or_assign(change.name,
+                               text_setting(*key, list_altered(*key, layer, change), ""));
+        break;
     }
   }
   return layer;

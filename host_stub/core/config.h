@@ -81,12 +81,20 @@ struct BrokerConfig {
   bool operator==(const BrokerConfig&) const = default;
 };
 
-// One change from IncrementalAlterConfigs.
+// One change from IncrementalAlterConfigs. kAppend and kSubtract (Kafka's APPEND and SUBTRACT)
+// apply to list keys only: they add the comma-separated entries of `value` that are missing from,
+// or remove them from, the key's dynamic value (its default when it has none), as Kafka does.
 struct ConfigAlteration {
-  enum class Op { kSet, kDelete };
+  enum class Op { kSet, kDelete, kAppend, kSubtract };
   std::string name;
   Op op = Op::kSet;
   std::string value;  // ignored for kDelete
+};
+
+// One dynamic key and its value in the text form, as AlterConfigs names them.
+struct ConfigEntry {
+  std::string name;
+  std::string value;
 };
 
 // One row of DescribeConfigs.

@@ -15,7 +15,12 @@ enum class ApiKey : int16_t {
   kApiVersions = 18,
   kCreateTopics = 19,
   kDeleteTopics = 20,
+  kDescribeConfigs = 32,
+  kAlterConfigs = 33,
+  kAlterReplicaLogDirs = 34,
   kDescribeLogDirs = 35,
+  kCreatePartitions = 37,
+  kIncrementalAlterConfigs = 44,
 };
 
 // One implemented API: the versions served (and advertised by ApiVersions), and the first

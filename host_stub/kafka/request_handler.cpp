@@ -9,12 +9,12 @@
 
 #include "core/broker.h"
 #include "core/log_layout.h"
+#include "core/wire.h"
 #include "kafka/api_keys.h"
 #include "kafka/api_versions.h"
 #include "kafka/describe_log_dirs.h"
 #include "kafka/headers.h"
 #include "kafka/metadata.h"
-#include "core/wire.h"
 
 namespace lds::kafka {
 namespace {
@@ -31,6 +31,16 @@ const char* api_name(ApiKey key) {
       return "CreateTopics";
     case ApiKey::kDeleteTopics:
       return "DeleteTopics";
+    case ApiKey::kDescribeConfigs:
+      return "DescribeConfigs";
+    case ApiKey::kAlterConfigs:
+      return "AlterConfigs";
+    case ApiKey::kAlterReplicaLogDirs:
+      return "AlterReplicaLogDirs";
+    case ApiKey::kCreatePartitions:
+      return "CreatePartitions";
+    case ApiKey::kIncrementalAlterConfigs:
+      return "IncrementalAlterConfigs";
   }
   return "?";
 }
@@ -102,6 +112,21 @@ Reply RequestHandler::handle(std::string_view frame) const {
         break;
       case ApiKey::kDeleteTopics:
         reply.frame = delete_topics(body, version, header.correlation_id);
+        break;
+      case ApiKey::kCreatePartitions:
+        reply.frame = create_partitions(body, version, header.correlation_id);
+        break;
+      case ApiKey::kDescribeConfigs:
+        reply.frame = describe_configs(body, version, header.correlation_id);
+        break;
+      case ApiKey::kAlterConfigs:
+        reply.frame = alter_configs(body, false, header.correlation_id);
+        break;
+      case ApiKey::kIncrementalAlterConfigs:
+        reply.frame = alter_configs(body, true, header.correlation_id);
+        break;
+      case ApiKey::kAlterReplicaLogDirs:
+        reply.frame = alter_replica_log_dirs(body, version, header.correlation_id);
         break;
     }
   } catch (const ParseError& e) {

@@ -1,5 +1,6 @@
 // request_handler.h: answers one Kafka request frame from the broker's state, as Kafka's KafkaApis
-// does: ApiVersions, Metadata, CreateTopics, DeleteTopics and DescribeLogDirs, in the versions
+// does: ApiVersions, Metadata, CreateTopics, DeleteTopics, CreatePartitions, DescribeLogDirs,
+// AlterReplicaLogDirs, DescribeConfigs, AlterConfigs and IncrementalAlterConfigs, in the versions
 // api_keys.h lists.
 //
 // Independent of the transport: it takes the bytes of one frame (without the 4-byte size) and
@@ -45,6 +46,17 @@ class RequestHandler {
   // active strategy exactly as the admin API's CreatePartitions places them.
   std::string create_topics(std::string_view body, int16_t version, int32_t correlation_id) const;
   std::string delete_topics(std::string_view body, int16_t version, int32_t correlation_id) const;
+  std::string create_partitions(std::string_view body, int16_t version,
+                                int32_t correlation_id) const;
+  // request_handler_configs.cpp: the broker's configs through Broker::describe_configs and
+  // Broker::alter_configs, the calls the admin API makes, with Kafka's per-resource checks.
+  std::string describe_configs(std::string_view body, int16_t version,
+                               int32_t correlation_id) const;
+  std::string alter_configs(std::string_view body, bool incremental, int32_t correlation_id) const;
+  // request_handler_log_dirs.cpp: replica moves through LogManager::alter_replica_log_dir, as the
+  // admin API's AlterReplicaLogDirs.
+  std::string alter_replica_log_dirs(std::string_view body, int16_t version,
+                                     int32_t correlation_id) const;
 
   Broker& broker_;
   Endpoint advertised_;

@@ -1,4 +1,5 @@
-// request_handler_topics.cpp: CreateTopics and DeleteTopics against the LogManager.
+// request_handler_topics.cpp: CreateTopics, DeleteTopics and CreatePartitions against the
+// LogManager.
 #include <charconv>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "core/broker.h"
 #include "core/log_layout.h"
 #include "kafka/api_keys.h"
+#include "kafka/create_partitions.h"
 #include "kafka/create_topics.h"
 #include "kafka/delete_topics.h"
 #include "kafka/headers.h"
@@ -37,6 +39,19 @@ struct Refusal {
   std::string message;
 };
 
+// INVALID_REPLICA_ASSIGNMENT when an explicit assignment of `partition` names any broker but this
+// one alone: a broker without replicas can host only its own.
+std::optional<Refusal> foreign_assignment(int32_t partition, const std::vector<int32_t>& brokers,
+                                          int32_t broker_id) {
+  if (brokers == std::vector<int32_t>{broker_id}) return std::nullopt;
+  std::string named;
+  for (int32_t b : brokers) named += (named.empty() ? "" : ", ") + std::to_string(b);
+  return Refusal{error::kInvalidReplicaAssignment,
+                 "Partition " + std::to_string(partition) + " is assigned to [" + named +
+                     "]; this broker (" + std::to_string(broker_id) +
+                     ") is the only one, so each partition must name it alone."};
+}
+
 // The number of partitions a request entry asks for, or why it cannot be created here. A broker
 // without replicas accepts only replication factor 1 (or -1, the default, which is 1), and
 // explicit assignments only when they name this broker alone.
@@ -51,13 +66,8 @@ std::variant<TopicPlan, Refusal> plan_topic(const CreateTopicsRequest::Topic& t,
     }
     std::set<int32_t> indexes;
     for (const auto& a : t.assignments) {
-      if (a.broker_ids != std::vector<int32_t>{broker_id}) {
-        std::string named;
-        for (int32_t b : a.broker_ids) named += (named.empty() ? "" : ", ") + std::to_string(b);
-        return Refusal{error::kInvalidReplicaAssignment,
-                       "Partition " + std::to_string(a.partition_index) + " is assigned to [" +
-                           named + "]; this broker (" + std::to_string(broker_id) +
-                           ") is the only one, so each partition must name it alone."};
+      if (auto refusal = foreign_assignment(a.partition_index, a.broker_ids, broker_id)) {
+        return *refusal;
       }
       indexes.insert(a.partition_index);
     }
@@ -181,6 +191,83 @@ std::string RequestHandler::delete_topics(std::string_view body, int16_t version
   Writer out;
   write_response_header(out, correlation_id, 0);
   write_delete_topics_response(out, r, version);
+  return out.take();
+}
+
+}  // namespace lds::kafka
+
+namespace lds::kafka {
+
+std::string RequestHandler::create_partitions(std::string_view body, int16_t version,
+                                              int32_t correlation_id) const {
+  Reader in(body);
+  const CreatePartitionsRequest request = read_create_partitions_request(in, version);
+  std::map<std::string, std::set<int32_t>> hosted;
+  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) {
+    hosted[tp.topic].insert(tp.partition);
+  }
+  std::map<std::string, int> mentions;
+  for (const auto& t : request.topics) ++mentions[t.name];
+
+  CreatePartitionsResponse r;
+  for (const auto& t : request.topics) {
+    CreatePartitionsResponse::Result result;
+    result.name = t.name;
+    auto refuse = [&](int16_t code, std::optional<std::string> message) {
+      result.error_code = code;
+      result.error_message = std::move(message);
+    };
+    auto it = hosted.find(t.name);
+    // The partitions to add: the indexes below the new count that this broker does not host, so
+    // that a topic the admin API created with gaps ends with exactly `count` partitions.
+    std::vector<int32_t> added;
+    const auto current = it == hosted.end() ? 0 : static_cast<int32_t>(it->second.size());
+    if (it != hosted.end()) {
+      for (int32_t p = 0; p < t.count && static_cast<int32_t>(added.size()) < t.count - current;
+           ++p) {
+        if (it->second.count(p) == 0) added.push_back(p);
+      }
+    }
+    if (mentions[t.name] > 1) {
+      refuse(error::kInvalidRequest, "Duplicate topic in request.");
+    } else if (it == hosted.end()) {
+      refuse(error::kUnknownTopicOrPartition, std::nullopt);
+    } else if (t.count == current) {
+      // Kafka's controller (ReplicationControlManager.createPartitions).
+      refuse(error::kInvalidPartitions,
+             "Topic already has " + std::to_string(current) + " partition(s).");
+    } else if (t.count < current) {
+      refuse(error::kInvalidPartitions, "The topic " + t.name + " currently has " +
+                                            std::to_string(current) + " partition(s); " +
+                                            std::to_string(t.count) + " would not be an increase.");
+    } else if (t.assignments && t.assignments->size() != added.size()) {
+      refuse(error::kInvalidReplicaAssignment, "Attempted to add " + std::to_string(added.size()) +
+                                                   " additional partition(s), but only " +
+                                                   std::to_string(t.assignments->size()) +
+                                                   " assignment(s) were specified.");
+    } else {
+      std::optional<Refusal> foreign;
+      for (size_t i = 0; t.assignments && i < t.assignments->size() && !foreign; ++i) {
+        foreign = foreign_assignment(added[i], (*t.assignments)[i], broker_id_);
+      }
+      if (foreign) {
+        refuse(foreign->code, foreign->message);
+      } else if (!request.validate_only) {
+        for (int32_t partition : added) {
+          try {
+            (void)broker_.logs().create_partition(t.name, partition);
+          } catch (const KafkaError& e) {
+            refuse(error_code_of(e.code()), e.what());
+            break;
+          }
+        }
+      }
+    }
+    r.results.push_back(std::move(result));
+  }
+  Writer out;
+  write_response_header(out, correlation_id, 0);
+  write_create_partitions_response(out, r, version);
   return out.take();
 }
 

@@ -94,12 +94,17 @@ TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
   EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
   EXPECT_EQ(test::to_hex(r.frame),
             test::to_hex(test::from_hex("00 00 00 2a"           // correlation id, header v0
-                                        "00 00 06"              // no error, 5 APIs
+                                        "00 00 0b"              // no error, 10 APIs
                                         "00 03 00 00 00 04 00"  // Metadata 0-4
                                         "00 12 00 00 00 03 00"  // ApiVersions 0-3
                                         "00 13 00 00 00 04 00"  // CreateTopics 0-4
                                         "00 14 00 00 00 03 00"  // DeleteTopics 0-3
+                                        "00 20 00 00 00 02 00"  // DescribeConfigs 0-2
+                                        "00 21 00 00 00 01 00"  // AlterConfigs 0-1
+                                        "00 22 00 00 00 01 00"  // AlterReplicaLogDirs 0-1
                                         "00 23 00 00 00 05 00"  // DescribeLogDirs 0-5
+                                        "00 25 00 00 00 01 00"  // CreatePartitions 0-1
+                                        "00 2c 00 00 00 00 00"  // IncrementalAlterConfigs 0
                                         "00 00 00 00 00")));    // throttle, no tags
 }
 

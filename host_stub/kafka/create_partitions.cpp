@@ -1,0 +1,77 @@
+// create_partitions.cpp: CreatePartitions request and response, from Kafka's
+// CreatePartitionsRequest.json and CreatePartitionsResponse.json (versions 0 and 1).
+#include "kafka/create_partitions.h"
+
+namespace lds::kafka {
+
+CreatePartitionsRequest read_create_partitions_request(Reader& in, int16_t /*version*/) {
+  CreatePartitionsRequest r;
+  const int32_t topics = in.non_null_array_length(false);
+  for (int32_t i = 0; i < topics; ++i) {
+    CreatePartitionsRequest::Topic t;
+    t.name = in.string(false);
+    t.count = in.int32();
+    if (std::optional<int32_t> n = in.array_length(false)) {
+      t.assignments.emplace();
+      for (int32_t j = 0; j < *n; ++j) {
+        std::vector<int32_t> brokers;
+        // The count is checked against the bytes left, so this reserves no more than they hold.
+        const int32_t m = in.non_null_array_length(false);
+        brokers.reserve(static_cast<size_t>(m));
+        for (int32_t k = 0; k < m; ++k) brokers.push_back(in.int32());
+        t.assignments->push_back(std::move(brokers));
+      }
+    }
+    r.topics.push_back(std::move(t));
+  }
+  r.timeout_ms = in.int32();
+  r.validate_only = in.boolean();
+  return r;
+}
+
+void write_create_partitions_request(Writer& out, const CreatePartitionsRequest& request,
+                                     int16_t /*version*/) {
+  out.array_length(static_cast<int32_t>(request.topics.size()), false);
+  for (const auto& t : request.topics) {
+    out.string(t.name, false);
+    out.int32(t.count);
+    if (!t.assignments) {
+      out.array_length(std::nullopt, false);
+    } else {
+      out.array_length(static_cast<int32_t>(t.assignments->size()), false);
+      for (const auto& brokers : *t.assignments) {
+        out.array_length(static_cast<int32_t>(brokers.size()), false);
+        for (int32_t b : brokers) out.int32(b);
+      }
+    }
+  }
+  out.int32(request.timeout_ms);
+  out.boolean(request.validate_only);
+}
+
+void write_create_partitions_response(Writer& out, const CreatePartitionsResponse& response,
+                                      int16_t /*version*/) {
+  out.int32(response.throttle_time_ms);
+  out.array_length(static_cast<int32_t>(response.results.size()), false);
+  for (const auto& r : response.results) {
+    out.string(r.name, false);
+    out.int16(r.error_code);
+    out.nullable_string(r.error_message, false);
+  }
+}
+
+CreatePartitionsResponse read_create_partitions_response(Reader& in, int16_t /*version*/) {
+  CreatePartitionsResponse r;
+  r.throttle_time_ms = in.int32();
+  const int32_t n = in.non_null_array_length(false);
+  for (int32_t i = 0; i < n; ++i) {
+    CreatePartitionsResponse::Result result;
+    result.name = in.string(false);
+    result.error_code = in.int16();
+    result.error_message = in.nullable_string(false);
+    r.results.push_back(std::move(result));
+  }
+  return r;
+}
+
+}  // namespace lds::kafka

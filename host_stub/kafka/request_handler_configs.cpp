@@ -1,0 +1,236 @@
+// request_handler_configs.cpp: DescribeConfigs, AlterConfigs and IncrementalAlterConfigs against
+// the broker's config (Broker::describe_configs, Broker::alter_configs and
+// Broker::replace_dynamic_configs), with Kafka's per-resource checks and sentences
+// (ConfigHelper.scala and ConfigAdminManager.scala).
+#include <charconv>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/broker.h"
+#include "core/log_layout.h"
+#include "kafka/api_keys.h"
+#include "kafka/configs.h"
+#include "kafka/headers.h"
+#include "kafka/request_handler.h"
+
+namespace lds::kafka {
+namespace {
+
+// A refused resource: its error code and Kafka's message.
+struct Refusal {
+  int16_t code = 0;
+  std::optional<std::string> message;
+};
+
+std::optional<int32_t> parse_int(const std::string& text) {
+  int32_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  return v;
+}
+
+int8_t source_id(const std::string& source) {
+  if (source == "DYNAMIC" || source == "DYNAMIC_BROKER_CONFIG") {
+    return config_source::kDynamicBrokerConfig;
+  }
+  if (source == "STATIC" || source == "STATIC_BROKER_CONFIG") {
+    return config_source::kStaticBrokerConfig;
+  }
+  return config_source::kDefaultConfig;
+}
+
+// The entries of one DescribeConfigs BROKER resource for this broker: every key, or those named.
+std::vector<DescribeConfigsResponse::Config> broker_configs(
+    const std::vector<DescribedConfig>& described,
+    const std::optional<std::vector<std::string>>& keys, bool with_synonyms) {
+  std::set<std::string> wanted;
+  if (keys) wanted.insert(keys->begin(), keys->end());
+  std::vector<DescribeConfigsResponse::Config> out;
+  for (const DescribedConfig& d : described) {
+    if (!wanted.empty() && wanted.count(d.name) == 0) continue;
+    DescribeConfigsResponse::Config c;
+    c.name = d.name;
+    c.value = d.value;
+    c.read_only = !d.dynamic;
+    c.config_source = source_id(d.source);
+    c.is_default = c.config_source == config_source::kDefaultConfig;
+    c.is_sensitive = false;
+    if (with_synonyms) {
+      for (const auto& [source, value] : d.synonyms) {
+        c.synonyms.push_back({d.name, value, source_id(source)});
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Kafka's check of a BROKER resource name naming this broker (ConfigHelper for DescribeConfigs,
+// ConfigAdminManager for the alterations, whose sentences differ slightly).
+std::optional<Refusal> check_broker_name(const std::string& name, int32_t broker_id,
+                                         bool describe) {
+  const std::optional<int32_t> id = parse_int(name);
+  if (!id) {
+    return Refusal{error::kInvalidRequest, std::string(describe ? "Broker" : "Node") +
+                                               " id must be an integer, but it is: " + name};
+  }
+  if (*id != broker_id) {
+    return Refusal{error::kInvalidRequest,
+                   "Unexpected broker id, expected " + std::to_string(broker_id) +
+                       (describe ? " or empty string," : ",") + " but received " + name};
+  }
+  return std::nullopt;
+}
+
+// The checks ConfigAdminManager.preprocess makes of one alteration resource before it looks at
+// its type: duplicate keys, and null values (for IncrementalAlterConfigs, except with DELETE).
+std::optional<Refusal> check_alterations(const AlterConfigsRequest::Resource& resource,
+                                         bool incremental) {
+  std::set<std::string> names;
+  for (const auto& c : resource.configs) {
+    if (!names.insert(c.name).second) {
+      return Refusal{error::kInvalidRequest, "Error due to duplicate config keys"};
+    }
+  }
+  std::string nulls;
+  for (const auto& c : resource.configs) {
+    if (c.value || (incremental && c.config_operation == config_operation::kDelete)) continue;
+    nulls += (nulls.empty() ? "" : ", ") + c.name;
+  }
+  if (!nulls.empty())
+    return Refusal{error::kInvalidRequest, "Null value not supported for : " + nulls};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string RequestHandler::describe_configs(std::string_view body, int16_t version,
+                                             int32_t correlation_id) const {
+  Reader in(body);
+  const DescribeConfigsRequest request = read_describe_configs_request(in, version);
+  std::set<std::string> hosted;
+  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) hosted.insert(tp.topic);
+  std::optional<std::vector<DescribedConfig>> described;  // read once, when a resource needs it
+
+  DescribeConfigsResponse r;
+  for (const auto& res : request.resources) {
+    DescribeConfigsResponse::Result result;
+    result.resource_type = res.resource_type;
+    result.resource_name = res.resource_name;
+    auto refuse = [&](const Refusal& why) {
+      result.error_code = why.code;
+      result.error_message = why.message;
+    };
+    if (res.resource_type == resource_type::kBroker) {
+      // An empty name asks for the cluster-wide dynamic defaults, of which this broker keeps none.
+      if (!res.resource_name.empty()) {
+        if (auto why = check_broker_name(res.resource_name, broker_id_, true)) {
+          refuse(*why);
+        } else {
+          if (!described) described = broker_.describe_configs();
+          result.configs = broker_configs(*described, res.configuration_keys,
+                                          version >= 1 && request.include_synonyms);
+        }
+      }
+    } else if (res.resource_type == resource_type::kTopic) {
+      // Topics keep no configs here (CreateTopics reads retention.bytes for placement only).
+      if (std::string why = layout::topic_name_problem(res.resource_name); !why.empty()) {
+        refuse({error::kInvalidTopicException, why});
+      } else if (hosted.count(res.resource_name) == 0) {
+        refuse({error::kUnknownTopicOrPartition, std::nullopt});
+      }
+    } else {
+      refuse({error::kInvalidRequest,
+              "Unsupported resource type: " + std::to_string(res.resource_type)});
+    }
+    r.results.push_back(std::move(result));
+  }
+  Writer out;
+  write_response_header(out, correlation_id, 0);
+  write_describe_configs_response(out, r, version);
+  return out.take();
+}
+
+std::string RequestHandler::alter_configs(std::string_view body, bool incremental,
+                                          int32_t correlation_id) const {
+  Reader in(body);
+  const AlterConfigsRequest request = read_alter_configs_request(in, incremental);
+  std::map<std::pair<int8_t, std::string>, int> mentions;
+  for (const auto& res : request.resources) ++mentions[{res.resource_type, res.resource_name}];
+
+  AlterConfigsResponse r;
+  for (const auto& res : request.resources) {
+    AlterConfigsResponse::Result result;
+    result.resource_type = res.resource_type;
+    result.resource_name = res.resource_name;
+    auto refuse = [&](const Refusal& why) {
+      result.error_code = why.code;
+      result.error_message = why.message;
+    };
+    if (mentions[{res.resource_type, res.resource_name}] > 1) {
+      refuse({error::kInvalidRequest, "Each resource must appear at most once."});
+    } else if (auto why = check_alterations(res, incremental)) {
+      refuse(*why);
+    } else if (res.resource_type == resource_type::kBroker) {
+      if (res.resource_name.empty()) {
+        refuse({error::kInvalidRequest,
+                "This broker keeps no cluster-wide default configs; name broker " +
+                    std::to_string(broker_id_) + " as the resource instead of the empty name."});
+      } else if (auto bad_name = check_broker_name(res.resource_name, broker_id_, false)) {
+        refuse(*bad_name);
+      } else {
+        try {
+          if (incremental) {
+            std::vector<ConfigAlteration> changes;
+            for (const auto& c : res.configs) {
+              ConfigAlteration a{c.name, ConfigAlteration::Op::kSet, c.value.value_or("")};
+              switch (c.config_operation) {
+                case config_operation::kSet:
+                  break;
+                case config_operation::kDelete:
+                  a.op = ConfigAlteration::Op::kDelete;
+                  break;
+                case config_operation::kAppend:
+                  a.op = ConfigAlteration::Op::kAppend;
+                  break;
+                case config_operation::kSubtract:
+                  a.op = ConfigAlteration::Op::kSubtract;
+                  break;
+                default:
+                  throw KafkaError(ErrorCode::kInvalidRequest,
+                                   "Unknown operations type " +
+                                       std::to_string(static_cast<int>(c.config_operation)));
+              }
+              changes.push_back(std::move(a));
+            }
+            broker_.alter_configs(changes, request.validate_only);
+          } else {
+            std::vector<ConfigEntry> entries;
+            for (const auto& c : res.configs) entries.push_back({c.name, *c.value});
+            broker_.replace_dynamic_configs(entries, request.validate_only);
+          }
+        } catch (const KafkaError& e) {
+          refuse({error_code_of(e.code()), e.what()});
+        }
+      }
+    } else if (res.resource_type == resource_type::kTopic) {
+      refuse(
+          {error::kInvalidRequest, "This broker keeps no topic configs, so the configs of topic " +
+                                       res.resource_name + " cannot be altered."});
+    } else {
+      refuse({error::kInvalidRequest,
+              "Unknown resource type " + std::to_string(static_cast<int>(res.resource_type))});
+    }
+    r.responses.push_back(std::move(result));
+  }
+  Writer out;
+  write_response_header(out, correlation_id, 0);
+  write_alter_configs_response(out, r);
+  return out.take();
+}
+
+}  // namespace lds::kafka
