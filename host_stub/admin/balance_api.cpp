@@ -78,6 +78,7 @@ json describe_balance(Broker& broker) {
   out["drainBytes"] = s.drain_bytes;
   out["drainBytesLeft"] = s.drain_bytes_left;
   out["lastRound"] = s.last_round;
+  out["waiting"] = s.waiting.empty() ? json(nullptr) : json(s.waiting);
   return out;
 }
 

@@ -71,6 +71,9 @@ int print_status(const json& r) {
   if (!r.value("lastRound", std::string()).empty()) {
     std::printf("Last plan: %s\n", r.value("lastRound", "").c_str());
   }
+  if (r.contains("waiting") && r["waiting"].is_string()) {
+    std::printf("Waiting: %s\n", r["waiting"].get<std::string>().c_str());
+  }
   std::printf("Moves in flight: %zu (%llu planned)\n", r["inFlight"].size(),
               static_cast<unsigned long long>(r.value("planned", 0ull)));
   for (const auto& m : r["inFlight"]) {
@@ -139,6 +142,12 @@ int wait_for_drain(const DrainArgs& args, uint64_t total) {
       }
       std::printf("Drained %s.\n", args.dir.c_str());
       return kExitOk;
+    }
+    if (r.contains("waiting") && r["waiting"].is_string()) {
+      // Nothing can move until something changes: waiting on would look like a hang.
+      bar.finish();
+      std::cerr << "lds-host: " << r["waiting"].get<std::string>() << "\n";
+      return kExitRefused;
     }
     if (args.timeout_seconds > 0 && std::chrono::steady_clock::now() > deadline) {
       std::cerr << "lds-host: the drain of " << args.dir << " is still running after "

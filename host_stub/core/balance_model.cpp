@@ -43,6 +43,7 @@ BalanceSnapshot balance_snapshot(
     if (dir.online && d.space_known && d.total_bytes > 0) {
       dir.total_bytes = d.total_bytes;
       dir.used_bytes = d.total_bytes - std::min(d.usable_bytes, d.total_bytes);
+      dir.free_bytes = d.usable_bytes - std::min(d.usable_bytes, d.reserved_bytes);
     }
     for (const PartitionDescription& p : d.partitions) {
       if (p.is_future) dir.reserved_bytes += p.offset_lag;

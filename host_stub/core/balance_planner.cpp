@@ -366,16 +366,28 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
         break;
       }
     }
-    if (!placed) unplaced += p.size;
+    if (!placed) {
+      unplaced += p.size;
+      plan.unplaced.push_back(p.tp);
+    }
   }
-  if (unplaced > 0) {
+  // An empty partition that finds no destination stops the drain as surely as a large one.
+  if (!plan.unplaced.empty()) {
     plan.moves.clear();
     const std::string head = "Cannot drain " + model.dirs[dir].path + ": its " +
                              std::to_string(plan.bytes) + " bytes (" +
                              format_byte_size(plan.bytes) + ") ";
     const std::string room =
         std::to_string(plan.room_bytes) + " bytes (" + format_byte_size(plan.room_bytes) + ")";
-    if (plan.bytes > plan.room_bytes) {
+    const bool none =
+        std::none_of(proj.dirs().begin(), proj.dirs().end(), [&](uint32_t d) { return d != dir; });
+    if (none) {
+      plan.shortfall_bytes = plan.bytes;
+      plan.problem = "Cannot drain " + model.dirs[dir].path +
+                     ": no other log directory is online and uncordoned to take its " +
+                     std::to_string(leaving.size()) +
+                     (leaving.size() == 1 ? " partition." : " partitions.");
+    } else if (plan.bytes > plan.room_bytes) {
       plan.shortfall_bytes = plan.bytes - plan.room_bytes;
       plan.problem = head +
                      "do not fit on the other online, uncordoned log directories, which can take " +
@@ -383,10 +395,14 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
                      std::to_string(plan.shortfall_bytes) + " bytes short.";
     } else {
       plan.shortfall_bytes = unplaced;
+      const std::string which =
+          unplaced > 0 ? std::to_string(unplaced) + " bytes of it are in partitions that fit"
+                       : std::to_string(plan.unplaced.size()) +
+                             (plan.unplaced.size() == 1 ? " empty partition of it fits"
+                                                        : " empty partitions of it fit");
       plan.problem = head + "would fit in the " + room +
-                     " the other log directories can take, but " + std::to_string(unplaced) +
-                     " bytes of it are in partitions that fit in no single one of them as the "
-                     "strategy ranks them.";
+                     " the other log directories can take, but " + which +
+                     " in no single one of them as the strategy ranks them.";
     }
   }
   return plan;

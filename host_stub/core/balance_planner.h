@@ -26,6 +26,9 @@ struct BalanceDir {
   uint64_t reserved_bytes = 0;  // still to be copied into it by moves in flight
   bool online = true;
   bool cordoned = false;
+  // Usable bytes less everything promised there (partitions' expected bytes too), what a move
+  // into it is checked against; the balancer watches it to see space freed.
+  uint64_t free_bytes = 0;
 };
 
 // One hosted replica as the planner sees it.
@@ -130,7 +133,8 @@ struct DrainPlan {
   uint64_t bytes = 0;            // every byte on the drained dir that has to move
   uint64_t room_bytes = 0;       // what the other eligible dirs can take, moves in flight counted
   uint64_t shortfall_bytes = 0;  // bytes that found no destination; 0 when the drain can run
-  std::string problem;           // the refusal sentence, empty when the drain can run
+  std::vector<TopicPartition> unplaced;  // the partitions that found no destination
+  std::string problem;                   // the refusal sentence, empty when the drain can run
 };
 
 // Plans moving every replica off model.dirs[dir] to the other online, uncordoned dirs, largest

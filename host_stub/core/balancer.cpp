@@ -76,11 +76,30 @@ BalanceSnapshot Balancer::snapshot_locked() const {
   return balance_snapshot(logs_, last_moved_, rate_);
 }
 
+RankDestinations Balancer::ranker_locked() const { return blocked_.filter(rank_); }
+
+void Balancer::unblock_locked(const BalanceModel& model, int64_t now) {
+  int64_t cooldown;
+  {
+    std::lock_guard lock(config_mu_);
+    cooldown = config_.cooldown_ms;
+  }
+  blocked_.expire(model, now, cooldown);
+}
+
+void Balancer::warn_once_locked(const std::string& text) {
+  if (text == last_warning_) return;
+  last_warning_ = text;
+  log()->warn("{}", text);
+}
+
 void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
                               std::vector<BalanceMoveEvent>& ended) {
-  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+  std::vector<FailedMoveDescription> failures;
+  bool failures_read = false;
+  for (auto it = started_.begin(); it != started_.end();) {
     const TopicPartition& tp = it->first;
-    const InFlight& f = it->second;
+    const Started& f = it->second;
     auto running = snap.moves.find(tp);
     const bool source_online =
         f.move.from < snap.model.dirs.size() && snap.model.dirs[f.move.from].online;
@@ -94,23 +113,40 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
       log()->warn("stopped moving {}: its source {} went offline", tp.str(),
                   snap.model.dirs[f.move.from].path);
       ended.push_back({tp, f.started_ms, now, 0, false});
-      it = in_flight_.erase(it);
+      it = started_.erase(it);
       continue;
     }
     const BalancePartition* p = find_partition(snap.model, tp);
+    const std::string& to_path = snap.model.dirs[f.move.to].path;
     if (p != nullptr && p->dir == f.move.to) {
       ++moves_;
       bytes_moved_ += p->size;
       last_moved_[tp] = now;
+      last_warning_.clear();  // progress: a later wait is news again
       log()->info("moved {} ({}) from {} to {}", tp.str(), format_byte_size(p->size),
-                  snap.model.dirs[f.move.from].path, snap.model.dirs[f.move.to].path);
+                  snap.model.dirs[f.move.from].path, to_path);
       ended.push_back({tp, f.started_ms, now, p->size, true});
     } else {
-      log()->warn("the move of {} to {} did not finish (cancelled, failed, or a dir went offline)",
-                  tp.str(), snap.model.dirs[f.move.to].path);
+      // The mover keeps the reason of a failed move; a move that failed is not planned again
+      // until something changes.
+      if (!failures_read) {
+        failures = logs_.failed_moves();
+        failures_read = true;
+      }
+      const std::string name = tp.str();
+      auto failed = std::find_if(failures.begin(), failures.end(), [&](const auto& m) {
+        return m.partition == name && m.log_dir == to_path;
+      });
+      if (failed != failures.end() && p != nullptr) {
+        log()->warn("the move of {} to {} failed: {}", name, to_path, failed->message);
+        blocked_.add(tp, f.move.to, failed->message, snap.model, now);
+      } else {
+        log()->warn("the move of {} to {} did not finish (cancelled, or a dir went offline)", name,
+                    to_path);
+      }
       ended.push_back({tp, f.started_ms, now, 0, false});
     }
-    it = in_flight_.erase(it);
+    it = started_.erase(it);
   }
 }
 
@@ -122,7 +158,7 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
   }
   // The model as the moves started in this pass leave it.
   BalanceModel model = snap.model;
-  while (!planned_.empty() && static_cast<int32_t>(in_flight_.size()) < limit) {
+  while (!planned_.empty() && static_cast<int32_t>(started_.size()) < limit) {
     PlannedMove m = std::move(planned_.front());
     planned_.pop_front();
     BalancePartition* p = nullptr;
@@ -130,8 +166,11 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
       if (q.tp == m.tp) p = &q;
     }
     std::string problem;
+    const BlockedMoves::Blocked* blocked = p == nullptr ? nullptr : blocked_.find(*p, m.to);
     if (p == nullptr) {
       problem = "it is no longer hosted, or its dir is offline";
+    } else if (blocked != nullptr) {
+      problem = "an earlier move failed: " + blocked->reason;
     } else if (p->moving) {
       problem = "it is already moving";
     } else if (p->dir != m.from) {
@@ -164,6 +203,7 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
     if (r.error != ErrorCode::kNone) {
       log()->warn("could not start moving {} to {}: {}", m.tp.str(), snap.model.dirs[m.to].path,
                   r.message);
+      blocked_.add(m.tp, m.to, r.message, snap.model, now);
       continue;
     }
     log()->info("moving {} ({}) from {} ({}%) to {} ({}%): {}", m.tp.str(),
@@ -173,8 +213,8 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
     p->moving = true;
     p->moving_to = m.to;
     model.dirs[m.to].reserved_bytes += p->size;
-    InFlight f{m, now, planned_drain_};
-    in_flight_.emplace(m.tp, std::move(f));
+    Started f{m, now, planned_drain_};
+    started_.emplace(m.tp, std::move(f));
   }
 }
 
@@ -186,7 +226,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
     interval = config_.interval_ms;
   }
   next_plan_ms_ = now + interval;
-  BalancePlan plan = plan_balance(snap.model, settings, rank_);
+  BalancePlan plan = plan_balance(snap.model, settings, ranker_locked());
   if (!plan.act) {
     if (balancing_) log()->info("balanced: {}", plan.summary);
     balancing_ = false;
@@ -205,9 +245,11 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
     return;
   }
   if (plan.moves.empty()) {
-    if (!stuck_) log()->warn("cannot balance now: {}", plan.summary);
+    // Logged once per cause: a balancer that cannot progress waits quietly for a change.
     stuck_ = true;
     last_round_ = plan.summary;
+    const std::string failed = blocked_.describe(snap.model, {});
+    warn_once_locked("cannot balance now: " + plan.summary + (failed.empty() ? "" : "; " + failed));
     return;
   }
   stuck_ = false;
@@ -221,6 +263,43 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
               plan.summary);
   planned_drain_ = false;
   planned_.assign(plan.moves.begin(), plan.moves.end());
+}
+
+void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
+  uint64_t left = 0;
+  for (const BalancePartition& p : snap.model.partitions) {
+    if (p.dir == draining_index_) left += p.size + 1;
+  }
+  if (left == 0) {
+    log()->info("drained {}", draining_);
+    draining_.clear();
+    drain_waiting_.clear();
+    return;
+  }
+  const DrainPlan again = plan_drain(snap.model, draining_index_, ranker_locked());
+  if (again.problem.empty() && !again.moves.empty()) {
+    drain_waiting_.clear();
+    planned_drain_ = true;
+    planned_.assign(again.moves.begin(), again.moves.end());
+    return;
+  }
+  // Nothing can move now. The drain stays (its dir stays cordoned) and plans again at every tick,
+  // with the failed moves left out, so it moves again once space is freed, a cordon is lifted or
+  // a dir comes back, or once a failed move's cooldown has passed.
+  const std::string failed = blocked_.describe(snap.model, again.unplaced);
+  std::string why = !failed.empty()          ? failed
+                    : !again.problem.empty() ? again.problem
+                                             : "no partition left on it can move.";
+  int64_t cooldown;
+  {
+    std::lock_guard lock(config_mu_);
+    cooldown = config_.cooldown_ms;
+  }
+  drain_waiting_ = "The drain of " + draining_ + " waits: " + why +
+                   " It goes on once space is freed, a cordon is lifted or a log directory comes "
+                   "back, and tries a failed move again after log.dir.balance.cooldown.ms (" +
+                   std::to_string(cooldown) + " ms).";
+  warn_once_locked(drain_waiting_);
 }
 
 void Balancer::notify(const std::vector<BalanceMoveEvent>& ended) {
@@ -245,35 +324,17 @@ void Balancer::tick() {
     }
     // Nothing to watch and no plan due: the LogManager is not read (a snapshot of 100k
     // partitions costs tens of milliseconds).
-    if (in_flight_.empty() && planned_.empty() && draining_.empty() &&
+    if (started_.empty() && planned_.empty() && draining_.empty() &&
         (!enabled || now < next_plan_ms_)) {
       return;
     }
     BalanceSnapshot snap = snapshot_locked();
     observe_locked(snap, now, ended);
     if (!ended.empty()) snap = snapshot_locked();
-    if (!draining_.empty() && planned_.empty() && in_flight_.empty()) {
-      uint64_t left = 0;
-      for (const BalancePartition& p : snap.model.partitions) {
-        if (p.dir == draining_index_) left += p.size + 1;
-      }
-      if (left == 0) {
-        log()->info("drained {}", draining_);
-        draining_.clear();
-      } else {
-        DrainPlan again = plan_drain(snap.model, draining_index_, rank_);
-        if (!again.problem.empty() || again.moves.empty()) {
-          log()->warn("the drain of {} stops short: {}", draining_,
-                      again.problem.empty() ? "no move is possible" : again.problem);
-          draining_.clear();
-        } else {
-          planned_drain_ = true;
-          planned_.assign(again.moves.begin(), again.moves.end());
-        }
-      }
-    }
+    unblock_locked(snap.model, now);
+    if (!draining_.empty() && planned_.empty() && started_.empty()) plan_drain_locked(snap);
     start_moves_locked(snap, now);
-    if (planned_.empty() && in_flight_.empty() && !planned_drain_ && balancing_ &&
+    if (planned_.empty() && started_.empty() && !planned_drain_ && balancing_ &&
         round_reaches_target_) {
       // The round's moves are done and its plan reached the band: back to waiting for the
       // threshold.
@@ -281,7 +342,7 @@ void Balancer::tick() {
       round_reaches_target_ = false;
     }
     if (planned_.empty()) planned_drain_ = false;
-    if (enabled && draining_.empty() && planned_.empty() && in_flight_.empty() &&
+    if (enabled && draining_.empty() && planned_.empty() && started_.empty() &&
         now >= next_plan_ms_) {
       plan_round_locked(snap, now);
       if (!planned_.empty()) start_moves_locked(snap, now);
@@ -293,7 +354,7 @@ void Balancer::tick() {
 BalancePlan Balancer::plan() const {
   std::lock_guard lock(mu_);
   const BalanceSnapshot snap = snapshot_locked();
-  return plan_balance(snap.model, settings_locked(clock_(), false), rank_);
+  return plan_balance(snap.model, settings_locked(clock_(), false), ranker_locked());
 }
 
 BalancePlan Balancer::execute() {
@@ -308,7 +369,8 @@ BalancePlan Balancer::execute() {
       throw KafkaError(ErrorCode::kInvalidRequest,
                        "A drain of " + draining_ + " is running; cancel it first.");
     }
-    plan = plan_balance(snap.model, settings_locked(now, true), rank_);
+    unblock_locked(snap.model, now);
+    plan = plan_balance(snap.model, settings_locked(now, true), ranker_locked());
     last_round_ = plan.summary;
     if (!plan.moves.empty()) {
       ++rounds_;
@@ -336,16 +398,18 @@ size_t Balancer::cancel() {
     const size_t dropped = planned_.size();
     planned_.clear();
     planned_drain_ = false;
-    for (const auto& [tp, f] : in_flight_) {
+    for (const auto& [tp, f] : started_) {
       logs_.alter_replica_log_dir(tp, "any");
       ended.push_back({tp, f.started_ms, now, 0, false});
       ++stopped;
     }
-    in_flight_.clear();
+    started_.clear();
     balancing_ = false;
     cancelled_ = true;
     if (!draining_.empty()) log()->info("drain of {} cancelled", draining_);
     draining_.clear();
+    drain_waiting_.clear();
+    last_warning_.clear();
     log()->info("balance round cancelled: {} moves stopped, {} planned moves dropped", stopped,
                 dropped);
     int64_t interval;
@@ -374,7 +438,14 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
       throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path + " is offline");
     }
     snap.model.dirs[static_cast<size_t>(index)].cordoned = true;
-    plan = plan_drain(snap.model, static_cast<uint32_t>(index), rank_);
+    unblock_locked(snap.model, clock_());
+    plan = plan_drain(snap.model, static_cast<uint32_t>(index), ranker_locked());
+    if (!plan.problem.empty()) {
+      if (const std::string failed = blocked_.describe(snap.model, plan.unplaced);
+          !failed.empty()) {
+        plan.problem += " " + failed;
+      }
+    }
     if (!plan.problem.empty()) {
       log()->warn("drain refused: {}", plan.problem);
       throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
@@ -389,7 +460,7 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
     BalanceSnapshot snap = snapshot_locked();
     observe_locked(snap, now, ended);
     // Planned again now that the cordon applies: moves may have ended meanwhile.
-    plan = plan_drain(snap.model, static_cast<uint32_t>(index), rank_);
+    plan = plan_drain(snap.model, static_cast<uint32_t>(index), ranker_locked());
     if (!plan.problem.empty()) {
       throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
     }
@@ -397,7 +468,7 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
     for (const BalancePartition& p : snap.model.partitions) {
       if (p.moving && p.moving_to == static_cast<uint32_t>(index)) {
         logs_.alter_replica_log_dir(p.tp, "any");
-        in_flight_.erase(p.tp);
+        started_.erase(p.tp);
       }
     }
     planned_.assign(plan.moves.begin(), plan.moves.end());
@@ -406,6 +477,7 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
     draining_ = snap.model.dirs[static_cast<size_t>(index)].path;
     draining_index_ = static_cast<uint32_t>(index);
     drain_bytes_ = plan.bytes;
+    drain_waiting_.clear();
     log()->info("draining {}: {} moves of {} to the other log directories", draining_,
                 plan.moves.size(), format_byte_size(plan.bytes));
     start_moves_locked(snap, now);
@@ -444,7 +516,9 @@ BalanceStatus Balancer::status() const {
     }
   }
   s.last_round = last_round_;
-  for (const auto& [tp, f] : in_flight_) {
+  // A move is in flight until a tick has seen it end (counted it, or blocked it): so a status
+  // with nothing in flight is one the balancer has already planned from.
+  for (const auto& [tp, f] : started_) {
     BalanceMoveStatus m;
     m.tp = tp;
     m.from = snap.model.dirs[f.move.from].path;
@@ -464,9 +538,12 @@ BalanceStatus Balancer::status() const {
             });
   if (!draining_.empty()) {
     s.state = "draining";
-  } else if (stuck_ && s.enabled && in_flight_.empty() && planned_.empty()) {
+    s.waiting = drain_waiting_;
+  } else if (stuck_ && s.enabled && started_.empty() && planned_.empty()) {
     s.state = "stuck";  // the spread calls for moves, but none fits or lowers it
-  } else if (balancing_ || !in_flight_.empty() || !planned_.empty()) {
+    const std::string failed = blocked_.describe(snap.model, {});
+    s.waiting = "Cannot balance now: " + last_round_ + "." + (failed.empty() ? "" : " " + failed);
+  } else if (balancing_ || !started_.empty() || !planned_.empty()) {
     s.state = "balancing";
   } else if (cancelled_) {
     s.state = "cancelled";

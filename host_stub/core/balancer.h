@@ -24,6 +24,7 @@
 #include "core/balance_config.h"
 #include "core/balance_model.h"
 #include "core/balance_planner.h"
+#include "core/blocked_moves.h"
 #include "core/errors.h"
 #include "core/log_manager.h"
 #include "core/strategy_slot.h"
@@ -59,6 +60,9 @@ struct BalanceStatus {
   uint64_t drain_bytes = 0;       // bytes the drain planned to move
   uint64_t drain_bytes_left = 0;  // bytes still on the drained dir
   std::string last_round;         // the last plan's summary
+  // Why the balancer or the drain makes no move although it wants to (every candidate move
+  // failed, or none has a destination), and when it tries again; empty otherwise.
+  std::string waiting;
 };
 
 // A finished or stopped move, for whoever watches the balancer (the simulator's checks).
@@ -112,18 +116,27 @@ class Balancer {
   void set_move_listener(std::function<void(const BalanceMoveEvent&)> listener);
 
  private:
-  struct InFlight {
+  // A move this balancer started. Whether it still runs is the mover's to say (the snapshot's
+  // moves): this only records what the mover does not know, who started it and when.
+  struct Started {
     PlannedMove move;
     int64_t started_ms = 0;
     bool drain = false;
   };
-
   BalanceSettings settings_locked(int64_t now, bool force) const;
   void observe_locked(const BalanceSnapshot& snap, int64_t now,
                       std::vector<BalanceMoveEvent>& ended);
   void start_moves_locked(const BalanceSnapshot& snap, int64_t now);
   void plan_round_locked(const BalanceSnapshot& snap, int64_t now);
   BalanceSnapshot snapshot_locked() const;
+  // The strategy's ranking without the destinations blocked for each partition.
+  RankDestinations ranker_locked() const;
+  // Forgets the blocked moves that may be tried again (BlockedMoves::expire).
+  void unblock_locked(const BalanceModel& model, int64_t now);
+  // Logs `text` as a warning unless it is the one logged last.
+  void warn_once_locked(const std::string& text);
+  // A drain's next moves once the previous ones ended, or why it waits (drain_waiting_).
+  void plan_drain_locked(const BalanceSnapshot& snap);
   void notify(const std::vector<BalanceMoveEvent>& ended);
   void run_thread();
 
@@ -140,7 +153,8 @@ class Balancer {
   mutable std::mutex mu_;  // guards everything below; one tick or request at a time
   std::deque<PlannedMove> planned_;
   bool planned_drain_ = false;  // planned_ holds a drain's moves
-  std::unordered_map<TopicPartition, InFlight, TopicPartitionHash> in_flight_;
+  std::unordered_map<TopicPartition, Started, TopicPartitionHash> started_;
+  BlockedMoves blocked_;  // moves that failed, left out of plans until something changes
   std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved_;
   bool balancing_ = false;  // a round is under way (hysteresis: keep going to half the threshold)
   bool round_reaches_target_ = false;
@@ -154,6 +168,8 @@ class Balancer {
   std::string draining_;
   uint32_t draining_index_ = 0;
   uint64_t drain_bytes_ = 0;
+  std::string drain_waiting_;  // why the drain makes no move now, or empty
+  std::string last_warning_;   // the last "waits" warning logged, so each is logged once
   std::string last_round_;
   std::function<void(const BalanceMoveEvent&)> listener_;
 

@@ -28,4 +28,15 @@ bool is_out_of_space(int error_number) noexcept;
 std::string not_enough_space_to_move(const std::string& dir, const std::string& partition,
                                      uint64_t needed, uint64_t free);
 
+// "Not enough space in /d2 to move t-0: its filesystem is full (No space left on device).", for a
+// move the filesystem refused (`error_number` ENOSPC or EDQUOT) although the byte count said it
+// fits: an empty partition's mkdir on a full disk, or space taken behind the broker's back. A
+// sentence of "0 B needed, 0 B free" would not tell the operator what is wrong.
+std::string filesystem_full_for_move(const std::string& dir, const std::string& partition,
+                                     int error_number);
+
+// Whether `message` is one of the two sentences above: the move failed for space, so a move at
+// least as large into the same directory would fail too.
+bool is_out_of_space_for_move(const std::string& message) noexcept;
+
 }  // namespace lds

@@ -153,10 +153,10 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
       std::error_code ec;
       fs::remove(m->future, ec);
       throw KafkaError(ErrorCode::kKafkaStorageError,
-                       "Cannot start moving " + tp.str() + " to " + d.path_text + ": " +
-                           (is_out_of_space(err) ? std::string(std::strerror(err))
-                                                 : resource_shortage_text(err)) +
-                           "; the log directory stays online.");
+                       is_out_of_space(err)
+                           ? filesystem_full_for_move(d.path_text, tp.str(), err)
+                           : "Cannot start moving " + tp.str() + " to " + d.path_text + ": " +
+                                 resource_shortage_text(err) + "; the log directory stays online.");
     }
     logs_.mark_offline(dest, e.what());
     return false;
@@ -250,7 +250,11 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
     const DiskSpace space = logs_.probe_->read(logs_.dirs_[m->dest]->path);
     const uint64_t free =
         space.known && space.usable_bytes > reserved ? space.usable_bytes - reserved : 0;
-    const std::string message = not_enough_space_to_move(dest_text, tp.str(), needed, free);
+    // The byte count explains the failure only when it shows the shortfall; otherwise the
+    // filesystem refused what the count allowed (an empty partition's mkdir on a full disk).
+    const std::string message = needed > free
+                                    ? not_enough_space_to_move(dest_text, tp.str(), needed, free)
+                                    : filesystem_full_for_move(dest_text, tp.str(), err);
     log()->warn("Move of {} to {} failed ({}): {} The log directory stays online.", tp.str(),
                 dest_text, error.what(), message);
     fail(m, message);

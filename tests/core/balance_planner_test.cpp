@@ -1,6 +1,6 @@
 // balance_planner_test.cpp: the balance planner's rules on hand-built models: the lower bound, the
 // fit rule, hysteresis, cooldown, the rate skip, spread-lowering acceptance, the strategy's say
-// over destinations, and the drain's fit check.
+// over destinations, and the drain's fit check (empty partitions and no destination included).
 #include "core/balance_planner.h"
 
 #include <gtest/gtest.h>
@@ -241,6 +241,33 @@ TEST(BalancePlanner, DrainMovesEmptyPartitionsToo) {
   add(m, 0, kGiB);
   const DrainPlan plan = plan_drain(m, 0, any_order);
   EXPECT_EQ(plan.moves.size(), 2u);
+}
+
+TEST(BalancePlanner, DrainRefusesWhenAnEmptyPartitionHasNoDestination) {
+  // The strategy takes no dir for the empty partition: 0 bytes short, yet the drain cannot end.
+  BalanceModel m = two_dirs(100 * kGiB);
+  add(m, 0, 0);
+  add(m, 0, kGiB);
+  auto rank = [](const BalancePartition& p, std::span<const DestinationCandidate> c) {
+    return p.size == 0 ? std::vector<uint32_t>{} : any_order(p, c);
+  };
+  const DrainPlan plan = plan_drain(m, 0, rank);
+  EXPECT_TRUE(plan.moves.empty());
+  ASSERT_EQ(plan.unplaced.size(), 1u);
+  EXPECT_EQ(plan.unplaced[0], m.partitions[0].tp);
+  EXPECT_NE(plan.problem.find("1 empty partition of it fits in no single one"), std::string::npos)
+      << plan.problem;
+}
+
+TEST(BalancePlanner, DrainWithEveryOtherDirCordonedSaysSo) {
+  BalanceModel m = two_dirs(100 * kGiB);
+  m.dirs[1].cordoned = true;
+  add(m, 0, 0);
+  const DrainPlan plan = plan_drain(m, 0, any_order);
+  EXPECT_TRUE(plan.moves.empty());
+  EXPECT_EQ(plan.problem,
+            "Cannot drain /d0: no other log directory is online and uncordoned to take its 1 "
+            "partition.");
 }
 
 }  // namespace
