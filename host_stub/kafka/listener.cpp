@@ -101,12 +101,17 @@ class KafkaProtocol final : public StreamProtocol {
   StreamReply answer(const StreamConnection& c, StreamRequest request) override {
     Reply reply;
     try {
-      reply = (*handler_)(request.bytes);
+      reply = (*handler_)(request.bytes, request.received);
     } catch (const std::exception& e) {
-      reply.frame.clear();
+      reply = Reply{};
       reply.close_reason = std::string("the request failed: ") + e.what();
     }
     StreamReply out;
+    if (reply.retry_at) {
+      out.retry_at = *reply.retry_at;
+      out.retry = std::move(request);
+      return out;
+    }
     if (!reply.frame.empty()) {
       const auto size = static_cast<uint32_t>(reply.frame.size());
       for (int shift = 24; shift >= 0; shift -= 8) {
@@ -210,5 +215,7 @@ KafkaListener::~KafkaListener() { stop(); }
 size_t KafkaListener::stop() { return server_->stop(); }
 
 size_t KafkaListener::connections() const { return server_->connections(); }
+
+void KafkaListener::wake_waiting() { server_->wake_parked(); }
 
 }  // namespace lds::kafka

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "core/wire.h"
 #include "frame_client.h"
 #include "kafka/api_versions.h"
 #include "kafka/describe_log_dirs.h"
 #include "kafka/headers.h"
 #include "kafka/metadata.h"
-#include "core/wire.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
@@ -172,8 +172,14 @@ TEST_F(KafkaListenerTest, ApiVersionsAdvertisesWhatIsImplementedAndAnswersNewerV
   ASSERT_TRUE(v3.has_value());
   EXPECT_EQ(v3->error_code, 0);
   using Api = kafka::ApiVersionsResponse::Api;
-  EXPECT_EQ(v3->api_keys,
-            (std::vector<Api>{{3, 0, 4}, {18, 0, 3}, {19, 0, 4}, {20, 0, 3}, {35, 0, 5}}));
+  EXPECT_EQ(v3->api_keys, (std::vector<Api>{{0, 3, 7},
+                                            {1, 4, 11},
+                                            {2, 1, 2},
+                                            {3, 0, 4},
+                                            {18, 0, 3},
+                                            {19, 0, 4},
+                                            {20, 0, 3},
+                                            {35, 0, 5}}));
 
   // ApiVersions v9: Kafka answers in the v0 layout with UNSUPPORTED_VERSION (35) and its ranges.
   ASSERT_TRUE(c.send_request(18, 9, 8, 2, std::string("\x00", 1)));
