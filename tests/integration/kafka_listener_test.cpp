@@ -22,7 +22,7 @@
 #include "kafka/describe_log_dirs.h"
 #include "kafka/headers.h"
 #include "kafka/metadata.h"
-#include "server_fixture.h"
+#include "kafka_fixture.h"
 
 namespace lds::integration {
 namespace {
@@ -54,36 +54,8 @@ class KafkaConnection : public test::FrameClient {
   }
 };
 
-// Runs a shell command with a time limit; its stdout and stderr together.
-ProcessResult run_command(const std::string& command) {
-  ProcessResult result;
-  FILE* pipe = ::popen(("timeout 60 " + command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-class KafkaListenerTest : public ServerFixture {
+class KafkaListenerTest : public KafkaFixture {
  protected:
-  // Starts a broker with a listener on a free port; returns the port it got, from the admin
-  // API's describe JSON.
-  void start_with_listener(ServerConfig config, const std::string& extra = "") {
-    config.extra_lines.push_back("listeners = \"PLAINTEXT://127.0.0.1:0\"");
-    if (!extra.empty()) config.extra_lines.push_back(extra);
-    ASSERT_NO_FATAL_FAILURE(start(config));
-    const json d = call_ok({{"api", "DescribeLogDirs"}});
-    const std::string listeners = d.value("listeners", "");
-    const std::string prefix = "PLAINTEXT://127.0.0.1:";
-    ASSERT_EQ(listeners.rfind(prefix, 0), 0u) << d.dump();
-    address_ = listeners.substr(std::string("PLAINTEXT://").size());
-    port_ = std::stoi(listeners.substr(prefix.size()));
-    ASSERT_GT(port_, 0);
-  }
-
   // ApiVersions v3 (flexible, header v2) on `c`, returning the decoded response.
   static std::optional<kafka::ApiVersionsResponse> api_versions_v3(KafkaConnection& c,
                                                                    int32_t correlation_id) {
@@ -96,9 +68,6 @@ class KafkaListenerTest : public ServerFixture {
     EXPECT_EQ(kafka::read_response_header(in, 0), correlation_id);
     return kafka::read_api_versions_response(in, 3);
   }
-
-  std::string address_;
-  int port_ = 0;
 };
 
 TEST_F(KafkaListenerTest, ListenerAddressIsLoggedAndReportedByDescribe) {
