@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "core/config_keys.h"
+#include "core/record_batch.h"
 
 namespace lds::cli {
 namespace {
@@ -61,7 +62,12 @@ int produce(const ProduceArgs& args) {
     cap = request_cap(client);
     requests = total == 0 ? 1 : (total + cap - 1) / cap;
     for (uint64_t k = 1; k <= requests; ++k) {
-      const uint64_t part = std::min(cap, total - written);
+      const uint64_t left = total - written;
+      uint64_t part = std::min(cap, left);
+      // Every request becomes whole record batches: never leave a last one too small for one.
+      if (left - part > 0 && left - part < kafka::kMinBatchBytes) {
+        part = left - kafka::kMinBatchBytes;
+      }
       last = json::parse(client.call(json{
           {"api", "Produce"}, {"topic", args.topic}, {"partition", args.partition}, {"bytes", part}}
                                          .dump()));

@@ -66,6 +66,7 @@ void Broker::apply(const BrokerConfig& next, bool reload, const std::function<vo
   logs_->set_cordoned([&](const fs::path& d) { return next.is_cordoned(d); });
   logs_->set_partition_expected_bytes(next.partition_expected_bytes);
   logs_->set_rate_window(std::chrono::milliseconds(next.rate_window_ms));
+  logs_->set_segment_bytes(next.segment_bytes);
   logs_->set_move_throttle(next.alter_log_dirs_bytes_per_second);
   balancer_->configure(next.balance, next.alter_log_dirs_bytes_per_second);
   set_log_level(next.log_level);

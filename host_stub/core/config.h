@@ -58,6 +58,7 @@ struct BrokerConfig {
       cordoned;  // cordoned.log.dirs entries (dynamic), canonical, each in log_dirs
   uint64_t partition_expected_bytes = 0;  // log.partition.expected.bytes (dynamic), 0 = none
   int64_t rate_window_ms = 300000;        // log.dir.rate.window.ms (dynamic), >= 1
+  uint64_t segment_bytes = 0;             // log.segment.bytes (dynamic), >= 14
   std::string log_level;                  // log.level (dynamic): trace|debug|info|warn|error|off
   uint64_t alter_log_dirs_bytes_per_second = 0;  // replica.alter.log.dirs.io.max.bytes.per.second
                                                  // (dynamic), 0 = unthrottled

@@ -388,6 +388,19 @@ constexpr ConfigKey kKeys[] = {
      .format = [](std::string_view,
                   const BrokerConfig& c) { return std::to_string(c.rate_window_ms); },
      .doc = "time constant of the decayed append rates strategies see (lds_dir.bytes_in_per_sec)"},
+    {.name = "log.segment.bytes",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("1073741824"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           // Kafka's lower bound (LegacyRecord.RECORD_OVERHEAD_V0) and int type.
+           c.segment_bytes =
+               static_cast<uint64_t>(int_in_range(s, key, 14, std::numeric_limits<int32_t>::max()));
+         },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.segment_bytes); },
+     .doc = "size at which a partition's active segment rolls; an append never splits a request"},
     {.name = "log.level",
      .type = ConfigType::kString,
      .default_value = ConfigDefault::text_of("info"),

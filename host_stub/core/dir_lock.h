@@ -1,5 +1,6 @@
 // dir_lock.h: one broker per log directory: an exclusive flock(2) on <dir>/.lock, held for as long
-// as the DirLock lives, as Kafka's LogManager locks each of its log.dirs.
+// as the DirLock lives, as Kafka's LogManager locks each of its log.dirs, and one on the directory
+// itself, so that deleting .lock behind a running broker's back does not let a second one in.
 #pragma once
 
 #include <filesystem>
@@ -12,9 +13,10 @@ class DirLock {
  public:
   DirLock() noexcept = default;
 
-  // Takes an exclusive, non-blocking lock on <dir>/.lock (layout::kLockFile). With `create`, the
-  // file is created (mode 0644) when missing; without, a missing file is a FileError (ENOENT).
-  // The descriptor is close-on-exec, so a child process never inherits the lock.
+  // Takes an exclusive, non-blocking lock on `dir` itself, then on <dir>/.lock (layout::kLockFile),
+  // the file a Kafka broker would lock. With `create`, the file is created (mode 0644) when
+  // missing; without, a missing file is a FileError (ENOENT). A refusal creates nothing. The
+  // descriptors are close-on-exec, so a child process never inherits the locks.
   // Throws ConfigError with Kafka's sentence ("Failed to acquire lock on file .lock in <dir>. A
   // Kafka instance in another process or thread is using this directory.") when another process,
   // or another DirLock of this one, holds it; FileError ("open" or "flock") for any other failure.
@@ -24,11 +26,15 @@ class DirLock {
   DirLock& operator=(DirLock&&) noexcept = default;
 
   bool held() const noexcept { return fd_.valid(); }
-  // Releases the lock (closing the file releases it); a no-op when none is held.
-  void release() noexcept { fd_.reset(); }
+  // Releases the locks (closing the descriptors releases them); a no-op when none is held.
+  void release() noexcept {
+    fd_.reset();
+    dir_fd_.reset();
+  }
 
  private:
-  Fd fd_;
+  Fd dir_fd_;  // the directory: survives the removal of .lock
+  Fd fd_;      // <dir>/.lock
 };
 
 }  // namespace lds

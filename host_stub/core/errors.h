@@ -27,7 +27,7 @@ enum class ErrorCode {
   kUnknownServerError,        // an exception the request handler did not expect
   kOffsetOutOfRange,          // a fetch offset outside the log
   kCorruptMessage,            // a record batch whose CRC or framing is wrong
-  kMessageTooLarge,           // a record batch larger than a segment may hold
+  kRecordListTooLarge,        // record batches larger than a segment may hold
   kInvalidRecord,             // a record batch this broker does not take (not magic 2)
 };
 

@@ -16,8 +16,6 @@ inline constexpr std::string_view kLockFile = ".lock";
 // Written (and fsynced) inside a future directory when its copy is complete; see ReplicaMover.
 inline constexpr std::string_view kMoveCompleteMarker = "move.complete";
 inline constexpr std::string_view kSegmentSuffix = ".log";
-// Active segments roll at this size, as log.segment.bytes does.
-inline constexpr uint64_t kSegmentBytes = 64ull << 20;
 
 // Kafka's topic rule: [a-zA-Z0-9._-], 1 to 249 characters, not "." or "..". Returns an empty string
 // if valid, else one sentence saying why not.
@@ -53,8 +51,9 @@ std::string random_directory_id();
 // The 22-character URL-safe base64 text (no padding) of 16 bytes, as Kafka's Uuid.toString.
 std::string uuid_text(std::span<const unsigned char, 16> bytes);
 
-// The bytes Produce writes: a pattern that depends only on (topic, partition, offset), so that a
-// copied replica can be verified byte for byte.
+// The values of the admin API's filler records: a pattern that depends only on (topic, partition,
+// offset), where offset is the record's, so that a copied replica can be checked record by
+// record.
 void fill_payload(std::string_view topic, int32_t partition, uint64_t offset, std::span<char> out);
 
 }  // namespace lds::layout

@@ -327,7 +327,7 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
       mark_offline(dir, e.what());
       continue;
     }
-    add_partition(dir, tp, 0, expected);
+    add_partition(dir, tp, options_.in_memory ? PartitionLog() : PartitionLog::empty(), expected);
     {
       std::lock_guard lock(mu_);
       preferred_.erase(tp);

@@ -20,6 +20,7 @@
 
 #include "core/disk_probe.h"
 #include "core/errors.h"
+#include "core/partition_log.h"
 #include "core/pending_deletions.h"
 #include "core/rate_meter.h"
 #include "core/strategy_slot.h"
@@ -196,7 +197,7 @@ class LogManager {
   // the log end offset on by rewriting each baseOffset (it lies outside the CRC). All or nothing:
   // a refused request appends no batch. Returns the offset of the first record appended. Throws
   // KafkaError CORRUPT_MESSAGE (framing or CRC), INVALID_RECORD (a magic other than 2),
-  // MESSAGE_TOO_LARGE (larger than log.segment.bytes), UNKNOWN_TOPIC_OR_PARTITION, or
+  // RECORD_LIST_TOO_LARGE (larger than log.segment.bytes), UNKNOWN_TOPIC_OR_PARTITION, or
   // KAFKA_STORAGE_ERROR as append() does.
   int64_t append_batches(const TopicPartition& tp, std::string batches);
 
@@ -209,7 +210,8 @@ class LogManager {
     std::string batches;
     LogOffsets offsets;  // as they stood when the batches were read
   };
-  ReadResult read(const TopicPartition& tp, int64_t offset, uint64_t max_bytes) const;
+  // A read that fails on the disk takes its directory offline, as an append does.
+  ReadResult read(const TopicPartition& tp, int64_t offset, uint64_t max_bytes);
 
   // ListOffsets' earliest (log start) and latest (log end) offsets. Throws KafkaError
   // UNKNOWN_TOPIC_OR_PARTITION.
@@ -320,8 +322,18 @@ class LogManager {
   // Records `pending` before those replicas stop being served; throws KAFKA_STORAGE_ERROR.
   void record_pending_deletions(const std::vector<PendingDeletion>& pending);
   PendingDeletion pending_deletion_of(const Partition& p, const std::string& reason) const;
-  void add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
+  // Hosts `tp` in directory `dir_index` with `log` (its size is the partition's).
+  void add_partition(uint32_t dir_index, const TopicPartition& tp, PartitionLog log,
                      uint64_t expected);
+  // The hosted partition `tp` on an online directory; throws KafkaError UNKNOWN_TOPIC_OR_PARTITION
+  // or KAFKA_STORAGE_ERROR (mu_ not held).
+  std::shared_ptr<Partition> hosted_online(const TopicPartition& tp) const;
+  // Appends `batches` (checked, or built here) to p, whose I/O lock is held: offsets, the
+  // segment, the bookkeeping. A write failure is classified as out of space or descriptors (the
+  // directory stays online) or a disk failure (it goes offline), and thrown as KafkaError whose
+  // sentence says that `done` of `requested` bytes were appended. Returns the first offset.
+  int64_t write_batches_locked(Partition& p, std::string& batches, uint64_t requested,
+                               uint64_t done);
   // Counts a replica (current or future) of `topic` in a directory, or uncounts it (delta -1).
   void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta);
   std::mutex& io_of(const TopicPartition& tp) const;
@@ -352,7 +364,8 @@ class LogManager {
   std::unordered_map<std::string, TopicStats> topics_;
   uint64_t total_bytes_hosted_ = 0;
   uint64_t default_expected_bytes_ = 0;
-  double rate_window_seconds_ = 300;  // log.dir.rate.window.ms
+  double rate_window_seconds_ = 300;                        // log.dir.rate.window.ms
+  std::atomic<uint64_t> segment_bytes_{uint64_t{1} << 30};  // log.segment.bytes
   std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
   bool started_ = false;  // startup() has finished
   std::function<void(const std::string&)> on_all_dirs_offline_;

@@ -10,6 +10,7 @@
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
+#include "core/partition_log.h"
 #include "core/rate_meter.h"
 #include "core/reservation.h"
 
@@ -42,7 +43,8 @@ struct LogManager::Partition {
   TopicPartition tp;
   uint32_t dir = 0;         // changes only when a move promotes, under io and mu_
   bool deleted = false;     // guarded by io
-  uint64_t size = 0;        // guarded by LogManager::mu_
+  uint64_t size = 0;        // guarded by LogManager::mu_; the log's bytes, for readers without io
+  PartitionLog log;         // its segments and offsets; guarded by io
   Reservation reservation;  // on dirs_[dir]: expected bytes not written yet; guarded by mu_
   RateMeter rate;           // its appends; guarded by mu_
 };
@@ -50,10 +52,8 @@ struct LogManager::Partition {
 namespace detail {
 
 std::shared_ptr<spdlog::logger> log_manager_log();
-// Segments roll at fixed multiples of kSegmentBytes, so the active one follows from the size.
-inline uint64_t active_segment_base(uint64_t size) { return size - size % layout::kSegmentBytes; }
-// Total size of a partition directory's segment files, and the base offset of the last one.
-uint64_t segments_size(const std::filesystem::path& partition_dir, uint64_t* active_base);
+// Total size of a partition directory's segment files.
+uint64_t segments_size(const std::filesystem::path& partition_dir);
 // Why the startup scan ignores a log directory entry, or "" when it is not stray (meta.properties,
 // .lock). `kind` is how layout::parse_entry classified `name`.
 std::string stray_entry_reason(const std::string& name, layout::EntryKind kind, bool is_dir);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
+#include "core/record_batch.h"
 #include "core/replica_mover.h"
 #include "log_manager_internal.h"
 
@@ -51,12 +53,14 @@ void LogManager::count_replica_locked(uint32_t dir_index, const std::string& top
   dirs_[dir_index]->partition_count += static_cast<uint32_t>(delta);
 }
 
-void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, uint64_t size,
+void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, PartitionLog log,
                                uint64_t expected) {
   auto p = std::make_shared<Partition>();
   p->tp = tp;
   p->dir = dir_index;
-  p->size = size;
+  p->size = log.size_in_bytes();
+  p->log = std::move(log);
+  const uint64_t size = p->size;
   const double now = probe_->now_seconds();
   p->rate.start(now);
   std::lock_guard lock(mu_);
@@ -124,84 +128,162 @@ void LogManager::refuse_append_past_free_space(const Partition& p, uint64_t byte
           " reserved for other partitions); nothing was appended.");
 }
 
-uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_t bytes) {
-  std::shared_ptr<Partition> p;
-  {
-    std::lock_guard lock(mu_);
-    auto it = partitions_.find(TopicPartition{topic, partition});
-    if (it == partitions_.end()) {
-      throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
-                       "This server does not host this topic-partition.");
-    }
-    p = it->second;
-    if (!dirs_[p->dir]->online) {
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       "Log directory " + dirs_[p->dir]->path_text + " is offline");
-    }
-  }
-  std::lock_guard io(io_of(p->tp));
-  if (p->deleted) {
+std::shared_ptr<LogManager::Partition> LogManager::hosted_online(const TopicPartition& tp) const {
+  std::lock_guard lock(mu_);
+  auto it = partitions_.find(tp);
+  if (it == partitions_.end()) {
     throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
                      "This server does not host this topic-partition.");
   }
-  uint64_t size;
-  {
-    std::lock_guard lock(mu_);
-    size = p->size;
+  if (!dirs_[it->second->dir]->online) {
+    throw KafkaError(ErrorCode::kKafkaStorageError,
+                     "Log directory " + dirs_[it->second->dir]->path_text + " is offline");
   }
-  if (!options_.in_memory && bytes > 0) {
-    refuse_append_past_free_space(*p, bytes);
-    const fs::path dir = dirs_[p->dir]->path / p->tp.str();
-    std::vector<char> buf(static_cast<size_t>(std::min<uint64_t>(bytes, 1 << 20)));
-    uint64_t done = 0;
-    while (done < bytes) {
-      const uint64_t offset = size + done;
-      const uint64_t base = detail::active_segment_base(offset);
-      const fs::path segment = dir / layout::segment_file(base);
-      const uint64_t room = layout::kSegmentBytes - (offset - base);
-      const size_t n = static_cast<size_t>(std::min<uint64_t>({bytes - done, buf.size(), room}));
-      layout::fill_payload(topic, partition, offset, std::span<char>(buf.data(), n));
-      int err = 0;
-      ssize_t w = -1;
-      if (const Fd fd(::open(segment.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-          fd) {
-        const off_t before = ::lseek(fd.get(), 0, SEEK_END);
-        w = ::write(fd.get(), buf.data(), n);
-        if (w >= 0 && static_cast<size_t>(w) != n) errno = ENOSPC;
-        err = errno;
-        if (w >= 0 && static_cast<size_t>(w) != n) w = -1;
-        if (w < 0 && before >= 0) (void)::ftruncate(fd.get(), before);  // never leave a torn append
-      } else {
-        err = errno;
-      }
-      if (w < 0) {
-        // Account for what was fully written before the failure, then report it.
-        {
-          std::lock_guard lock(mu_);
-          record_append_locked(*p, done);
-        }
-        if (is_out_of_space(err)) {
-          throw KafkaError(ErrorCode::kKafkaStorageError,
-                           "Not enough space in log directory " + dirs_[p->dir]->path_text +
-                               " to append " + std::to_string(bytes) + " bytes to " + p->tp.str() +
-                               "; " + std::to_string(done) + " bytes were appended.");
-        }
-        if (is_resource_shortage(err)) {
-          throw KafkaError(ErrorCode::kKafkaStorageError,
-                           "Cannot append to " + p->tp.str() + " in " + dirs_[p->dir]->path_text +
-                               ": " + resource_shortage_text(err) + "; " + std::to_string(done) +
-                               " bytes were appended, and the log directory stays online.");
-        }
-        mark_offline(p->dir, "append to " + segment.string() + " failed: " + errno_text(err));
-        throw KafkaError(ErrorCode::kKafkaStorageError,
-                         "Log directory " + dirs_[p->dir]->path_text + " is offline");
-      }
-      done += n;
+  return it->second;
+}
+
+namespace {
+
+void refuse_if_deleted(bool deleted) {
+  if (deleted) {
+    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                     "This server does not host this topic-partition.");
+  }
+}
+
+// The admin API's filler records are built and written this much at a time.
+constexpr uint64_t kFillerChunkBytes = uint64_t{1} << 20;
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+int64_t LogManager::write_batches_locked(Partition& p, std::string& batches, uint64_t requested,
+                                         uint64_t done) {
+  int64_t first;
+  try {
+    first = p.log.append(dirs_[p.dir]->path / p.tp.str(), batches,
+                         segment_bytes_.load(std::memory_order_relaxed));
+  } catch (const FileError& e) {
+    const int err = e.code().value();
+    const std::string& dir = dirs_[p.dir]->path_text;
+    const std::string appended = std::to_string(done) + " bytes were appended";
+    if (is_out_of_space(err)) {
+      throw KafkaError(ErrorCode::kKafkaStorageError, "Not enough space in log directory " + dir +
+                                                          " to append " +
+                                                          std::to_string(requested) + " bytes to " +
+                                                          p.tp.str() + "; " + appended + ".");
     }
+    if (is_resource_shortage(err)) {
+      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot append to " + p.tp.str() + " in " +
+                                                          dir + ": " + resource_shortage_text(err) +
+                                                          "; " + appended +
+                                                          ", and the log directory stays online.");
+    }
+    mark_offline(p.dir, "append to " + e.path().string() + " failed: " + errno_text(err));
+    throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + dir + " is offline");
   }
   std::lock_guard lock(mu_);
-  record_append_locked(*p, bytes);
+  record_append_locked(p, batches.size());
+  return first;
+}
+
+uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_t bytes) {
+  const std::shared_ptr<Partition> p = hosted_online(TopicPartition{topic, partition});
+  if (bytes > 0 && bytes < kafka::kMinBatchBytes) {
+    throw KafkaError(ErrorCode::kInvalidRequest,
+                     "A Produce of " + std::to_string(bytes) +
+                         " bytes is smaller than the smallest record batch (" +
+                         std::to_string(kafka::kMinBatchBytes) + " bytes).");
+  }
+  std::lock_guard io(io_of(p->tp));
+  refuse_if_deleted(p->deleted);
+  if (options_.in_memory || bytes == 0) {
+    // In memory only bytes are counted: the simulator appends terabytes.
+    std::lock_guard lock(mu_);
+    record_append_locked(*p, bytes);
+    return p->size;
+  }
+  refuse_append_past_free_space(*p, bytes);
+  const int64_t timestamp = now_ms();
+  auto fill = [&](int64_t offset, char* value, size_t size) {
+    layout::fill_payload(topic, partition, static_cast<uint64_t>(offset),
+                         std::span<char>(value, size));
+  };
+  for (uint64_t done = 0; done < bytes;) {
+    uint64_t n = std::min(bytes - done, kFillerChunkBytes);
+    // Never leave a remainder too small for a batch of its own.
+    if (bytes - done - n > 0 && bytes - done - n < kafka::kMinBatchBytes) {
+      n = bytes - done - kafka::kMinBatchBytes;
+    }
+    kafka::FillerBatches chunk =
+        kafka::build_filler_batches(n, p->log.log_end_offset(), timestamp, fill);
+    write_batches_locked(*p, chunk.bytes, bytes, done);
+    done += n;
+  }
+  std::lock_guard lock(mu_);
   return p->size;
+}
+
+int64_t LogManager::append_batches(const TopicPartition& tp, std::string batches) {
+  PartitionLog::check_batches(batches, segment_bytes_.load(std::memory_order_relaxed));
+  const std::shared_ptr<Partition> p = hosted_online(tp);
+  std::lock_guard io(io_of(p->tp));
+  refuse_if_deleted(p->deleted);
+  if (options_.in_memory) {
+    const int64_t first = p->log.count(batches);
+    std::lock_guard lock(mu_);
+    record_append_locked(*p, batches.size());
+    return first;
+  }
+  refuse_append_past_free_space(*p, batches.size());
+  return write_batches_locked(*p, batches, batches.size(), 0);
+}
+
+LogManager::ReadResult LogManager::read(const TopicPartition& tp, int64_t offset,
+                                        uint64_t max_bytes) {
+  const std::shared_ptr<Partition> p = hosted_online(tp);
+  std::lock_guard io(io_of(p->tp));
+  refuse_if_deleted(p->deleted);
+  ReadResult result;
+  result.offsets = {p->log.log_start_offset(), p->log.log_end_offset()};
+  if (offset < result.offsets.log_start_offset || offset > result.offsets.log_end_offset) {
+    throw KafkaError(ErrorCode::kOffsetOutOfRange,
+                     "Fetch offset " + std::to_string(offset) + " is out of range for " + tp.str() +
+                         ", which holds offsets " +
+                         std::to_string(result.offsets.log_start_offset) + " to " +
+                         std::to_string(result.offsets.log_end_offset) + ".");
+  }
+  if (options_.in_memory) return result;
+  const Dir& d = *dirs_[p->dir];
+  try {
+    result.batches = p->log.read(d.path / tp.str(), offset, max_bytes);
+  } catch (const FileError& e) {
+    if (is_resource_shortage(e.code().value())) {
+      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot read " + tp.str() + " in " +
+                                                          d.path_text + ": " +
+                                                          resource_shortage_text(e.code().value()) +
+                                                          "; the log directory stays online.");
+    }
+    mark_offline(p->dir, e.what());
+    throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path_text + " is offline");
+  }
+  return result;
+}
+
+LogManager::LogOffsets LogManager::log_offsets(const TopicPartition& tp) const {
+  const std::shared_ptr<Partition> p = hosted_online(tp);
+  std::lock_guard io(io_of(p->tp));
+  refuse_if_deleted(p->deleted);
+  return {p->log.log_start_offset(), p->log.log_end_offset()};
+}
+
+void LogManager::set_segment_bytes(uint64_t bytes) {
+  segment_bytes_.store(bytes, std::memory_order_relaxed);
 }
 
 uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partition,
@@ -356,19 +438,6 @@ std::vector<LogDirDescription> LogManager::describe() const {
   }
   return out;
 }
-
-// Placeholders until the record-batch log lands: every call is refused.
-int64_t LogManager::append_batches(const TopicPartition& /*tp*/, std::string /*batches*/) {
-  throw KafkaError(ErrorCode::kUnknownServerError, "append_batches is not implemented yet");
-}
-LogManager::ReadResult LogManager::read(const TopicPartition& /*tp*/, int64_t /*offset*/,
-                                        uint64_t /*max_bytes*/) const {
-  throw KafkaError(ErrorCode::kUnknownServerError, "read is not implemented yet");
-}
-LogManager::LogOffsets LogManager::log_offsets(const TopicPartition& /*tp*/) const {
-  throw KafkaError(ErrorCode::kUnknownServerError, "log_offsets is not implemented yet");
-}
-void LogManager::set_segment_bytes(uint64_t /*bytes*/) {}
 
 size_t LogManager::partition_count() const {
   std::lock_guard lock(mu_);

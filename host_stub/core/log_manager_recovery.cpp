@@ -32,6 +32,7 @@ struct Copy {
   std::optional<uint64_t> marked_size;  // the partition's size the marker records
   std::string marked_source;            // the move's source the marker records
   uint64_t size = 0;                    // bytes of its segments
+  PartitionLog log;                     // read for a copy that may be served (not unmarked futures)
 };
 
 struct Found {
@@ -103,8 +104,12 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
     try {
       if (e.kind != layout::EntryKind::kDelete) {
         read_marker(c);
-        c.size = detail::segments_size(path, nullptr);
+        c.size = detail::segments_size(path);
+        // An unfinished copy is discarded unread: its last batch is cut wherever the copy was.
+        if (e.kind == layout::EntryKind::kPartition || c.marked) c.log = PartitionLog::scan(path);
       }
+    } catch (const ConfigError&) {
+      throw;  // a log that is not a torn write: refused before anything is changed
     } catch (const std::exception& ex) {
       mark_offline(dir, ex.what());
       failed.insert(dir);
@@ -236,7 +241,14 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
       mark_offline(at, ex.what());
     }
     if (served != nullptr && dirs_[served->dir]->online) {
-      add_partition(served->dir, plan.tp, served->size, 0);
+      PartitionLog recovered = served->log;
+      try {
+        if (ok) recovered.cut_torn_tail(served_path);
+      } catch (const std::exception& ex) {
+        log()->error("Could not cut the torn last batch of {}: {}", name, ex.what());
+        mark_offline(served->dir, ex.what());
+      }
+      if (dirs_[served->dir]->online) add_partition(served->dir, plan.tp, std::move(recovered), 0);
     }
     for (const Copy& d : plan.found->deleted) {
       if (ok && ((served != nullptr && dirs_[served->dir]->online) || all_online)) {

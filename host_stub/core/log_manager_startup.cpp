@@ -15,15 +15,12 @@ namespace fs = std::filesystem;
 
 namespace detail {
 
-uint64_t segments_size(const fs::path& partition_dir, uint64_t* active_base) {
-  uint64_t size = 0, active = 0;
+uint64_t segments_size(const fs::path& partition_dir) {
+  uint64_t size = 0;
   for (const auto& seg : fs::directory_iterator(partition_dir)) {
     uint64_t base = 0;
-    if (!layout::parse_segment_file(seg.path().filename().string(), &base)) continue;
-    size += seg.file_size();
-    active = std::max(active, base);
+    if (layout::parse_segment_file(seg.path().filename().string(), &base)) size += seg.file_size();
   }
-  if (active_base) *active_base = active;
   return size;
 }
 

@@ -15,7 +15,7 @@ uint32_t crc32c(std::string_view bytes) {
   return crc.checksum();
 }
 
-RecordBatchHeader read_batch_header(std::string_view bytes) {
+RecordBatchHeader read_batch_header_fields(std::string_view bytes) {
   if (bytes.size() < kBatchHeaderBytes) {
     throw ParseError("Truncated record batch: " + std::to_string(bytes.size()) +
                      " bytes, a batch header takes " + std::to_string(kBatchHeaderBytes) + ".");
@@ -39,15 +39,24 @@ RecordBatchHeader read_batch_header(std::string_view bytes) {
     throw ParseError("Record batch at offset " + std::to_string(h.base_offset) + " has magic " +
                      std::to_string(h.magic) + "; only magic 2 is supported.");
   }
-  if (h.batch_length < static_cast<int32_t>(kBatchHeaderBytes - kBatchLogOverhead) ||
-      h.size_in_bytes() > bytes.size()) {
+  if (h.batch_length < static_cast<int32_t>(kBatchHeaderBytes - kBatchLogOverhead)) {
     throw ParseError("Record batch at offset " + std::to_string(h.base_offset) +
-                     " has batchLength " + std::to_string(h.batch_length) + " with " +
-                     std::to_string(bytes.size() - kBatchLogOverhead) + " bytes after it.");
+                     " has batchLength " + std::to_string(h.batch_length) +
+                     ", shorter than its header.");
   }
   if (h.record_count < 0) {
     throw ParseError("Record batch at offset " + std::to_string(h.base_offset) +
                      " has a negative record count.");
+  }
+  return h;
+}
+
+RecordBatchHeader read_batch_header(std::string_view bytes) {
+  const RecordBatchHeader h = read_batch_header_fields(bytes);
+  if (h.size_in_bytes() > bytes.size()) {
+    throw ParseError("Record batch at offset " + std::to_string(h.base_offset) +
+                     " has batchLength " + std::to_string(h.batch_length) + " with " +
+                     std::to_string(bytes.size() - kBatchLogOverhead) + " bytes after it.");
   }
   return h;
 }

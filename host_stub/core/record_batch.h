@@ -66,6 +66,12 @@ struct Record {
 // CRC32C (Castagnoli), as the v2 format uses it.
 uint32_t crc32c(std::string_view bytes);
 
+// The fields of the 61-byte batch header at the start of `bytes`, without judging batchLength
+// against what follows (a reader that has only the header). Throws ParseError when fewer than 61
+// bytes are there, the magic is not 2, batchLength is shorter than a header, or the record count
+// is negative.
+RecordBatchHeader read_batch_header_fields(std::string_view bytes);
+
 // The header of the batch at the start of `bytes`. Throws ParseError when fewer than 61 bytes are
 // there, the magic is not 2, or batchLength is shorter than a header or runs past `bytes`.
 RecordBatchHeader read_batch_header(std::string_view bytes);

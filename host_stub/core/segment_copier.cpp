@@ -19,12 +19,20 @@ namespace {
 // The read/write fallback's buffer, when copy_file_range cannot serve the two files.
 constexpr size_t kFallbackBufferBytes = 4 << 20;
 
-// The segments of a partition directory by base offset.
+// The segments of a partition directory by the position of their first byte in the log: the
+// files in base-offset order, each starting where the one before ends. Only the last one grows, so
+// the positions hold for every segment but the last until the next listing.
 std::map<uint64_t, fs::path> segments_of(const fs::path& dir) {
-  std::map<uint64_t, fs::path> out;
+  std::map<uint64_t, fs::path> by_offset;
   for (const auto& e : fs::directory_iterator(dir)) {
     uint64_t base = 0;
-    if (layout::parse_segment_file(e.path().filename().string(), &base)) out[base] = e.path();
+    if (layout::parse_segment_file(e.path().filename().string(), &base)) by_offset[base] = e.path();
+  }
+  std::map<uint64_t, fs::path> out;
+  uint64_t position = 0;
+  for (const auto& [base, path] : by_offset) {
+    out[position] = path;  // an empty segment is replaced by the one after it: nothing to copy
+    position += fs::file_size(path);
   }
   return out;
 }
@@ -46,7 +54,7 @@ void SegmentCopier::copy(uint64_t from, uint64_t to) {
     const uint64_t ended = base_;
     segments_.clear();
     open_at(from);
-    if (base_ == ended) throw FileError(ENOENT, "open", src_dir_ / layout::segment_file(from));
+    if (base_ == ended) throw FileError(ENOENT, "open", src_dir_);
   }
 }
 
@@ -64,7 +72,7 @@ void SegmentCopier::open_at(uint64_t offset) {
     it = segments_.upper_bound(offset);
   }
   if (it == segments_.begin()) {
-    throw FileError(ENOENT, "open", src_dir_ / layout::segment_file(offset));
+    throw FileError(ENOENT, "open", src_dir_);
   }
   auto seg = std::prev(it);
   base_ = seg->first;

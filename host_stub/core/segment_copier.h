@@ -20,8 +20,9 @@ class SegmentCopier {
  public:
   SegmentCopier(std::filesystem::path src_dir, std::filesystem::path dst_dir);
 
-  // Copies the log's bytes [from, to): offsets in the partition, whose segments start at their
-  // base offsets. Throws FileError naming the file (a read of the source, a write of the copy) or
+  // Copies the log's bytes [from, to): positions in the partition's segments laid end to end, in
+  // base-offset order (segment names are record offsets, not byte positions). Throws FileError
+  // naming the file (a read of the source, a write of the copy) or
   // std::filesystem::filesystem_error (listing the source).
   void copy(uint64_t from, uint64_t to);
 
@@ -36,8 +37,8 @@ class SegmentCopier {
   uint64_t copy_range(uint64_t offset, uint64_t len);
 
   std::filesystem::path src_dir_, dst_dir_;
-  std::map<uint64_t, std::filesystem::path> segments_;  // the source's, by base offset
-  uint64_t base_ = 0, end_ = 0;                         // the open segment's range
+  std::map<uint64_t, std::filesystem::path> segments_;  // the source's, by first byte
+  uint64_t base_ = 0, end_ = 0;                         // the open segment's bytes
   std::filesystem::path in_path_, out_path_;
   Fd in_, out_;
   bool use_copy_file_range_ = true;

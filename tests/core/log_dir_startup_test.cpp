@@ -12,6 +12,7 @@
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "core/meta_properties.h"
+#include "filler_log.h"
 #include "host_test_support.h"
 
 namespace lds {
@@ -98,13 +99,82 @@ TEST_F(LogDirStartupTest, ASecondLogManagerOnASharedDirIsRefusedHavingTouchedNot
                 ". A Kafka instance in another process or thread is using this directory.");
   EXPECT_EQ(snapshot(tmp_.path()), before);
   EXPECT_FALSE(fs::exists(dirs_[2]));
-  EXPECT_EQ(first->append("t", 0, 10), 1010u) << "the first one keeps serving";
+  EXPECT_EQ(first->append("t", 0, 100), 1100u) << "the first one keeps serving";
 
   // Once the first is gone, its directories can be taken.
   second.reset();
   first.reset();
   auto again = started({dirs_[2], dirs_[1], dirs_[0]});
   EXPECT_EQ(again->partition_count(), 1u);
+}
+
+TEST_F(LogDirStartupTest, DeletingTheLockFileBehindARunningBrokerDoesNotLetASecondOneIn) {
+  auto first = started({dirs_[0], dirs_[1]});
+  first->create_partition("t", 0);
+  fs::remove(dirs_[1] / layout::kLockFile);
+  const auto before = snapshot(tmp_.path());
+
+  auto second = make({dirs_[1]});
+  EXPECT_EQ(startup_error(*second),
+            "Failed to acquire lock on file .lock in " + dirs_[1].string() +
+                ". A Kafka instance in another process or thread is using this directory.");
+  EXPECT_EQ(snapshot(tmp_.path()), before) << "the refusal recreated nothing, not even .lock";
+  EXPECT_FALSE(fs::exists(dirs_[1] / layout::kLockFile));
+
+  // Once the first is gone, the dir is taken again and gets its .lock back.
+  second.reset();
+  first.reset();
+  auto again = started({dirs_[1], dirs_[0]});
+  EXPECT_EQ(again->partition_count(), 1u);
+  EXPECT_TRUE(fs::is_regular_file(dirs_[1] / layout::kLockFile));
+}
+
+TEST_F(LogDirStartupTest, ATornLastBatchIsCutAtStartupAndAppendsGoOnAfterTheWholeBatches) {
+  const fs::path segment = dirs_[0] / "t-0" / layout::segment_file(0);
+  int64_t end = 0;
+  {
+    auto m = started({dirs_[0]});
+    m->create_partition("t", 0);
+    m->append("t", 0, 5000);
+    end = m->log_offsets({"t", 0}).log_end_offset;
+  }
+  // What a kill -9 in the middle of a write leaves: the first 100 bytes of a batch.
+  const std::string whole = read_all(segment);
+  std::ofstream(segment, std::ios::binary | std::ios::app) << whole.substr(0, 100);
+
+  LogCapture logs("lds.log_manager");
+  auto m = started({dirs_[0]});
+  EXPECT_EQ(fs::file_size(segment), 5000u) << "the torn batch was not cut off";
+  EXPECT_EQ(m->log_offsets({"t", 0}).log_end_offset, end);
+  EXPECT_NE(logs.text().find("Found invalid messages in log segment " + segment.string() +
+                             " at byte offset 5000"),
+            std::string::npos)
+      << logs.text();
+  EXPECT_EQ(m->append("t", 0, 1000), 6000u);
+  EXPECT_EQ(test::filler_log_problem(dirs_[0] / "t-0", "t", 0, 6000), "");
+}
+
+TEST_F(LogDirStartupTest, ACorruptBatchBeforeTheTailRefusesTheStartAndTruncatesNothing) {
+  const fs::path segment = dirs_[0] / "t-0" / layout::segment_file(0);
+  {
+    auto m = started({dirs_[0]});
+    m->create_partition("t", 0);
+    m->append("t", 0, 5000);
+    m->append("t", 0, 5000);
+  }
+  std::string bytes = read_all(segment);
+  bytes[200] ^= 0x20;  // inside the first batch; whole batches follow it
+  write(segment, bytes);
+  const auto before = snapshot(tmp_.path());
+  auto m = make({dirs_[0]});
+  const std::string error = startup_error(*m);
+  EXPECT_EQ(
+      error.rfind("Log segment " + segment.string() + " holds no valid record batch at byte 0", 0),
+      0u)
+      << error;
+  EXPECT_NE(error.find("nothing was truncated"), std::string::npos) << error;
+  EXPECT_EQ(snapshot(tmp_.path()), before);
+  EXPECT_EQ(read_all(segment), bytes);
 }
 
 TEST_F(LogDirStartupTest, TheLockFileIsNotAPartitionAndTheScanIgnoresIt) {

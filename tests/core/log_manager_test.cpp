@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/log_layout.h"
+#include "filler_log.h"
 #include "host_test_support.h"
 
 namespace lds {
@@ -258,7 +259,7 @@ TEST_F(LogManagerTest, StartupScanRebuildsPartitionsAndSizes) {
     EXPECT_EQ(e.path().filename().string().find("-delete"), std::string::npos);
   }
   // Appends continue at the end of the rebuilt size.
-  EXPECT_EQ(m->append("t", 1, 5), 12350u);
+  EXPECT_EQ(m->append("t", 1, 100), 12445u);
 }
 
 TEST_F(LogManagerTest, HostedPartitionsListsEveryTopicInOrderAndForgetsDeletedOnes) {
@@ -297,7 +298,7 @@ TEST_F(LogManagerTest, TempFilesOfAnInterruptedAtomicWriteAreHarmlessAtStartup) 
   EXPECT_EQ(d["d1"].partitions[0].partition, "t-0");
   EXPECT_EQ(d["d1"].partitions[0].size, 4096u);
   EXPECT_FALSE(fs::exists(future)) << "an unmarked future copy was kept";
-  EXPECT_EQ(m->append("t", 0, 4), 4100u);
+  EXPECT_EQ(m->append("t", 0, 100), 4196u);
 }
 
 TEST_F(LogManagerTest, WritesMetaPropertiesAndRefusesAnotherBrokersDir) {
@@ -346,17 +347,26 @@ TEST_F(LogManagerTest, ProduceToAnUnknownPartitionIsRefused) {
   }
 }
 
-TEST_F(LogManagerTest, ProducedBytesFollowThePayloadPattern) {
+TEST_F(LogManagerTest, ProduceWritesFillerRecordsOfThePayloadPatternAsAKafkaLog) {
   use("partition");
   auto m = make();
   m->create_partition("t", 0);
-  m->append("t", 0, 1000);
-  m->append("t", 0, 3001);
-  std::ifstream in(dirs_[0] / "t-0" / "00000000000000000000.log", std::ios::binary);
-  std::string got((std::istreambuf_iterator<char>(in)), {});
-  std::string want(4001, '\0');
-  layout::fill_payload("t", 0, 0, std::span<char>(want.data(), want.size()));
-  EXPECT_TRUE(got == want);
+  EXPECT_EQ(m->append("t", 0, 1000), 1000u);
+  EXPECT_EQ(m->append("t", 0, 3001), 4001u);
+  EXPECT_EQ(test::filler_log_problem(dirs_[0] / "t-0", "t", 0, 4001), "");
+  const LogManager::LogOffsets offsets = m->log_offsets({"t", 0});
+  EXPECT_EQ(offsets.log_start_offset, 0);
+  EXPECT_GT(offsets.log_end_offset, 1) << "each Produce appends at least one record";
+  // Fewer bytes than the smallest batch cannot be written as records.
+  try {
+    m->append("t", 0, 67);
+    ADD_FAILURE() << "a 67-byte Produce was accepted";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidRequest);
+    EXPECT_STREQ(e.what(),
+                 "A Produce of 67 bytes is smaller than the smallest record batch (68 bytes).");
+  }
+  EXPECT_EQ(test::filler_log_problem(dirs_[0] / "t-0", "t", 0, 4001), "");
 }
 
 TEST_F(LogManagerTest, DeleteTopicRemovesItsDirsAndCounts) {

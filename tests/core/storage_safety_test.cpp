@@ -109,7 +109,7 @@ TEST_F(StorageSafetyTest, APartitionsOwnReservationCountsAsSpaceForIt) {
   // 1 MB usable, 600 kB of it reserved for t-0 itself: all of it is t-0's to write.
   EXPECT_EQ(m->append("t", 0, 1 * kMB), 1 * kMB);
   probe_->set(dirs_[0], 1000 * kMB, 0);
-  EXPECT_THROW(m->append("t", 0, 1), KafkaError);
+  EXPECT_THROW(m->append("t", 0, 100), KafkaError);
   EXPECT_EQ(m->append("t", 0, 0), 1 * kMB) << "an empty append needs no space";
 }
 
@@ -192,7 +192,7 @@ TEST_F(StorageSafetyTest, DeletionOnAnOfflineDirIsPendingThenCompletedAtTheNextS
     EXPECT_TRUE(fs::exists(record_)) << "the pending deletion is not recorded";
     EXPECT_TRUE(fs::exists(dirs_[0] / "t-0")) << "an offline dir was written to";
     EXPECT_TRUE(served(*m).empty());
-    EXPECT_THROW(m->append("t", 0, 1), KafkaError);
+    EXPECT_THROW(m->append("t", 0, 100), KafkaError);
     // A new t-0 starts empty in an online dir; the stale copy is not served again.
     EXPECT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[1]);
     EXPECT_EQ(served(*m), std::vector<std::string>{"d2/t-0"});

@@ -15,6 +15,7 @@
 
 #include "admin/admin_client.h"
 #include "core/log_layout.h"
+#include "filler_log.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
@@ -111,24 +112,7 @@ class BalanceTest : public ServerFixture {
         if (fs::exists(d / name)) copies.push_back(d / name);
       }
       ASSERT_EQ(copies.size(), 1u) << name << " is in " << copies.size() << " log dirs";
-      std::vector<fs::path> segments;
-      for (const auto& e : fs::directory_iterator(copies[0])) segments.push_back(e.path());
-      std::sort(segments.begin(), segments.end());
-      uint64_t offset = 0;
-      std::vector<char> want(kMiB), got(kMiB);
-      for (const fs::path& seg : segments) {
-        std::ifstream in(seg, std::ios::binary);
-        for (;;) {
-          in.read(got.data(), static_cast<std::streamsize>(got.size()));
-          const auto n = static_cast<size_t>(in.gcount());
-          if (n == 0) break;
-          layout::fill_payload(topic, p, offset, std::span<char>(want.data(), n));
-          ASSERT_EQ(std::memcmp(got.data(), want.data(), n), 0)
-              << name << " differs near offset " << offset;
-          offset += n;
-        }
-      }
-      EXPECT_EQ(offset, size) << name;
+      EXPECT_EQ(test::filler_log_problem(copies[0], topic, p, size), "") << name;
     }
     for (const fs::path& d : config_.log_dirs) {
       for (const auto& e : fs::directory_iterator(d)) {

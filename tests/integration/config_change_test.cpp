@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/log_layout.h"
+#include "filler_log.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
@@ -211,11 +212,10 @@ TEST_F(ConfigChangeTest, RestartKeepsPartitionsSizesAndDynamicConfig) {
     }
   }
   ASSERT_FALSE(dir.empty());
-  const std::string content = read_file(fs::path(dir) / lds::layout::partition_dir("keep", 0) /
-                                        lds::layout::segment_file(0));
-  std::string expected(4096 + 100, '\0');
-  lds::layout::fill_payload("keep", 0, 0, std::span<char>(expected.data(), expected.size()));
-  EXPECT_TRUE(content == expected) << "keep-0 does not hold the Produce pattern after the restart";
+  EXPECT_EQ(lds::test::filler_log_problem(fs::path(dir) / lds::layout::partition_dir("keep", 0),
+                                          "keep", 0, 4096 + 100),
+            "")
+      << "keep-0 does not hold the Produce records after the restart";
 }
 
 }  // namespace

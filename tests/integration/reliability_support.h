@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/log_layout.h"
+#include "filler_log.h"
 
 namespace lds::integration {
 
@@ -105,44 +106,11 @@ inline uint64_t segment_bytes(const fs::path& partition_dir) {
   return total;
 }
 
-// "" when `partition_dir` holds exactly `size` bytes of the Produce payload of (topic, partition)
-// in contiguous segments; otherwise what is wrong.
+// "" when `partition_dir` holds exactly `size` bytes of Produce's filler records of (topic,
+// partition), a valid Kafka log; otherwise what is wrong.
 inline std::string partition_problem(const fs::path& partition_dir, const std::string& topic,
                                      int32_t partition, uint64_t size) {
-  std::vector<std::pair<uint64_t, fs::path>> segments;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(partition_dir, ec)) {
-    uint64_t base = 0;
-    if (layout::parse_segment_file(e.path().filename().string(), &base)) {
-      segments.emplace_back(base, e.path());
-    }
-  }
-  if (ec) return "cannot list " + partition_dir.string() + ": " + ec.message();
-  std::sort(segments.begin(), segments.end());
-  uint64_t offset = 0;
-  std::vector<char> got(1 << 20), want(1 << 20);
-  for (const auto& [base, path] : segments) {
-    if (base != offset) {
-      return path.string() + " starts at offset " + std::to_string(base) + ", expected " +
-             std::to_string(offset);
-    }
-    std::ifstream in(path, std::ios::binary);
-    while (in) {
-      in.read(got.data(), static_cast<std::streamsize>(got.size()));
-      const auto n = static_cast<size_t>(in.gcount());
-      if (n == 0) break;
-      layout::fill_payload(topic, partition, offset, std::span<char>(want.data(), n));
-      if (std::memcmp(got.data(), want.data(), n) != 0) {
-        return path.string() + " differs from the payload near offset " + std::to_string(offset);
-      }
-      offset += n;
-    }
-  }
-  if (offset != size) {
-    return partition_dir.string() + " holds " + std::to_string(offset) + " bytes, expected " +
-           std::to_string(size);
-  }
-  return "";
+  return test::filler_log_problem(partition_dir, topic, partition, size);
 }
 
 // The directories among `log_dirs` that hold partition `name` ("t-0").

@@ -11,6 +11,7 @@
 
 #include "admin/admin_client.h"
 #include "core/log_layout.h"
+#include "filler_log.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
@@ -85,24 +86,7 @@ class ReplicaMoveTest : public ServerFixture {
     const std::string name = layout::partition_dir(topic, partition);
     auto copies = entries_named(name);
     ASSERT_EQ(copies.size(), 1u) << name << " is in " << copies.size() << " directories";
-    uint64_t offset = 0;
-    std::vector<char> want(kMiB), got(kMiB);
-    std::vector<fs::path> segments;
-    for (const auto& e : fs::directory_iterator(copies[0])) segments.push_back(e.path());
-    std::sort(segments.begin(), segments.end());
-    for (const auto& seg : segments) {
-      std::ifstream in(seg, std::ios::binary);
-      while (in) {
-        in.read(got.data(), static_cast<std::streamsize>(got.size()));
-        const auto n = static_cast<size_t>(in.gcount());
-        if (n == 0) break;
-        layout::fill_payload(topic, partition, offset, std::span<char>(want.data(), n));
-        ASSERT_EQ(std::memcmp(got.data(), want.data(), n), 0)
-            << name << " differs from the pattern near offset " << offset;
-        offset += n;
-      }
-    }
-    EXPECT_EQ(offset, size) << name;
+    EXPECT_EQ(test::filler_log_problem(copies[0], topic, partition, size), "") << name;
   }
 
   void expect_no_leftovers() {

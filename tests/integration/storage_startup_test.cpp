@@ -115,8 +115,8 @@ TEST_F(StorageStartupTest, ASecondServeOnASharedDirExits2HavingTouchedNothing) {
   // The first broker still serves, on the same socket, with both dirs online.
   json described = call_ok({{"api", "DescribeLogDirs"}});
   for (const auto& d : a.log_dirs) EXPECT_TRUE(dir_entry(described, d)["error"].is_null()) << d;
-  EXPECT_EQ(call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 1}, {"bytes", 10}})["size"],
-            10);
+  EXPECT_EQ(call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 1}, {"bytes", 100}})["size"],
+            100);
 }
 
 TEST_F(StorageStartupTest, AHandWrittenMetaPropertiesOfAnotherNodeRefusesTheStartAndStaysAsItIs) {

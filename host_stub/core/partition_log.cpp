@@ -1,0 +1,300 @@
+// partition_log.cpp: a partition's log of record batches: append with offsets and rolling, read
+// by offset, and recovery of the last segment after a crash.
+#include "core/partition_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+
+#include "core/durable_file.h"
+#include "core/errors.h"
+#include "core/log_layout.h"
+#include "core/logging.h"
+#include "core/record_batch.h"
+#include "core/wire.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+namespace {
+
+std::shared_ptr<spdlog::logger> log() { return logger("lds.log_manager"); }
+
+// Reads exactly `n` bytes at `at`, or fewer at the end of the file.
+size_t read_at(const Fd& fd, const fs::path& path, char* out, size_t n, uint64_t at) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t k = ::pread(fd.get(), out + done, n - done, static_cast<off_t>(at + done));
+    if (k < 0 && errno == EINTR) continue;
+    check_syscall(k, "read", path);
+    if (k == 0) break;
+    done += static_cast<size_t>(k);
+  }
+  return done;
+}
+
+// The header of the batch at byte `at` of a segment, or why the bytes there are not one.
+struct HeaderAt {
+  kafka::RecordBatchHeader header;
+  std::string problem;
+  size_t available = 0;  // bytes read, at most a header's
+};
+HeaderAt header_at(const Fd& fd, const fs::path& path, uint64_t at) {
+  char buf[kafka::kBatchHeaderBytes];
+  HeaderAt h;
+  h.available = read_at(fd, path, buf, sizeof buf, at);
+  try {
+    h.header = kafka::read_batch_header_fields(std::string_view(buf, h.available));
+  } catch (const kafka::ParseError& e) {
+    h.problem = e.what();
+    if (!h.problem.empty() && h.problem.back() == '.') h.problem.pop_back();  // a clause here
+  }
+  return h;
+}
+
+std::map<int64_t, fs::path> segment_files(const fs::path& dir) {
+  std::map<int64_t, fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    uint64_t base = 0;
+    if (layout::parse_segment_file(e.path().filename().string(), &base)) {
+      out[static_cast<int64_t>(base)] = e.path();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PartitionLog PartitionLog::empty() {
+  PartitionLog log;
+  log.segments_.push_back(LogSegment{0, 0});
+  return log;
+}
+
+uint64_t PartitionLog::size_in_bytes() const {
+  uint64_t total = 0;
+  for (const LogSegment& s : segments_) total += s.bytes;
+  return total;
+}
+
+void PartitionLog::check_batches(std::string_view batches, uint64_t segment_bytes) {
+  if (batches.size() > segment_bytes) {
+    throw KafkaError(ErrorCode::kRecordListTooLarge,
+                     "The record batches of " + std::to_string(batches.size()) +
+                         " bytes are larger than log.segment.bytes (" +
+                         std::to_string(segment_bytes) + ").");
+  }
+  if (batches.empty()) {
+    throw KafkaError(ErrorCode::kInvalidRecord, "The request carries no record batch.");
+  }
+  size_t at = 0;
+  while (at < batches.size()) {
+    const std::string_view rest = batches.substr(at);
+    if (rest.size() > kafka::kBatchCrcOffset - 1 &&
+        static_cast<int8_t>(rest[kafka::kBatchCrcOffset - 1]) != kafka::kMagicV2) {
+      throw KafkaError(ErrorCode::kInvalidRecord,
+                       "The record batch at byte " + std::to_string(at) + " has magic " +
+                           std::to_string(static_cast<int8_t>(rest[kafka::kBatchCrcOffset - 1])) +
+                           "; this broker takes magic 2 only.");
+    }
+    kafka::RecordBatchHeader h;
+    try {
+      h = kafka::read_batch_header(rest);
+    } catch (const kafka::ParseError& e) {
+      throw KafkaError(
+          ErrorCode::kCorruptMessage,
+          "The record batch at byte " + std::to_string(at) + " is malformed: " + e.what());
+    }
+    const std::string_view batch = rest.substr(0, h.size_in_bytes());
+    if (kafka::compute_batch_crc(batch) != h.crc) {
+      throw KafkaError(ErrorCode::kCorruptMessage,
+                       "The record batch at byte " + std::to_string(at) +
+                           " fails its CRC32C check (" + std::to_string(h.crc) + " stored, " +
+                           std::to_string(kafka::compute_batch_crc(batch)) + " computed).");
+    }
+    if (h.record_count < 1 || h.last_offset_delta < 0) {
+      throw KafkaError(ErrorCode::kInvalidRecord,
+                       "The record batch at byte " + std::to_string(at) + " holds no record.");
+    }
+    at += h.size_in_bytes();
+  }
+}
+
+int64_t PartitionLog::count(std::string_view batches) {
+  const int64_t first = next_offset_;
+  size_t at = 0;
+  while (at + kafka::kBatchHeaderBytes <= batches.size()) {
+    const kafka::RecordBatchHeader h = kafka::read_batch_header(batches.substr(at));
+    next_offset_ += int64_t{h.last_offset_delta} + 1;
+    at += h.size_in_bytes();
+  }
+  return first;
+}
+
+int64_t PartitionLog::append(const fs::path& dir, std::string& batches, uint64_t segment_bytes) {
+  const int64_t first = next_offset_;
+  int64_t next = next_offset_;
+  for (size_t at = 0; at < batches.size();) {
+    const kafka::RecordBatchHeader h =
+        kafka::read_batch_header(std::string_view(batches).substr(at));
+    kafka::set_base_offset(batches, at, next);
+    next += int64_t{h.last_offset_delta} + 1;
+    at += h.size_in_bytes();
+  }
+  const bool roll = segments_.empty() || (segments_.back().bytes > 0 &&
+                                          segments_.back().bytes + batches.size() > segment_bytes);
+  const LogSegment active = roll ? LogSegment{first, 0} : segments_.back();
+  const fs::path path = dir / layout::segment_file(static_cast<uint64_t>(active.base_offset));
+  const Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd) throw FileError(errno, roll ? "create" : "open", path);
+  size_t done = 0;
+  int err = 0;
+  while (done < batches.size()) {
+    const ssize_t w = ::write(fd.get(), batches.data() + done, batches.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      err = w < 0 ? errno : ENOSPC;
+      break;
+    }
+    done += static_cast<size_t>(w);
+  }
+  if (err != 0) {
+    // Never leave a torn batch, nor a segment that no record reached.
+    if (roll) {
+      (void)::unlink(path.c_str());
+    } else {
+      (void)::ftruncate(fd.get(), static_cast<off_t>(active.bytes));
+    }
+    throw FileError(err, "write", path);
+  }
+  if (roll) segments_.push_back(LogSegment{first, 0});
+  segments_.back().bytes += batches.size();
+  next_offset_ = next;
+  return first;
+}
+
+std::string PartitionLog::read(const fs::path& dir, int64_t offset, uint64_t max_bytes) const {
+  if (offset >= next_offset_ || segments_.empty()) return {};
+  auto seg = std::upper_bound(segments_.begin(), segments_.end(), offset,
+                              [](int64_t o, const LogSegment& s) { return o < s.base_offset; });
+  if (seg == segments_.begin()) return {};
+  --seg;
+  const fs::path path = dir / layout::segment_file(static_cast<uint64_t>(seg->base_offset));
+  const Fd fd = open_file(path, O_RDONLY | O_CLOEXEC);
+  uint64_t position = 0;
+  if (hint_segment_ == seg->base_offset && hint_offset_ <= offset) position = hint_position_;
+  // Find the batch that holds `offset`.
+  uint64_t start = seg->bytes;
+  uint64_t end = start;
+  int64_t next_offset = -1;
+  while (position < seg->bytes) {
+    const HeaderAt h = header_at(fd, path, position);
+    if (!h.problem.empty()) {
+      throw FileError(EIO, "read", path);  // the log was changed behind the broker's back
+    }
+    const int64_t last = h.header.base_offset + h.header.last_offset_delta;
+    const uint64_t size = h.header.size_in_bytes();
+    if (start == seg->bytes) {
+      if (last >= offset) {
+        start = position;
+        end = position + size;
+        next_offset = last + 1;
+      }
+    } else if (end - start + size <= max_bytes) {
+      end += size;
+      next_offset = last + 1;
+    } else {
+      break;
+    }
+    position += size;
+  }
+  if (start == seg->bytes) return {};
+  std::string out(static_cast<size_t>(end - start), '\0');
+  if (read_at(fd, path, out.data(), out.size(), start) != out.size()) {
+    throw FileError(EIO, "read", path);
+  }
+  hint_segment_ = seg->base_offset;
+  hint_offset_ = next_offset;
+  hint_position_ = end;
+  return out;
+}
+
+PartitionLog PartitionLog::scan(const fs::path& dir) {
+  PartitionLog result;
+  const std::map<int64_t, fs::path> files = segment_files(dir);
+  for (const auto& [base, path] : files) {
+    result.segments_.push_back(LogSegment{base, fs::file_size(path)});
+  }
+  if (result.segments_.empty()) return result;
+  LogSegment& last = result.segments_.back();
+  const fs::path& path = files.rbegin()->second;
+  result.next_offset_ = last.base_offset;
+  const Fd fd = open_file(path, O_RDONLY | O_CLOEXEC);
+  uint64_t position = 0;
+  std::vector<char> batch;
+  while (position < last.bytes) {
+    const HeaderAt h = header_at(fd, path, position);
+    std::string problem = h.problem;
+    const uint64_t left = last.bytes - position;
+    bool torn = false;
+    if (problem.empty()) {
+      const uint64_t size = h.header.size_in_bytes();
+      if (size > left) {
+        problem = "a batch of " + std::to_string(size) + " bytes with " + std::to_string(left) +
+                  " left in the file";
+        torn = true;
+      } else {
+        batch.resize(static_cast<size_t>(size));
+        if (read_at(fd, path, batch.data(), batch.size(), position) != batch.size()) {
+          throw FileError(EIO, "read", path);
+        }
+        if (kafka::compute_batch_crc(std::string_view(batch.data(), batch.size())) !=
+            h.header.crc) {
+          problem = "a batch whose CRC32C does not match";
+          torn = size == left;
+        }
+      }
+    } else if (h.available < kafka::kBatchHeaderBytes) {
+      torn = true;  // a header cut short
+    }
+    if (problem.empty()) {
+      result.next_offset_ = h.header.base_offset + h.header.last_offset_delta + 1;
+      position += h.header.size_in_bytes();
+      continue;
+    }
+    if (!torn) {
+      throw ConfigError("Log segment " + path.string() + " holds no valid record batch at byte " +
+                        std::to_string(position) + " (" + problem + "), and " +
+                        std::to_string(left) +
+                        " bytes from there are not a write cut short by a crash, so nothing was "
+                        "truncated; move the segment out of the partition directory or truncate "
+                        "it to " +
+                        std::to_string(position) + " bytes, and start again.");
+    }
+    result.torn_bytes_ = left;
+    result.torn_problem_ = problem;
+    last.bytes = position;
+    break;
+  }
+  return result;
+}
+
+void PartitionLog::cut_torn_tail(const fs::path& dir) {
+  if (torn_bytes_ == 0) return;
+  const LogSegment& last = segments_.back();
+  const fs::path path = dir / layout::segment_file(static_cast<uint64_t>(last.base_offset));
+  log()->warn(
+      "Found invalid messages in log segment {} at byte offset {}: {}. Truncating the {} bytes "
+      "of the torn last batch.",
+      path.string(), last.bytes, torn_problem_, torn_bytes_);
+  const Fd fd = open_file(path, O_WRONLY | O_CLOEXEC);
+  check_syscall(::ftruncate(fd.get(), static_cast<off_t>(last.bytes)), "truncate", path);
+  check_syscall(::fsync(fd.get()), "fsync", path);
+  torn_bytes_ = 0;
+  torn_problem_.clear();
+}
+
+}  // namespace lds

@@ -1,0 +1,83 @@
+// partition_log.h: one partition's Kafka log: its segments, named by the offset of their first
+// record, and its log end offset; appending whole record batches, reading them back by offset,
+// rolling segments, and reading the log again after a crash (a torn last batch is cut off, as
+// Kafka's segment recovery does).
+//
+// Not thread-safe: the LogManager serialises every call on one partition with its I/O lock.
+// The log does not know its directory: a move renames the partition directory, and the caller
+// passes the current one to every call.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lds {
+
+struct LogSegment {
+  int64_t base_offset = 0;  // the offset of its first record, and its file name
+  uint64_t bytes = 0;       // its file's size
+};
+
+class PartitionLog {
+ public:
+  // An empty log whose first segment (base offset 0, empty) exists on disk, as a new partition's.
+  static PartitionLog empty();
+  // A log with no files at all: the in-memory LogManager's bookkeeping, offsets only.
+  PartitionLog() = default;
+
+  // Reads the log of partition directory `dir` after a start: lists its segments and checks every
+  // batch of the last one (framing, magic 2, CRC32C), changing nothing. A torn last batch, one cut
+  // short or whose CRC does not match with nothing after it, is what a crash during a write
+  // leaves: it is left out of the log (torn_bytes()), and cut_torn_tail() removes it from the
+  // file, as Kafka's recovery does after an unclean shutdown. Anything else that is not a whole
+  // batch is not a torn write: ConfigError names the segment, the byte position and what is found
+  // there. Throws FileError on I/O.
+  static PartitionLog scan(const std::filesystem::path& dir);
+  // The bytes of the torn last batch scan() found, not yet cut off.
+  uint64_t torn_bytes() const { return torn_bytes_; }
+  // Truncates the last segment of `dir` to its whole batches (ftruncate, fsync), logging what is
+  // cut. A no-op without a torn batch. Throws FileError.
+  void cut_torn_tail(const std::filesystem::path& dir);
+
+  // Checks `batches`, a client's records as Produce carries them: one or more whole batches of
+  // magic 2, each with its CRC32C and at least one record, together at most `segment_bytes`.
+  // Throws KafkaError CORRUPT_MESSAGE (framing, CRC), INVALID_RECORD (another magic, no records)
+  // or RECORD_LIST_TOO_LARGE (the size), its sentence naming the batch's position.
+  static void check_batches(std::string_view batches, uint64_t segment_bytes);
+
+  // Gives the records of `batches` (checked by check_batches, or built by this broker) offsets
+  // from the log end offset on, by rewriting each batch's baseOffset, and writes them to the active
+  // segment of `dir`, rolling a new segment first when the active one is not empty and would pass
+  // `segment_bytes`. All or nothing: a short write is cut back and a segment created for it is
+  // removed before the error (FileError, with errno) is thrown. Returns the first record's offset.
+  int64_t append(const std::filesystem::path& dir, std::string& batches, uint64_t segment_bytes);
+  // The in-memory log: gives the records of `batches` offsets, writes nothing.
+  int64_t count(std::string_view batches);
+
+  // The whole batches from the one that holds `offset` on, within one segment, at most
+  // `max_bytes` together but the first one always whole (KIP-74). `offset` must lie in
+  // [log_start_offset(), log_end_offset()]; at the log end offset the result is empty.
+  std::string read(const std::filesystem::path& dir, int64_t offset, uint64_t max_bytes) const;
+
+  int64_t log_start_offset() const {
+    return segments_.empty() ? next_offset_ : segments_.front().base_offset;
+  }
+  int64_t log_end_offset() const { return next_offset_; }
+  uint64_t size_in_bytes() const;
+  const std::vector<LogSegment>& segments() const { return segments_; }
+
+ private:
+  std::vector<LogSegment> segments_;  // by base offset
+  int64_t next_offset_ = 0;
+  // Where the last read ended (a consumer's next fetch), so reading on needs no scan.
+  mutable int64_t hint_offset_ = -1;    // the offset the next batch starts with
+  mutable int64_t hint_segment_ = -1;   // in the segment of this base offset
+  mutable uint64_t hint_position_ = 0;  // at this byte of it
+  uint64_t torn_bytes_ = 0;             // scan()'s torn last batch
+  std::string torn_problem_;
+};
+
+}  // namespace lds

@@ -1,0 +1,265 @@
+// partition_log_test.cpp: a partition's log of record batches: offsets, rolling, reading by
+// offset, the checks on a client's batches, and what a restart finds after a crash.
+#include "core/partition_log.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "core/durable_file.h"
+#include "core/errors.h"
+#include "core/log_layout.h"
+#include "core/record_batch.h"
+#include "temp_dir.h"
+
+namespace lds {
+namespace {
+
+namespace fs = std::filesystem;
+using kafka::Record;
+
+// A batch of `n` records "v<i>" keyed "k<i>", as a client would send it (baseOffset 0).
+std::string client_batch(int n, const std::string& tag = "v") {
+  std::vector<Record> records;
+  for (int i = 0; i < n; ++i) {
+    Record r;
+    r.offset_delta = i;
+    r.key = "k" + std::to_string(i);
+    r.value = tag + std::to_string(i);
+    records.push_back(r);
+  }
+  return kafka::build_batch(0, 1700000000000, records);
+}
+
+std::string file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::vector<std::string> segment_names(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class PartitionLogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = tmp_.path() / "t-0";
+    fs::create_directory(dir_);
+    std::ofstream(dir_ / layout::segment_file(0));
+  }
+  int64_t append(PartitionLog& log, std::string batches, uint64_t segment_bytes = 1 << 20) {
+    return log.append(dir_, batches, segment_bytes);
+  }
+  test::TempDir tmp_;
+  fs::path dir_;
+};
+
+TEST_F(PartitionLogTest, AppendGivesOffsetsFromTheLogEndAndKeepsEveryBatchValid) {
+  PartitionLog log = PartitionLog::empty();
+  EXPECT_EQ(append(log, client_batch(3)), 0);
+  EXPECT_EQ(append(log, client_batch(2) + client_batch(4)), 3);
+  EXPECT_EQ(log.log_end_offset(), 9);
+  EXPECT_EQ(log.log_start_offset(), 0);
+  const std::string bytes = file(dir_ / layout::segment_file(0));
+  EXPECT_EQ(bytes.size(), log.size_in_bytes());
+  std::vector<int64_t> bases;
+  for (std::string_view b : kafka::split_batches(bytes)) {
+    EXPECT_TRUE(kafka::batch_crc_matches(b)) << "rewriting baseOffset must not break the CRC";
+    bases.push_back(kafka::read_batch_header(b).base_offset);
+  }
+  EXPECT_EQ(bases, (std::vector<int64_t>{0, 3, 5}));
+}
+
+TEST_F(PartitionLogTest, SegmentsRollBeforeAnAppendWouldPassTheSegmentSizeAndAreNamedByOffset) {
+  PartitionLog log = PartitionLog::empty();
+  const std::string batch = client_batch(10);
+  const uint64_t segment_bytes = batch.size() * 2;
+  for (int i = 0; i < 5; ++i) append(log, batch, segment_bytes);
+  EXPECT_EQ(segment_names(dir_),
+            (std::vector<std::string>{layout::segment_file(0), layout::segment_file(20),
+                                      layout::segment_file(40)}));
+  ASSERT_EQ(log.segments().size(), 3u);
+  EXPECT_EQ(log.segments()[2].bytes, batch.size());
+  // A batch larger than the segment size still goes into a segment of its own.
+  append(log, client_batch(200), segment_bytes);
+  EXPECT_EQ(log.segments().back().base_offset, 50);
+  EXPECT_EQ(log.log_end_offset(), 250);
+}
+
+TEST_F(PartitionLogTest, ReadReturnsWholeBatchesFromTheOneHoldingTheOffset) {
+  PartitionLog log = PartitionLog::empty();
+  for (int i = 0; i < 4; ++i) append(log, client_batch(5));  // offsets 0-4, 5-9, 10-14, 15-19
+  const size_t one = client_batch(5).size();
+  // Offset 7 lies inside the second batch: it is returned from its start.
+  std::string got = log.read(dir_, 7, 2 * one);
+  auto batches = kafka::split_batches(got);
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(kafka::read_batch_header(batches[0]).base_offset, 5);
+  EXPECT_EQ(kafka::read_batch_header(batches[1]).base_offset, 10);
+  // The first batch is whole even when it is larger than the limit (KIP-74).
+  got = log.read(dir_, 0, 10);
+  ASSERT_EQ(kafka::split_batches(got).size(), 1u);
+  EXPECT_EQ(got.size(), one);
+  // Reading on from where the last read ended, and at the log end.
+  got = log.read(dir_, 15, 1 << 20);
+  ASSERT_EQ(kafka::split_batches(got).size(), 1u);
+  EXPECT_EQ(kafka::read_records(got)[4].value, "v4");
+  EXPECT_EQ(log.read(dir_, 20, 1 << 20), "");
+}
+
+TEST_F(PartitionLogTest, ReadFindsOffsetsInEarlierSegments) {
+  PartitionLog log = PartitionLog::empty();
+  const std::string batch = client_batch(10);
+  for (int i = 0; i < 6; ++i) append(log, batch, batch.size() * 2);
+  for (int64_t offset : {0, 9, 10, 25, 59}) {
+    const std::string got = log.read(dir_, offset, 1);
+    const kafka::RecordBatchHeader h = kafka::read_batch_header(got);
+    EXPECT_LE(h.base_offset, offset);
+    EXPECT_GE(h.base_offset + h.last_offset_delta, offset);
+  }
+}
+
+TEST_F(PartitionLogTest, ClientBatchesAreCheckedBeforeAnythingIsWritten) {
+  auto code_of = [](const std::string& batches, uint64_t segment_bytes = 1 << 20) {
+    try {
+      PartitionLog::check_batches(batches, segment_bytes);
+      return ErrorCode::kNone;
+    } catch (const KafkaError& e) {
+      return e.code();
+    }
+  };
+  const std::string good = client_batch(3);
+  EXPECT_EQ(code_of(good + good), ErrorCode::kNone);
+  std::string flipped = good;
+  flipped.back() ^= 1;
+  EXPECT_EQ(code_of(flipped), ErrorCode::kCorruptMessage);
+  EXPECT_EQ(code_of(good.substr(0, good.size() - 1)), ErrorCode::kCorruptMessage);
+  std::string magic1 = good;
+  magic1[16] = 1;
+  EXPECT_EQ(code_of(magic1), ErrorCode::kInvalidRecord);
+  EXPECT_EQ(code_of(good, good.size() - 1), ErrorCode::kRecordListTooLarge);
+  EXPECT_EQ(code_of(""), ErrorCode::kInvalidRecord);
+}
+
+TEST_F(PartitionLogTest, ARestartFindsTheSameOffsetsAndSegments) {
+  PartitionLog log = PartitionLog::empty();
+  const std::string batch = client_batch(10);
+  for (int i = 0; i < 5; ++i) append(log, batch, batch.size() * 2);
+  PartitionLog again = PartitionLog::scan(dir_);
+  EXPECT_EQ(again.log_end_offset(), 50);
+  EXPECT_EQ(again.torn_bytes(), 0u);
+  ASSERT_EQ(again.segments().size(), log.segments().size());
+  for (size_t i = 0; i < log.segments().size(); ++i) {
+    EXPECT_EQ(again.segments()[i].base_offset, log.segments()[i].base_offset);
+    EXPECT_EQ(again.segments()[i].bytes, log.segments()[i].bytes);
+  }
+  EXPECT_EQ(append(again, client_batch(1), batch.size() * 2), 50);
+}
+
+TEST_F(PartitionLogTest, ATornLastBatchIsCutOffAtRestart) {
+  PartitionLog log = PartitionLog::empty();
+  append(log, client_batch(3));
+  append(log, client_batch(3));
+  const uint64_t whole = log.size_in_bytes();
+  const fs::path segment = dir_ / layout::segment_file(0);
+  // A write cut short by a crash: half a batch at the end.
+  const std::string third = client_batch(3);
+  std::ofstream(segment, std::ios::app | std::ios::binary) << third.substr(0, third.size() / 2);
+
+  PartitionLog again = PartitionLog::scan(dir_);
+  EXPECT_EQ(again.log_end_offset(), 6);
+  EXPECT_EQ(again.torn_bytes(), third.size() / 2);
+  EXPECT_EQ(fs::file_size(segment), whole + third.size() / 2) << "scan changes nothing";
+  again.cut_torn_tail(dir_);
+  EXPECT_EQ(fs::file_size(segment), whole);
+  EXPECT_EQ(PartitionLog::scan(dir_).torn_bytes(), 0u);
+
+  // A last batch whose CRC does not match, nothing after it: torn as well.
+  std::string bad = client_batch(2);
+  bad.back() ^= 0x5a;
+  std::ofstream(segment, std::ios::app | std::ios::binary) << bad;
+  PartitionLog crc = PartitionLog::scan(dir_);
+  EXPECT_EQ(crc.torn_bytes(), bad.size());
+  EXPECT_EQ(crc.log_end_offset(), 6);
+}
+
+TEST_F(PartitionLogTest, CorruptionBeforeTheTailRefusesAndTruncatesNothing) {
+  PartitionLog log = PartitionLog::empty();
+  append(log, client_batch(3));
+  const uint64_t first = log.size_in_bytes();
+  append(log, client_batch(3));
+  const fs::path segment = dir_ / layout::segment_file(0);
+  std::string bytes = file(segment);
+  bytes[first / 2] ^= 0x01;  // inside the first batch, with a whole batch after it
+  std::ofstream(segment, std::ios::binary | std::ios::trunc) << bytes;
+  try {
+    PartitionLog::scan(dir_);
+    ADD_FAILURE() << "a corrupt batch before the tail was accepted";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(segment.string()), std::string::npos) << what;
+    EXPECT_NE(what.find("at byte 0"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was truncated"), std::string::npos) << what;
+  }
+  EXPECT_EQ(file(segment), bytes);
+
+  // Bytes that are not a Kafka log at all (an earlier format, another program's file).
+  std::ofstream(segment, std::ios::binary | std::ios::trunc) << std::string(4096, 'x');
+  EXPECT_THROW(PartitionLog::scan(dir_), ConfigError);
+  EXPECT_EQ(fs::file_size(segment), 4096u);
+}
+
+// RLIMIT_FSIZE cuts a write short, as a full disk does.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    old_ = ::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    ::signal(SIGXFSZ, old_);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  rlimit saved_{};
+  sighandler_t old_;
+};
+
+TEST_F(PartitionLogTest, AShortWriteLeavesNeitherATornBatchNorAnEmptySegment) {
+  PartitionLog log = PartitionLog::empty();
+  const std::string batch = client_batch(50);
+  append(log, batch, batch.size());
+  const fs::path first = dir_ / layout::segment_file(0);
+  {
+    FileSizeLimit limit(batch.size() + 100);
+    std::string big = batch;
+    // Into the active segment: cut short at the limit, cut back to whole batches.
+    EXPECT_THROW(log.append(dir_, big, 1 << 20), FileError);
+    EXPECT_EQ(fs::file_size(first), batch.size());
+    // Into a new segment (the active one is full): the segment is removed again.
+    std::string bigger = client_batch(500);
+    EXPECT_THROW(log.append(dir_, bigger, batch.size()), FileError);
+    EXPECT_EQ(segment_names(dir_), std::vector<std::string>{layout::segment_file(0)});
+  }
+  EXPECT_EQ(log.log_end_offset(), 50);
+  EXPECT_EQ(PartitionLog::scan(dir_).log_end_offset(), 50);
+  // The next append goes on from there.
+  EXPECT_EQ(append(log, client_batch(1), batch.size()), 50);
+  EXPECT_EQ(segment_names(dir_),
+            (std::vector<std::string>{layout::segment_file(0), layout::segment_file(50)}));
+}
+
+}  // namespace
+}  // namespace lds
