@@ -315,7 +315,8 @@ TEST_F(RecordsHandlerTest, ListOffsetsAnswersEarliestAndLatest) {
   EXPECT_EQ(p.at(2).error_code, 42);
   ListOffsetsRequest others;
   others.topics.push_back({"t", {{0, 1700000000000}, {1, -3}}});
-  const auto& o = list_offsets(others, 2).topics.at(0).partitions;
+  const ListOffsetsResponse answered = list_offsets(others, 2);
+  const auto& o = answered.topics.at(0).partitions;
   EXPECT_EQ(o.at(0).error_code, 0);  // no offset for a time: -1, -1, as Kafka answers then
   EXPECT_EQ(o.at(0).offset, -1);
   EXPECT_EQ(o.at(0).timestamp, -1);
