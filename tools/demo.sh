@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh: a guided tour of lds-host on three log directories: placement, cordons, draining a disk
-# with a reassignment file, and a live strategy swap.
+# with a reassignment file, a live strategy swap, and kcat producing and consuming through the
+# Kafka listener.
 #
 # Expects a build in ./build (README command 1 makes it). As root it mounts three tmpfs "disks" of
 # 64, 128 and 256 MiB so that free space really differs; otherwise it uses plain folders and says so.
@@ -35,6 +36,7 @@ trap 'exit 130' INT TERM
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 say() { printf '%s\n' "$*" | fold -s -w 100; }
 run() { printf '\033[2m$ lds-host %s\033[0m\n' "$*"; "$host" "$@" --config "$config"; }
+shell() { printf '\033[2m$ %s\033[0m\n' "$1"; bash -c "$1"; }
 
 rm -rf "$data" "$config.dynamic"  # start from the file's own settings
 mkdir -p "$data"
@@ -97,6 +99,10 @@ step "A Kafka client sees the same broker (the listener of conf/broker.toml)"
 if command -v kcat >/dev/null 2>&1; then
   printf '\033[2m$ kcat -L -b 127.0.0.1:9092\033[0m\n'
   kcat -L -b 127.0.0.1:9092 -m 5 | sed 's/^/  /' | head -20
+  say "kcat produces three keyed messages into a new topic 'greetings' and reads them back: real v2 record batches in its segment."
+  run create --topic greetings --partition-count 1
+  shell "printf 'alice:hello\\nbob:bonjour\\ncarol:hallo\\n' | kcat -P -b 127.0.0.1:9092 -t greetings -p 0 -K: -H origin=demo -X acks=all"
+  shell "kcat -C -b 127.0.0.1:9092 -t greetings -p 0 -o beginning -e -q -f 'offset %o: %k = %s (%h)\\n'"
 else
   say "kcat is not installed (tools/install-deps.sh installs it); skipped."
 fi

@@ -12,9 +12,9 @@
 #   5. the whole suite again in a -fsanitize=address,undefined build (./build-asan), except what
 #      cannot run there (Valgrind) or is not about memory (packaging): any report fails it;
 #   6. the style gate, tools/check-style.sh: clang-format and clang-tidy, any finding fails it;
-#   7. the libFuzzer targets (config loader, admin request parser) built with clang in ./build-fuzz
-#      and run for LDS_FUZZ_SECONDS (60) each from their seed corpora: any crash, sanitizer report,
-#      timeout or out-of-memory fails it.
+#   7. the libFuzzer targets (config loader, admin request parser, Kafka frame and request parser)
+#      built with clang in ./build-fuzz and run for LDS_FUZZ_SECONDS (60) each from their seed
+#      corpora: any crash, sanitizer report, timeout or out-of-memory fails it.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,7 +86,7 @@ CC=clang CXX=clang++ cmake -S "$repo" -B "$fuzz_build" -DCMAKE_BUILD_TYPE=RelWit
 cmake --build "$fuzz_build" -j"$jobs" --target lds_fuzzers
 fuzz_work=$(mktemp -d)
 trap 'rm -rf "$fuzz_work"' EXIT
-for target in config admin_request; do
+for target in config admin_request kafka_request; do
   seeds="$repo/tests/fuzz/corpus/${target%_request}"
   mkdir -p "$fuzz_work/$target"
   # New inputs go to a scratch corpus; the checked-in seeds are read only.

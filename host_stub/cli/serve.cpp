@@ -67,8 +67,11 @@ int serve(const std::string& config_file) {
       kafka_listener = std::make_unique<kafka::KafkaListener>(options);
       kafka_handler = std::make_unique<kafka::RequestHandler>(
           broker, kafka::Endpoint{kafka_listener->bound_host(), kafka_listener->bound_port()});
-      kafka_listener->start(
-          [h = kafka_handler.get()](std::string_view frame) { return h->handle(frame); });
+      // A Produce wakes the Fetches waiting for data. The listener stops before it goes.
+      kafka_handler->set_on_append([l = kafka_listener.get()] { l->wake_waiting(); });
+      kafka_listener->start([h = kafka_handler.get()](std::string_view frame, auto received) {
+        return h->handle(frame, received);
+      });
       listeners = "PLAINTEXT://" + kafka_listener->bound_address();
     }
     AdminApi api(broker, listeners);

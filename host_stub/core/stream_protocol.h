@@ -6,10 +6,30 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace lds {
+
+// A request cut out of the input; `too_large` when it exceeded the framing's limit and only its
+// refusal is to be answered.
+struct StreamRequest {
+  std::string bytes;
+  bool too_large = false;
+  // When the server took it from the input; a request asked again (StreamReply::retry) keeps it.
+  std::chrono::steady_clock::time_point received{};
+};
+
+struct StreamReply {
+  std::string bytes;   // what to send, framed; may be empty
+  bool close = false;  // close the connection after this reply, taking no further request
+  // No answer yet (a fetch waiting for data): the server keeps this request, takes no other from
+  // the connection meanwhile (replies keep their order), and asks again with it at `retry_at`, or
+  // sooner after StreamServer::wake_parked(). No worker is held while it waits.
+  std::optional<StreamRequest> retry;
+  std::chrono::steady_clock::time_point retry_at{};
+};
 
 // One client connection. The server's lock guards every field but `fd` and `peer`, which never
 // change while the connection is open.
@@ -25,20 +45,11 @@ struct StreamConnection {
   bool closing = false;      // take no more requests; send what is queued, then close
   bool dead = false;         // close as soon as no worker holds it
   std::chrono::steady_clock::time_point last_active;
+  // A request whose answer waits (StreamReply::retry), and when to ask again at the latest.
+  std::optional<StreamRequest> parked;
+  std::chrono::steady_clock::time_point parked_until{};
 
   size_t pending_output() const { return output.size() - output_sent; }
-};
-
-// A request cut out of the input; `too_large` when it exceeded the framing's limit and only its
-// refusal is to be answered.
-struct StreamRequest {
-  std::string bytes;
-  bool too_large = false;
-};
-
-struct StreamReply {
-  std::string bytes;   // what to send, framed; may be empty
-  bool close = false;  // close the connection after this reply, taking no further request
 };
 
 // Why an accepted connection is turned away at once.

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -63,6 +64,7 @@ struct StreamServer::State {
   std::map<int, std::shared_ptr<StreamConnection>> connections;
   std::deque<std::shared_ptr<StreamConnection>> ready;  // connections with requests to answer
   std::condition_variable work_cv;
+  uint64_t wake_generation = 0;  // counts wake_parked() calls
 };
 
 StreamServer::State::~State() {
@@ -169,6 +171,19 @@ size_t StreamServer::connections() const {
   return state_->connections.size();
 }
 
+void StreamServer::wake_parked() {
+  if (!state_) return;
+  {
+    std::lock_guard lock(state_->mu);
+    ++state_->wake_generation;
+    const auto now = State::Clock::now();
+    for (auto& [fd, c] : state_->connections) {
+      if (c->parked) c->parked_until = std::min(c->parked_until, now);
+    }
+  }
+  state_->wake();
+}
+
 void StreamServer::State::wake() {
   const char b = 1;
   (void)!::write(wake_pipe[1], &b, 1);
@@ -189,17 +204,24 @@ void StreamServer::State::event_loop() {
     polled.clear();
     fds.push_back({wake_pipe[0], POLLIN, 0});
     fds.push_back({listen_fd, POLLIN, 0});
+    // Wake at least once a second to close idle connections, and when a parked request is due.
+    Clock::time_point next_wake = Clock::now() + std::chrono::seconds(1);
     {
       std::lock_guard lock(mu);
       if (stopping) return;
+      const Clock::time_point now = Clock::now();
       for (auto it = connections.begin(); it != connections.end();) {
         const std::shared_ptr<StreamConnection>& c = it->second;
-        if (!c->busy && !c->closing && !c->dead && protocol->request_ready(*c)) {
+        // A parked request is asked again when due; until then the connection's next requests
+        // wait behind it.
+        const bool due = c->parked ? c->parked_until <= now : protocol->request_ready(*c);
+        if (!c->busy && !c->closing && !c->dead && due) {
           c->busy = true;
           ready.push_back(c);
           work_cv.notify_one();
         }
-        if (!c->busy && c->peer_closed && !c->dead && !protocol->request_ready(*c)) {
+        if (!c->busy && c->parked) next_wake = std::min(next_wake, c->parked_until);
+        if (!c->busy && c->peer_closed && !c->dead && !c->parked && !protocol->request_ready(*c)) {
           c->closing = true;
         }
         if (!c->busy && (c->dead || (c->closing && c->pending_output() == 0))) {
@@ -217,8 +239,9 @@ void StreamServer::State::event_loop() {
         ++it;
       }
     }
-    // Wake at least once a second to close idle connections.
-    const int n = ::poll(fds.data(), fds.size(), 1000);
+    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next_wake - Clock::now());
+    const int n = ::poll(fds.data(), fds.size(),
+                         static_cast<int>(std::clamp<int64_t>(wait.count(), 0, 1000)));
     if (n < 0 && errno != EINTR) {
       std::string name = options.name;
       if (!name.empty()) name[0] = static_cast<char>(std::toupper(name[0]));
@@ -341,7 +364,7 @@ void StreamServer::State::write_to(const std::shared_ptr<StreamConnection>& c) {
 void StreamServer::State::close_idle(Clock::time_point now) {
   std::lock_guard lock(mu);
   for (auto& [fd, c] : connections) {
-    if (!c->busy && !c->closing && !c->dead && now - c->last_active > options.idle) {
+    if (!c->busy && !c->parked && !c->closing && !c->dead && now - c->last_active > options.idle) {
       protocol->closing_idle(*c);
       c->closing = true;
     }
@@ -374,15 +397,37 @@ void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c) {
   const bool queued = protocol->queues_replies();
   for (;;) {
     StreamRequest request;
+    uint64_t generation = 0;
     {
       std::lock_guard lock(mu);
-      if ((queued && stopping) || c->dead || c->closing || !protocol->take_request(*c, request)) {
+      bool taken = false;
+      if (!(queued && stopping) && !c->dead && !c->closing) {
+        if (c->parked) {
+          request = std::move(*c->parked);
+          c->parked.reset();
+          taken = true;
+        } else if (protocol->take_request(*c, request)) {
+          request.received = Clock::now();
+          taken = true;
+        }
+      }
+      if (!taken) {
         c->busy = false;
         c->last_active = Clock::now();
         return;
       }
+      generation = wake_generation;
     }
     StreamReply reply = protocol->answer(*c, std::move(request));
+    if (reply.retry) {
+      std::lock_guard lock(mu);
+      c->parked = std::move(reply.retry);
+      // A wake_parked() while it was being answered may have come too late for this answer.
+      c->parked_until = generation == wake_generation ? reply.retry_at : Clock::now();
+      c->busy = false;
+      c->last_active = Clock::now();
+      return;
+    }
     bool sent = true;
     if (!queued && !reply.bytes.empty()) sent = protocol->send_now(c->fd, reply.bytes);
     {

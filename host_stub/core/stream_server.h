@@ -3,6 +3,11 @@
 // threads answers them through a StreamProtocol. Each connection has at most one worker at a time,
 // which answers its requests in order, so replies go back in request order.
 //
+// A request that cannot be answered yet (a Kafka fetch waiting for data) is parked: its worker
+// returns to the pool, the connection takes no further request until the parked one is answered,
+// and the loop hands it to a worker again when it is due or wake_parked() says something changed.
+// So a waiting client holds no thread, and however many wait, everyone else is served.
+//
 // A request may never return (a handler stuck inside a strategy plugin), so stopping waits for the
 // workers only so long and then leaves the busy ones behind. The state they use is shared with
 // them and outlives the server; what the protocol's handler uses is the caller's to keep.
@@ -53,6 +58,9 @@ class StreamServer {
 
   // Connections open now.
   size_t connections() const;
+
+  // Asks every parked request (StreamReply::retry) again now: what it waits for may be there.
+  void wake_parked();
 
  private:
   struct State;  // shared with the threads

@@ -4,15 +4,25 @@
 namespace lds::kafka {
 namespace {
 
-// Flexible from: ApiVersions 3, Metadata 9, CreateTopics 5, DeleteTopics 4, DescribeLogDirs 2,
-// DescribeConfigs 4, AlterConfigs 2, AlterReplicaLogDirs 2, CreatePartitions 2,
-// IncrementalAlterConfigs 1 (Kafka's message definitions).
+// Flexible from: Produce 9, Fetch 12, ListOffsets 6, ApiVersions 3, Metadata 9, CreateTopics 5,
+// DeleteTopics 4, DescribeLogDirs 2, DescribeConfigs 4, AlterConfigs 2, AlterReplicaLogDirs 2,
+// CreatePartitions 2, IncrementalAlterConfigs 1 (Kafka's message definitions). librdkafka sends v2
+// record batches only when Produce 3+ and Fetch 4+ are both advertised, hence their lower bounds.
+// By key: ApiVersions lists them in this order.
 constexpr ApiRange kApis[] = {
-    {ApiKey::kMetadata, 0, 4, 9},         {ApiKey::kApiVersions, 0, 3, 3},
-    {ApiKey::kCreateTopics, 0, 4, 5},     {ApiKey::kDeleteTopics, 0, 3, 4},
-    {ApiKey::kDescribeLogDirs, 0, 5, 2},  {ApiKey::kDescribeConfigs, 0, 2, 4},
-    {ApiKey::kAlterConfigs, 0, 1, 2},     {ApiKey::kAlterReplicaLogDirs, 0, 1, 2},
-    {ApiKey::kCreatePartitions, 0, 1, 2}, {ApiKey::kIncrementalAlterConfigs, 0, 0, 1},
+    {ApiKey::kProduce, 3, 7, 9},
+    {ApiKey::kFetch, 4, 11, 12},
+    {ApiKey::kListOffsets, 1, 2, 6},
+    {ApiKey::kMetadata, 0, 4, 9},
+    {ApiKey::kApiVersions, 0, 3, 3},
+    {ApiKey::kCreateTopics, 0, 4, 5},
+    {ApiKey::kDeleteTopics, 0, 3, 4},
+    {ApiKey::kDescribeConfigs, 0, 2, 4},
+    {ApiKey::kAlterConfigs, 0, 1, 2},
+    {ApiKey::kAlterReplicaLogDirs, 0, 1, 2},
+    {ApiKey::kDescribeLogDirs, 0, 5, 2},
+    {ApiKey::kCreatePartitions, 0, 1, 2},
+    {ApiKey::kIncrementalAlterConfigs, 0, 0, 1},
 };
 
 }  // namespace

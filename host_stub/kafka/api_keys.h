@@ -11,6 +11,9 @@
 namespace lds::kafka {
 
 enum class ApiKey : int16_t {
+  kProduce = 0,
+  kFetch = 1,
+  kListOffsets = 2,
   kMetadata = 3,
   kApiVersions = 18,
   kCreateTopics = 19,
@@ -51,8 +54,10 @@ inline constexpr int16_t kNone = 0;
 inline constexpr int16_t kOffsetOutOfRange = 1;
 inline constexpr int16_t kCorruptMessage = 2;
 inline constexpr int16_t kUnknownTopicOrPartition = 3;
+inline constexpr int16_t kNotLeaderOrFollower = 6;
 inline constexpr int16_t kReplicaNotAvailable = 9;
 inline constexpr int16_t kInvalidTopicException = 17;
+inline constexpr int16_t kInvalidRequiredAcks = 21;
 inline constexpr int16_t kUnsupportedVersion = 35;
 inline constexpr int16_t kTopicAlreadyExists = 36;
 inline constexpr int16_t kInvalidPartitions = 37;
@@ -60,8 +65,12 @@ inline constexpr int16_t kInvalidReplicationFactor = 38;
 inline constexpr int16_t kInvalidReplicaAssignment = 39;
 inline constexpr int16_t kInvalidConfig = 40;
 inline constexpr int16_t kInvalidRequest = 42;
+inline constexpr int16_t kPolicyViolation = 44;
 inline constexpr int16_t kKafkaStorageError = 56;
 inline constexpr int16_t kLogDirNotFound = 57;
+inline constexpr int16_t kFetchSessionIdNotFound = 70;
+inline constexpr int16_t kUnsupportedCompressionType = 76;
+inline constexpr int16_t kInvalidRecord = 87;
 }  // namespace error
 
 // The wire code of one of the host's error names.

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/logging.h"
+#include "kafka/framing.h"
 
 namespace lds::kafka {
 namespace {
@@ -53,12 +54,6 @@ std::string address_text(const sockaddr_storage& addr) {
   return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
-int32_t big_endian_int32(const std::string& bytes) {
-  uint32_t v = 0;
-  for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[i]);
-  return static_cast<int32_t>(v);
-}
-
 // Kafka's framing: each request and reply a 4-byte big-endian size and that many bytes. Replies
 // are queued, in request order, for the event loop to send.
 class KafkaProtocol final : public StreamProtocol {
@@ -67,32 +62,32 @@ class KafkaProtocol final : public StreamProtocol {
       : handler_(std::move(handler)), max_frame_bytes_(max_frame_bytes) {}
 
   bool more_input_wanted(const StreamConnection& c) const override {
-    if (c.input.size() < 4 || c.input.size() < kReadAhead) return true;
+    if (c.input.size() < kReadAhead) return true;
     // Past the read-ahead only to complete the first frame.
-    return c.input.size() < 4 + static_cast<size_t>(big_endian_int32(c.input));
+    return cut_frame(c.input, max_frame_bytes_).state == FrameCut::kIncomplete;
   }
 
   // Whether the first buffered frame is complete; marks the connection dead when its size is out
   // of bounds.
   bool request_ready(StreamConnection& c) override {
-    if (c.dead || c.input.size() < 4) return false;
-    const int32_t size = big_endian_int32(c.input);
-    if (size < 0 || size > max_frame_bytes_) {
+    if (c.dead) return false;
+    const FrameCut cut = cut_frame(c.input, max_frame_bytes_);
+    if (cut.state == FrameCut::kInvalid) {
       // Kafka's words for it (NetworkReceive), then ours.
       log()->warn(
           "Closing the Kafka connection from {}: Invalid receive (size = {} larger than {}); "
           "socket.request.max.bytes is {}.",
-          c.peer, size, max_frame_bytes_, max_frame_bytes_);
+          c.peer, cut.size, max_frame_bytes_, max_frame_bytes_);
       c.dead = true;
       c.input.clear();
       return false;
     }
-    return c.input.size() >= 4 + static_cast<size_t>(size);
+    return cut.state == FrameCut::kComplete;
   }
 
   bool take_request(StreamConnection& c, StreamRequest& request) override {
     if (!request_ready(c)) return false;
-    const auto size = static_cast<size_t>(big_endian_int32(c.input));
+    const auto size = static_cast<size_t>(cut_frame(c.input, max_frame_bytes_).size);
     request.bytes = c.input.substr(4, size);
     c.input.erase(0, 4 + size);
     return true;
@@ -101,12 +96,17 @@ class KafkaProtocol final : public StreamProtocol {
   StreamReply answer(const StreamConnection& c, StreamRequest request) override {
     Reply reply;
     try {
-      reply = (*handler_)(request.bytes);
+      reply = (*handler_)(request.bytes, request.received);
     } catch (const std::exception& e) {
-      reply.frame.clear();
+      reply = Reply{};
       reply.close_reason = std::string("the request failed: ") + e.what();
     }
     StreamReply out;
+    if (reply.retry_at) {
+      out.retry_at = *reply.retry_at;
+      out.retry = std::move(request);
+      return out;
+    }
     if (!reply.frame.empty()) {
       const auto size = static_cast<uint32_t>(reply.frame.size());
       for (int shift = 24; shift >= 0; shift -= 8) {
@@ -210,5 +210,7 @@ KafkaListener::~KafkaListener() { stop(); }
 size_t KafkaListener::stop() { return server_->stop(); }
 
 size_t KafkaListener::connections() const { return server_->connections(); }
+
+void KafkaListener::wake_waiting() { server_->wake_parked(); }
 
 }  // namespace lds::kafka

@@ -4,7 +4,9 @@
 // blocking on a client; a fixed pool of worker threads runs the handler. Each connection has at
 // most one worker at a time, which answers its frames in order, so replies go back in request
 // order however far a client pipelines. A client that is slow to send or to read holds no thread:
-// the loop stops reading from it while its replies wait, and serves everyone else meanwhile.
+// the loop stops reading from it while its replies wait, and serves everyone else meanwhile. A
+// Fetch waiting for data holds no thread either: the handler's Reply::retry_at parks it (see
+// StreamServer), and wake_waiting() asks the parked ones again.
 //
 // A frame above the size limit, or a handler's request to close (an unknown API, a malformed
 // request), closes that connection only, with a log line naming the peer and the reason.
@@ -24,7 +26,9 @@ namespace lds::kafka {
 
 class KafkaListener {
  public:
-  using Handler = std::function<Reply(std::string_view frame)>;
+  // `received`: when the frame arrived (kept when a parked request is asked again).
+  using Handler =
+      std::function<Reply(std::string_view frame, std::chrono::steady_clock::time_point received)>;
 
   struct Options {
     std::string host;                     // a host name or an IPv4/IPv6 address
@@ -60,6 +64,9 @@ class KafkaListener {
 
   // Connections open now.
   size_t connections() const;
+
+  // Data has arrived: every parked request (a waiting Fetch) is asked again now.
+  void wake_waiting();
 
  private:
   Options options_;

@@ -21,6 +21,12 @@ namespace {
 
 const char* api_name(ApiKey key) {
   switch (key) {
+    case ApiKey::kProduce:
+      return "Produce";
+    case ApiKey::kFetch:
+      return "Fetch";
+    case ApiKey::kListOffsets:
+      return "ListOffsets";
     case ApiKey::kMetadata:
       return "Metadata";
     case ApiKey::kApiVersions:
@@ -61,7 +67,8 @@ std::optional<std::pair<std::string, int32_t>> split_partition_name(const std::s
 RequestHandler::RequestHandler(Broker& broker, Endpoint advertised)
     : broker_(broker), advertised_(std::move(advertised)), broker_id_(broker.config().broker_id) {}
 
-Reply RequestHandler::handle(std::string_view frame) const {
+Reply RequestHandler::handle(std::string_view frame,
+                             std::chrono::steady_clock::time_point received) const {
   Reply reply;
   try {
     if (frame.size() < 4) {
@@ -113,6 +120,15 @@ Reply RequestHandler::handle(std::string_view frame) const {
       case ApiKey::kDeleteTopics:
         reply.frame = delete_topics(body, version, header.correlation_id);
         break;
+      case ApiKey::kProduce:
+        reply = produce(body, version, header.correlation_id, header.client_id.value_or(""));
+        break;
+      case ApiKey::kFetch:
+        reply = fetch(body, version, header.correlation_id, received);
+        break;
+      case ApiKey::kListOffsets:
+        reply.frame = list_offsets(body, version, header.correlation_id);
+        break;
       case ApiKey::kCreatePartitions:
         reply.frame = create_partitions(body, version, header.correlation_id);
         break;
@@ -130,7 +146,7 @@ Reply RequestHandler::handle(std::string_view frame) const {
         break;
     }
   } catch (const ParseError& e) {
-    reply.frame.clear();
+    reply = Reply{};
     reply.close_reason = std::string("malformed request: ") + e.what();
   }
   return reply;

@@ -1,14 +1,17 @@
 // request_handler.h: answers one Kafka request frame from the broker's state, as Kafka's KafkaApis
-// does: ApiVersions, Metadata, CreateTopics, DeleteTopics, CreatePartitions, DescribeLogDirs,
-// AlterReplicaLogDirs, DescribeConfigs, AlterConfigs and IncrementalAlterConfigs, in the versions
-// api_keys.h lists.
+// does: Produce, Fetch, ListOffsets, ApiVersions, Metadata, CreateTopics, DeleteTopics,
+// CreatePartitions, DescribeLogDirs, AlterReplicaLogDirs, DescribeConfigs, AlterConfigs and
+// IncrementalAlterConfigs, in the versions api_keys.h lists.
 //
 // Independent of the transport: it takes the bytes of one frame (without the 4-byte size) and
 // returns the response frame, or says why the connection must close (an API or version it does not
 // serve, or a request that does not parse), as Kafka closes the connection in those cases.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +30,9 @@ struct Endpoint {
 struct Reply {
   std::string frame;         // the response without its size prefix; empty when nothing is sent
   std::string close_reason;  // non-empty: close the connection (after earlier replies), logged
+  // Set instead of both: a Fetch waiting for data (max_wait_ms, min_bytes). Ask again with the
+  // same frame and receive time by then, or sooner once data may have arrived.
+  std::optional<std::chrono::steady_clock::time_point> retry_at;
 };
 
 class RequestHandler {
@@ -35,7 +41,14 @@ class RequestHandler {
   // `broker`, which must outlive the handler. Safe to call from several threads at once.
   RequestHandler(Broker& broker, Endpoint advertised);
 
-  Reply handle(std::string_view frame) const;
+  // `received` is when the frame arrived: a Fetch's max_wait_ms counts from it, so a request asked
+  // again (Reply::retry_at) passes the time of its first arrival.
+  Reply handle(std::string_view frame, std::chrono::steady_clock::time_point received =
+                                           std::chrono::steady_clock::now()) const;
+
+  // Called after each Produce that appended something, so that waiting Fetches look again.
+  // Set before the first request.
+  void set_on_append(std::function<void()> on_append) { on_append_ = std::move(on_append); }
 
  private:
   std::string api_versions(int16_t version, int32_t correlation_id, int16_t error) const;
@@ -57,10 +70,17 @@ class RequestHandler {
   // admin API's AlterReplicaLogDirs.
   std::string alter_replica_log_dirs(std::string_view body, int16_t version,
                                      int32_t correlation_id) const;
+  // request_handler_records.cpp: record batches appended and read through the LogManager.
+  Reply produce(std::string_view body, int16_t version, int32_t correlation_id,
+                const std::string& client_id) const;
+  Reply fetch(std::string_view body, int16_t version, int32_t correlation_id,
+              std::chrono::steady_clock::time_point received) const;
+  std::string list_offsets(std::string_view body, int16_t version, int32_t correlation_id) const;
 
   Broker& broker_;
   Endpoint advertised_;
   int32_t broker_id_;
+  std::function<void()> on_append_;
 };
 
 }  // namespace lds::kafka

@@ -119,6 +119,16 @@ std::variant<TopicPlan, Refusal> plan_topic(const CreateTopicsRequest::Topic& t,
 
 }  // namespace
 
+namespace {
+
+// Kafka's controller refuses a request that would create more partitions than this
+// (ReplicationControlManager.MAX_PARTITIONS_PER_BATCH), whole, with this sentence: a client cannot
+// make the broker create partitions without end.
+constexpr int64_t kMaxPartitionsPerRequest = 10000;
+constexpr const char* kTooManyPartitions = "Excessively large number of partitions per request.";
+
+}  // namespace
+
 std::string RequestHandler::create_topics(std::string_view body, int16_t version,
                                           int32_t correlation_id) const {
   Reader in(body);
@@ -128,6 +138,13 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
   std::map<std::string, int> mentions;
   for (const auto& t : request.topics) ++mentions[t.name];
 
+  int64_t requested = 0;
+  for (const auto& t : request.topics) {
+    requested += t.num_partitions > 0 ? t.num_partitions
+                 : t.assignments.empty() ? 1
+                                         : static_cast<int64_t>(t.assignments.size());
+  }
+
   CreateTopicsResponse r;
   for (const auto& t : request.topics) {
     CreateTopicsResponse::Topic result;
@@ -136,7 +153,9 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
       result.error_code = code;
       result.error_message = std::move(message);
     };
-    if (mentions[t.name] > 1) {
+    if (requested > kMaxPartitionsPerRequest) {
+      refuse(error::kPolicyViolation, kTooManyPartitions);
+    } else if (mentions[t.name] > 1) {
       refuse(error::kInvalidRequest,
              "Create topics request contains multiple entries for the topic " + t.name + ".");
     } else if (std::string why = layout::topic_name_problem(t.name); !why.empty()) {
@@ -209,6 +228,13 @@ std::string RequestHandler::create_partitions(std::string_view body, int16_t ver
   std::map<std::string, int> mentions;
   for (const auto& t : request.topics) ++mentions[t.name];
 
+  int64_t requested = 0;
+  for (const auto& t : request.topics) {
+    auto it = hosted.find(t.name);
+    const auto current = it == hosted.end() ? 0 : static_cast<int64_t>(it->second.size());
+    requested += std::max<int64_t>(0, int64_t{t.count} - current);
+  }
+
   CreatePartitionsResponse r;
   for (const auto& t : request.topics) {
     CreatePartitionsResponse::Result result;
@@ -217,6 +243,11 @@ std::string RequestHandler::create_partitions(std::string_view body, int16_t ver
       result.error_code = code;
       result.error_message = std::move(message);
     };
+    if (requested > kMaxPartitionsPerRequest) {
+      refuse(error::kPolicyViolation, kTooManyPartitions);
+      r.results.push_back(std::move(result));
+      continue;
+    }
     auto it = hosted.find(t.name);
     // The partitions to add: the indexes below the new count that this broker does not host, so
     // that a topic the admin API created with gaps ends with exactly `count` partitions.

@@ -1,6 +1,7 @@
 // stream_server_test.cpp: the stream server with a stand-in line protocol, replies queued or sent
 // by the worker: pipelined requests answered in order, a half-closed client still answered, the
-// connection limit refusing the one too many, and stop() leaving a stuck handler behind.
+// connection limit refusing the one too many, stop() leaving a stuck handler behind, and parked
+// requests holding no worker.
 #include "core/stream_server.h"
 
 #include <arpa/inet.h>
@@ -11,17 +12,23 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/logging.h"
 
 namespace lds {
 namespace {
 
-// One request a line; the reply is "ok <line>\n". The line "block" waits until release().
+// One request a line; the reply is "ok <line>\n". The line "block" waits until release(). The line
+// "wait <ms>" is parked (StreamReply::retry) until <ms> after it arrived, or until set_ready() and
+// the server's wake_parked().
 class LineProtocol final : public StreamProtocol {
  public:
   explicit LineProtocol(bool queued) : queued_(queued) {}
@@ -44,8 +51,21 @@ class LineProtocol final : public StreamProtocol {
       cv_.notify_all();
       cv_.wait(lock, [this] { return released_; });
     }
-    return {"ok " + request.bytes + "\n", false};
+    if (request.bytes.rfind("wait ", 0) == 0 && !ready_) {
+      const auto due =
+          request.received + std::chrono::milliseconds(std::stoi(request.bytes.substr(5)));
+      if (std::chrono::steady_clock::now() < due) {
+        StreamReply later;
+        later.retry = request;
+        later.retry_at = due;
+        return later;
+      }
+    }
+    StreamReply reply;
+    reply.bytes = "ok " + request.bytes + "\n";
+    return reply;
   }
+  void set_ready() { ready_ = true; }
   bool queues_replies() const override { return queued_; }
   bool send_now(int fd, std::string_view reply) override {
     return ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL) ==
@@ -76,6 +96,7 @@ class LineProtocol final : public StreamProtocol {
 
  private:
   const bool queued_;
+  std::atomic<bool> ready_{false};
   std::mutex mu_;
   std::condition_variable cv_;
   bool blocked_ = false;
@@ -202,6 +223,57 @@ TEST_P(StreamServerTest, StopLeavesAStuckHandlerBehindAndCountsIt) {
   protocol->release();
   EXPECT_EQ(read_lines(fd, 2), GetParam() ? "" : "ok block\nok next\n");
   ::close(fd);
+}
+
+// A parked request holds no worker: with one worker, other clients are answered while three wait,
+// each with a request pipelined behind it that waits too. wake_parked() answers them at once.
+TEST_P(StreamServerTest, ParkedRequestsHoldNoWorkerAndKeepTheirOrder) {
+  int port = 0;
+  auto protocol = std::make_shared<LineProtocol>(GetParam());
+  StreamServer server(listen_on_loopback(port), protocol, options(1));
+  server.start();
+  std::vector<int> waiting;
+  for (int i = 0; i < 3; ++i) {
+    waiting.push_back(connect_to(port));
+    ASSERT_EQ(::send(waiting.back(), "wait 60000\nafter\n", 17, 0), 17);
+  }
+  for (int i = 0; i < 5; ++i) {
+    const int fd = connect_to(port);
+    ASSERT_EQ(::send(fd, "x\n", 2, 0), 2);
+    EXPECT_EQ(read_lines(fd, 1), "ok x\n");
+    ::close(fd);
+  }
+  char byte = 0;
+  EXPECT_EQ(::recv(waiting[0], &byte, 1, MSG_DONTWAIT), -1);  // nothing yet, not even "after"
+  protocol->set_ready();
+  server.wake_parked();
+  for (int fd : waiting) {
+    EXPECT_EQ(read_lines(fd, 2), "ok wait 60000\nok after\n");
+    ::close(fd);
+  }
+  EXPECT_EQ(server.stop(), 0u);
+}
+
+TEST_P(StreamServerTest, AParkedRequestIsAskedAgainWhenDue) {
+  int port = 0;
+  StreamServer server(listen_on_loopback(port), std::make_shared<LineProtocol>(GetParam()),
+                      options(2));
+  server.start();
+  const int fd = connect_to(port);
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_EQ(::send(fd, "wait 300\n", 9, 0), 9);
+  EXPECT_EQ(read_lines(fd, 1), "ok wait 300\n");
+  const auto waited = std::chrono::steady_clock::now() - sent;
+  EXPECT_GE(waited, std::chrono::milliseconds(300));
+  EXPECT_LT(waited, std::chrono::milliseconds(1500));
+  ::close(fd);
+  // Stopping with a request parked closes its connection.
+  const int parked = connect_to(port);
+  ASSERT_EQ(::send(parked, "wait 60000\n", 11, 0), 11);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(server.stop(), 0u);
+  EXPECT_EQ(read_lines(parked, 1), "");
+  ::close(parked);
 }
 
 INSTANTIATE_TEST_SUITE_P(Replies, StreamServerTest, ::testing::Values(true, false),

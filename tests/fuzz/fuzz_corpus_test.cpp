@@ -1,8 +1,11 @@
 // fuzz_corpus_test.cpp: every hand-written seed of the fuzzers' corpora (bad configs, bad admin
-// requests) gets its exact expected message, listed in config_corpus.json and admin_corpus.json.
+// requests) gets its exact expected message, listed in config_corpus.json and admin_corpus.json;
+// every captured Kafka client request (corpus/kafka) is served.
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -14,6 +17,9 @@
 #include "core/errors.h"
 #include "core/logging.h"
 #include "fuzz_harness.h"
+#include "kafka/framing.h"
+#include "kafka/headers.h"
+#include "kafka_harness.h"
 
 namespace lds::fuzz {
 
@@ -121,6 +127,41 @@ TEST(FuzzCorpus, EveryAdminSeedGetsItsKafkaErrorAndExactMessage) {
   // None of them created, moved or configured anything.
   EXPECT_EQ(harness.partition_count(), 2u);
   EXPECT_FALSE(fs::exists(harness.config_file().string() + ".dynamic"));
+}
+
+// The Kafka seeds are what kcat, kafka-python and confluent-kafka really sent: each one frame that
+// this broker serves (answered, or taken silently for an acks=0 Produce), never closed.
+TEST(FuzzCorpus, EveryKafkaSeedIsARealClientRequestThatIsServed) {
+  KafkaHarness harness(plugin_dir());
+  std::set<int16_t> apis;
+  std::set<std::string> clients;
+  const std::set<std::string> seeds = files_in(kCorpus / "kafka");
+  EXPECT_GE(seeds.size(), 20u);
+  for (const std::string& name : seeds) {
+    SCOPED_TRACE(name);
+    const std::string bytes = bytes_of(kCorpus / "kafka" / name);
+    const kafka::FrameCut cut = kafka::cut_frame(bytes, 1 << 20);
+    ASSERT_EQ(cut.state, kafka::FrameCut::kComplete);
+    ASSERT_EQ(bytes.size(), 4 + static_cast<size_t>(cut.size)) << "one frame per seed";
+    const std::string_view frame = std::string_view(bytes).substr(4);
+    kafka::Reader in(frame);
+    const kafka::RequestHeader header = kafka::read_request_header(in, 1);
+    apis.insert(header.api_key);
+    clients.insert(header.client_id.value_or(""));
+    // As if any max_wait_ms had passed, so that a Fetch answers at once.
+    const kafka::Reply reply =
+        harness.handle(frame, std::chrono::steady_clock::now() - std::chrono::hours(1));
+    EXPECT_TRUE(reply.close_reason.empty()) << reply.close_reason;
+    EXPECT_FALSE(reply.retry_at.has_value());
+    EXPECT_EQ(reply_problem(frame, reply), "");
+  }
+  // Produce, Fetch, ListOffsets, Metadata and ApiVersions at least, from each client library.
+  for (int key : {0, 1, 2, 3, 18}) {
+    EXPECT_EQ(apis.count(static_cast<int16_t>(key)), 1u) << "API key " << key;
+  }
+  EXPECT_EQ(clients.count("rdkafka"), 1u);  // kcat and confluent-kafka (librdkafka)
+  EXPECT_TRUE(std::any_of(clients.begin(), clients.end(),
+                          [](const std::string& c) { return c.rfind("kafka-python", 0) == 0; }));
 }
 
 }  // namespace

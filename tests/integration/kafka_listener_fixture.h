@@ -47,9 +47,10 @@ class KafkaConnection : public test::FrameClient {
 };
 
 // Runs a shell command with a time limit; its stdout and stderr together.
-inline ProcessResult run_command(const std::string& command) {
+inline ProcessResult run_command(const std::string& command, int timeout_seconds = 60) {
   ProcessResult result;
-  FILE* pipe = ::popen(("timeout 60 " + command + " 2>&1").c_str(), "r");
+  FILE* pipe = ::popen(
+      ("timeout " + std::to_string(timeout_seconds) + " " + command + " 2>&1").c_str(), "r");
   if (pipe == nullptr) return result;
   char buffer[4096];
   size_t n = 0;
@@ -61,12 +62,17 @@ inline ProcessResult run_command(const std::string& command) {
 
 class KafkaListenerTest : public ServerFixture {
  protected:
-  // Starts a broker with a listener on a free port; returns the port it got, from the admin
-  // API's describe JSON.
+  // Starts a broker with a listener on a free port; address_ and port_ are what it got, from the
+  // admin API's describe JSON.
   void start_with_listener(ServerConfig config, const std::string& extra = "") {
     config.extra_lines.push_back("listeners = \"PLAINTEXT://127.0.0.1:0\"");
     if (!extra.empty()) config.extra_lines.push_back(extra);
     ASSERT_NO_FATAL_FAILURE(start(config));
+    ASSERT_NO_FATAL_FAILURE(read_listener());
+  }
+
+  // After a restart: the listener's new port.
+  void read_listener() {
     const json d = call_ok({{"api", "DescribeLogDirs"}});
     const std::string listeners = d.value("listeners", "");
     const std::string prefix = "PLAINTEXT://127.0.0.1:";

@@ -98,7 +98,10 @@ TEST_F(KafkaListenerTest, ApiVersionsAdvertisesWhatIsImplementedAndAnswersNewerV
   ASSERT_TRUE(v3.has_value());
   EXPECT_EQ(v3->error_code, 0);
   using Api = kafka::ApiVersionsResponse::Api;
-  EXPECT_EQ(v3->api_keys, (std::vector<Api>{{3, 0, 4},
+  EXPECT_EQ(v3->api_keys, (std::vector<Api>{{0, 3, 7},
+                                            {1, 4, 11},
+                                            {2, 1, 2},
+                                            {3, 0, 4},
                                             {18, 0, 3},
                                             {19, 0, 4},
                                             {20, 0, 3},

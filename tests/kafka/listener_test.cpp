@@ -1,7 +1,8 @@
 // listener_test.cpp: the Kafka listener's transport with a stand-in handler: replies in request
 // order under a slow handler and several workers, a client that never reads its replies holding
-// no one else up, a close requested by the handler sent after the replies before it, and stop()
-// with connections open.
+// no one else up, a waiting request (a Fetch's max_wait_ms) holding neither a worker nor its
+// connection's order, a close requested by the handler sent after the replies before it, and
+// stop() with connections open.
 #include "kafka/listener.h"
 
 #include <arpa/inet.h>
@@ -18,8 +19,8 @@
 #include <string>
 #include <thread>
 
-#include "frame_client.h"
 #include "core/wire.h"
+#include "frame_client.h"
 
 namespace lds::kafka {
 namespace {
@@ -73,7 +74,7 @@ KafkaListener::Options local_options() {
 TEST(KafkaListener, RepliesComeBackInRequestOrderUnderASlowHandler) {
   KafkaListener listener(local_options());
   std::atomic<uint64_t> seed{1};
-  listener.start([&seed](std::string_view f) {
+  listener.start([&seed](std::string_view f, auto /*received*/) {
     return echo(f, [&seed] {
       std::minstd_rand rng(static_cast<uint32_t>(seed++));
       std::this_thread::sleep_for(std::chrono::microseconds(rng() % 2000));
@@ -98,7 +99,7 @@ TEST(KafkaListener, RepliesComeBackInRequestOrderUnderASlowHandler) {
 
 TEST(KafkaListener, AClientThatNeverReadsHoldsNoOneElseUp) {
   KafkaListener listener(local_options());
-  listener.start([](std::string_view f) { return echo(f); });
+  listener.start([](std::string_view f, auto /*received*/) { return echo(f); });
   // Asks for 256 KiB replies and never reads them: its replies back up in the broker and the
   // kernel, and the broker stops reading from it.
   Client hog(listener.bound_port());
@@ -116,9 +117,79 @@ TEST(KafkaListener, AClientThatNeverReadsHoldsNoOneElseUp) {
   }
 }
 
+// Id -2 stands for a Fetch finding nothing: it waits `size` milliseconds from its arrival, or
+// until `ready` is set and the listener is woken, then answers its id.
+Reply wait_or_echo(std::string_view frame_bytes, std::chrono::steady_clock::time_point received,
+                   const std::atomic<bool>& ready) {
+  Reader in(frame_bytes);
+  const int32_t id = in.int32();
+  const int32_t wait_ms = in.int32();
+  if (id != -2) return echo(frame_bytes);
+  const auto deadline = received + std::chrono::milliseconds(wait_ms);
+  Reply r;
+  if (!ready && std::chrono::steady_clock::now() < deadline) {
+    r.retry_at = deadline;
+    return r;
+  }
+  Writer out;
+  out.int32(id);
+  r.frame = out.take();
+  return r;
+}
+
+TEST(KafkaListener, WaitingRequestsHoldNoWorkerAndKeepTheirConnectionsOrder) {
+  KafkaListener::Options o = local_options();
+  o.workers = 1;
+  KafkaListener listener(o);
+  std::atomic<bool> ready{false};
+  listener.start(
+      [&ready](std::string_view f, auto received) { return wait_or_echo(f, received, ready); });
+  // Three clients wait (longer than the test) with a request pipelined behind each.
+  std::vector<std::unique_ptr<Client>> waiting;
+  for (int32_t c = 0; c < 3; ++c) {
+    waiting.push_back(std::make_unique<Client>(listener.bound_port()));
+    ASSERT_TRUE(waiting.back()->send_all(request(-2, 60000) + request(100 + c)));
+  }
+  // With the only worker free, everyone else is answered meanwhile.
+  for (int32_t id = 0; id < 5; ++id) {
+    Client other(listener.bound_port());
+    ASSERT_TRUE(other.send_all(request(id)));
+    std::optional<std::string> reply = other.read_frame(2s);
+    ASSERT_TRUE(reply.has_value()) << id;
+    EXPECT_EQ(id_of(*reply), id);
+  }
+  // The request behind a waiting one waits too: replies keep their order.
+  EXPECT_FALSE(waiting[0]->read_frame(200ms).has_value());
+  ready = true;
+  listener.wake_waiting();
+  for (int32_t c = 0; c < 3; ++c) {
+    std::optional<std::string> first = waiting[static_cast<size_t>(c)]->read_frame(5s);
+    std::optional<std::string> second = waiting[static_cast<size_t>(c)]->read_frame(5s);
+    ASSERT_TRUE(first.has_value() && second.has_value()) << c;
+    EXPECT_EQ(id_of(*first), -2);
+    EXPECT_EQ(id_of(*second), 100 + c);
+  }
+}
+
+TEST(KafkaListener, AWaitingRequestIsAnsweredAtItsDeadlineWithoutAWakeUp) {
+  KafkaListener listener(local_options());
+  std::atomic<bool> never{false};
+  listener.start(
+      [&never](std::string_view f, auto received) { return wait_or_echo(f, received, never); });
+  Client c(listener.bound_port());
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_TRUE(c.send_all(request(-2, 300)));
+  std::optional<std::string> reply = c.read_frame(5s);
+  const auto waited = std::chrono::steady_clock::now() - sent;
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(id_of(*reply), -2);
+  EXPECT_GE(waited, 300ms);
+  EXPECT_LT(waited, 1500ms);
+}
+
 TEST(KafkaListener, AHandlerCloseSendsEarlierRepliesThenCloses) {
   KafkaListener listener(local_options());
-  listener.start([](std::string_view f) { return echo(f); });
+  listener.start([](std::string_view f, auto /*received*/) { return echo(f); });
   Client c(listener.bound_port());
   ASSERT_TRUE(c.send_all(request(1) + request(2) + request(-1) + request(3)));
   EXPECT_EQ(id_of(c.read_frame().value_or(std::string(4, '\xff'))), 1);
@@ -128,7 +199,7 @@ TEST(KafkaListener, AHandlerCloseSendsEarlierRepliesThenCloses) {
 
 TEST(KafkaListener, RequestsSentBeforeTheClientShutsItsSideAreStillAnswered) {
   KafkaListener listener(local_options());
-  listener.start([](std::string_view f) { return echo(f); });
+  listener.start([](std::string_view f, auto /*received*/) { return echo(f); });
   Client c(listener.bound_port());
   ASSERT_TRUE(c.send_all(request(1) + request(2, 100000)));
   c.shut_write();
@@ -139,7 +210,7 @@ TEST(KafkaListener, RequestsSentBeforeTheClientShutsItsSideAreStillAnswered) {
 
 TEST(KafkaListener, StopClosesOpenConnectionsAndReportsNoHandlerLeftBehind) {
   KafkaListener listener(local_options());
-  listener.start([](std::string_view f) { return echo(f); });
+  listener.start([](std::string_view f, auto /*received*/) { return echo(f); });
   Client idle(listener.bound_port());
   Client partial(listener.bound_port());
   ASSERT_TRUE(partial.send_all(std::string("\x00\x00\x00\x10\x00", 5)));

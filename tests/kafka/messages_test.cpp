@@ -220,7 +220,10 @@ TEST(ApiTable, HeaderVersionsFollowFlexibility) {
   EXPECT_EQ(response_header_version(log_dirs, 1), 0);
   const ApiRange metadata = *find_api(3);
   EXPECT_EQ(request_header_version(metadata, 4), 1);
-  EXPECT_FALSE(find_api(0).has_value());
+  const ApiRange fetch = *find_api(1);
+  EXPECT_EQ(request_header_version(fetch, 11), 1);  // flexible only from 12, above the range
+  EXPECT_EQ(response_header_version(fetch, 11), 0);
+  EXPECT_FALSE(find_api(4).has_value());  // LeaderAndIsr: not a client's API
 }
 
 }  // namespace

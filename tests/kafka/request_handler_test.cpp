@@ -1,6 +1,7 @@
 // request_handler_test.cpp: the request handler over an in-memory broker: the exact ApiVersions
-// answer, and every truncation and byte flip of real requests either answered or turned into a
-// closed connection, never a crash or an exception, with the broker still serving afterwards.
+// answer, and every truncation and byte flip of real requests (every API) either answered, turned
+// into a closed connection or a wait, never a crash or an exception, with the broker still serving
+// afterwards.
 #include "kafka/request_handler.h"
 
 #include <gtest/gtest.h>
@@ -12,12 +13,16 @@
 
 #include "core/broker.h"
 #include "core/logging.h"
+#include "core/record_batch.h"
 #include "kafka/api_versions.h"
 #include "kafka/create_topics.h"
 #include "kafka/delete_topics.h"
 #include "kafka/describe_log_dirs.h"
+#include "kafka/fetch.h"
 #include "kafka/headers.h"
+#include "kafka/list_offsets.h"
 #include "kafka/metadata.h"
+#include "kafka/produce.h"
 #include "kafka_test_bytes.h"
 #include "temp_dir.h"
 
@@ -76,12 +81,45 @@ class RequestHandlerTest : public ::testing::Test {
     Writer del;
     write_delete_topics_request(del, {{"absent"}, 1000}, 3);
     out.push_back(request(20, 3, 1, del.bytes()));
+    // One v2 batch of one record, to t-0, then read back and its offsets asked for.
+    Record record;
+    record.key = "k";
+    record.value = "v";
+    ProduceRequest produce;
+    produce.acks = 1;
+    produce.topics.push_back({"t", {{0, build_batch(0, 1700000000000, {record})}}});
+    for (int16_t v : {int16_t{3}, int16_t{7}}) {
+      Writer p;
+      write_produce_request(p, produce, v);
+      out.push_back(request(0, v, 1, p.bytes()));
+    }
+    FetchRequest fetch;
+    fetch.max_wait_ms = 0;
+    fetch.topics.push_back({"t", {{0, -1, 0, -1, 1 << 20}}});
+    for (int16_t v : {int16_t{4}, int16_t{11}}) {
+      Writer f;
+      write_fetch_request(f, fetch, v);
+      out.push_back(request(1, v, 1, f.bytes()));
+    }
+    ListOffsetsRequest offsets;
+    offsets.topics.push_back({"t", {{0, kEarliestTimestamp}}});
+    Writer l;
+    write_list_offsets_request(l, offsets, 2);
+    out.push_back(request(2, 2, 1, l.bytes()));
     return out;
   }
 
-  // A reply is exactly one of: a response frame, or a reason to close.
-  static void expect_one_outcome(const Reply& r, const std::string& what) {
-    EXPECT_NE(r.frame.empty(), r.close_reason.empty()) << what;
+  // A reply is at most one of: a response frame, a reason to close, or a wait (a Fetch). Only an
+  // acks=0 Produce may be answered with none of them.
+  static void expect_one_outcome(const Reply& r, const std::string& what,
+                                 std::string_view request) {
+    const int outcomes = static_cast<int>(!r.frame.empty()) +
+                         static_cast<int>(!r.close_reason.empty()) +
+                         static_cast<int>(r.retry_at.has_value());
+    EXPECT_LE(outcomes, 1) << what;
+    if (outcomes == 0) {
+      EXPECT_TRUE(request.size() >= 2 && request[0] == 0 && request[1] == 0) << what;
+    }
   }
 
   test::TempDir dir_;
@@ -94,7 +132,10 @@ TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
   EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
   EXPECT_EQ(test::to_hex(r.frame),
             test::to_hex(test::from_hex("00 00 00 2a"           // correlation id, header v0
-                                        "00 00 0b"              // no error, 10 APIs
+                                        "00 00 0e"              // no error, 13 APIs
+                                        "00 00 00 03 00 07 00"  // Produce 3-7
+                                        "00 01 00 04 00 0b 00"  // Fetch 4-11
+                                        "00 02 00 01 00 02 00"  // ListOffsets 1-2
                                         "00 03 00 00 00 04 00"  // Metadata 0-4
                                         "00 12 00 00 00 03 00"  // ApiVersions 0-3
                                         "00 13 00 00 00 04 00"  // CreateTopics 0-4
@@ -123,7 +164,7 @@ TEST_F(RequestHandlerTest, EveryTruncationClosesOrAnswersAndNeverThrows) {
     for (size_t cut = 0; cut < req.size(); ++cut) {
       Reply r;
       ASSERT_NO_THROW(r = handler_->handle(std::string_view(req).substr(0, cut)));
-      expect_one_outcome(r, "cut at " + std::to_string(cut));
+      expect_one_outcome(r, "cut at " + std::to_string(cut), req);
       // Inside the fixed part of the header the request cannot be understood.
       if (cut < 8) {
         EXPECT_FALSE(r.close_reason.empty()) << cut;
@@ -140,7 +181,7 @@ TEST_F(RequestHandlerTest, EveryByteFlipClosesOrAnswersAndTheBrokerKeepsServing)
         bad[i] = static_cast<char>(static_cast<unsigned char>(bad[i]) ^ mask);
         Reply r;
         ASSERT_NO_THROW(r = handler_->handle(bad));
-        expect_one_outcome(r, "byte " + std::to_string(i));
+        expect_one_outcome(r, "byte " + std::to_string(i), bad);
       }
     }
   }
@@ -190,8 +231,35 @@ TEST_F(RequestHandlerTest, CreateTopicsReadsTheExpectedSizeAndRateConfigs) {
   EXPECT_EQ(broker_->logs().partition_count(), before + 2);  // s-0 and u-0, not r-0
 }
 
+// Kafka's controller caps the partitions one request may create (MAX_PARTITIONS_PER_BATCH): a
+// client cannot make the broker create partitions without end.
+TEST_F(RequestHandlerTest, ARequestForMoreThan10000PartitionsIsRefusedWholeAndCreatesNothing) {
+  Writer body;
+  CreateTopicsRequest req;
+  req.topics.push_back({"small", 1, 1, {}, {}});
+  req.topics.push_back({"huge", 10000, 1, {}, {}});
+  write_create_topics_request(body, req, 4);
+  const size_t before = broker_->logs().partition_count();
+  const Reply r = handler_->handle(request(19, 4, 1, body.bytes()));
+  ASSERT_TRUE(r.close_reason.empty()) << r.close_reason;
+  Reader in(r.frame);
+  read_response_header(in, 0);
+  const CreateTopicsResponse response = read_create_topics_response(in, 4);
+  ASSERT_EQ(response.topics.size(), 2u);
+  for (const auto& t : response.topics) {
+    EXPECT_EQ(t.error_code, 44) << t.name;  // POLICY_VIOLATION
+    EXPECT_EQ(t.error_message, "Excessively large number of partitions per request.") << t.name;
+  }
+  EXPECT_EQ(broker_->logs().partition_count(), before);
+}
+
 TEST_F(RequestHandlerTest, UnknownKeysAndVersionsAreClosedWithAReason) {
-  EXPECT_NE(handler_->handle(request(0, 3, 1, "")).close_reason.find("API key 0"),
+  EXPECT_NE(handler_->handle(request(4, 0, 1, "")).close_reason.find("API key 4"),
+            std::string::npos);
+  EXPECT_NE(handler_->handle(request(0, 2, 1, ""))
+                .close_reason.find("unsupported version 2 of "
+                                   "Produce (this broker serves "
+                                   "3 to 7)"),
             std::string::npos);
   EXPECT_NE(handler_->handle(request(3, 5, 1, "")).close_reason.find("unsupported version 5"),
             std::string::npos);

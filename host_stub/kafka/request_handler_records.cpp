@@ -1,0 +1,234 @@
+// request_handler_records.cpp: Produce, Fetch and ListOffsets against the LogManager's record-batch
+// log, with Kafka's per-partition errors and its rules for acks, byte limits and waiting fetches.
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "core/broker.h"
+#include "core/record_batch.h"
+#include "kafka/api_keys.h"
+#include "kafka/fetch.h"
+#include "kafka/headers.h"
+#include "kafka/list_offsets.h"
+#include "kafka/produce.h"
+#include "kafka/request_handler.h"
+
+namespace lds::kafka {
+namespace {
+
+// Kafka's compression codec number for ZStandard (attributes bits 0-2), which Produce accepts only
+// from version 7 on.
+constexpr int kZstd = 4;
+
+// Whether the first batch of `records` is ZStandard-compressed; false when it cannot be read (the
+// LogManager then refuses it with the right error).
+bool first_batch_is_zstd(std::string_view records) {
+  try {
+    return read_batch_header(records).compression() == kZstd;
+  } catch (const ParseError&) {
+    return false;
+  }
+}
+
+int16_t response_header_of(ApiKey key, int16_t version) {
+  return static_cast<int16_t>(
+      response_header_version(*find_api(static_cast<int16_t>(key)), version));
+}
+
+}  // namespace
+
+Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t correlation_id,
+                              const std::string& client_id) const {
+  Reader in(body);
+  ProduceRequest request = read_produce_request(in, version);
+  const bool valid_acks = request.acks == -1 || request.acks == 0 || request.acks == 1;
+  ProduceResponse r;
+  bool appended = false;
+  std::string failures;  // "t-0: CORRUPT_MESSAGE, ..." for an acks=0 request's log line
+  for (ProduceRequest::Topic& t : request.topics) {
+    ProduceResponse::Topic result;
+    result.name = t.name;
+    for (ProduceRequest::Partition& p : t.partitions) {
+      ProduceResponse::Partition out;
+      out.index = p.index;
+      const TopicPartition tp{t.name, p.index};
+      std::string failure;
+      // Kafka's own checks before the log sees the records (KafkaApis, ProduceRequest).
+      if (!valid_acks) {
+        out.error_code = error::kInvalidRequiredAcks;
+        failure = "INVALID_REQUIRED_ACKS";
+      } else if (!p.records || p.records->empty()) {
+        out.error_code = error::kInvalidRecord;
+        failure = "INVALID_RECORD";
+      } else if (version < 7 && first_batch_is_zstd(*p.records)) {
+        out.error_code = error::kUnsupportedCompressionType;
+        failure = "UNSUPPORTED_COMPRESSION_TYPE";
+      } else {
+        try {
+          out.base_offset = broker_.logs().append_batches(tp, std::move(*p.records));
+          appended = true;
+          try {
+            out.log_start_offset = broker_.logs().log_offsets(tp).log_start_offset;
+          } catch (const KafkaError&) {
+            // Deleted since: the append stands; the start offset is unknown.
+          }
+        } catch (const KafkaError& e) {
+          out.error_code = error_code_of(e.code());
+          failure = error_name(e.code());
+          out.base_offset = -1;
+        }
+      }
+      if (!failure.empty()) failures += (failures.empty() ? "" : ", ") + tp.str() + ": " + failure;
+      result.partitions.push_back(out);
+    }
+    r.topics.push_back(std::move(result));
+  }
+  if (appended && on_append_) on_append_();
+  Reply reply;
+  if (request.acks == 0) {
+    // No response at all. A failure closes the connection instead, as Kafka does, so that the
+    // producer notices and refreshes its metadata.
+    if (!failures.empty()) {
+      reply.close_reason = "an acks=0 Produce (correlation id " + std::to_string(correlation_id) +
+                           ", client id " + client_id + ") failed (" + failures +
+                           "), and only a closed connection can tell the producer";
+    }
+    return reply;
+  }
+  Writer out;
+  write_response_header(out, correlation_id, response_header_of(ApiKey::kProduce, version));
+  write_produce_response(out, r, version);
+  reply.frame = out.take();
+  return reply;
+}
+
+// Waiting fetches: a Fetch that finds fewer than min_bytes (and no error) answers with
+// Reply::retry_at = its arrival + max_wait_ms instead of a frame. The listener's StreamServer then
+// parks the request on its connection, frees the worker, and asks again at that time or as soon
+// as a Produce appends (on_append_ -> KafkaListener::wake_waiting). So a consumer at the log end
+// waits without spinning and without holding a handler thread: however many consumers wait, every
+// other connection keeps being served, and the waiting connection's later requests stay behind
+// the Fetch, in order, as Kafka mutes a connection whose request is in purgatory.
+Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t correlation_id,
+                            std::chrono::steady_clock::time_point received) const {
+  Reader in(body);
+  const FetchRequest request = read_fetch_request(in, version);
+  FetchResponse r;
+  auto encoded = [&] {
+    Reply reply;
+    Writer out;
+    write_response_header(out, correlation_id, response_header_of(ApiKey::kFetch, version));
+    write_fetch_response(out, r, version);
+    reply.frame = out.take();
+    return reply;
+  };
+  // Epoch -1 asks for no session and 0 for a new one, which this broker declines by answering
+  // session 0; any other epoch continues a session it never opened.
+  if (request.session_epoch != -1 && request.session_epoch != 0) {
+    r.error_code = error::kFetchSessionIdNotFound;
+    return encoded();
+  }
+  // Kafka's limits (ReplicaManager.readFromLog): each partition reads at most its
+  // partition_max_bytes and what is left of max_bytes, except that until some partition has
+  // returned data, the first batch comes whole however large (KIP-74).
+  int64_t left = std::max<int32_t>(request.max_bytes, 0);
+  bool whole_first_batch = true;
+  int64_t bytes = 0;
+  bool failed = false;
+  size_t partitions = 0;
+  for (const FetchRequest::Topic& t : request.topics) {
+    FetchResponse::Topic result;
+    result.topic = t.topic;
+    for (const FetchRequest::Partition& p : t.partitions) {
+      ++partitions;
+      FetchResponse::Partition out;
+      out.partition_index = p.partition;
+      out.records = std::string();
+      const int64_t limit = std::min<int64_t>(std::max<int32_t>(p.partition_max_bytes, 0), left);
+      try {
+        LogManager::ReadResult got = broker_.logs().read({t.topic, p.partition}, p.fetch_offset,
+                                                         static_cast<uint64_t>(limit));
+        if (!whole_first_batch && static_cast<int64_t>(got.batches.size()) > limit) {
+          got.batches.clear();  // only the first batch may exceed the limits, and it did
+        }
+        out.high_watermark = got.offsets.log_end_offset;
+        out.last_stable_offset = got.offsets.log_end_offset;  // no transactions here
+        out.log_start_offset = got.offsets.log_start_offset;
+        if (request.isolation_level == 1) out.aborted_transactions.emplace();
+        const auto size = static_cast<int64_t>(got.batches.size());
+        if (size > 0) whole_first_batch = false;
+        bytes += size;
+        left = std::max<int64_t>(0, left - size);
+        out.records = std::move(got.batches);
+      } catch (const KafkaError& e) {
+        failed = true;
+        out.error_code = error_code_of(e.code());
+        // Kafka's clients before Fetch 6 do not know KAFKA_STORAGE_ERROR; they retry on this.
+        if (e.code() == ErrorCode::kKafkaStorageError && version <= 5) {
+          out.error_code = error::kNotLeaderOrFollower;
+        }
+      }
+      result.partitions.push_back(std::move(out));
+    }
+    r.topics.push_back(std::move(result));
+  }
+  const auto deadline = received + std::chrono::milliseconds(std::max(request.max_wait_ms, 0));
+  if (request.max_wait_ms <= 0 || partitions == 0 || bytes >= request.min_bytes || failed ||
+      std::chrono::steady_clock::now() >= deadline) {
+    return encoded();
+  }
+  Reply wait;
+  wait.retry_at = deadline;
+  return wait;
+}
+
+std::string RequestHandler::list_offsets(std::string_view body, int16_t version,
+                                         int32_t correlation_id) const {
+  Reader in(body);
+  const ListOffsetsRequest request = read_list_offsets_request(in, version);
+  // A partition named twice gets INVALID_REQUEST both times, as in Kafka.
+  std::map<std::pair<std::string, int32_t>, int> mentions;
+  for (const auto& t : request.topics) {
+    for (const auto& p : t.partitions) ++mentions[{t.name, p.partition_index}];
+  }
+  ListOffsetsResponse r;
+  std::map<std::string, size_t> topic_index;  // a topic listed twice is answered once
+  for (const auto& t : request.topics) {
+    auto [it, added] = topic_index.try_emplace(t.name, r.topics.size());
+    if (added) r.topics.push_back({t.name, {}});
+    auto& partitions = r.topics[it->second].partitions;
+    for (const auto& p : t.partitions) {
+      ListOffsetsResponse::Partition out;
+      out.partition_index = p.partition_index;
+      if (mentions[{t.name, p.partition_index}] > 1) {
+        out.error_code = error::kInvalidRequest;
+      } else if (p.timestamp < 0 && p.timestamp != kLatestTimestamp &&
+                 p.timestamp != kEarliestTimestamp) {
+        // -3 (max timestamp) and below came with later versions.
+        out.error_code = error::kUnsupportedVersion;
+      } else {
+        try {
+          const LogManager::LogOffsets offsets =
+              broker_.logs().log_offsets({t.name, p.partition_index});
+          // Earliest and latest carry no timestamp. The log keeps no time index, so a real time
+          // finds no offset: Kafka's answer then is no error, offset -1 and timestamp -1.
+          if (p.timestamp == kEarliestTimestamp) out.offset = offsets.log_start_offset;
+          if (p.timestamp == kLatestTimestamp) out.offset = offsets.log_end_offset;
+        } catch (const KafkaError& e) {
+          out.error_code = error_code_of(e.code());
+        }
+      }
+      partitions.push_back(out);
+    }
+  }
+  Writer out;
+  write_response_header(out, correlation_id, response_header_of(ApiKey::kListOffsets, version));
+  write_list_offsets_response(out, r, version);
+  return out.take();
+}
+
+}  // namespace lds::kafka

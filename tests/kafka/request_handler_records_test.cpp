@@ -1,0 +1,327 @@
+// request_handler_records_test.cpp: Produce, Fetch and ListOffsets through the request handler
+// over a broker with real logs in a temp folder: offsets assigned from the log end, Kafka's
+// per-partition errors, acks=0 answered with silence, the byte limits of a Fetch, a Fetch that
+// waits for data, and the earliest and latest offsets.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/broker.h"
+#include "core/logging.h"
+#include "core/record_batch.h"
+#include "kafka/fetch.h"
+#include "kafka/headers.h"
+#include "kafka/list_offsets.h"
+#include "kafka/produce.h"
+#include "kafka/request_handler.h"
+#include "temp_dir.h"
+
+namespace lds::kafka {
+namespace {
+
+using namespace std::chrono_literals;
+
+class RecordsHandlerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* plugins = std::getenv("LDS_PLUGIN_DIR");
+    ASSERT_NE(plugins, nullptr) << "LDS_PLUGIN_DIR is not set (CTest sets it)";
+    const auto file = dir_.path() / "broker.toml";
+    std::ofstream(file) << "log.dirs = [\"d1\"]\nplugin.dir = \"" << plugins
+                        << "\"\nadmin.socket = \"unused.sock\"\nlog.level = \"off\"\n";
+    broker_ = std::make_unique<Broker>(file);
+    broker_->start();
+    broker_->logs().create_partition("t", 0);
+    broker_->logs().create_partition("t", 1);
+    handler_ = std::make_unique<RequestHandler>(*broker_, Endpoint{"127.0.0.1", 9092});
+    handler_->set_on_append([this] { ++appends_; });
+  }
+  void TearDown() override {
+    handler_.reset();
+    broker_.reset();
+    set_log_level("info");
+  }
+
+  static std::string request(int16_t key, int16_t version, const Writer& body) {
+    Writer w;
+    write_request_header(w, {key, version, 42, std::string("c")}, 1);
+    w.raw(body.bytes());
+    return w.take();
+  }
+
+  // A batch of `n` records "k<i>" = "v<i>"; the broker gives it its offsets.
+  static std::string batch(int n) {
+    std::vector<Record> records;
+    for (int i = 0; i < n; ++i) {
+      Record r;
+      r.offset_delta = i;
+      r.key = "k" + std::to_string(i);
+      r.value = "v" + std::to_string(i);
+      records.push_back(std::move(r));
+    }
+    return build_batch(0, 1700000000000, records);
+  }
+
+  Reply produce(int16_t version, int16_t acks, const std::vector<ProduceRequest::Partition>& parts,
+                const std::string& topic = "t") {
+    ProduceRequest r;
+    r.acks = acks;
+    r.topics.push_back({topic, parts});
+    Writer body;
+    write_produce_request(body, r, version);
+    return handler_->handle(request(0, version, body));
+  }
+  ProduceResponse produce_ok(int16_t version, const std::vector<ProduceRequest::Partition>& parts,
+                             const std::string& topic = "t") {
+    const Reply reply = produce(version, -1, parts, topic);
+    EXPECT_TRUE(reply.close_reason.empty()) << reply.close_reason;
+    Reader in(reply.frame);
+    EXPECT_EQ(read_response_header(in, 0), 42);
+    ProduceResponse r = read_produce_response(in, version);
+    EXPECT_EQ(in.remaining(), 0u);
+    return r;
+  }
+
+  static FetchRequest fetch_of(int64_t offset, int32_t partition_max = 1 << 20,
+                               int32_t max_wait = 0) {
+    FetchRequest r;
+    r.max_wait_ms = max_wait;
+    r.min_bytes = 1;
+    r.topics.push_back({"t", {{0, -1, offset, -1, partition_max}}});
+    return r;
+  }
+  Reply fetch_reply(
+      const FetchRequest& r, int16_t version = 11,
+      std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now()) {
+    Writer body;
+    write_fetch_request(body, r, version);
+    return handler_->handle(request(1, version, body), received);
+  }
+  static FetchResponse decode_fetch(const Reply& reply, int16_t version = 11) {
+    EXPECT_TRUE(reply.close_reason.empty()) << reply.close_reason;
+    Reader in(reply.frame);
+    EXPECT_EQ(read_response_header(in, 0), 42);
+    FetchResponse r = read_fetch_response(in, version);
+    EXPECT_EQ(in.remaining(), 0u);
+    return r;
+  }
+
+  ListOffsetsResponse list_offsets(const ListOffsetsRequest& r, int16_t version = 2) {
+    Writer body;
+    write_list_offsets_request(body, r, version);
+    const Reply reply = handler_->handle(request(2, version, body));
+    EXPECT_TRUE(reply.close_reason.empty()) << reply.close_reason;
+    Reader in(reply.frame);
+    EXPECT_EQ(read_response_header(in, 0), 42);
+    ListOffsetsResponse out = read_list_offsets_response(in, version);
+    EXPECT_EQ(in.remaining(), 0u);
+    return out;
+  }
+
+  // Every record of `batches`, each with its absolute offset.
+  static std::vector<std::pair<int64_t, Record>> records_of(const std::string& batches) {
+    std::vector<std::pair<int64_t, Record>> out;
+    for (std::string_view b : split_batches(batches)) {
+      EXPECT_TRUE(batch_crc_matches(b));
+      const RecordBatchHeader h = read_batch_header(b);
+      for (const Record& r : read_records(b)) out.emplace_back(h.base_offset + r.offset_delta, r);
+    }
+    return out;
+  }
+
+  test::TempDir dir_;
+  std::unique_ptr<Broker> broker_;
+  std::unique_ptr<RequestHandler> handler_;
+  int appends_ = 0;
+};
+
+TEST_F(RecordsHandlerTest, ProduceAssignsOffsetsFromTheLogEndAndFetchReadsThemBack) {
+  const ProduceResponse first = produce_ok(7, {{0, batch(3)}});
+  EXPECT_EQ(first.topics.at(0).partitions.at(0).error_code, 0);
+  EXPECT_EQ(first.topics.at(0).partitions.at(0).base_offset, 0);
+  EXPECT_EQ(first.topics.at(0).partitions.at(0).log_start_offset, 0);
+  const ProduceResponse second = produce_ok(3, {{0, batch(2)}, {1, batch(1)}});
+  EXPECT_EQ(second.topics.at(0).partitions.at(0).base_offset, 3);
+  EXPECT_EQ(second.topics.at(0).partitions.at(1).base_offset, 0);
+  EXPECT_EQ(appends_, 2);
+
+  for (int16_t version : {int16_t{4}, int16_t{11}}) {
+    const FetchResponse r = decode_fetch(fetch_reply(fetch_of(0), version), version);
+    EXPECT_EQ(r.session_id, 0);
+    const FetchResponse::Partition& p = r.topics.at(0).partitions.at(0);
+    EXPECT_EQ(p.error_code, 0);
+    EXPECT_EQ(p.high_watermark, 5);
+    EXPECT_EQ(p.last_stable_offset, 5);
+    EXPECT_EQ(p.aborted_transactions, std::nullopt);
+    const auto records = records_of(p.records.value_or(""));
+    ASSERT_EQ(records.size(), 5u);
+    for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(records[i].first, int64_t(i));
+    EXPECT_EQ(records[3].second.key, "k0");
+    EXPECT_EQ(records[4].second.value, "v1");
+  }
+}
+
+TEST_F(RecordsHandlerTest, ProduceErrorsArePerPartition) {
+  const ProduceResponse r = produce_ok(5, {{0, batch(1)}, {7, batch(1)}, {1, std::nullopt}});
+  const auto& parts = r.topics.at(0).partitions;
+  EXPECT_EQ(parts.at(0).error_code, 0);
+  EXPECT_EQ(parts.at(1).error_code, 3);  // UNKNOWN_TOPIC_OR_PARTITION
+  EXPECT_EQ(parts.at(1).base_offset, -1);
+  EXPECT_EQ(parts.at(1).log_start_offset, -1);
+  EXPECT_EQ(parts.at(2).error_code, 87);  // INVALID_RECORD: no records at all
+
+  std::string corrupt = batch(2);
+  corrupt.back() = static_cast<char>(corrupt.back() ^ 1);
+  EXPECT_EQ(produce_ok(7, {{0, corrupt}}).topics.at(0).partitions.at(0).error_code,
+            2);  // CORRUPT_MESSAGE
+  EXPECT_EQ(produce_ok(7, {{0, batch(1)}}, "absent").topics.at(0).partitions.at(0).error_code, 3);
+  // Only the good batch was appended: offset 0, and the next goes to 1.
+  EXPECT_EQ(produce_ok(7, {{0, batch(1)}}).topics.at(0).partitions.at(0).base_offset, 1);
+}
+
+TEST_F(RecordsHandlerTest, InvalidAcksAppendNothing) {
+  const ProduceResponse r = produce_ok(7, {{0, batch(1)}});
+  ASSERT_EQ(r.topics.at(0).partitions.at(0).base_offset, 0);
+  const Reply two = produce(7, 2, {{0, batch(1)}, {1, batch(1)}});
+  Reader in(two.frame);
+  read_response_header(in, 0);
+  const ProduceResponse refused = read_produce_response(in, 7);
+  for (const auto& p : refused.topics.at(0).partitions) EXPECT_EQ(p.error_code, 21);
+  EXPECT_EQ(broker_->logs().log_offsets({"t", 0}).log_end_offset, 1);
+  EXPECT_EQ(broker_->logs().log_offsets({"t", 1}).log_end_offset, 0);
+}
+
+TEST_F(RecordsHandlerTest, ZstdBatchesNeedProduceVersion7) {
+  std::string zstd = batch(1);
+  zstd[kBatchCrcCoverageStart + 1] = 4;  // attributes: ZStandard
+  zstd.replace(kBatchCrcOffset, 4, std::string(4, '\0'));
+  const uint32_t crc = compute_batch_crc(zstd);
+  for (int i = 0; i < 4; ++i) zstd[kBatchCrcOffset + i] = static_cast<char>(crc >> (24 - 8 * i));
+  EXPECT_EQ(produce_ok(6, {{0, zstd}}).topics.at(0).partitions.at(0).error_code, 76);
+  EXPECT_EQ(broker_->logs().log_offsets({"t", 0}).log_end_offset, 0);
+}
+
+TEST_F(RecordsHandlerTest, AcksZeroIsAnsweredWithSilenceOrAClosedConnection) {
+  const Reply ok = produce(7, 0, {{0, batch(2)}});
+  EXPECT_TRUE(ok.frame.empty());
+  EXPECT_TRUE(ok.close_reason.empty()) << ok.close_reason;
+  EXPECT_FALSE(ok.retry_at.has_value());
+  EXPECT_EQ(broker_->logs().log_offsets({"t", 0}).log_end_offset, 2);
+  // A failure cannot be answered, so the connection closes and the producer refreshes metadata.
+  const Reply failed = produce(7, 0, {{9, batch(1)}});
+  EXPECT_TRUE(failed.frame.empty());
+  EXPECT_NE(failed.close_reason.find("t-9: UNKNOWN_TOPIC_OR_PARTITION"), std::string::npos)
+      << failed.close_reason;
+}
+
+TEST_F(RecordsHandlerTest, FetchPastTheLogEndIsOutOfRangeAndAtTheEndIsEmpty) {
+  produce_ok(7, {{0, batch(2)}});
+  const FetchResponse past = decode_fetch(fetch_reply(fetch_of(3)));
+  const auto& p = past.topics.at(0).partitions.at(0);
+  EXPECT_EQ(p.error_code, 1);  // OFFSET_OUT_OF_RANGE
+  EXPECT_EQ(p.high_watermark, -1);
+  EXPECT_EQ(p.records, std::string());
+  const FetchResponse end = decode_fetch(fetch_reply(fetch_of(2)));
+  EXPECT_EQ(end.topics.at(0).partitions.at(0).error_code, 0);
+  EXPECT_EQ(end.topics.at(0).partitions.at(0).high_watermark, 2);
+  EXPECT_EQ(end.topics.at(0).partitions.at(0).records, std::string());
+  FetchRequest unknown = fetch_of(0);
+  unknown.topics[0].topic = "absent";
+  EXPECT_EQ(decode_fetch(fetch_reply(unknown)).topics.at(0).partitions.at(0).error_code, 3);
+}
+
+TEST_F(RecordsHandlerTest, FetchKeepsToTheByteLimitsButReturnsTheFirstBatchWhole) {
+  for (int i = 0; i < 3; ++i) produce_ok(7, {{0, batch(10)}, {1, batch(10)}});
+  const size_t one = batch(10).size();
+  // partition_max_bytes below one batch: the first batch still comes, whole.
+  const FetchResponse small = decode_fetch(fetch_reply(fetch_of(0, 10)));
+  EXPECT_EQ(small.topics.at(0).partitions.at(0).records->size(), one);
+  // max_bytes of two batches over two partitions: the first takes both, the second none.
+  FetchRequest two = fetch_of(0);
+  two.max_bytes = static_cast<int32_t>(2 * one);
+  two.topics[0].partitions.push_back({1, -1, 0, -1, 1 << 20});
+  const FetchResponse r = decode_fetch(fetch_reply(two));
+  EXPECT_EQ(r.topics.at(0).partitions.at(0).records->size(), 2 * one);
+  EXPECT_EQ(r.topics.at(0).partitions.at(1).records->size(), 0u);
+  EXPECT_EQ(r.topics.at(0).partitions.at(1).high_watermark, 30);
+}
+
+TEST_F(RecordsHandlerTest, AFetchAtTheLogEndWaitsUntilDataArrivesOrMaxWaitPasses) {
+  produce_ok(7, {{0, batch(1)}});
+  const auto received = std::chrono::steady_clock::now();
+  const Reply waiting = fetch_reply(fetch_of(1, 1 << 20, 5000), 11, received);
+  EXPECT_TRUE(waiting.frame.empty());
+  EXPECT_TRUE(waiting.close_reason.empty());
+  ASSERT_TRUE(waiting.retry_at.has_value());
+  EXPECT_EQ(*waiting.retry_at, received + 5000ms);
+  // Asked again after a Produce: the new batch is there.
+  produce_ok(7, {{0, batch(2)}});
+  const FetchResponse r = decode_fetch(fetch_reply(fetch_of(1, 1 << 20, 5000), 11, received));
+  EXPECT_EQ(records_of(*r.topics.at(0).partitions.at(0).records).size(), 2u);
+  // Asked again once max_wait_ms has passed, with still nothing new: an empty answer.
+  const FetchResponse late =
+      decode_fetch(fetch_reply(fetch_of(3, 1 << 20, 100), 11, received - 1s));
+  EXPECT_EQ(late.topics.at(0).partitions.at(0).records, std::string());
+  EXPECT_EQ(late.topics.at(0).partitions.at(0).high_watermark, 3);
+  // An error does not wait.
+  EXPECT_FALSE(fetch_reply(fetch_of(9, 1 << 20, 5000)).frame.empty());
+}
+
+TEST_F(RecordsHandlerTest, FetchSessionsAreDeclined) {
+  FetchRequest open = fetch_of(0);
+  open.session_epoch = 0;  // asks for a session: answered sessionless (id 0)
+  const FetchResponse r = decode_fetch(fetch_reply(open));
+  EXPECT_EQ(r.error_code, 0);
+  EXPECT_EQ(r.session_id, 0);
+  EXPECT_EQ(r.topics.size(), 1u);
+  FetchRequest incremental = fetch_of(0);
+  incremental.session_id = 12;
+  incremental.session_epoch = 3;
+  const FetchResponse refused = decode_fetch(fetch_reply(incremental));
+  EXPECT_EQ(refused.error_code, 70);  // FETCH_SESSION_ID_NOT_FOUND
+  EXPECT_TRUE(refused.topics.empty());
+}
+
+TEST_F(RecordsHandlerTest, ListOffsetsAnswersEarliestAndLatest) {
+  produce_ok(7, {{0, batch(4)}});
+  ListOffsetsRequest r;
+  r.topics.push_back(
+      {"t", {{0, kEarliestTimestamp}, {1, kLatestTimestamp}, {5, kLatestTimestamp}}});
+  r.topics.push_back({"u", {{0, kEarliestTimestamp}}});
+  r.topics.push_back({"t", {{0 + 100, 1700000000000}}});
+  const ListOffsetsResponse first = list_offsets(r, 1);
+  ASSERT_EQ(first.topics.size(), 2u);
+  const auto& t = first.topics[0].partitions;
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[0].offset, 0);
+  EXPECT_EQ(t[0].timestamp, -1);
+  EXPECT_EQ(t[1].offset, 0);
+  EXPECT_EQ(t[2].error_code, 3);
+  EXPECT_EQ(t[2].offset, -1);
+  EXPECT_EQ(t[3].error_code, 3);
+  EXPECT_EQ(first.topics[1].partitions.at(0).error_code, 3);
+
+  ListOffsetsRequest latest;
+  latest.topics.push_back({"t", {{0, kLatestTimestamp}, {1, 1700000000000}, {1, -3}}});
+  const ListOffsetsResponse second = list_offsets(latest, 2);
+  const auto& p = second.topics.at(0).partitions;
+  EXPECT_EQ(p.at(0).offset, 4);
+  EXPECT_EQ(p.at(1).error_code, 42);  // partition 1 named twice: INVALID_REQUEST
+  EXPECT_EQ(p.at(2).error_code, 42);
+  ListOffsetsRequest others;
+  others.topics.push_back({"t", {{0, 1700000000000}, {1, -3}}});
+  const ListOffsetsResponse answered = list_offsets(others, 2);
+  const auto& o = answered.topics.at(0).partitions;
+  EXPECT_EQ(o.at(0).error_code, 0);  // no offset for a time: -1, -1, as Kafka answers then
+  EXPECT_EQ(o.at(0).offset, -1);
+  EXPECT_EQ(o.at(0).timestamp, -1);
+  EXPECT_EQ(o.at(1).error_code, 35);  // -3 (max timestamp) needs ListOffsets 7
+}
+
+}  // namespace
+}  // namespace lds::kafka
