@@ -180,7 +180,8 @@ class LogManager {
   // The admin API's Produce: appends record batches of filler records totalling exactly `bytes`
   // (at least kafka::kMinBatchBytes, 68), each record's value the payload pattern of its offset
   // (layout::fill_payload), so a copy can be checked record by record; returns the partition's
-  // size afterwards. Throws KafkaError INVALID_REQUEST for fewer than 68 bytes.
+  // size afterwards. Throws KafkaError INVALID_REQUEST for fewer than 68 bytes. An in-memory
+  // LogManager counts the bytes alone, of any number.
   // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR; an append larger than its
   // directory's usable bytes less the reservations of other partitions there is refused before a
   // byte is written, and the directory stays online.

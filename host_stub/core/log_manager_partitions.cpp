@@ -194,7 +194,7 @@ int64_t LogManager::write_batches_locked(Partition& p, std::string& batches, uin
 
 uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_t bytes) {
   const std::shared_ptr<Partition> p = hosted_online(TopicPartition{topic, partition});
-  if (bytes > 0 && bytes < kafka::kMinBatchBytes) {
+  if (!options_.in_memory && bytes > 0 && bytes < kafka::kMinBatchBytes) {
     throw KafkaError(ErrorCode::kInvalidRequest,
                      "A Produce of " + std::to_string(bytes) +
                          " bytes is smaller than the smallest record batch (" +
@@ -203,7 +203,7 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
   std::lock_guard io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
   if (options_.in_memory || bytes == 0) {
-    // In memory only bytes are counted: the simulator appends terabytes.
+    // In memory only bytes are counted, of any size: the simulator appends terabytes.
     std::lock_guard lock(mu_);
     record_append_locked(*p, bytes);
     return p->size;

@@ -243,7 +243,8 @@ void run_client(const fs::path& socket, int id, Clock::time_point deadline,
     if (pick < 50) {
       auto it = log.acked.begin();
       std::advance(it, rng() % log.acked.size());
-      const uint64_t bytes = produced < (2u << 20) ? 1 + rng() % 8192 : 0;
+      // At least the smallest record batch (68 bytes).
+      const uint64_t bytes = produced < (2u << 20) ? 68 + rng() % 8192 : 0;
       nlohmann::json r =
           expect({{"api", "Produce"}, {"topic", topic}, {"partition", it->first}, {"bytes", bytes}},
                  "NONE");

@@ -175,8 +175,8 @@ TEST_F(MoveFaultTest, AStrayEntryAtTheDestinationFailsThatMoveOnlyAndIsReported)
     EXPECT_EQ(partition_problem(disk(1) / "s-0", "s", 0, size), "");
     EXPECT_TRUE(entries_ending("-future").empty());
     EXPECT_TRUE(fs::exists(stray)) << "the stray entry is the operator's to remove";
-    ASSERT_EQ(produce("s", 0, 1)["error"], "NONE");  // the source still takes appends
-    size += 1;
+    ASSERT_EQ(produce("s", 0, 100)["error"], "NONE");  // the source still takes appends
+    size += 100;
   }
   // A new move of it clears the failure; with the stray file gone, it reaches disk2.
   fs::remove(disk(2) / "s-0");
