@@ -40,8 +40,8 @@ __attribute__((target("sse4.2"))) uint32_t crc32c_sse42(std::string_view bytes) 
 
 uint32_t crc32c(std::string_view bytes) {
 #if defined(__x86_64__)
-  static const bool hardware = __builtin_cpu_supports("sse4.2");
-  if (hardware) return crc32c_sse42(bytes);
+  static const bool kHardware = __builtin_cpu_supports("sse4.2");
+  if (kHardware) return crc32c_sse42(bytes);
 #endif
   return crc32c_portable(bytes);
 }

@@ -140,7 +140,7 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
 
   int64_t requested = 0;
   for (const auto& t : request.topics) {
-    requested += t.num_partitions > 0 ? t.num_partitions
+    requested += t.num_partitions > 0    ? t.num_partitions
                  : t.assignments.empty() ? 1
                                          : static_cast<int64_t>(t.assignments.size());
   }
