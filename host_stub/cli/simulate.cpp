@@ -96,6 +96,8 @@ int run_simulate(const SimulateArgs& args) {
     bar.finish();
     std::cout << sim::summary_table(trace, simulation.results) << "\n"
               << "Per-strategy fill over time: " << out.string() << "/<strategy>.csv"
+              << (simulation.charts ? " and .svg" : "")
+              << "; every strategy's spread over time: " << out.string() << "/spread.csv"
               << (simulation.charts ? " and .svg" : "") << "; summary: " << out.string()
               << "/summary.md\n";
     if (!simulation.charts) std::cout << "No charts: " << simulation.why_no_charts << ".\n";

@@ -1,6 +1,7 @@
 // report.cpp: the summary table and CSV comparing the strategies run over one trace.
 #include "sim/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -43,10 +44,15 @@ std::string summary_table(const Trace& trace, const std::vector<RunResult>& resu
       append_item(fills, d.attached ? fixed(d.fill_pct, 1) : std::string("-"), " / ");
       append_item(counts, std::to_string(d.partitions), " / ");
     }
-    out << "| " << r.variant.name << " | " << fixed(r.final_spread_pp, 1) << " | "
-        << fixed(r.max_fill_pct, 1) << "% | " << r.out_of_space << " | "
-        << r.out_of_space_with_free_space << " | " << r.failed_placements << " | " << fills << " | "
-        << counts << " |\n";
+    out << "| " << r.variant.name << (r.variant.baseline ? " (baseline)" : "") << " | "
+        << fixed(r.final_spread_pp, 1) << " | " << fixed(r.max_fill_pct, 1) << "% | "
+        << r.out_of_space << " | " << r.out_of_space_with_free_space << " | " << r.failed_placements
+        << " | " << fills << " | " << counts << " |\n";
+  }
+  if (std::any_of(results.begin(), results.end(),
+                  [](const RunResult& r) { return r.variant.baseline; })) {
+    out << "\n(baseline): a comparison strategy (HDFS's or Elasticsearch's rule) built only for "
+           "the simulator; it is not shipped.\n";
   }
   bool header = false;
   for (const RunResult& r : results) {
@@ -62,7 +68,7 @@ std::string summary_table(const Trace& trace, const std::vector<RunResult>& resu
 
 std::string summary_csv(const std::vector<RunResult>& results) {
   std::ostringstream out;
-  out << "strategy,plugin,final_spread_pp,max_fill_pct,out_of_space_events,"
+  out << "strategy,plugin,baseline,final_spread_pp,max_fill_pct,out_of_space_events,"
          "out_of_space_events_with_free_space,failed_placements,final_fill_pct,partitions,moves,"
          "bytes_moved,bytes_lower_bound\n";
   for (const RunResult& r : results) {
@@ -72,10 +78,11 @@ std::string summary_csv(const std::vector<RunResult>& results) {
       if (d.attached) fills += fixed(d.fill_pct, 3);
       append_item(counts, std::to_string(d.partitions), ";");
     }
-    out << r.variant.name << ',' << r.variant.plugin << ',' << fixed(r.final_spread_pp, 3) << ','
-        << fixed(r.max_fill_pct, 3) << ',' << r.out_of_space << ','
-        << r.out_of_space_with_free_space << ',' << r.failed_placements << ',' << fills << ','
-        << counts << ',' << r.moves << ',' << r.bytes_moved << ',' << r.bytes_lower_bound << '\n';
+    out << r.variant.name << ',' << r.variant.plugin << ',' << (r.variant.baseline ? 1 : 0) << ','
+        << fixed(r.final_spread_pp, 3) << ',' << fixed(r.max_fill_pct, 3) << ',' << r.out_of_space
+        << ',' << r.out_of_space_with_free_space << ',' << r.failed_placements << ',' << fills
+        << ',' << counts << ',' << r.moves << ',' << r.bytes_moved << ',' << r.bytes_lower_bound
+        << '\n';
   }
   return out.str();
 }

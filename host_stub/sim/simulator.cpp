@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "sim/charts.h"
+#include "sim/spread.h"
 #include "sim/text.h"
 
 namespace lds::sim {
@@ -42,6 +43,7 @@ Simulation simulate(const fs::path& out_dir, const Trace& trace,
   }
   write_file(out / "summary.md", summary_table(trace, simulation.results));
   write_file(out / "summary.csv", summary_csv(simulation.results));
+  write_spread_csv(out, simulation.results);
   simulation.charts = draw_charts(out, trace, simulation.results, &simulation.why_no_charts);
   return simulation;
 }

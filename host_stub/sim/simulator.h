@@ -19,6 +19,7 @@
 #include "sim/replay.h"
 #include "sim/report.h"
 #include "sim/size_limits.h"
+#include "sim/spread.h"
 #include "sim/trace.h"
 #include "sim/variants.h"
 
@@ -34,8 +35,9 @@ struct Simulation {
 using SimulationProgress = std::function<void(size_t variant, uint32_t steps_done)>;
 
 // Replays the trace once per variant, writing <out>/<variant>.csv row by row as the replay goes,
-// then <out>/summary.md and <out>/summary.csv, and, when gnuplot is on the PATH,
-// <out>/<variant>.svg (a chart of each disk's fill over time) from <out>/plot.gp. Every plugin is
+// then <out>/summary.md, <out>/summary.csv and <out>/spread.csv (sim/spread.h), and, when gnuplot
+// is on the PATH, <out>/<variant>.svg (each disk's fill over time) and <out>/spread.svg (every
+// variant's spread over time) from <out>/plot.gp (written either way). Every plugin is
 // found before the folder is created. Throws PluginError when a plugin cannot be found or loaded,
 // and std::runtime_error when a file cannot be written.
 Simulation simulate(const std::filesystem::path& out, const Trace& trace,

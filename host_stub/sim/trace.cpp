@@ -283,6 +283,7 @@ Trace load_trace(const fs::path& file) {
         variant.options.emplace_back(std::string(key.str()), text);
       }
     }
+    variant.baseline = is_baseline_plugin(variant.plugin);
     t.variants.push_back(variant);
   }
   if (const toml::node* b = root.get("balancer")) {

@@ -43,6 +43,9 @@ struct StrategyVariant {
   std::vector<std::pair<std::string, std::string>> options;
   std::string description;
   bool balance = false;  // the intra-broker balancer runs too (the "+balance" variants)
+  // A comparison strategy built only for the simulator (HDFS's and Elasticsearch's rules, in
+  // build/baseline_plugins/), never shipped nor installed; see is_baseline_plugin().
+  bool baseline = false;
 };
 
 // A step of simulated time is one hour, as every shipped trace reads it.

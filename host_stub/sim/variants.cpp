@@ -6,8 +6,12 @@
 
 namespace lds::sim {
 
+bool is_baseline_plugin(std::string_view plugin) {
+  return plugin == "hdfs_available_space" || plugin == "elasticsearch_path";
+}
+
 std::vector<StrategyVariant> builtin_variants(uint64_t seed) {
-  return {
+  std::vector<StrategyVariant> variants{
       {"partition", "partition", {}, "fewest partitions (Kafka's rule)"},
       {"partition_spread",
        "partition",
@@ -23,6 +27,8 @@ std::vector<StrategyVariant> builtin_variants(uint64_t seed) {
        "HDFS AvailableSpaceVolumeChoosingPolicy (10 GiB, 0.75)"},
       {"elasticsearch", "elasticsearch_path", {}, "Elasticsearch's shard path choice"},
   };
+  for (StrategyVariant& v : variants) v.baseline = is_baseline_plugin(v.plugin);
+  return variants;
 }
 
 std::vector<std::string> default_strategy_names() {

@@ -16,6 +16,9 @@ namespace lds::sim {
 std::vector<StrategyVariant> builtin_variants(uint64_t seed);
 // partition, partition_spread, size_fill, size_free, hdfs, elasticsearch.
 std::vector<std::string> default_strategy_names();
+// Whether `plugin` is one of the comparison baselines (hdfs_available_space, elasticsearch_path),
+// which are built for the simulator only and never shipped.
+bool is_baseline_plugin(std::string_view plugin);
 // The suffix that turns the balancer on for a variant: "size_fill+balance".
 inline constexpr std::string_view kBalanceSuffix = "+balance";
 

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <sstream>
 
@@ -194,15 +196,95 @@ TEST_F(SimulatorTest, CommandWritesCsvSummaryAndPrintsTheTable) {
   const int status = ::pclose(pipe);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
   EXPECT_NE(output.find("| size_fill |"), std::string::npos) << output;
-  for (const char* f :
-       {"partition.csv", "size_fill.csv", "hdfs.csv", "summary.md", "summary.csv"}) {
+  // The baseline is marked as one, and the mark is explained; shipped strategies are not marked.
+  EXPECT_NE(output.find("| hdfs (baseline) |"), std::string::npos) << output;
+  EXPECT_NE(output.find("(baseline): a comparison strategy"), std::string::npos) << output;
+  EXPECT_EQ(output.find("size_fill (baseline)"), std::string::npos) << output;
+  for (const char* f : {"partition.csv", "size_fill.csv", "hdfs.csv", "summary.md", "summary.csv",
+                        "spread.csv", "plot.gp"}) {
     EXPECT_TRUE(fs::is_regular_file(out / f)) << f;
   }
+  std::ifstream summary(out / "summary.csv");
+  std::string header, row;
+  std::getline(summary, header);
+  EXPECT_TRUE(header.starts_with("strategy,plugin,baseline,")) << header;
+  std::map<std::string, std::string> baseline_of;
+  while (std::getline(summary, row)) {
+    const size_t a = row.find(','), b = row.find(',', a + 1);
+    baseline_of[row.substr(0, a)] = row.substr(b + 1, row.find(',', b + 1) - b - 1);
+  }
+  EXPECT_EQ(baseline_of["hdfs"], "1");
+  EXPECT_EQ(baseline_of["partition"], "0");
 
   const std::string bad = std::string(LDS_HOST_EXE) + " simulate --trace " +
                           (tmp.path() / "missing.toml").string() + " >/dev/null 2>&1";
   const int rc = std::system(bad.c_str());
   EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
+}
+
+// spread.csv holds, for every variant and step, the fullest attached disk's fill minus the
+// emptiest's, read from that variant's own fill CSV; the chart script marks the trace's events.
+TEST_F(SimulatorTest, SpreadCsvAndChartScriptFollowTheFillCsvsAndTheEvents) {
+  TempDir tmp;
+  const Trace trace = load_trace(trace_file("events.toml"));
+  const std::vector<StrategyVariant> variants = {find_variant(trace, "partition"),
+                                                 find_variant(trace, "size_fill")};
+  const fs::path out = tmp.path() / "out";
+  const Simulation sim = simulate(out, trace, variants, search_path());
+  ASSERT_EQ(sim.results.size(), 2u);
+
+  std::ifstream spread(out / "spread.csv");
+  std::ifstream fills[] = {std::ifstream(out / "partition.csv"),
+                           std::ifstream(out / "size_fill.csv")};
+  std::string line;
+  ASSERT_TRUE(std::getline(spread, line));
+  EXPECT_EQ(line, "step,partition,size_fill");
+  for (std::ifstream& f : fills) std::getline(f, line);  // their headers
+  uint32_t rows = 0;
+  bool some_spread = false;
+  while (std::getline(spread, line)) {
+    std::vector<std::string> cells;
+    std::stringstream cells_in(line);
+    for (std::string c; std::getline(cells_in, c, ',');) cells.push_back(c);
+    ASSERT_EQ(cells.size(), 3u) << line;
+    EXPECT_EQ(cells[0], std::to_string(rows));
+    for (size_t v = 0; v < 2; ++v) {
+      std::string fill_row;
+      ASSERT_TRUE(std::getline(fills[v], fill_row));
+      std::vector<double> attached;
+      std::stringstream in(fill_row);
+      std::string c;
+      std::getline(in, c, ',');  // the step
+      while (std::getline(in, c, ',')) {
+        if (!c.empty()) attached.push_back(std::stod(c));
+      }
+      // d3 is attached at step 5: before it, only d1 and d2 count.
+      EXPECT_EQ(attached.size(), rows < 5 ? 2u : 3u) << fill_row;
+      const double expected = *std::max_element(attached.begin(), attached.end()) -
+                              *std::min_element(attached.begin(), attached.end());
+      EXPECT_NEAR(std::stod(cells[v + 1]), expected, 0.002) << line << " / " << fill_row;
+      some_spread = some_spread || expected > 1;
+    }
+    ++rows;
+  }
+  EXPECT_EQ(rows, trace.steps);
+  EXPECT_TRUE(some_spread);
+
+  const std::vector<TraceEvent> events = trace_events(trace);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].step, 5u);
+  EXPECT_EQ(events[0].label, "disk d3 added");
+  EXPECT_EQ(events[1].label, "topic after-attach (6 partitions)");
+  EXPECT_EQ(events[2].step, 10u);
+  EXPECT_EQ(events[2].label, "cordon d1");
+  EXPECT_EQ(events[3].label, "topic after-cordon (6 partitions)");
+  std::ifstream script_in(out / "plot.gp");
+  const std::string script((std::istreambuf_iterator<char>(script_in)),
+                           std::istreambuf_iterator<char>());
+  EXPECT_NE(script.find("set arrow 3 from 10, graph 0 to 10, graph 1"), std::string::npos);
+  EXPECT_NE(script.find("'cordon d1' at 10"), std::string::npos);
+  EXPECT_NE(script.find((out / "spread.svg").string()), std::string::npos);
+  EXPECT_NE(script.find("plot for [i=2:3] '" + (out / "spread.csv").string()), std::string::npos);
 }
 
 TEST_F(SimulatorTest, ShippedTracesLoad) {
