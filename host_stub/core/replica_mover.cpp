@@ -12,6 +12,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <string>
+#include <thread>
+#include <utility>
 
 #include "core/durable_file.h"
 #include "core/io_errors.h"
@@ -33,11 +36,23 @@ constexpr uint64_t kCatchUpBytes = 4 << 20;
 
 std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 
-// Crash-test seam: LDS_CRASH_POINT=<name> kills the process with SIGKILL when a move reaches that
-// point, so tests can stop the broker between any two steps of the protocol.
+// Crash-test seams: LDS_CRASH_POINT=<name> kills the process with SIGKILL when a move reaches that
+// point, so tests can stop the broker between any two steps of the protocol; and
+// LDS_PAUSE_POINT=<name>:<milliseconds> holds the move there that long, so tests can look at the
+// disks while a move is between two of its steps.
 void crash_point(const char* name) {
   static const char* wanted = std::getenv("LDS_CRASH_POINT");
   if (wanted != nullptr && std::strcmp(wanted, name) == 0) ::kill(::getpid(), SIGKILL);
+  static const std::pair<std::string, long> pause = [] {
+    const char* text = std::getenv("LDS_PAUSE_POINT");
+    const char* colon = text != nullptr ? std::strchr(text, ':') : nullptr;
+    if (colon == nullptr) return std::pair<std::string, long>{};
+    return std::pair<std::string, long>{std::string(text, colon),
+                                        std::strtol(colon + 1, nullptr, 10)};
+  }();
+  if (pause.second > 0 && pause.first == name) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause.second));
+  }
 }
 
 // replica.alter.log.dirs.io.max.bytes.per.second for one move's bulk copy. The limit is read

@@ -124,7 +124,9 @@ int shrink(uint64_t seed, size_t steps, const RunOptions& options) {
 int run_regressions(const RunOptions& options) {
   int failed = 0;
   for (const auto& r : regressions()) {
+    if (!r.pause_point.empty()) ::setenv("LDS_PAUSE_POINT", r.pause_point.c_str(), 1);
     const Outcome o = run_schedule(r.steps, options);
+    ::unsetenv("LDS_PAUSE_POINT");
     std::printf("regression '%s': %s\n", r.name.c_str(),
                 o.failed() ? o.violation.c_str() : "every invariant held");
     failed += o.failed() ? 1 : 0;

@@ -236,6 +236,7 @@ std::string Runner::full_check() {
     std::map<std::string, std::vector<size_t>> copies;
     std::vector<std::string> problems;
     std::vector<std::string> leftovers;
+    std::string promoting;  // a copy under its final name that still holds the move marker
     for (size_t i = 0; i < env_.dir_count(); ++i) {
       std::error_code ec;
       for (const auto& e : fs::directory_iterator(env_.log_dirs()[i], ec)) {
@@ -255,6 +256,7 @@ std::string Runner::full_check() {
           continue;
         }
         copies[name].push_back(i);
+        if (!broken_[i] && fs::exists(e.path() / "move.complete", ec)) promoting = e.path();
       }
     }
     json after;
@@ -263,6 +265,15 @@ std::string Runner::full_check() {
       last = "the placement kept changing during the scan";
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
+    }
+    if (!promoting.empty()) {
+      // Between the complete copy's rename to its final name and the source's rename aside, the
+      // broker serves the new copy while both dirs hold the name; the marker says which is
+      // current (recovery reads it), and promotion removes it last.
+      last = "a move was still being promoted, its marker in " + promoting;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (attempt < 49) continue;
+      return last;
     }
     if (!leftovers.empty()) {
       // Deletions of renamed-aside dirs may still be running: give them a moment.
@@ -289,7 +300,7 @@ std::string Runner::full_check() {
       uint64_t want = 0;
       for (const auto& p : dir["partitions"]) {
         auto it = parts_.find(p["partition"].get<std::string>());
-        if (it == parts_.end() || !it->second.reserving || p["isFuture"].get<bool>()) continue;
+        if (it == parts_.end() || p["isFuture"].get<bool>()) continue;
         const uint64_t size = p["size"].get<uint64_t>();
         want += size < kExpectedBytes ? kExpectedBytes - size : 0;
       }
@@ -315,7 +326,6 @@ std::string Runner::restart() {
   ++stats_["restarts"];
   env_.kill9();
   std::fill(broken_.begin(), broken_.end(), false);
-  for (auto& [name, part] : parts_) part.reserving = false;
   if (std::string p = env_.start(); !p.empty()) return "restart failed: " + p;
   std::string problem;
   const json b = call({{"api", "DescribeConfigs"}}, &problem);
@@ -357,7 +367,7 @@ std::string Runner::step_create(const Step& s) {
     if (cordoned.contains(i)) {
       return "cordoned dir " + p["logDir"].get<std::string>() + " took new partition " + name;
     }
-    parts_[name] = {topic, n, 0, true};
+    parts_[name] = {topic, n, 0};
     ++stats_["created"];
     topics_.insert(topic);
   }

@@ -55,10 +55,6 @@ class Runner {
     std::string topic;
     int32_t number = 0;
     uint64_t acked = 0;
-    // Created by the running broker: it reserves the unwritten part of the expected size. A
-    // restart does not keep reservations (the expected size is not stored), so loaded partitions
-    // reserve nothing.
-    bool reserving = true;
   };
 
   // One admin request, answered within 10 s; a CLIENT_FAILURE answer otherwise.
