@@ -80,7 +80,9 @@ class HotSwapTest : public ::testing::Test {
 };
 
 TEST_F(HotSwapTest, TwoThousandSwapsUnderLoadLoseNoPlacementAndLeaveNothingBehind) {
-  const int kSwaps = 2000;
+  // LDS_HOT_SWAPS: fewer swaps for the sanitizer builds (tests/core/CMakeLists.txt).
+  const char* swaps_env = std::getenv("LDS_HOT_SWAPS");
+  const int kSwaps = swaps_env != nullptr ? std::atoi(swaps_env) : 2000;
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> placements{0}, failures{0}, stale{0}, wrong_build{0};
   std::mutex versions_mu;
