@@ -407,6 +407,7 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
     logs_.relocate_locked(p, m->dest);
     moves_.erase(tp);
   }
+  crash_point("before_source_renamed");  // on disk as after_future_renamed; served from dest
 
   // 3. The source goes aside. If its disk fails now, the marker stays in the new copy, so a
   //    restart that finds the old copy again knows which one is current.

@@ -33,7 +33,7 @@ const std::vector<Regression>& regressions() {
         {Kind::kSettle, 0, 0, 0},
         {Kind::kMove, 0, 0, 1},
         {Kind::kSettle, 0, 0, 0}},
-       "after_future_renamed:1500"},
+       "before_source_renamed:1500"},
   };
   return list;
 }
