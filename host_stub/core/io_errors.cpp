@@ -27,6 +27,14 @@ std::string resource_shortage_text(int error_number) {
   return std::string("the broker is short of ") + what + " (" + std::strerror(error_number) + ")";
 }
 
+bool is_name_too_long(int error_number) noexcept { return error_number == ENAMETOOLONG; }
+
+std::string name_too_long_text(const std::string& what, const std::string& dir,
+                               const std::string& path, int error_number) {
+  return what + " in " + dir + ": the name " + path + " is too long for the filesystem (" +
+         std::strerror(error_number) + "); the log directory stays online.";
+}
+
 bool is_out_of_space(int error_number) noexcept {
   return error_number == ENOSPC || error_number == EDQUOT;
 }

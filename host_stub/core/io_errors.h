@@ -18,6 +18,16 @@ bool is_resource_shortage(int error_number) noexcept;
 // "the broker is short of file descriptors (Too many open files)", for a request's error.
 std::string resource_shortage_text(int error_number);
 
+// Whether `error_number` says a name cannot be made (ENAMETOOLONG: an entry past 255 bytes or a
+// path past PATH_MAX). The name is at fault, not the disk: the request that needed it fails with
+// a sentence naming the path, and the directory stays online.
+bool is_name_too_long(int error_number) noexcept;
+
+// "Cannot create t-0 in /d1: the name /d1/t-0 is too long for the filesystem (File name too
+// long); the log directory stays online.", a request's error for such a name.
+std::string name_too_long_text(const std::string& what, const std::string& dir,
+                               const std::string& path, int error_number);
+
 // Whether `error_number` says the filesystem is full (ENOSPC) or the user's quota is spent
 // (EDQUOT). A full disk is not a failed one: the request that ran out fails, the directory stays
 // online. Produce and replica moves classify with this one function.

@@ -1,6 +1,7 @@
 // log_layout.cpp: Kafka's on-disk names, topic rule, ids and the verifiable payload pattern.
 #include "core/log_layout.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>
@@ -100,12 +101,64 @@ std::string partition_dir(std::string_view topic, int32_t partition) {
   return std::string(topic) + "-" + std::to_string(partition);
 }
 
+namespace {
+
+std::string capped_name(std::string_view topic, int32_t partition, std::string_view id,
+                        std::string_view suffix) {
+  const std::string tail =
+      "-" + std::to_string(partition) + "." + std::string(id) + std::string(suffix);
+  const size_t room = tail.size() < kMaxEntryName ? kMaxEntryName - tail.size() : 0;
+  return std::string(topic.substr(0, std::min(topic.size(), room))) + tail;
+}
+
+}  // namespace
+
 std::string future_dir(std::string_view topic, int32_t partition, std::string_view id) {
-  return partition_dir(topic, partition) + "." + std::string(id) + "-future";
+  return capped_name(topic, partition, id, "-future");
 }
 
 std::string delete_dir(std::string_view topic, int32_t partition, std::string_view id) {
-  return partition_dir(topic, partition) + "." + std::string(id) + "-delete";
+  return capped_name(topic, partition, id, "-delete");
+}
+
+bool may_be_capped(std::string_view name) { return name.size() >= kMaxEntryName; }
+
+std::string move_marker_text(std::string_view source, uint64_t size, std::string_view topic,
+                             int32_t partition) {
+  return "source=" + std::string(source) + "\nsize=" + std::to_string(size) +
+         "\ntopic=" + std::string(topic) + "\npartition=" + std::to_string(partition) + "\n";
+}
+
+std::string partition_metadata_text(uint64_t expected_bytes) {
+  return "expected.bytes=" + std::to_string(expected_bytes) + "\n";
+}
+
+PartitionMetadata parse_partition_metadata(std::string_view text) {
+  PartitionMetadata out;
+  constexpr std::string_view kKey = "expected.bytes=";
+  size_t line_start = 0;
+  bool found = false;
+  for (int line = 1; line_start < text.size(); ++line) {
+    size_t end = text.find('\n', line_start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view l = text.substr(line_start, end - line_start);
+    line_start = end + 1;
+    if (l.empty() || l.front() == '#') continue;
+    uint64_t value = 0;
+    const std::string_view number = l.substr(std::min(l.size(), kKey.size()));
+    auto [at, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (!l.starts_with(kKey) || number.empty() || ec != std::errc() ||
+        at != number.data() + number.size() || found) {
+      out.problem = "line " + std::to_string(line) + " is not " + (found ? "the only " : "") +
+                    "expected.bytes=<bytes>";
+      out.expected_bytes = 0;
+      return out;
+    }
+    out.expected_bytes = value;
+    found = true;
+  }
+  if (!found) out.problem = "it has no expected.bytes=<bytes> line";
+  return out;
 }
 
 std::string segment_file(uint64_t base_offset) {

@@ -13,8 +13,18 @@ inline constexpr std::string_view kMetaProperties = "meta.properties";
 // The file a running broker holds an exclusive flock on (core/dir_lock.h), as Kafka's LogManager
 // does. Like meta.properties it is a regular file, so parse_entry() classifies it kOther.
 inline constexpr std::string_view kLockFile = ".lock";
-// Written (and fsynced) inside a future directory when its copy is complete; see ReplicaMover.
+// Written (and fsynced) inside a future directory when its copy is complete; see ReplicaMover. It
+// names the move's source, the partition's size and the full topic-partition ("topic=", then
+// "partition="), which a capped future name no longer carries (move_marker_text).
 inline constexpr std::string_view kMoveCompleteMarker = "move.complete";
+// Inside a partition directory: what the partition was placed with, so that its reservation
+// survives a restart and a move ("expected.bytes=<n>\n", partition_metadata_text). Written
+// atomically at creation when the placement expected bytes, copied by a move with the segments;
+// a missing file means 0 (partitions created before it existed). Our own name: Kafka keeps its
+// partition.metadata beside it.
+inline constexpr std::string_view kPartitionMetadata = "lds.partition";
+// The longest name a log directory entry can have (NAME_MAX on Linux), as Kafka's LocalLog counts.
+inline constexpr size_t kMaxEntryName = 255;
 inline constexpr std::string_view kSegmentSuffix = ".log";
 
 // Kafka's topic rule: [a-zA-Z0-9._-], 1 to 249 characters, not "." or "..". Returns an empty string
@@ -26,11 +36,32 @@ std::string topic_name_problem(std::string_view topic);
 std::string partition_name_problem(std::string_view name);
 
 std::string partition_dir(std::string_view topic, int32_t partition);  // "t-0"
-std::string future_dir(std::string_view topic, int32_t partition,
-                       std::string_view id);  // "t-0.<id>-future"
-std::string delete_dir(std::string_view topic, int32_t partition,
-                       std::string_view id);     // "t-0.<id>-delete"
+// "t-0.<id>-future" and "t-0.<id>-delete", with the topic cut so the name fits in kMaxEntryName
+// bytes, as Kafka's LocalLog.logDirNameWithSuffixCappedLength: the suffix
+// "-<partition>.<id>-future" is kept whole and the topic is cut to min(its length, 255 - the
+// suffix's length). Kafka caps only -delete (and -stray) names, and a 249-character topic's -future
+// name is then too long to create; the future name is capped here too. A capped name's topic is a
+// prefix of the real one: recovery reads the topic-partition of a future from its marker, and a
+// -delete needs none.
+std::string future_dir(std::string_view topic, int32_t partition, std::string_view id);
+std::string delete_dir(std::string_view topic, int32_t partition, std::string_view id);
+// Whether `name` (a -future or -delete entry) may have had its topic cut: it is as long as an entry
+// name can be.
+bool may_be_capped(std::string_view name);
 std::string segment_file(uint64_t base_offset);  // "00000000000000000000.log"
+
+// The completion marker's text for a move of (topic, partition) from `source` at `size` bytes.
+std::string move_marker_text(std::string_view source, uint64_t size, std::string_view topic,
+                             int32_t partition);
+// The lds.partition text of a partition placed expecting `expected_bytes`.
+std::string partition_metadata_text(uint64_t expected_bytes);
+// The expected bytes an lds.partition text records, or the clause saying why it cannot be read
+// ("line 1 is not expected.bytes=<n>").
+struct PartitionMetadata {
+  uint64_t expected_bytes = 0;
+  std::string problem;  // "" when the text is well formed
+};
+PartitionMetadata parse_partition_metadata(std::string_view text);
 
 enum class EntryKind { kPartition, kFuture, kDelete, kOther };
 struct Entry {

@@ -175,7 +175,8 @@ std::shared_ptr<const LoadedStrategy> LogManager::load_strategy(
   }
 }
 
-void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {
+void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
+                                uint64_t expected_bytes) {
   if (options_.in_memory) return;
   // No meta.properties: the directory was unmounted (or replaced) underneath the broker, and a
   // partition created now would land on whatever filesystem is left at that path.
@@ -193,13 +194,31 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp) {
                            " already exists and is not a partition this broker hosts; move it "
                            "out of the log directory. The log directory stays online.");
     }
+    // A 249-character topic with a partition number of 6 digits or more, or a log dir path near
+    // PATH_MAX: the name is at fault, not the disk.
+    if (is_name_too_long(err)) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       name_too_long_text("Cannot create " + tp.str(), dirs_[dir_index]->path_text,
+                                          dir.string(), err));
+    }
     throw FileError(err, "mkdir", dir);
   }
   const fs::path segment = dir / layout::segment_file(0);
   try {
     open_file(segment, O_WRONLY | O_CREAT | O_EXCL, 0644, "create");
-  } catch (const FileError&) {
-    ::rmdir(dir.c_str());  // no half-created partition
+    // What the partition was placed with, so its reservation survives a restart.
+    if (expected_bytes > 0) {
+      write_file_atomically(dir / layout::kPartitionMetadata,
+                            layout::partition_metadata_text(expected_bytes));
+    }
+  } catch (const FileError& e) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);  // no half-created partition
+    if (is_name_too_long(e.code().value())) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       name_too_long_text("Cannot create " + tp.str(), dirs_[dir_index]->path_text,
+                                          e.path().string(), e.code().value()));
+    }
     throw;
   }
   fsync_folder(dirs_[dir_index]->path);
@@ -316,7 +335,7 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   for (uint32_t dir : attempt) {
     tried += (tried.empty() ? "" : ", ") + dirs_[dir]->path_text;
     try {
-      create_on_disk(dir, tp);
+      create_on_disk(dir, tp, expected);
     } catch (const std::system_error& e) {
       if (is_resource_shortage(e.code().value())) {
         throw KafkaError(ErrorCode::kKafkaStorageError,

@@ -302,7 +302,10 @@ class LogManager {
                        std::vector<uint32_t>& indices) const;
   void fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
                   bool read_space) const;
-  void create_on_disk(uint32_t dir_index, const TopicPartition& tp);
+  // Creates <dir>/<topic>-<partition>/ with an empty first segment, and its lds.partition when
+  // `expected_bytes` > 0. Throws KafkaError for a name the filesystem cannot hold or a stray entry
+  // at the name (the directory stays online), FileError for the disk's failures.
+  void create_on_disk(uint32_t dir_index, const TopicPartition& tp, uint64_t expected_bytes);
   // startup(): locks every directory, then reads and checks every meta.properties, then writes the
   // missing ones; marks offline the directories that fail (log_manager_dirs.cpp).
   void open_dirs();

@@ -360,6 +360,16 @@ DeletedTopic LogManager::delete_topic(const std::string& topic) {
                                                                     layout::random_hex_id());
       std::error_code ec;
       fs::rename(src, del, ec);
+      if (ec == std::errc::filename_too_long) {
+        // The -delete name is capped at 255 bytes; a path past PATH_MAX is the name's fault,
+        // not the disk's. This replica and the ones after it stay hosted.
+        throw KafkaError(
+            ErrorCode::kKafkaStorageError,
+            name_too_long_text("Cannot delete " + p->tp.str(), dirs_[p->dir]->path_text,
+                               del.string(), ec.value()) +
+                " " + std::to_string(result.deleted) +
+                " replicas of the topic were deleted before it; the rest stay hosted.");
+      }
       if (ec && ec != std::errc::no_such_file_or_directory) {
         // The directory cannot be written (read-only, failing): it goes offline, as after any
         // I/O error, and the replica's deletion waits for it.

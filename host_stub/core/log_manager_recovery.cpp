@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -31,8 +33,10 @@ struct Copy {
   bool marked = false;                  // holds a move's completion marker
   std::optional<uint64_t> marked_size;  // the partition's size the marker records
   std::string marked_source;            // the move's source the marker records
-  uint64_t size = 0;                    // bytes of its segments
-  ScannedLog log;                       // read for a copy that may be served (not unmarked futures)
+  std::string marked_topic;             // the topic-partition the marker records (none: older)
+  std::optional<int32_t> marked_partition;
+  uint64_t size = 0;  // bytes of its segments
+  ScannedLog log;     // read for a copy that may be served (not unmarked futures)
 };
 
 struct Found {
@@ -63,6 +67,14 @@ void read_marker(Copy& c) {
   std::string line;
   while (std::getline(in, line)) {
     if (line.starts_with("source=")) c.marked_source = line.substr(7);
+    if (line.starts_with("topic=")) c.marked_topic = line.substr(6);
+    if (line.starts_with("partition=")) {
+      try {
+        c.marked_partition = std::stoi(line.substr(10));
+      } catch (const std::exception&) {
+        c.marked_partition.reset();
+      }
+    }
     if (!line.starts_with("size=")) continue;
     try {
       c.marked_size = std::stoull(line.substr(5));
@@ -70,6 +82,55 @@ void read_marker(Copy& c) {
       c.marked_size.reset();  // unreadable: the marker still says the copy is complete
     }
   }
+}
+
+// Why the topic-partition a future's marker records cannot be the one its name was made for
+// (layout::future_dir, whose topic may be cut), or "" when it can. `e` is the name's reading.
+std::string marker_mismatch(const Copy& c, const layout::Entry& e) {
+  const std::string name = c.path.filename().string();
+  if (!layout::topic_name_problem(c.marked_topic).empty()) {
+    return "its topic \"" + c.marked_topic + "\" is not a valid topic name";
+  }
+  if (!c.marked_partition || *c.marked_partition != e.partition) {
+    return "it names another partition than the directory's name";
+  }
+  const bool prefix = c.marked_topic.starts_with(e.topic);
+  if (c.marked_topic != e.topic && !(prefix && layout::may_be_capped(name))) {
+    return "it names topic " + c.marked_topic + ", which the directory's name " + name +
+           " was not made for";
+  }
+  return {};
+}
+
+// The expected bytes a partition directory's lds.partition records: 0 when it has none (placed
+// without an expected size, or before the file existed), and 0 with a warning naming the file
+// when it cannot be read or is malformed. Never refuses the start.
+uint64_t read_expected_bytes(const fs::path& partition_dir) {
+  const fs::path file = partition_dir / layout::kPartitionMetadata;
+  if (::access(file.c_str(), F_OK) != 0) {
+    if (errno != ENOENT) {
+      log()->warn("Cannot read {} ({}); the partition's expected size is taken as 0.",
+                  file.string(), std::strerror(errno));
+    }
+    return 0;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    log()->warn("Cannot open {}; the partition's expected size is taken as 0.", file.string());
+    return 0;
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  if (in.bad()) {
+    log()->warn("Cannot read {}; the partition's expected size is taken as 0.", file.string());
+    return 0;
+  }
+  const layout::PartitionMetadata meta = layout::parse_partition_metadata(text);
+  if (!meta.problem.empty()) {
+    log()->warn("Ignoring {}: {}; the partition's expected size is taken as 0.", file.string(),
+                meta.problem);
+    return 0;
+  }
+  return meta.expected_bytes;
 }
 
 std::string duplicate_message(const TopicPartition& tp, const fs::path& a, const fs::path& b) {
@@ -93,11 +154,12 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
   // 1. Read what each copy is: its size, and whether a move marked it complete. A directory that
   //    cannot be read goes offline, and its copies take no part in what follows.
   std::map<std::pair<std::string, int32_t>, Found> partitions;
+  std::vector<Copy> capped_deletes;  // -delete directories whose name may not hold the topic
   std::set<uint32_t> failed;
   for (const auto& [dir, path] : entries) {
     if (failed.count(dir) != 0) continue;
-    const layout::Entry e = layout::parse_entry(path.filename().string());
-    Found& f = partitions[{e.topic, e.partition}];
+    const std::string entry_name = path.filename().string();
+    const layout::Entry e = layout::parse_entry(entry_name);
     Copy c;
     c.dir = dir;
     c.path = path;
@@ -115,6 +177,24 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
       failed.insert(dir);
       continue;
     }
+    // A -future or -delete name may hold only a prefix of the topic (layout::future_dir), so the
+    // topic never comes from it: a marked future's is the marker's, and a -delete directory whose
+    // name may be cut belongs to no partition here (it is removed once every dir is online).
+    std::pair<std::string, int32_t> key{e.topic, e.partition};
+    if (e.kind == layout::EntryKind::kFuture && c.marked && !c.marked_topic.empty()) {
+      if (std::string why = marker_mismatch(c, e); !why.empty()) {
+        log()->warn("Discarding the move copy {}: its marker cannot be trusted, {}.",
+                    c.path.string(), why);
+        c.marked = false;  // an unfinished copy: discarded below, its source untouched
+      } else {
+        key = {c.marked_topic, *c.marked_partition};
+      }
+    }
+    if (e.kind == layout::EntryKind::kDelete && layout::may_be_capped(entry_name)) {
+      capped_deletes.push_back(std::move(c));
+      continue;
+    }
+    Found& f = partitions[key];
     (e.kind == layout::EntryKind::kPartition ? f.current
      : e.kind == layout::EntryKind::kFuture  ? f.future
                                              : f.deleted)
@@ -125,6 +205,7 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
       std::erase_if(*list, [&](const Copy& c) { return failed.count(c.dir) != 0; });
     }
   }
+  std::erase_if(capped_deletes, [&](const Copy& c) { return failed.count(c.dir) != 0; });
 
   // 2. Decide, before anything is changed: a start that must be refused deletes nothing.
   std::vector<Plan> plans;
@@ -248,8 +329,10 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
         log()->error("Could not cut the torn last batch of {}: {}", name, ex.what());
         mark_offline(served->dir, ex.what());
       }
-      if (dirs_[served->dir]->online)
-        add_partition(served->dir, plan.tp, std::move(recovered.log), 0);
+      if (dirs_[served->dir]->online) {
+        add_partition(served->dir, plan.tp, std::move(recovered.log),
+                      read_expected_bytes(served_path));
+      }
     }
     for (const Copy& d : plan.found->deleted) {
       if (ok && ((served != nullptr && dirs_[served->dir]->online) || all_online)) {
@@ -259,6 +342,16 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
             "Keeping {} until every log directory is online: it may be the last copy of {}.",
             d.path.string(), name);
       }
+    }
+  }
+  for (const Copy& d : capped_deletes) {
+    if (all_online) {
+      to_remove.push_back(d.path);
+    } else {
+      log()->warn(
+          "Keeping {} until every log directory is online: its name does not hold its whole "
+          "topic, and it may be the last copy of its partition.",
+          d.path.string());
     }
   }
   for (const auto& del : to_remove) {

@@ -78,6 +78,8 @@ void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
     d.online = false;
     d.offline_reason = reason;
     log()->error("Log directory {} is now offline: {}", d.path_text, reason);
+    // As Kafka does when a log dir fails: the moves from or to it stop.
+    mover_->stop_moves_of_dir_locked(dir_index, reason);
     const bool any_online =
         std::any_of(dirs_.begin(), dirs_.end(), [](const auto& x) { return x->online; });
     if (!any_online && started_ && on_all_dirs_offline_) {

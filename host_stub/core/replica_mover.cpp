@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "core/durable_file.h"
@@ -132,17 +133,54 @@ bool ReplicaMover::owns_locked(const std::shared_ptr<Move>& m) const {
   return it != moves_.end() && it->second == m;
 }
 
-void ReplicaMover::cancel_locked(const TopicPartition& tp) {
+std::shared_ptr<ReplicaMover::Move> ReplicaMover::forget_locked(const TopicPartition& tp) {
   if (!failures_.empty()) failures_.erase(tp);
   auto it = moves_.find(tp);
-  if (it == moves_.end()) return;
+  if (it == moves_.end()) return nullptr;
   std::shared_ptr<Move> m = std::move(it->second);
   moves_.erase(it);
   m->cancelled = true;
   logs_.count_replica_locked(m->dest, tp.topic, -1);
   m->left_to_copy.release();
-  log()->info("Cancelled the move of {} to {}.", tp.str(), logs_.dirs_[m->dest]->path_text);
+  return m;
+}
+
+void ReplicaMover::cancel_locked(const TopicPartition& tp) {
+  if (std::shared_ptr<Move> m = forget_locked(tp)) {
+    log()->info("Cancelled the move of {} to {}.", tp.str(), logs_.dirs_[m->dest]->path_text);
+  }
   // The mover that owns the move removes its future directory.
+}
+
+void ReplicaMover::stop_moves_of_dir_locked(uint32_t dir, const std::string& reason) {
+  if (moves_.empty()) return;
+  std::vector<std::shared_ptr<Move>> hit;
+  for (const auto& [tp, m] : moves_) {
+    if (m->dest == dir || m->partition->dir == dir) hit.push_back(m);
+  }
+  std::sort(hit.begin(), hit.end(), [](const auto& a, const auto& b) {
+    return std::tie(a->partition->tp.topic, a->partition->tp.partition) <
+           std::tie(b->partition->tp.topic, b->partition->tp.partition);
+  });
+  for (const auto& m : hit) {
+    const TopicPartition tp = m->partition->tp;
+    const std::string& from = logs_.dirs_[m->partition->dir]->path_text;
+    const std::string& to = logs_.dirs_[m->dest]->path_text;
+    const char* side = m->partition->dir == dir ? "source" : "destination";
+    if (m->promoting) {
+      log()->warn(
+          "The move of {} from {} to {} is already being promoted while its {} log directory {} "
+          "went offline ({}); it finishes, or the next start recovers it.",
+          tp.str(), from, to, side, logs_.dirs_[dir]->path_text, reason);
+      continue;
+    }
+    const std::string message = "Move of " + tp.str() + " from " + from + " to " + to +
+                                " stopped: its " + side + " log directory " +
+                                logs_.dirs_[dir]->path_text + " went offline (" + reason + ").";
+    forget_locked(tp);  // its mover drops the future copy at its next chunk
+    failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+    log()->error("{}", message);
+  }
 }
 
 std::vector<std::pair<TopicPartition, ReplicaMover::Failure>> ReplicaMover::failures_locked()
@@ -164,6 +202,11 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
     }
   } catch (const std::system_error& e) {
     const int err = e.code().value();
+    if (is_name_too_long(err)) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       name_too_long_text("Cannot start moving " + tp.str(), d.path_text,
+                                          m->future.string(), err));
+    }
     if (is_resource_shortage(err) || is_out_of_space(err)) {
       std::error_code ec;
       fs::remove(m->future, ec);
@@ -176,15 +219,25 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
     logs_.mark_offline(dest, e.what());
     return false;
   }
+  std::string offline;  // a dir of the move that went offline while its future was created
   {
     std::lock_guard lock(logs_.mu_);
-    failures_.erase(tp);                             // a new move of it starts
-    logs_.count_replica_locked(dest, tp.topic, +1);  // a future replica counts there, as in Kafka
-    m->left_to_copy = Reservation(d.reserved, p->size);
-    moves_[tp] = m;
-    queue_.push_back(m);
-    log()->info("Moving {} from {} to {} ({} bytes).", tp.str(), logs_.dirs_[p->dir]->path_text,
-                d.path_text, p->size);
+    if (!logs_.dirs_[p->dir]->online) offline = logs_.dirs_[p->dir]->path_text;
+    if (!d.online) offline = d.path_text;
+    if (offline.empty()) {
+      failures_.erase(tp);                             // a new move of it starts
+      logs_.count_replica_locked(dest, tp.topic, +1);  // a future replica counts there, as in Kafka
+      m->left_to_copy = Reservation(d.reserved, p->size);
+      moves_[tp] = m;
+      queue_.push_back(m);
+      log()->info("Moving {} from {} to {} ({} bytes).", tp.str(), logs_.dirs_[p->dir]->path_text,
+                  d.path_text, p->size);
+    }
+  }
+  if (!offline.empty()) {
+    std::error_code ec;
+    fs::remove(m->future, ec);  // tried; the next start discards an unmarked future anyway
+    throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + offline + " is offline");
   }
   wake_.notify_one();
   return true;
@@ -363,9 +416,23 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
     copier.copy(copied, committed);
     progress(committed - copied);
   }
+  copier.copy_partition_metadata();
   copier.sync();
+  bool stopped;
+  {
+    // The commit point: from here the move promotes (or a crash leaves it to recovery), and a
+    // directory going offline no longer stops it (stop_moves_of_dir_locked).
+    std::lock_guard lock(logs_.mu_);
+    stopped = m->cancelled || stopping_;
+    if (!stopped) m->promoting = true;
+  }
+  if (stopped) {
+    io.unlock();
+    return drop_future();
+  }
+  // The marker names the topic-partition in full: a capped future name holds a prefix of it.
   write_file_atomically(m->future / layout::kMoveCompleteMarker,
-                        "source=" + src.string() + "\nsize=" + std::to_string(committed) + "\n");
+                        layout::move_marker_text(src.string(), committed, tp.topic, tp.partition));
   fsync_folder(m->future.parent_path());
   crash_point("after_marker");
   const fs::path del = promote(m, src);

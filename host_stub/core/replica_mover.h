@@ -39,6 +39,9 @@ class ReplicaMover {
     uint32_t dest = 0;
     std::filesystem::path future;  // <dest>/<topic>-<partition>.<id>-future
     std::atomic<bool> cancelled{false};
+    // Past the commit point (the copy is complete and about to be marked): the move promotes, or
+    // a crash leaves it to startup recovery. Guarded by the state lock.
+    bool promoting = false;
     uint64_t copied = 0;       // guarded by the state lock
     Reservation left_to_copy;  // on dest, guarded by the state lock
   };
@@ -70,11 +73,19 @@ class ReplicaMover {
   // The state lock held: cancels the move of `tp`, if there is one; its mover removes the future.
   // Forgets the partition's last failed move too.
   void cancel_locked(const TopicPartition& tp);
+  // The state lock held: log directory `dir` went offline (`reason`). Every move from or to it
+  // that has not reached its commit point stops as a cancelled one does (its mover drops the
+  // future copy at its next chunk, trying where the destination is the offline dir; the
+  // reservation is released now) and is recorded as failed, one log line each naming the
+  // replica, both dirs and why. A move already promoting finishes, or the next start recovers it.
+  void stop_moves_of_dir_locked(uint32_t dir, const std::string& reason);
   // The state lock held: the last failed move of every partition that has one.
   std::vector<std::pair<TopicPartition, Failure>> failures_locked() const;
 
   // The partition's I/O lock held, the state lock not: creates the future directory in `dest` and
-  // queues the move. Returns false when `dest` failed and was marked offline.
+  // queues the move. Returns false when `dest` failed and was marked offline. Throws KafkaError
+  // for a future name the filesystem cannot hold, a lack of space or descriptors, or a source or
+  // destination that went offline meanwhile.
   bool begin(const std::shared_ptr<LogManager::Partition>& partition, uint32_t dest);
 
   // In-memory LogManagers only (the simulator, whose mover threads never run): the move of `tp`
@@ -95,6 +106,10 @@ class ReplicaMover {
   // Drops the move's future copy and records why it failed (state lock not held).
   void fail(const std::shared_ptr<Move>& move, const std::string& message);
   bool owns_locked(const std::shared_ptr<Move>& move) const;  // still its partition's move
+  // The state lock held: forgets the move of `tp` and its last failure, and gives back what the
+  // move holds in its destination (count, reservation); its mover removes the future. Returns
+  // the move forgotten, or null.
+  std::shared_ptr<Move> forget_locked(const TopicPartition& tp);
 
   LogManager& logs_;
   // Guarded by logs_.mu_.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <iterator>
+#include <string>
 
 #include "core/log_layout.h"
 
@@ -56,6 +57,25 @@ void SegmentCopier::copy(uint64_t from, uint64_t to) {
     open_at(from);
     if (base_ == ended) throw FileError(ENOENT, "open", src_dir_);
   }
+}
+
+void SegmentCopier::copy_partition_metadata() {
+  const fs::path from = src_dir_ / layout::kPartitionMetadata;
+  Fd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!in) {
+    if (errno == ENOENT) return;  // placed without an expected size, or before the file existed
+    check_syscall(-1, "open", from);
+  }
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(in.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    check_syscall(n, "read", from);
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  write_file_atomically(dst_dir_ / layout::kPartitionMetadata, text);
 }
 
 void SegmentCopier::sync() {

@@ -26,6 +26,10 @@ class SegmentCopier {
   // std::filesystem::filesystem_error (listing the source).
   void copy(uint64_t from, uint64_t to);
 
+  // Copies the partition's lds.partition (layout::kPartitionMetadata), if it has one, atomically
+  // and durably. Throws FileError naming the source file (its read) or the copy (its write).
+  void copy_partition_metadata();
+
   // Makes every segment written durable (fsync of each file).
   void sync();
 

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/log_layout.h"
@@ -212,6 +214,126 @@ TEST_F(DiskFaultTest, ProducingPastFreeSpaceGivesAClearErrorAndKeepsThePartition
 
 // With every dir offline the broker ends, as Kafka's does: storage_startup_test.cpp,
 // WhenTheLastLogDirFailsTheBrokerLogsKafkasLineAndExits1.
+
+// A move from or to a dir that goes offline stops, as Kafka stops the moves of a failed log dir
+// (ReplicaAlterLogDirsManager removes the fetchers of a failed dir's partitions): the copy ends,
+// its future copy is removed where the disk lets it, the move is reported with why, and the other
+// dirs keep working.
+class OfflineMoveTest : public DiskFaultTest {
+ protected:
+  // m-0 (8 MiB, more than the last 4 MiB a move copies unthrottled) in disk1, moving to disk3 at
+  // 64 KiB/s; returns its future copy once it grows.
+  fs::path start_slow_move(const ServerConfig& c) {
+    place_one_partition_per_dir(c);
+    if (HasFatalFailure()) return {};
+    EXPECT_EQ(placed_in(create("m", {0})), c.log_dirs[0].string());
+    EXPECT_EQ(produce("m", 0, 8 * kMiB).value("size", 0), 8 * kMiB);
+    call_ok({{"api", "IncrementalAlterConfigs"},
+             {"configs",
+              nlohmann::json::array({{{"name", "replica.alter.log.dirs.io.max.bytes.per.second"},
+                                      {"op", "SET"},
+                                      {"value", "65536"}}})}});
+    nlohmann::json r = call_ok(
+        {{"api", "AlterReplicaLogDirs"},
+         {"dirs",
+          nlohmann::json::array(
+              {{{"path", c.log_dirs[2].string()},
+                {"partitions", nlohmann::json::array({{{"topic", "m"}, {"partition", 0}}})}}})}});
+    EXPECT_EQ(r["results"][0]["error"], "NONE") << r.dump();
+    for (int i = 0; i < 500; ++i) {
+      for (const auto& e : fs::directory_iterator(c.log_dirs[2])) {
+        if (e.path().filename().string().ends_with("-future") && segment_bytes(e.path()) > 0) {
+          return e.path();
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "the move did not start copying: "
+                  << call_ok({{"api", "DescribeLogDirs"}}).dump();
+    return {};
+  }
+
+  // The failed move DescribeLogDirs lists for m-0 under disk3.
+  nlohmann::json failed_move(const ServerConfig& c) {
+    const nlohmann::json entry = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), c.log_dirs[2]);
+    for (const auto& f : entry["failedMoves"]) {
+      if (f["partition"] == "m-0") return f;
+    }
+    return nullptr;
+  }
+
+  static bool future_listed(const nlohmann::json& describe) {
+    for (const auto& d : describe["brokers"][0]["logDirs"]) {
+      for (const auto& p : d["partitions"]) {
+        if (p["isFuture"].get<bool>()) return true;
+      }
+    }
+    return false;
+  }
+};
+
+TEST_F(OfflineMoveTest, AMoveWhoseSourceGoesOfflineStopsAndItsCopyIsRemoved) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  const fs::path future = start_slow_move(c);
+  ASSERT_FALSE(future.empty());
+  // Reads still work on a read-only disk: only the failed Produce takes disk1 offline.
+  remount_read_only(c.log_dirs[0]);
+  EXPECT_EQ(produce("a", 0, 100)["error"], "KAFKA_STORAGE_ERROR");
+  for (int i = 0; i < 500 && fs::exists(future); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_FALSE(fs::exists(future)) << "the copy should stop and be removed";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(fs::exists(future)) << "nothing copies into it again";
+  const nlohmann::json describe = call_ok({{"api", "DescribeLogDirs"}});
+  EXPECT_FALSE(future_listed(describe)) << describe.dump();
+  EXPECT_TRUE(dir_entry(describe, c.log_dirs[2])["error"].is_null())
+      << "the destination stays online";
+  EXPECT_EQ(dir_entry(describe, c.log_dirs[2])["reservedBytes"], 0)
+      << "the reservation is released";
+  const nlohmann::json f = failed_move(c);
+  ASSERT_FALSE(f.is_null()) << describe.dump();
+  EXPECT_EQ(f["error"], "KAFKA_STORAGE_ERROR");
+  const std::string why = "Move of m-0 from " + c.log_dirs[0].string() + " to " +
+                          c.log_dirs[2].string() + " stopped: its source log directory " +
+                          c.log_dirs[0].string() + " went offline (";
+  EXPECT_TRUE(f["message"].get<std::string>().starts_with(why)) << f.dump();
+  ASSERT_NO_FATAL_FAILURE(expect_others_untouched(c));
+}
+
+TEST_F(OfflineMoveTest, AMoveWhoseDestinationGoesOfflineStopsAndItsSourceStaysServed) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  const fs::path future = start_slow_move(c);
+  ASSERT_FALSE(future.empty());
+  // A disk being written cannot be remounted read-only: it is pulled (lazily unmounted) instead,
+  // and the next Produce there fails. The copy cannot be removed from the pulled disk; the next
+  // start's recovery would discard it (it has no marker).
+  ASSERT_EQ(::umount2(c.log_dirs[2].c_str(), MNT_DETACH), 0) << std::strerror(errno);
+  EXPECT_EQ(produce("a", 2, 100)["error"], "KAFKA_STORAGE_ERROR");
+  nlohmann::json f;
+  for (int i = 0; i < 500 && f.is_null(); ++i) {
+    f = failed_move(c);
+    if (f.is_null()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(f.is_null());
+  EXPECT_TRUE(f["message"].get<std::string>().starts_with(
+      "Move of m-0 from " + c.log_dirs[0].string() + " to " + c.log_dirs[2].string() +
+      " stopped: its destination log directory " + c.log_dirs[2].string() + " went offline ("))
+      << f.dump();
+  EXPECT_FALSE(fs::exists(future)) << "nothing is copied to the pulled disk's path";
+  const nlohmann::json describe = call_ok({{"api", "DescribeLogDirs"}});
+  EXPECT_FALSE(future_listed(describe)) << describe.dump();
+  EXPECT_TRUE(dir_entry(describe, c.log_dirs[0])["error"].is_null());
+  EXPECT_TRUE(dir_entry(describe, c.log_dirs[1])["error"].is_null());
+  // m-0 is still served from disk1, whole, and takes appends; so does a-1 on disk2.
+  EXPECT_EQ(produce("m", 0, 1000).value("size", 0), 8 * kMiB + 1000);
+  EXPECT_EQ(partition_problem(c.log_dirs[0] / "m-0", "m", 0, 8 * kMiB + 1000), "");
+  EXPECT_EQ(produce("a", 1, 5000).value("size", 0), 15000);
+}
 
 }  // namespace
 }  // namespace lds::integration

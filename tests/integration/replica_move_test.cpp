@@ -467,5 +467,69 @@ TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
   }
 }
 
+// Kafka's longest legal topic (249 characters): its -future and -delete names are capped at 255
+// bytes as Kafka's LocalLog.logDirNameWithSuffixCappedLength caps them, so it moves, is deleted,
+// and stays deleted after a restart, with every dir online.
+TEST_F(ReplicaMoveTest, A249CharacterTopicIsMovedDeletedAndStaysGoneAfterARestart) {
+  start(default_config(3));
+  const std::string topic = std::string(231, 'l') + "-long.topic_name-0";
+  ASSERT_EQ(topic.size(), 249u);
+  json created = call_ok({{"api", "CreatePartitions"}, {"topic", topic}, {"partitions", {0}}});
+  const fs::path from = created["partitions"][0]["logDir"].get<std::string>();
+  const fs::path to = from == disk(3) ? disk(1) : disk(3);
+  produce(topic, 0, 2 * kMiB);
+  const std::string tp = layout::partition_dir(topic, 0);
+  EXPECT_EQ(alter(to, topic, 0)["error"], "NONE");
+  ASSERT_TRUE(wait_until_moved(tp));
+  EXPECT_EQ(where(tp).first, to.string());
+  expect_exactly_once(topic, 0, 2 * kMiB);
+  expect_no_leftovers();
+  auto expect_all_online = [&] {
+    for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+      EXPECT_TRUE(d["error"].is_null()) << d.dump();
+      EXPECT_TRUE(d["failedMoves"].empty()) << d.dump();
+    }
+  };
+  expect_all_online();
+  call_ok({{"api", "DeleteTopic"}, {"topic", topic}});
+  EXPECT_TRUE(entries_named(tp).empty());
+  expect_no_leftovers();
+  expect_all_online();
+  restart();
+  for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+    EXPECT_TRUE(d["partitions"].empty()) << "the deleted topic came back: " << d.dump();
+  }
+  EXPECT_TRUE(entries_named(tp).empty());
+  expect_no_leftovers();
+  expect_all_online();
+}
+
+// The bytes reserved for a partition placed with an expected size are the same after a restart,
+// and after a move they are reserved in the new dir, across a restart too.
+TEST_F(ReplicaMoveTest, ReservationsSurviveARestartAndFollowAMove) {
+  start(default_config(3));
+  json created = call_ok({{"api", "CreatePartitions"},
+                          {"topic", "r"},
+                          {"partitions", {0}},
+                          {"expectedBytes", 32 * kMiB}});
+  const fs::path from = created["partitions"][0]["logDir"].get<std::string>();
+  const fs::path to = from == disk(3) ? disk(1) : disk(3);
+  produce("r", 0, kMiB);
+  auto reserved = [&](const fs::path& dir) {
+    return dir_entry(call_ok({{"api", "DescribeLogDirs"}}), dir)["reservedBytes"].get<uint64_t>();
+  };
+  ASSERT_EQ(reserved(from), 31 * kMiB);
+  restart();
+  EXPECT_EQ(reserved(from), 31 * kMiB) << "after a restart";
+  EXPECT_EQ(alter(to, "r", 0)["error"], "NONE");
+  ASSERT_TRUE(wait_until_moved("r-0"));
+  EXPECT_EQ(reserved(from), 0u);
+  EXPECT_EQ(reserved(to), 31 * kMiB) << "after the move";
+  restart();
+  EXPECT_EQ(reserved(from), 0u);
+  EXPECT_EQ(reserved(to), 31 * kMiB) << "after the move and a restart";
+  expect_exactly_once("r", 0, kMiB);
+}
+
 }  // namespace
 }  // namespace lds::integration
