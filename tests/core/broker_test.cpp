@@ -134,8 +134,9 @@ TEST_F(BrokerTest, AnInvalidCordonEntryIsRefusedWithKafkasMessage) {
   } catch (const KafkaError& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
     EXPECT_EQ(std::string(e.what()),
-              "Invalid entry in cordoned.log.dirs: /elsewhere. All cordoned log dirs must be "
-              "entries of log.dirs or log.dir.");
+              "Invalid value [/elsewhere] for configuration cordoned.log.dirs: Invalid entries in "
+              "cordoned.log.dirs: [/elsewhere]. All cordoned log dirs must be entries of log.dirs "
+              "or log.dir.");
   }
   for (const auto& d : broker.logs().describe()) EXPECT_FALSE(d.cordoned);
 }
