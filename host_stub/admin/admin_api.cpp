@@ -85,6 +85,7 @@ json AdminApi::handle(const json& request) {
     const std::string api = string_field(request, "api");
     if (api == "DescribeLogDirs") return describe_log_dirs();
     if (api == "CreatePartitions") return create_partitions(request);
+    if (api == "DescribePlacement") return describe_placement(request);
     if (api == "DeleteTopic") return delete_topic(request);
     if (api == "Produce") return produce(request);
     if (api == "AlterReplicaLogDirs") return alter_replica_log_dirs(request);
@@ -95,7 +96,7 @@ json AdminApi::handle(const json& request) {
     if (api == "DrainLogDir") return drain_log_dir(broker_, request);
     throw bad_request(
         "Unknown api '" + api +
-        "'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, Produce, "
+        "'; expected DescribeLogDirs, CreatePartitions, DescribePlacement, DeleteTopic, Produce, "
         "AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, DescribeBalance, "
         "Balance or DrainLogDir.");
   } catch (const KafkaError& e) {
@@ -151,27 +152,89 @@ json AdminApi::describe_log_dirs() {
   return out;
 }
 
-json AdminApi::create_partitions(const json& request) {
-  const std::string topic = string_field(request, "topic");
+namespace {
+
+// What CreatePartitions and DescribePlacement are asked: a topic, its partitions, the estimates.
+struct PartitionsRequest {
+  std::string topic;
+  std::vector<int32_t> numbers;
+  std::optional<uint64_t> expected;
+  std::optional<uint64_t> expected_rate;  // ABI 1.1's lds_request.expected_bytes_in_per_sec
+};
+
+PartitionsRequest partitions_request(const json& request) {
+  PartitionsRequest r;
+  r.topic = string_field(request, "topic");
   const json& list = field(request, "partitions");
   if (!list.is_array() || list.empty()) {
     throw bad_request("Field 'partitions' must be a non-empty array of partition numbers.");
   }
-  std::optional<uint64_t> expected;
   if (auto it = request.find("expectedBytes"); it != request.end() && !it->is_null()) {
-    expected = bytes_value(*it, "expectedBytes");
+    r.expected = bytes_value(*it, "expectedBytes");
   }
-  std::optional<uint64_t> expected_rate;  // ABI 1.1's lds_request.expected_bytes_in_per_sec
   if (auto it = request.find("expectedBytesInPerSec"); it != request.end() && !it->is_null()) {
-    expected_rate = bytes_value(*it, "expectedBytesInPerSec");
+    r.expected_rate = bytes_value(*it, "expectedBytesInPerSec");
   }
-  std::vector<int32_t> numbers;
-  for (const auto& v : list) numbers.push_back(partition_value(v, "partitions"));
+  for (const auto& v : list) r.numbers.push_back(partition_value(v, "partitions"));
+  return r;
+}
+
+json optional_number(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
+
+json placement_json(const PlacementExplanation& e) {
+  json dirs = json::array();
+  json first = nullptr;
+  for (const PlacementCandidate& c : e.dirs) {
+    if (c.rank == 1) first = c.log_dir;
+    const bool offline = c.left_out == "offline";
+    dirs.push_back(
+        {{"logDir", c.log_dir},
+         {"rank", c.rank > 0 ? json(c.rank) : json(nullptr)},
+         {"leftOut", c.left_out.empty() ? json(nullptr) : json(c.left_out)},
+         {"spaceKnown", c.space_known},
+         {"fillPercent", optional_number(c.fill_percent())},
+         {"totalBytes", offline || !c.space_known ? json(nullptr) : json(c.total_bytes)},
+         {"usableBytes", offline || !c.space_known ? json(nullptr) : json(c.usable_bytes)},
+         {"reservedBytes", offline ? json(nullptr) : json(c.reserved_bytes)},
+         {"partitionCount", offline ? json(nullptr) : json(c.partition_count)},
+         {"topicPartitionCount", offline ? json(nullptr) : json(c.topic_partition_count)}});
+  }
+  const bool existing = !e.existing_log_dir.empty();
+  return {{"partition", e.partition},
+          {"logDir", existing ? json(e.existing_log_dir) : first},
+          {"exists", existing},
+          {"strategy", e.strategy},
+          {"generation", e.generation},
+          {"fellBack", e.fell_back},
+          {"expectedBytes", e.expected_bytes},
+          {"dirs", std::move(dirs)},
+          {"error", error_name(e.error)},
+          {"message", e.message}};
+}
+
+}  // namespace
+
+json AdminApi::describe_placement(const json& request) {
+  const PartitionsRequest r = partitions_request(request);
   json results = json::array();
-  for (int32_t p : numbers) {
+  for (int32_t p : r.numbers) {
+    results.push_back(
+        placement_json(broker_.logs().explain_placement(r.topic, p, r.expected, r.expected_rate)));
+  }
+  json out = ok();
+  out["topic"] = r.topic;
+  out["partitions"] = std::move(results);
+  return out;
+}
+
+json AdminApi::create_partitions(const json& request) {
+  const PartitionsRequest req = partitions_request(request);
+  json results = json::array();
+  for (int32_t p : req.numbers) {
     json r{{"partition", p}};
     try {
-      PlacementResult placed = broker_.logs().create_partition(topic, p, expected, expected_rate);
+      PlacementResult placed =
+          broker_.logs().create_partition(req.topic, p, req.expected, req.expected_rate);
       r["logDir"] = placed.log_dir;
       r["created"] = placed.created;
       r["strategy"] = placed.strategy;
@@ -187,7 +250,7 @@ json AdminApi::create_partitions(const json& request) {
     results.push_back(std::move(r));
   }
   json out = ok();
-  out["topic"] = topic;
+  out["topic"] = req.topic;
   out["partitions"] = std::move(results);
   return out;
 }

@@ -29,6 +29,9 @@ class AdminApi {
  private:
   nlohmann::json describe_log_dirs();
   nlohmann::json create_partitions(const nlohmann::json& request);
+  // CreatePartitions' request, answered with each partition's placement explained and nothing
+  // created (LogManager::explain_placement).
+  nlohmann::json describe_placement(const nlohmann::json& request);
   nlohmann::json delete_topic(const nlohmann::json& request);
   nlohmann::json produce(const nlohmann::json& request);
   nlohmann::json alter_replica_log_dirs(const nlohmann::json& request);

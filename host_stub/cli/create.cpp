@@ -1,4 +1,5 @@
-// create.cpp: `lds-host create`: places new partitions of a topic (CreatePartitions).
+// create.cpp: `lds-host create`: places new partitions of a topic (CreatePartitions), or with
+// --dry-run shows where they would go and why (DescribePlacement).
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -20,6 +21,7 @@ struct CreateArgs {
   std::string expected_bytes;
   std::vector<int32_t> partitions;
   int32_t partition_count = 0;
+  bool dry_run = false;
 };
 
 int create(const CreateArgs& args) {
@@ -33,11 +35,13 @@ int create(const CreateArgs& args) {
     std::cerr << "lds-host: create needs --partitions or --partition-count.\n";
     return kExitUsage;
   }
-  json request{{"api", "CreatePartitions"}, {"topic", args.topic}, {"partitions", partitions}};
+  json request{{"api", args.dry_run ? "DescribePlacement" : "CreatePartitions"},
+               {"topic", args.topic},
+               {"partitions", partitions}};
   if (!args.expected_bytes.empty()) {
     request["expectedBytes"] = parse_bytes_option(args.expected_bytes);
   }
-  return call(args.target, request, print_created);
+  return call(args.target, request, args.dry_run ? print_placement : print_created);
 }
 
 }  // namespace
@@ -56,6 +60,9 @@ Command add_create_command(CLI::App& app) {
   partitions->excludes(count);
   cmd->add_option("--expected-bytes", args->expected_bytes,
                   "Expected size of each partition, e.g. 64MiB (reserved until written)");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "Create nothing: show where each partition would go, every log dir in rank order "
+                "with the figures the strategy read, and why each other dir is left out");
   return {cmd, [args] { return create(*args); }};
 }
 

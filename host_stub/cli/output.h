@@ -14,6 +14,9 @@ std::string human_bytes(uint64_t bytes);  // "1.5 MiB"
 // was refused (for example one partition of a CreatePartitions).
 int print_log_dirs(const nlohmann::json& response);
 int print_created(const nlohmann::json& response);
+// DescribePlacement (create --dry-run): per partition, the dirs in rank order with the figures the
+// strategy read, then those left out with the reason; 1 when a creation would fail.
+int print_placement(const nlohmann::json& response);
 // DescribeConfigs as a table: every config with its source, whether it is dynamic, and its value.
 int print_configs(const nlohmann::json& response);
 // DescribeConfigs as kafka-configs.sh --describe --entity-type brokers prints it: the dynamic

@@ -11,6 +11,7 @@
 #include "cli/client.h"
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/progress_bar.h"
 #include "core/config_keys.h"
 #include "core/record_batch.h"
 
@@ -53,6 +54,7 @@ int produce(const ProduceArgs& args) {
     std::cerr << "lds-host: " << e.what() << "\n";
     return kExitUsage;
   }
+  const std::string partition = args.topic + "-" + std::to_string(args.partition);
   uint64_t requests = 1;
   uint64_t cap = 0;
   uint64_t written = 0;
@@ -61,6 +63,9 @@ int produce(const ProduceArgs& args) {
     AdminClient client(socket);
     cap = request_cap(client);
     requests = total == 0 ? 1 : (total + cap - 1) / cap;
+    // Named by the partition it writes to; drawn only on a terminal, and only for a long run.
+    ProgressBar progress(!args.target.json && ProgressBar::stderr_is_terminal());
+    progress.start(partition, total, ProgressBar::Unit::kBytes);
     for (uint64_t k = 1; k <= requests; ++k) {
       const uint64_t left = total - written;
       uint64_t part = std::min(cap, left);
@@ -81,7 +86,9 @@ int produce(const ProduceArgs& args) {
         return kExitRefused;
       }
       written += part;
+      progress.update(written);
     }
+    progress.finish();
   } catch (const std::exception& e) {
     std::cerr << "lds-host: " << e.what() << "\n";
     if (written > 0) std::cerr << "lds-host: " << written << " bytes were written before it.\n";
@@ -93,13 +100,13 @@ int produce(const ProduceArgs& args) {
     std::cout << last.dump(2) << "\n";
     return kExitOk;
   }
-  const std::string partition = args.topic + "-" + std::to_string(args.partition);
+  std::printf("%s: %s (%llu bytes) written", partition.c_str(), human_bytes(written).c_str(),
+              static_cast<unsigned long long>(written));
   if (requests > 1) {
-    std::printf("appended %s (%llu bytes) to %s in %llu requests of at most %llu bytes\n",
-                human_bytes(written).c_str(), static_cast<unsigned long long>(written),
-                partition.c_str(), static_cast<unsigned long long>(requests),
-                static_cast<unsigned long long>(cap));
+    std::printf(" in %llu requests of at most %llu bytes",
+                static_cast<unsigned long long>(requests), static_cast<unsigned long long>(cap));
   }
+  std::printf("\n");
   const uint64_t size = last.value("size", 0ull);
   std::printf("%s is now %s (%llu bytes)\n", partition.c_str(), human_bytes(size).c_str(),
               static_cast<unsigned long long>(size));

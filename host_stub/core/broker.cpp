@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/config_keys.h"
 #include "core/logging.h"
 
 namespace lds {
@@ -42,7 +43,42 @@ BrokerConfig Broker::config() const {
 void Broker::start() {
   std::lock_guard lock(control_mu_);
   logs_->startup();
+  check_file_strategy_options(store_.current());
   apply(store_.current(), true, [] {});
+  log_overridden_file_values();
+}
+
+void Broker::check_file_strategy_options(const BrokerConfig& next) {
+  for (const std::string& name : store_.strategies_with_file_options()) {
+    if (name == next.strategy) continue;  // loaded as the active strategy, checked then
+    StrategyLoadSpec spec;
+    spec.plugin_dir = next.plugin_dir;
+    spec.name = name;
+    spec.options = next.options_of(name);
+    spec.never_unload = next.never_unload;
+    spec.validation_timeout = std::chrono::milliseconds(next.plugin_validation_timeout_ms);
+    try {
+      std::shared_ptr<const LoadedStrategy> checked =
+          logs_->load_strategy(spec, [&](const fs::path& d) { return next.is_cordoned(d); });
+      const uint64_t generation = checked->generation();
+      checked.reset();  // destroyed and unloaded now: it was only checked
+      slot_.release_generation(generation);
+    } catch (const PluginError& e) {
+      throw ConfigError(next.file.string() + ": " + std::string(kStrategyOptionPrefix) + name +
+                        ".* (strategy " + name +
+                        " is not active; its options are checked all the "
+                        "same): " +
+                        e.what());
+    }
+  }
+}
+
+void Broker::log_overridden_file_values() const {
+  for (const auto& [key, file_value, dynamic_value] : store_.file_values_overridden()) {
+    log()->info("{} = \"{}\" in {} is overridden by the dynamic value \"{}\" kept in {}.", key,
+                file_value, store_.current().file.string(), dynamic_value,
+                store_.dynamic_file().string());
+  }
 }
 
 std::shared_ptr<const LoadedStrategy> Broker::load_if_changed(const BrokerConfig& next,
@@ -154,9 +190,11 @@ void Broker::reload_file() {
       log()->warn("{} changed in {} but is a static config; restart the broker to apply it.", key,
                   store_.current().file.string());
     }
+    check_file_strategy_options(next);
     auto active = slot_.current();
     apply(next, active && active->file_changed(), [&] { store_.adopt(next); });
     log()->info("Reloaded {}.", store_.current().file.string());
+    log_overridden_file_values();
   } catch (const std::exception& e) {
     log()->error("Reload of {} refused, nothing changed: {}", store_.current().file.string(),
                  e.what());

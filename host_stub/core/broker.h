@@ -35,8 +35,9 @@ class Broker {
                   std::shared_ptr<const DiskProbe> probe = std::make_shared<StatvfsDiskProbe>(),
                   bool in_memory_logs = false);
 
-  // Scans the log directories and loads the configured strategy. Throws ConfigError or
-  // PluginError; the caller exits with code 2.
+  // Scans the log directories and loads the configured strategy, after checking the options of
+  // every other strategy the file configures (check_file_strategy_options). Logs each file key a
+  // dynamic value overrides. Throws ConfigError or PluginError; the caller exits with code 2.
   void start();
 
   // IncrementalAlterConfigs: validated all or nothing, a strategy change loaded and validated
@@ -52,7 +53,9 @@ class Broker {
 
   // SIGHUP: re-reads the file and applies its dynamic keys as alter_configs would; the strategy is
   // also reloaded when its plugin file changed on disk. Static keys that changed are logged and
-  // keep their running values. Errors are logged and change nothing.
+  // keep their running values. The options of every strategy the file configures are checked as at
+  // start; a reload that fails a check is refused. Errors are logged and change nothing. Logs each
+  // file key a dynamic value overrides.
   void reload_file();
 
   StrategyInfo strategy_info() const;
@@ -74,6 +77,13 @@ class Broker {
   // alter_configs with control_mu_ held.
   void alter_locked(const std::vector<ConfigAlteration>& changes, bool validate_only);
   void warn_if_cordon_ignored() const;
+  // Loads every strategy other than `next.strategy` whose options the file sets, with those
+  // options (create, dry-run rank, destroy) and publishes none, so that a typo in an inactive
+  // strategy's options is refused now rather than at the switch. Throws ConfigError naming the
+  // file, the options and the plugin's reason.
+  void check_file_strategy_options(const BrokerConfig& next);
+  // One line for each key of the file whose value a dynamic value overrides.
+  void log_overridden_file_values() const;
 
   mutable std::mutex control_mu_;  // one control operation at a time
   ConfigStore store_;

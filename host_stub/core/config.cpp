@@ -305,6 +305,26 @@ void ConfigStore::adopt(const BrokerConfig& reread_config) {
   pending_.reset();
 }
 
+std::vector<std::string> ConfigStore::strategies_with_file_options() const {
+  const Layer& file_layer = pending_ ? pending_->static_layer : static_values_;
+  std::set<std::string> names;
+  for (const auto& [key, setting] : file_layer) {
+    if (auto option = split_strategy_option(key)) names.insert(std::string(option->strategy));
+  }
+  return {names.begin(), names.end()};
+}
+
+std::vector<std::tuple<std::string, std::string, std::string>> ConfigStore::file_values_overridden()
+    const {
+  std::vector<std::tuple<std::string, std::string, std::string>> out;
+  for (const auto& [key, setting] : static_values_) {
+    if (auto it = dynamic_values_.find(key); it != dynamic_values_.end()) {
+      out.emplace_back(key, setting.text, it->second.text);
+    }
+  }
+  return out;
+}
+
 std::vector<DescribedConfig> ConfigStore::describe() const {
   auto source = [&](const std::string& key) -> std::string {
     if (dynamic_values_.count(key)) return "DYNAMIC";

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -140,6 +141,13 @@ class ConfigStore {
 
   // Every known key, then every strategy option that is set, with its effective value.
   std::vector<DescribedConfig> describe() const;
+
+  // The strategies whose options (log.directory.select.<name>.*) the file sets, sorted: of the
+  // file the latest reread() read while it is not adopted, else of the current one.
+  std::vector<std::string> strategies_with_file_options() const;
+
+  // The keys the file sets whose value a dynamic one overrides: (key, file value, dynamic value).
+  std::vector<std::tuple<std::string, std::string, std::string>> file_values_overridden() const;
 
   // "<config file name>.dynamic" beside the config file (broker.toml.dynamic), in TOML, one quoted
   // flat key per line with a string value in the text form above.

@@ -60,9 +60,22 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-// Kafka's exact sentence (KIP-1066); the admin API returns it as the INVALID_CONFIG message.
-[[noreturn]] void throw_cordon_error(const std::string& where, std::string_view entry) {
-  throw ConfigError(where + "Invalid entry in cordoned.log.dirs: " + printable(entry) +
+// A list as Java prints one (AbstractCollection.toString): "[/a, /b]".
+std::string java_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i > 0 ? ", " : "") + printable(items[i]);
+  return out + "]";
+}
+
+// Kafka's exact sentence (KIP-1066, DynamicLogConfig's validation), in ConfigException's frame
+// "Invalid value <value> for configuration <name>: <message>", naming every bad entry at once; the
+// admin API returns it as the INVALID_CONFIG message.
+[[noreturn]] void throw_cordon_error(const std::string& where,
+                                     const std::vector<std::string>& value,
+                                     const std::vector<std::string>& invalid) {
+  throw ConfigError(where + "Invalid value " + java_list(value) +
+                    " for configuration cordoned.log.dirs: Invalid entries in cordoned.log.dirs: " +
+                    java_list(invalid) +
                     ". All cordoned log dirs must be entries of log.dirs or log.dir.");
 }
 
@@ -135,6 +148,8 @@ void parse_log_dirs(std::string_view key, const Setting& s, const fs::path& base
 }
 
 void parse_cordoned(std::string_view key, const Setting& s, const fs::path& base, BrokerConfig& c) {
+  std::vector<std::string> invalid;
+  std::string first_invalid_at;  // where the first bad entry is written
   for (size_t i = 0; i < s.items.size(); ++i) {
     if (s.items[i] == "*") {
       if (s.items.size() != 1)
@@ -144,12 +159,15 @@ void parse_cordoned(std::string_view key, const Setting& s, const fs::path& base
     }
     fs::path dir = canonical_path(base, s.items[i]);
     if (std::find(c.log_dirs.begin(), c.log_dirs.end(), dir) == c.log_dirs.end()) {
-      throw_cordon_error(s.item_where[i], s.items[i]);
+      if (invalid.empty()) first_invalid_at = s.item_where[i];
+      invalid.push_back(s.items[i]);
+      continue;
     }
     if (std::find(c.cordoned.begin(), c.cordoned.end(), dir) == c.cordoned.end()) {
       c.cordoned.push_back(std::move(dir));
     }
   }
+  if (!invalid.empty()) throw_cordon_error(first_invalid_at, s.items, invalid);
 }
 
 void parse_strategy_option(std::string_view key, const Setting& s, const fs::path&,

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "core/byte_size.h"
 #include "core/durable_file.h"
 #include "core/io_errors.h"
 #include "core/log_layout.h"
@@ -38,6 +39,18 @@ constexpr const char* kEveryDirCordoned =
     "their log directories cordoned.";
 
 bool is_cordoned(const lds_dir& d) { return (d.flags & LDS_DIR_CORDONED) != 0; }
+
+// The strategy's keep.free.bytes option, with its full key, when it has one that reads as a byte
+// count: a directory it leaves out for lack of space is then named as such.
+std::optional<std::pair<std::string, uint64_t>> keep_free_option(const LoadedStrategy& s) {
+  for (const auto& [key, value] : s.options()) {
+    if (key != "keep.free.bytes") continue;
+    if (auto bytes = parse_byte_size(value)) {
+      return std::pair{"log.directory.select." + s.name() + ".keep.free.bytes", *bytes};
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -227,6 +240,38 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
 PlacementDecision LogManager::choose(const std::string& topic, int32_t partition,
                                      std::optional<uint64_t> expected_bytes,
                                      std::optional<uint64_t> expected_bytes_in_per_sec) const {
+  return decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, nullptr, false);
+}
+
+PlacementExplanation LogManager::explain_placement(
+    const std::string& topic, int32_t partition, std::optional<uint64_t> expected_bytes,
+    std::optional<uint64_t> expected_bytes_in_per_sec) const {
+  PlacementExplanation e;
+  e.topic = topic;
+  e.partition = partition;
+  try {
+    if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
+      throw KafkaError(ErrorCode::kInvalidTopic, why);
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = partitions_.find(TopicPartition{topic, partition}); it != partitions_.end()) {
+        e.existing_log_dir = dirs_[it->second->dir]->path_text;
+        return e;
+      }
+    }
+    decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, &e, true);
+  } catch (const KafkaError& error) {
+    e.error = error.code();
+    e.message = error.what();
+  }
+  return e;
+}
+
+PlacementDecision LogManager::decide(const std::string& topic, int32_t partition,
+                                     std::optional<uint64_t> expected_bytes,
+                                     std::optional<uint64_t> expected_bytes_in_per_sec,
+                                     PlacementExplanation* explain, bool dry_run) const {
   const TopicPartition tp{topic, partition};
   auto strategy = slot_.current();
   const bool read_space = !strategy || (strategy->capabilities() & LDS_CAP_USES_SPACE) != 0;
@@ -236,6 +281,7 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
   thread_local std::vector<uint32_t> order;
   PlacementDecision decision;
   int preferred = -1;
+  RankingSeen seen;  // filled only for an explanation
   {
     std::lock_guard lock(mu_);
     const TopicStats* stats = topic_stats_locked(topic);  // one hash of the topic per decision
@@ -253,15 +299,41 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
         }
       }
     }
-    if (preferred < 0) fill_candidates(stats, dirs, indices);
+    if (preferred < 0 || explain != nullptr) fill_candidates(stats, dirs, indices);
+    if (explain != nullptr) {
+      for (const auto& d : dirs_) {
+        seen.log_dirs.push_back(d->path_text);
+        seen.online.push_back(d->online);
+      }
+    }
   }
-  if (preferred < 0) fill_space(dirs, indices, read_space);
+  if (preferred < 0 || explain != nullptr) fill_space(dirs, indices, read_space);
+  // Explains the decision taken so far, before it is returned or thrown.
+  auto explain_with = [&](std::span<const uint32_t> ranked) {
+    if (explain == nullptr) return;
+    explain->expected_bytes = decision.expected_bytes;
+    explain->strategy = decision.strategy;
+    explain->generation = decision.generation;
+    explain->fell_back = decision.fell_back;
+    seen.candidates = dirs;
+    seen.indices = indices;
+    seen.order = ranked;
+    explain_ranking(seen, *explain);
+  };
   if (preferred >= 0) {
     decision.dirs.push_back(static_cast<uint32_t>(preferred));
     decision.strategy = "preferred";
+    if (explain != nullptr) {
+      const auto at = std::find(indices.begin(), indices.end(), static_cast<uint32_t>(preferred));
+      const uint32_t k = static_cast<uint32_t>(at - indices.begin());
+      seen.unranked =
+          "another log directory is preferred for " + tp.str() + " (AlterReplicaLogDirs)";
+      explain_with(std::span<const uint32_t>(&k, 1));
+    }
     return decision;
   }
   if (dirs.empty()) {
+    explain_with({});
     std::string all;
     for (const auto& d : dirs_) all += (all.empty() ? "" : ", ") + d->path_text;
     throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + all);
@@ -269,12 +341,13 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
   // Cordons are the host's guarantee, whatever the strategy (KIP-1066): with every candidate
   // cordoned there is nothing to rank.
   if (std::all_of(dirs.begin(), dirs.end(), is_cordoned)) {
+    explain_with({});
     throw KafkaError(ErrorCode::kInvalidReplicationFactor, kEveryDirCordoned);
   }
   order.resize(dirs.size());
   lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes,
                       decision.expected_bytes_in_per_sec};
-  RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order);
+  RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order, dry_run);
   decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
   if (outcome.fell_back) {
     // Who really placed it: the built-in order, and why the plugin's answer was not used.
@@ -285,10 +358,15 @@ PlacementDecision LogManager::choose(const std::string& topic, int32_t partition
   }
   decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
   decision.fell_back = outcome.fell_back;
+  if (explain != nullptr && outcome.strategy && !outcome.fell_back) {
+    seen.keep_free = keep_free_option(*outcome.strategy);
+  }
   if (outcome.status != LDS_OK) {
+    explain_with({});
     throw KafkaError(ErrorCode::kKafkaStorageError,
                      "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
   }
+  explain_with(std::span<const uint32_t>(order.data(), outcome.order_len));
   // The ranking is used as given, less any cordoned directory: a strategy that ignores cordons
   // ranks them like any other, and one that declares LDS_CAP_HONORS_CORDON has left them out.
   decision.dirs.reserve(outcome.order_len);
@@ -323,7 +401,16 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
       return PlacementResult{dirs_[it->second->dir]->path_text, false, "", 0, false};
     }
   }
-  PlacementDecision decision = choose(topic, partition, expected_bytes, expected_bytes_in_per_sec);
+  // At debug level, every placement logs what it was decided on, as `create --dry-run` shows it.
+  std::optional<PlacementExplanation> explanation;
+  if (log()->should_log(spdlog::level::debug)) {
+    explanation.emplace();
+    explanation->topic = topic;
+    explanation->partition = partition;
+  }
+  PlacementDecision decision = decide(topic, partition, expected_bytes, expected_bytes_in_per_sec,
+                                      explanation ? &*explanation : nullptr, false);
+  if (explanation) log()->debug("Placing {}", placement_line(*explanation));
   PlacementResult result;
   result.strategy = decision.strategy;
   result.generation = decision.generation;

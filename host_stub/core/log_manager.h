@@ -22,6 +22,7 @@
 #include "core/errors.h"
 #include "core/partition_log.h"
 #include "core/pending_deletions.h"
+#include "core/placement_explanation.h"
 #include "core/rate_meter.h"
 #include "core/strategy_slot.h"
 
@@ -177,6 +178,16 @@ class LogManager {
                            std::optional<uint64_t> expected_bytes = std::nullopt,
                            std::optional<uint64_t> expected_bytes_in_per_sec = std::nullopt) const;
 
+  // `create --dry-run`: what create_partition would decide now, explained (core/
+  // placement_explanation.h), through the same decision, and nothing created, reserved or counted:
+  // the strategy's rank is called (a strategy that keeps state, such as round robin, moves on), but
+  // a refused answer is not counted as a fallback. When nothing is eligible, the explanation
+  // carries the error a creation would answer; an existing replica, where it is.
+  PlacementExplanation explain_placement(
+      const std::string& topic, int32_t partition,
+      std::optional<uint64_t> expected_bytes = std::nullopt,
+      std::optional<uint64_t> expected_bytes_in_per_sec = std::nullopt) const;
+
   // The admin API's Produce: appends record batches of filler records totalling exactly `bytes`
   // (at least kafka::kMinBatchBytes, 68), each record's value the payload pattern of its offset
   // (layout::fill_payload), so a copy can be checked record by record; returns the partition's
@@ -288,6 +299,12 @@ class LogManager {
   friend class ReplicaMover;
   struct Dir;
   struct Partition;
+
+  // choose(), and with `explain` given, fills it as it decides; a `dry_run` counts no fallback.
+  PlacementDecision decide(const std::string& topic, int32_t partition,
+                           std::optional<uint64_t> expected_bytes,
+                           std::optional<uint64_t> expected_bytes_in_per_sec,
+                           PlacementExplanation* explain, bool dry_run) const;
 
   struct TopicStats;
   const TopicStats* topic_stats_locked(const std::string& topic) const;  // null if not hosted

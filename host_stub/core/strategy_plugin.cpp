@@ -303,6 +303,7 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   self->file_identity_ = identity;
   self->name_ = spec.name;
   self->generation_ = spec.generation;
+  self->options_ = spec.options;
   self->never_unload_ = spec.never_unload;
   if (std::string problem = abi_rules::truncated_elf_problem(copy); !problem.empty()) {
     ::unlink(copy.c_str());

@@ -68,6 +68,8 @@ class LoadedStrategy {
   uint64_t generation() const { return generation_; }
   const std::filesystem::path& file() const { return file_; }
   bool honors_cordon() const { return (capabilities_ & LDS_CAP_HONORS_CORDON) != 0; }
+  // The options it was created with (log.directory.select.<name>.*, prefix removed).
+  const std::vector<std::pair<std::string, std::string>>& options() const { return options_; }
 
   // Whether the plugin file now differs from the one this strategy was loaded from (replaced,
   // rebuilt or removed), so a reload would load different code.
@@ -92,6 +94,7 @@ class LoadedStrategy {
   std::string name_, version_, description_;
   uint64_t capabilities_ = 0;
   uint64_t generation_ = 0;
+  std::vector<std::pair<std::string, std::string>> options_;
   std::filesystem::path file_;
   std::string file_identity_;  // device, inode, size and mtime of the loaded file
   std::shared_ptr<spdlog::logger> log_;

@@ -34,7 +34,7 @@ uint32_t StrategySlot::builtin_order(std::span<const lds_dir> dirs, std::span<ui
 
 RankOutcome StrategySlot::rank(std::shared_ptr<const LoadedStrategy> strategy,
                                const lds_request& request, std::span<const lds_dir> dirs,
-                               std::span<uint32_t> order) {
+                               std::span<uint32_t> order, bool dry_run) {
   RankOutcome out;
   out.strategy = std::move(strategy);
   const uint32_t n = static_cast<uint32_t>(dirs.size());
@@ -63,12 +63,14 @@ RankOutcome StrategySlot::rank(std::shared_ptr<const LoadedStrategy> strategy,
                     (error[0] != '\0' ? std::string(error) : std::string("no reason given"));
       out.message = "strategy " + out.strategy->name() + " failed with " + out.refusal;
     }
-    fallbacks_.fetch_add(1, std::memory_order_relaxed);
-    out.strategy->count_fallback();
     out.fell_back = true;
-    logger("lds.placement")
-        ->warn("{} (generation {}); using the built-in partition-count order for {}-{}.",
-               out.message, out.strategy->generation(), request.topic, request.partition);
+    if (!dry_run) {
+      fallbacks_.fetch_add(1, std::memory_order_relaxed);
+      out.strategy->count_fallback();
+      logger("lds.placement")
+          ->warn("{} (generation {}); using the built-in partition-count order for {}-{}.",
+                 out.message, out.strategy->generation(), request.topic, request.partition);
+    }
   }
   out.order_len = builtin_order(dirs, order);
   if (out.order_len == 0) {

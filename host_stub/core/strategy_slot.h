@@ -57,9 +57,10 @@ class StrategySlot {
                    std::span<uint32_t> order) {
     return rank(current(), request, dirs, order);
   }
-  // The same with a strategy the caller already holds (taken with current()).
+  // The same with a strategy the caller already holds (taken with current()). A `dry_run` (a
+  // placement only explained, not made) counts and logs no fallback.
   RankOutcome rank(std::shared_ptr<const LoadedStrategy> strategy, const lds_request& request,
-                   std::span<const lds_dir> dirs, std::span<uint32_t> order);
+                   std::span<const lds_dir> dirs, std::span<uint32_t> order, bool dry_run = false);
 
   uint64_t swaps() const { return swaps_.load(std::memory_order_relaxed); }
   // Fallbacks across every generation since start (LoadedStrategy::fallbacks() counts one).

@@ -77,12 +77,16 @@ std::vector<BadLine> bad_lines() {
        R"({"api":"CreatePartitions","topic":"t","partitions":[-3]})", "INVALID_REQUEST",
        "Field 'partitions' must be a partition number from 0 to 2147483647, not -3."},
       {"an unknown api", R"({"api":"DeleteEverything"})", "INVALID_REQUEST",
-       "Unknown api 'DeleteEverything'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, "
-       "Produce, AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, DescribeBalance, "
+       "Unknown api 'DeleteEverything'; expected DescribeLogDirs, CreatePartitions, "
+       "DescribePlacement, "
+       "DeleteTopic, Produce, AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, "
+       "DescribeBalance, "
        "Balance or DrainLogDir."},
       {"a lower-case api", R"({"api":"describelogdirs"})", "INVALID_REQUEST",
-       "Unknown api 'describelogdirs'; expected DescribeLogDirs, CreatePartitions, DeleteTopic, "
-       "Produce, AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, DescribeBalance, "
+       "Unknown api 'describelogdirs'; expected DescribeLogDirs, CreatePartitions, "
+       "DescribePlacement, "
+       "DeleteTopic, Produce, AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, "
+       "DescribeBalance, "
        "Balance or DrainLogDir."},
       {"arrays nested 500,000 deep", std::string(500000, '[') + std::string(500000, ']'),
        "INVALID_REQUEST", "The request must be a JSON object."},

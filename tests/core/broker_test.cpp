@@ -134,8 +134,9 @@ TEST_F(BrokerTest, AnInvalidCordonEntryIsRefusedWithKafkasMessage) {
   } catch (const KafkaError& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
     EXPECT_EQ(std::string(e.what()),
-              "Invalid entry in cordoned.log.dirs: /elsewhere. All cordoned log dirs must be "
-              "entries of log.dirs or log.dir.");
+              "Invalid value [/elsewhere] for configuration cordoned.log.dirs: Invalid entries in "
+              "cordoned.log.dirs: [/elsewhere]. All cordoned log dirs must be entries of log.dirs "
+              "or log.dir.");
   }
   for (const auto& d : broker.logs().describe()) EXPECT_FALSE(d.cordoned);
 }
@@ -154,6 +155,87 @@ TEST_F(BrokerTest, ReloadAppliesAStrategyChangedInTheFile) {
 TEST_F(BrokerTest, StartupWithAMissingStrategyFails) {
   Broker broker(write_config("log.directory.select.strategy = \"nosuch\"\n"), probe_);
   EXPECT_THROW(broker.start(), PluginError);
+}
+
+TEST_F(BrokerTest, StartupRefusesATypoInAnInactiveStrategysOptionsNamingFileKeyAndReason) {
+  const fs::path file = write_config("log.directory.select.size.kep.free.bytes = \"1\"\n");
+  Broker broker(file, probe_);
+  try {
+    broker.start();
+    FAIL() << "a typo in the options of size (not active) was accepted";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind(fs::weakly_canonical(file).string() + ": log.directory.select.size.* ", 0),
+              0u)
+        << what;
+    EXPECT_NE(what.find("unknown option 'kep.free.bytes' for strategy size"), std::string::npos)
+        << what;
+  }
+}
+
+TEST_F(BrokerTest, StartupRefusesOptionsOfAStrategyThatIsNotInPluginDir) {
+  Broker broker(write_config("log.directory.select.sise.keep.free.bytes = \"1\"\n"), probe_);
+  try {
+    broker.start();
+    FAIL() << "options of a strategy that plugin.dir does not hold were accepted";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("log.directory.select.sise.* "), std::string::npos) << what;
+    EXPECT_NE(what.find("; it holds cordon, partition, size)."), std::string::npos) << what;
+  }
+}
+
+TEST_F(BrokerTest, GoodOptionsOfAnInactiveStrategyAreCheckedWithoutUsingAGeneration) {
+  Broker broker(write_config("log.directory.select.size.keep.free.bytes = \"5\"\n"), probe_);
+  broker.start();
+  EXPECT_EQ(broker.strategy_info().name, "partition");
+  EXPECT_EQ(broker.strategy_info().generation, 1u);
+  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}});
+  EXPECT_EQ(broker.strategy_info().generation, 2u);
+}
+
+TEST_F(BrokerTest, SighupWithATypoInAnInactiveStrategysOptionsIsRefusedAndTheConfigKept) {
+  const fs::path file = write_config("");
+  Broker broker(file, probe_);
+  broker.start();
+  const BrokerConfig before = broker.config();
+  const uint64_t generation = broker.strategy_info().generation;
+  std::ofstream(file, std::ios::app) << "log.level = \"debug\"\n"
+                                     << "log.directory.select.cordon.ordr = \"size\"\n";
+  LogCapture logs("lds.broker");
+  broker.reload_file();
+  EXPECT_NE(logs.text().find("Reload of " + before.file.string() + " refused, nothing changed: " +
+                             before.file.string() + ": log.directory.select.cordon.* "),
+            std::string::npos)
+      << logs.text();
+  EXPECT_NE(logs.text().find("unknown option 'ordr' for strategy cordon"), std::string::npos)
+      << logs.text();
+  EXPECT_EQ(broker.config(), before) << "the refused reload changed the running config";
+  EXPECT_EQ(broker.strategy_info().generation, generation);
+}
+
+TEST_F(BrokerTest, StartupAndReloadLogEachFileValueADynamicValueOverrides) {
+  const fs::path file = write_config("log.partition.expected.bytes = 100\n");
+  {
+    Broker broker(file, probe_);
+    broker.start();
+    broker.alter_configs({{"log.partition.expected.bytes", ConfigAlteration::Op::kSet, "200"}});
+    LogCapture logs("lds.broker");
+    broker.reload_file();
+    const std::string canonical = broker.config().file.string();
+    EXPECT_NE(logs.text().find("log.partition.expected.bytes = \"100\" in " + canonical +
+                               " is overridden by the dynamic value \"200\" kept in " + canonical +
+                               ".dynamic."),
+              std::string::npos)
+        << logs.text();
+    EXPECT_EQ(logs.text().find("log.level = "), std::string::npos)
+        << "a key the file does not set was named: " << logs.text();
+  }
+  LogCapture logs("lds.broker");
+  Broker restarted(file, probe_);
+  restarted.start();
+  EXPECT_NE(logs.text().find("log.partition.expected.bytes = \"100\" in "), std::string::npos)
+      << logs.text();
 }
 
 }  // namespace

@@ -21,8 +21,21 @@ namespace fs = std::filesystem;
 using lds::ConfigAlteration;
 using lds::ConfigError;
 
+// Kafka's text: DynamicLogConfig's validation of cordoned.log.dirs (KIP-1066) in ConfigException's
+// frame, as server/src/test/java/org/apache/kafka/server/config/DynamicLogConfigTest.java
+// (testValidateCordonedLogDirsReportsAllInvalidEntries) quotes it: "Invalid value [/tmp/bad-1,
+// /tmp/bad-2] for configuration cordoned.log.dirs: Invalid entries in cordoned.log.dirs:
+// [/tmp/bad-1, /tmp/bad-2]. All cordoned log dirs must be entries of log.dirs or log.dir."
 constexpr const char* kCordonTail =
     ". All cordoned log dirs must be entries of log.dirs or log.dir.";
+
+// The cordon error for the list `value` (as written) whose entries `invalid` are not log dirs.
+std::string cordon_error(const std::string& value, const std::string& invalid) {
+  return "Invalid value [" + value +
+         "] for configuration cordoned.log.dirs: Invalid entries in "
+         "cordoned.log.dirs: [" +
+         invalid + "]" + kCordonTail;
+}
 
 // Each test gets its own temp folder, removed afterwards.
 class ConfigStore : public ::testing::Test {
@@ -83,7 +96,7 @@ class ConfigStore : public ::testing::Test {
 struct BadFile {
   const char* content;
   const char* position;  // "line:column", or "" when the error has no position
-  const char* after;     // what follows the position: usually "<key>: <reason>"
+  std::string after;     // what follows the position: usually "<key>: <reason>"
 };
 
 // Each case is one broker.toml with one mistake; the message must start with file:line:column.
@@ -103,12 +116,10 @@ const BadFile kBadFiles[] = {
      "log.dirs: \"a/b\" is inside \"a\"; log directories must not nest."},
     {"log.dirs = [\"a/b\",\n            \"a\"]\n", "2:13",
      "log.dirs: \"a\" contains \"a/b\"; log directories must not nest."},
-    {"log.dirs = [\"a\"]\ncordoned.log.dirs = [\"a\", \"c\"]\n", "2:27",
-     "Invalid entry in cordoned.log.dirs: c. All cordoned log dirs must be entries of log.dirs or "
-     "log.dir."},
-    {"log.dirs = \"a,b\"\ncordoned.log.dirs = \"b, ./x\"\n", "2:1",
-     "Invalid entry in cordoned.log.dirs: ./x. All cordoned log dirs must be entries of log.dirs "
-     "or log.dir."},
+    {"log.dirs = [\"a\"]\ncordoned.log.dirs = [\"a\", \"c\"]\n", "2:27", cordon_error("a, c", "c")},
+    {"log.dirs = \"a,b\"\ncordoned.log.dirs = \"b, ./x\"\n", "2:1", cordon_error("b, ./x", "./x")},
+    {"log.dirs = [\"a\"]\ncordoned.log.dirs = [\"y\", \"a\", \"z\"]\n", "2:22",
+     cordon_error("y, a, z", "y, z")},
     {"log.dirs = [\"a\"]\ncordoned.log.dirs = [\"*\", \"a\"]\n", "2:22",
      "cordoned.log.dirs: \"*\" must be the only entry."},
     {"log.dirs = [\"a\"]\nbroker.id = -1\n", "2:1",
@@ -162,7 +173,7 @@ TEST_F(ConfigStore, RejectsEachBadFileNamingPositionAndKey) {
     std::string prefix =
         file.string() + (*bad.position ? ":" + std::string(bad.position) : std::string()) + ": ";
     std::string message = error_of([&] { lds::ConfigStore store(file); });
-    EXPECT_EQ(message.substr(0, prefix.size() + std::strlen(bad.after)), prefix + bad.after)
+    EXPECT_EQ(message.substr(0, prefix.size() + bad.after.size()), prefix + bad.after)
         << message;
     EXPECT_EQ(message.back(), '.') << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
@@ -173,7 +184,7 @@ TEST_F(ConfigStore, RejectsCordonedEntryOutsideLogDirs) {
   fs::path file =
       write("broker.toml", "log.dirs = [\"d1\", \"d2\"]\ncordoned.log.dirs = [\"d3\"]\n");
   EXPECT_EQ(error_of([&] { lds::ConfigStore store(file); }),
-            file.string() + ":2:22: Invalid entry in cordoned.log.dirs: d3" + kCordonTail);
+            file.string() + ":2:22: " + cordon_error("d3", "d3"));
 }
 
 TEST_F(ConfigStore, NamesMissingFile) {
@@ -374,7 +385,7 @@ TEST_F(ConfigStore, PreviewWithOneBadChangeChangesNothing) {
   std::vector<ConfigAlteration> changes = {set("log.level", "debug"),
                                            set("cordoned.log.dirs", "a, zz"),
                                            set("log.directory.select.strategy", "size")};
-  const std::string expected = std::string("Invalid entry in cordoned.log.dirs: zz") + kCordonTail;
+  const std::string expected = cordon_error("a, zz", "zz");
   EXPECT_EQ(error_of([&] { (void)store.preview(changes); }), expected);
   EXPECT_EQ(error_of([&] { store.commit(changes); }), expected);
   EXPECT_EQ(store.current(), before);

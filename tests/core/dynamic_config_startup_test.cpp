@@ -57,9 +57,11 @@ TEST_F(DynamicConfigStartup, ACordonOfARemovedDirIsLoggedAndLeftOutUntilTheNextC
   const auto rows = store.describe();
   EXPECT_EQ(row(rows, "cordoned.log.dirs")->source, "DEFAULT");
   EXPECT_EQ(row(rows, "log.level")->source, "DYNAMIC");
-  EXPECT_NE(capture.text().find(dynamic.string() +
-                                ":3:1: Invalid entry in cordoned.log.dirs: " + dir("b").string() +
-                                ". All cordoned log dirs must be entries of log.dirs or log.dir. "
+  EXPECT_NE(capture.text().find(dynamic.string() + ":3:1: Invalid value [" + dir("b").string() +
+                                "] for configuration cordoned.log.dirs: Invalid entries in "
+                                "cordoned.log.dirs: [" +
+                                dir("b").string() +
+                                "]. All cordoned log dirs must be entries of log.dirs or log.dir. "
                                 "The broker starts without this dynamic entry; " +
                                 dynamic.string() + " keeps it until the next configuration change"),
             std::string::npos)

@@ -122,9 +122,16 @@ class CordonCanonicalisation : public ::testing::Test {
     }
     return "accepted";
   }
+  // Kafka's text: DynamicLogConfig's validation of cordoned.log.dirs (KIP-1066) in
+  // ConfigException's frame, as server/src/test/java/org/apache/kafka/server/config/
+  // DynamicLogConfigTest.java (testValidateCordonedLogDirsReportsAllInvalidEntries) quotes it:
+  // "Invalid value [/tmp/bad-1, /tmp/bad-2] for configuration cordoned.log.dirs: Invalid entries
+  // in cordoned.log.dirs: [/tmp/bad-1, /tmp/bad-2]. All cordoned log dirs must be entries of
+  // log.dirs or log.dir."
   static std::string kafka(const std::string& entry) {
-    return "Invalid entry in cordoned.log.dirs: " + entry +
-           ". All cordoned log dirs must be entries of log.dirs or log.dir.";
+    return "Invalid value [" + entry +
+           "] for configuration cordoned.log.dirs: Invalid entries in cordoned.log.dirs: [" +
+           entry + "]. All cordoned log dirs must be entries of log.dirs or log.dir.";
   }
 
   TempDir tmp_;

@@ -117,8 +117,13 @@ TEST_F(ConfigChangeTest, InvalidCordonEntryGetsKafkaMessageAndChangesNothing) {
   const std::string bad = (temp_ / "not-a-log-dir").string();
   json r = alter({{"log.partition.expected.bytes", "4096"}, {"cordoned.log.dirs", bad}});
   EXPECT_EQ(r["error"], "INVALID_CONFIG") << r.dump();
-  EXPECT_EQ(r["message"], "Invalid entry in cordoned.log.dirs: " + bad +
-                              ". All cordoned log dirs must be entries of log.dirs or log.dir.");
+  // Kafka's DynamicLogConfig text, as server/src/test/java/org/apache/kafka/server/config/
+  // DynamicLogConfigTest.java quotes it.
+  EXPECT_EQ(r["message"], "Invalid value [" + bad +
+                              "] for configuration cordoned.log.dirs: Invalid entries in "
+                              "cordoned.log.dirs: [" +
+                              bad +
+                              "]. All cordoned log dirs must be entries of log.dirs or log.dir.");
 
   EXPECT_EQ(configs(), configs_before) << "a refused request changed the configs";
   EXPECT_EQ(configs()["log.partition.expected.bytes"]["value"], "1024");

@@ -159,9 +159,14 @@ TEST_F(StorageSafetyTest, ProduceCommandSplitsIntoRequestsOfTheConfiguredCap) {
                               "--partition", "0", "--bytes", "4500"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "appended 4.4 KiB (4500 bytes) to t-0 in 5 requests of at most 1000 bytes\n"
+            "t-0: 4.4 KiB (4500 bytes) written in 5 requests of at most 1000 bytes\n"
             "t-0 is now 4.4 KiB (4500 bytes)\n");
   EXPECT_EQ(partition_problem(c.log_dirs[0] / "t-0", "t", 0, 4500), "");
+  // One request: the partition and the bytes, named the same way.
+  ProcessResult small = run_host({"produce", "--config", config_file_.string(), "--topic", "t",
+                                  "--partition", "0", "--bytes", "500"});
+  EXPECT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_EQ(small.out, "t-0: 500 B (500 bytes) written\nt-0 is now 4.9 KiB (5000 bytes)\n");
 
   // A refused part stops the command, saying what was written before it.
   ProcessResult refused = run_host({"produce", "--config", config_file_.string(), "--topic", "t",

@@ -204,11 +204,15 @@ TEST_F(StorageStartupTest, ADynamicCordonOfARemovedDirIsLoggedAndLeftOutUntilThe
 
   c.log_dirs.pop_back();  // the cordoned dir leaves log.dirs
   ASSERT_NO_FATAL_FAILURE(start(c));
-  EXPECT_NE(server_log().find(dynamic.string() + ":3:1: Invalid entry in cordoned.log.dirs: " +
-                              (temp_ / "disk3").string() +
-                              ". All cordoned log dirs must be entries of log.dirs or log.dir. The "
-                              "broker starts without this dynamic entry"),
-            std::string::npos)
+  const std::string disk3 = (temp_ / "disk3").string();
+  EXPECT_NE(
+      server_log().find(dynamic.string() + ":3:1: Invalid value [" + disk3 +
+                        "] for configuration cordoned.log.dirs: Invalid entries in "
+                        "cordoned.log.dirs: [" +
+                        disk3 +
+                        "]. All cordoned log dirs must be entries of log.dirs or log.dir. The "
+                        "broker starts without this dynamic entry"),
+      std::string::npos)
       << server_log();
   json described = call_ok({{"api", "DescribeLogDirs"}});
   for (const auto& d : c.log_dirs) EXPECT_EQ(dir_entry(described, d)["isCordoned"], false) << d;

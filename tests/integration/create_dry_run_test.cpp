@@ -1,0 +1,121 @@
+// create_dry_run_test.cpp: `lds-host create --dry-run` on a real server with a cordoned, a full
+// (a tmpfs below keep.free.bytes, so root only) and an offline log dir: each reason is shown,
+// nothing is created or reserved, and the real create then places where the ranking said.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "server_fixture.h"
+
+namespace lds::integration {
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+class CreateDryRunTest : public ServerFixture {
+ protected:
+  fs::path disk(int i) const { return config_.log_dirs[static_cast<size_t>(i - 1)]; }
+
+  // disk1 cordoned, disk2 an 8 MiB tmpfs below keep.free.bytes (16 MiB), disk3 a file (offline),
+  // disk4 and disk5 on the test's own filesystem.
+  std::string start_five_disks() {
+    ServerConfig c = default_config(5, "size");
+    if (std::string why = mount_tmpfs(c.log_dirs[1], 8); !why.empty()) return why;
+    std::ofstream(c.log_dirs[2]) << "not a directory";
+    c.extra_lines = {
+        "cordoned.log.dirs = [\"" + c.log_dirs[0].string() + "\"]",
+        "log.directory.select.size.keep.free.bytes = \"" + std::to_string(16 * kMiB) + "\""};
+    start(c);
+    return "";
+  }
+
+  ProcessResult dry_run(const std::string& topic, int32_t partition, bool json_output) {
+    std::vector<std::string> args = {"create",           "--dry-run",
+                                     "--topic",          topic,
+                                     "--partitions",     std::to_string(partition),
+                                     "--expected-bytes", "64MiB",
+                                     "--socket",         socket_.string()};
+    if (json_output) args.push_back("--json");
+    return run_host(args);
+  }
+
+  // A DescribeLogDirs with what a dry run must not change: partitions and reservations.
+  json state() {
+    json dirs = log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}));
+    for (auto& d : dirs) {
+      d.erase("usableBytes");  // the test's filesystem is shared; its free space moves
+      d.erase("totalBytes");
+    }
+    return dirs;
+  }
+};
+
+TEST_F(CreateDryRunTest, ShowsEachReasonCreatesNothingAndRanksWhereCreateThenPlaces) {
+  if (std::string why = start_five_disks(); !why.empty()) GTEST_SKIP() << why;
+  // One partition on disk4 first, so its 64 MiB reservation puts disk5 ahead of it.
+  json first = call_ok({{"api", "CreatePartitions"},
+                        {"topic", "t"},
+                        {"partitions", {0}},
+                        {"expectedBytes", 64 * kMiB}});
+  ASSERT_EQ(first["partitions"][0]["logDir"], disk(4).string()) << first.dump();
+  const json before = state();
+
+  ProcessResult table = dry_run("t", 1, false);
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("t-1 (expected 64.0 MiB) by size, generation 1: would go to " +
+                           disk(5).string()),
+            std::string::npos)
+      << table.out;
+  auto row_of = [&](const fs::path& dir) {
+    const std::string needle = " " + dir.string() + " ";
+    const size_t at = table.out.find(needle);
+    if (at == std::string::npos) return std::string();
+    const size_t start = table.out.rfind('\n', at) + 1;
+    return table.out.substr(start, table.out.find('\n', at) - start);
+  };
+  EXPECT_EQ(row_of(disk(5)).rfind("  1 ", 0), 0u) << table.out;
+  EXPECT_EQ(row_of(disk(4)).rfind("  2 ", 0), 0u) << table.out;
+  EXPECT_NE(row_of(disk(4)).find("64.0 MiB"), std::string::npos) << "reserved: " << table.out;
+  EXPECT_TRUE(row_of(disk(1)).ends_with("  cordoned")) << table.out;
+  EXPECT_NE(row_of(disk(2)).find("below log.directory.select.size.keep.free.bytes (16.0 MiB): "),
+            std::string::npos)
+      << table.out;
+  EXPECT_TRUE(row_of(disk(3)).ends_with("  offline")) << table.out;
+  EXPECT_NE(table.out.find("(Dry run: nothing was created.)"), std::string::npos) << table.out;
+
+  ProcessResult js = dry_run("t", 1, true);
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const json r = json::parse(js.out);
+  const json& p = r["partitions"][0];
+  EXPECT_EQ(p["logDir"], disk(5).string());
+  ASSERT_EQ(p["dirs"].size(), 5u) << p.dump();
+  EXPECT_EQ(p["dirs"][0]["logDir"], disk(5).string());
+  EXPECT_EQ(p["dirs"][0]["rank"], 1);
+  EXPECT_EQ(p["dirs"][1]["logDir"], disk(4).string());
+  EXPECT_EQ(p["dirs"][1]["reservedBytes"], 64 * kMiB);
+  EXPECT_EQ(p["dirs"][1]["partitionCount"], 1);
+  EXPECT_EQ(p["dirs"][2]["leftOut"], "cordoned");
+  EXPECT_EQ(p["dirs"][4]["leftOut"], "offline");
+  EXPECT_TRUE(p["dirs"][4]["totalBytes"].is_null());
+
+  EXPECT_EQ(state(), before) << "a dry run changed the log dirs";
+  EXPECT_TRUE(fs::exists(disk(4) / "t-0"));
+  for (int i : {1, 2, 4, 5}) EXPECT_FALSE(fs::exists(disk(i) / "t-1")) << disk(i);
+
+  // The real create goes where the dry run ranked first.
+  json placed = call_ok({{"api", "CreatePartitions"},
+                         {"topic", "t"},
+                         {"partitions", {1}},
+                         {"expectedBytes", 64 * kMiB}});
+  EXPECT_EQ(placed["partitions"][0]["logDir"], disk(5).string()) << placed.dump();
+
+  // A dry run of a partition that exists says where it is.
+  ProcessResult again = dry_run("t", 1, false);
+  EXPECT_NE(again.out.find("t-1 already exists in " + disk(5).string()), std::string::npos)
+      << again.out;
+}
+
+}  // namespace
+}  // namespace lds::integration
