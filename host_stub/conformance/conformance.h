@@ -89,8 +89,9 @@ struct ConformanceReport {
 const std::vector<std::string>& conformance_check_names();
 
 // Runs every check against `plugin_file`. Never throws for a faulty plugin; a plugin that crashes
-// or hangs takes the calling process with it, as it would take a host (run_conformance_isolated in
-// isolated_run.h does not).
+// or hangs takes the calling process with it, as it would take a host, and so does one that writes
+// past an error buffer, each of which ends at a guard page (run_conformance_isolated in
+// isolated_run.h reports each as the failure of the check it was in).
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file);
 
 // Called with each check as soon as its verdict is final, in the order of the check names.

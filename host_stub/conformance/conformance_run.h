@@ -10,6 +10,7 @@
 #include "conformance/battery.h"
 #include "conformance/check_list.h"
 #include "conformance/conformance.h"
+#include "conformance/error_buffer.h"
 #include "conformance/host_log.h"
 #include "conformance/plugin_text.h"
 #include "conformance/rank_call.h"

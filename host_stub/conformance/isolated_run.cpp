@@ -14,14 +14,17 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
+#include "conformance/error_buffer.h"
 #include <lds/logdir_strategy.h>
 
 namespace lds {
@@ -35,12 +38,16 @@ using std::chrono::milliseconds;
 //   "abi <version>"                                      the plugin's ABI, after the last check
 //   "done"                                               after that
 //   "error <text>"                                       instead, when the checker itself failed
+//   "overrun <cap>"                                      from the SIGSEGV handler, when the plugin
+//                                                        faulted on the guard page after an error
+//                                                        buffer of error_cap <cap>
 // In <detail> and <text> a backslash is sent as "\\" and a newline as "\n", so one message is
 // always one line.
 constexpr std::string_view kCheckPrefix = "check ";
 constexpr std::string_view kDoneLine = "done";
 constexpr std::string_view kAbiPrefix = "abi ";
 constexpr std::string_view kErrorPrefix = "error ";
+constexpr std::string_view kOverrunPrefix = "overrun ";
 
 // Exit statuses of a child that ends on its own. A plugin calling exit(0) looks like kChildDone,
 // which is why the parent trusts only the "done" line, never the status.
@@ -96,6 +103,33 @@ void send_line(int fd, std::string_view text) {
   }
 }
 
+// The child's report pipe, for its SIGSEGV handler.
+int g_report_fd = -1;
+
+// The child's SIGSEGV handler (async-signal-safe): a fault on an error buffer's guard page is the
+// plugin writing past error_cap, and is reported as such before the child ends by the signal.
+void on_segv(int signal, siginfo_t* info, void*) {
+  uint32_t cap = 0;
+  if (info != nullptr && info->si_code > 0 &&
+      conformance_detail::guard_page_owner(info->si_addr, &cap)) {
+    char line[32];
+    size_t n = kOverrunPrefix.size();
+    std::memcpy(line, kOverrunPrefix.data(), n);
+    char digits[10];
+    size_t count = 0;
+    do {
+      digits[count++] = static_cast<char>('0' + cap % 10);
+      cap /= 10;
+    } while (cap != 0);
+    while (count > 0) line[n++] = digits[--count];
+    line[n++] = '\n';
+    [[maybe_unused]] const ssize_t written = ::write(g_report_fd, line, n);
+  }
+  // SA_RESETHAND restored the default action, and the signal is blocked until this returns: then
+  // it ends the child, which the parent sees as killed by SIGSEGV.
+  ::raise(signal);
+}
+
 // The child: runs the checks and reports them on `report_fd`. It never returns into the caller's
 // code, and ends with _exit so that the parent's atexit handlers and buffers are not run twice.
 [[noreturn]] void run_child(int report_fd, pid_t parent, const std::filesystem::path& file,
@@ -114,6 +148,13 @@ void send_line(int fd, std::string_view text) {
   // inherited from the checker's process (a sanitizer's, which would report and exit(1)) would
   // turn "killed by signal 11" into an ordinary exit.
   for (const int fatal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::signal(fatal, SIG_DFL);
+  // Ours only looks for an error buffer's guard page, and still ends the child by the signal.
+  g_report_fd = report_fd;
+  struct sigaction segv {};
+  segv.sa_sigaction = on_segv;
+  segv.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  sigemptyset(&segv.sa_mask);
+  ::sigaction(SIGSEGV, &segv, nullptr);
   try {
     const ConformanceReport report =
         run_conformance(file, options, [report_fd](const ConformanceCheck& check) {
@@ -160,6 +201,8 @@ struct ChildEnd {
   Kind kind = Kind::kStatusLost;
   int value = 0;      // the exit status or the signal number
   std::string extra;  // the unreadable line, or the checker's own error text
+  // The error_cap of the error buffer the plugin wrote past (the child's "overrun" line).
+  std::optional<uint32_t> overrun_cap;
 };
 
 // The parent: reads the child's report as it comes, gives each check `timeout`, and reaps the
@@ -181,8 +224,8 @@ class ChildWatch {
         if (pipe_open) read_some();
         if (!unreadable_.empty()) return unreadable();
         if (reaped < 0) return {};  // SIGCHLD is ignored, so the system reaped it
-        if (WIFEXITED(status)) return {ChildEnd::Kind::kExited, WEXITSTATUS(status), error_};
-        return {ChildEnd::Kind::kSignaled, WTERMSIG(status), ""};
+        if (WIFEXITED(status)) return {ChildEnd::Kind::kExited, WEXITSTATUS(status), error_, {}};
+        return {ChildEnd::Kind::kSignaled, WTERMSIG(status), "", overrun_cap_};
       }
       if (!unreadable_.empty()) {
         kill_and_reap(child_);
@@ -191,7 +234,7 @@ class ChildWatch {
       const Clock::time_point now = Clock::now();
       if (now >= deadline) {
         kill_and_reap(child_);
-        return {ChildEnd::Kind::kTimedOut, 0, ""};
+        return {ChildEnd::Kind::kTimedOut, 0, "", {}};
       }
       const milliseconds left = std::chrono::ceil<milliseconds>(deadline - now);
       const milliseconds slice = std::min(left, pipe_open ? kPollSlice : kReapSlice);
@@ -256,6 +299,14 @@ class ChildWatch {
     } else if (!done_ && line.starts_with(kErrorPrefix) && error_.empty()) {
       error_ = unescape(line.substr(kErrorPrefix.size()));
       return;
+    } else if (!done_ && line.starts_with(kOverrunPrefix) && !overrun_cap_) {
+      const std::string_view digits = line.substr(kOverrunPrefix.size());
+      uint32_t cap = 0;
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), cap);
+      if (ec == std::errc() && end == digits.data() + digits.size() && !digits.empty()) {
+        overrun_cap_ = cap;
+        return;
+      }
     }
     unreadable_ = std::string(line.substr(0, 120));
     if (line.size() > 120) unreadable_ += "...";
@@ -267,17 +318,18 @@ class ChildWatch {
     check.detail = std::move(detail);
   }
 
-  ChildEnd unreadable() const { return {ChildEnd::Kind::kUnreadable, 0, unreadable_}; }
+  ChildEnd unreadable() const { return {ChildEnd::Kind::kUnreadable, 0, unreadable_, {}}; }
 
   pid_t child_;
   int fd_;
   ConformanceReport& report_;
   milliseconds timeout_;
-  std::string pending_;     // bytes after the last complete line
-  size_t reported_ = 0;     // checks reported so far; the next one is the one running
-  bool done_ = false;       // the child said every check is done
-  std::string error_;       // the checker's own failure, as the child reported it
-  std::string unreadable_;  // a line that is not part of the protocol
+  std::string pending_;                  // bytes after the last complete line
+  size_t reported_ = 0;                  // checks reported so far; the next one is the one running
+  bool done_ = false;                    // the child said every check is done
+  std::string error_;                    // the checker's own failure, as the child reported it
+  std::optional<uint32_t> overrun_cap_;  // the child's "overrun" line, if it sent one
+  std::string unreadable_;               // a line that is not part of the protocol
 };
 
 // What ended the child, for the check that was running: one clause without a full stop.
@@ -328,6 +380,12 @@ void blame(ConformanceReport& report, const std::string& file_name, size_t runni
     checks[running].detail = file_name + ": the check did not return within " +
                              describe_duration(timeout) + ", so the checking process was killed.";
     skip_reason = name + " did not return within " + describe_duration(timeout);
+  } else if (end.kind == ChildEnd::Kind::kSignaled && end.overrun_cap) {
+    checks[running].detail = file_name +
+                             ": the plugin wrote past the end of its error buffer (error_cap " +
+                             std::to_string(*end.overrun_cap) + ") during this check, and " +
+                             what_happened(end, timeout) + ".";
+    skip_reason = "the checking process ended during " + name;
   } else {
     checks[running].detail = file_name + ": " + what_happened(end, timeout) + " during this check.";
     skip_reason = "the checking process ended during " + name;

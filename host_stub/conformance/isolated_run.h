@@ -19,7 +19,9 @@ inline constexpr std::chrono::milliseconds kDefaultCheckTimeout{10'000};
 // Runs every check against `plugin_file` in a forked child process and returns the same report as
 // run_conformance, with these differences when the plugin ends or stalls the child:
 //   - the check that was running fails, naming how the child ended: exit(status), a signal (number
-//     and name), or running past `per_check_timeout` (the child is then killed with SIGKILL);
+//     and name), or running past `per_check_timeout` (the child is then killed with SIGKILL); a
+//     SIGSEGV on the guard page after an error buffer is named as the plugin writing past the end
+//     of its error buffer, with that buffer's error_cap;
 //   - every later check is "skipped: ..." with the reason.
 // The report passes only when the child reported every check and said it was done. The child is
 // always reaped before this returns. `per_check_timeout` is taken as at least 1 ms and at most a

@@ -1,4 +1,5 @@
-// rank_call.cpp: calling rank with canaried buffers and judging everything the plugin wrote.
+// rank_call.cpp: calling rank with canaried and guarded buffers and judging everything the plugin
+// wrote.
 #include "conformance/rank_call.h"
 
 #include <algorithm>

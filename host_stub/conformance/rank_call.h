@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "conformance/battery.h"
+#include "conformance/error_buffer.h"
 #include "conformance/plugin_text.h"
 #include <lds/logdir_strategy.h>
 

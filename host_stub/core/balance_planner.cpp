@@ -102,7 +102,7 @@ struct Candidate {
 bool may_move(const BalancePartition& p, const BalanceSettings& s) {
   if (p.moving || p.size == 0) return false;
   if (p.last_moved_ms && s.now_ms - *p.last_moved_ms < s.cooldown_ms) return false;
-  if (s.throttle_bytes_per_sec > 0 &&
+  if (s.throttle_bytes_per_sec < kNoMoveThrottle &&
       p.bytes_in_per_sec > static_cast<double>(s.throttle_bytes_per_sec) / 2) {
     return false;
   }
@@ -179,6 +179,9 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
     return finish("spread " + spread_text + " <= " + threshold_text + " points: balanced");
   }
   plan.act = true;
+  if (settings.throttle_bytes_per_sec == 0) {
+    return finish(reason + ", but " + std::string(kMovesHeldByZeroThrottle));
+  }
   // No dir over the band's top, yet the spread is over the threshold (or a round was asked for):
   // the dirs over the ideal give towards the ones far under it.
   const bool under_only = excess == 0 && (spread > settings.threshold_percent || settings.force);

@@ -12,8 +12,10 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/config.h"
 #include "core/log_manager.h"
 
 namespace lds {
@@ -51,9 +53,10 @@ struct BalanceSettings {
   double threshold_percent = 10;  // log.dir.balance.threshold.percent
   int64_t cooldown_ms = 3600000;  // log.dir.balance.cooldown.ms
   int64_t now_ms = 0;             // the clock cooldowns are measured on
-  // replica.alter.log.dirs.io.max.bytes.per.second; 0 = unthrottled. A partition appending faster
-  // than half of it is never moved: its copy would never catch up.
-  uint64_t throttle_bytes_per_sec = 0;
+  // replica.alter.log.dirs.io.max.bytes.per.second; kNoMoveThrottle (or more) = unthrottled. A
+  // partition appending faster than half of it is never moved: its copy would never catch up. At
+  // 0 no move can copy a byte, so a plan that would act plans none and says why.
+  uint64_t throttle_bytes_per_sec = kNoMoveThrottle;
   // Hysteresis: the previous round had not reached its target, so the planner keeps going while
   // the spread is above half the threshold, not only above the threshold.
   bool balancing = false;
@@ -61,6 +64,12 @@ struct BalanceSettings {
   bool force = false;
   size_t max_moves = 100000;  // a plan stops after this many moves
 };
+
+// Why nothing moves while replica.alter.log.dirs.io.max.bytes.per.second is 0 (a quota that lets
+// no byte through): a clause for the plan's summary and the balancer's and the drain's waits.
+inline constexpr std::string_view kMovesHeldByZeroThrottle =
+    "replica.alter.log.dirs.io.max.bytes.per.second is 0, so no move can copy a byte until it is "
+    "raised";
 
 // A directory a partition could move to, with its state as projected by the plan so far.
 struct DestinationCandidate {

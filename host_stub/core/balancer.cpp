@@ -150,11 +150,22 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
   }
 }
 
+bool Balancer::moves_held_locked() const {
+  std::lock_guard lock(config_mu_);
+  return throttle_ == 0;
+}
+
 void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
   int32_t limit;
   {
     std::lock_guard lock(config_mu_);
     limit = config_.max_concurrent_moves;
+  }
+  if (!planned_.empty() && moves_held_locked()) {
+    // Started, they would only sit there: they stay planned, and start once the key is raised.
+    warn_once_locked(std::to_string(planned_.size()) +
+                     " planned moves wait: " + std::string(kMovesHeldByZeroThrottle));
+    return;
   }
   // The model as the moves started in this pass leave it.
   BalanceModel model = snap.model;
@@ -274,6 +285,12 @@ void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
     log()->info("drained {}", draining_);
     draining_.clear();
     drain_waiting_.clear();
+    return;
+  }
+  if (moves_held_locked()) {
+    drain_waiting_ =
+        "The drain of " + draining_ + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
+    warn_once_locked(drain_waiting_);
     return;
   }
   const DrainPlan again = plan_drain(snap.model, draining_index_, ranker_locked());
@@ -437,6 +454,11 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
     if (!d.online) {
       throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path + " is offline");
     }
+    if (moves_held_locked()) {
+      throw KafkaError(
+          ErrorCode::kInvalidReplicaAssignment,
+          "Cannot drain " + d.path + ": " + std::string(kMovesHeldByZeroThrottle) + ".");
+    }
     snap.model.dirs[static_cast<size_t>(index)].cordoned = true;
     unblock_locked(snap.model, clock_());
     plan = plan_drain(snap.model, static_cast<uint32_t>(index), ranker_locked());
@@ -539,12 +561,19 @@ BalanceStatus Balancer::status() const {
   if (!draining_.empty()) {
     s.state = "draining";
     s.waiting = drain_waiting_;
+    if (s.waiting.empty() && moves_held_locked()) {
+      s.waiting =
+          "The drain of " + draining_ + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
+    }
   } else if (stuck_ && s.enabled && started_.empty() && planned_.empty()) {
     s.state = "stuck";  // the spread calls for moves, but none fits or lowers it
     const std::string failed = blocked_.describe(snap.model, {});
     s.waiting = "Cannot balance now: " + last_round_ + "." + (failed.empty() ? "" : " " + failed);
   } else if (balancing_ || !started_.empty() || !planned_.empty()) {
     s.state = "balancing";
+    if (moves_held_locked() && (!started_.empty() || !planned_.empty())) {
+      s.waiting = "Moves wait: " + std::string(kMovesHeldByZeroThrottle) + ".";
+    }
   } else if (cancelled_) {
     s.state = "cancelled";
   } else {

@@ -124,6 +124,8 @@ class Balancer {
     bool drain = false;
   };
   BalanceSettings settings_locked(int64_t now, bool force) const;
+  // replica.alter.log.dirs.io.max.bytes.per.second is 0: no move can copy, so none is started.
+  bool moves_held_locked() const;
   void observe_locked(const BalanceSnapshot& snap, int64_t now,
                       std::vector<BalanceMoveEvent>& ended);
   void start_moves_locked(const BalanceSnapshot& snap, int64_t now);
@@ -148,7 +150,7 @@ class Balancer {
 
   mutable std::mutex config_mu_;  // guards the two below only: configure() never waits for a tick
   BalanceConfig config_;
-  uint64_t throttle_ = 0;
+  uint64_t throttle_ = kNoMoveThrottle;
 
   mutable std::mutex mu_;  // guards everything below; one tick or request at a time
   std::deque<PlannedMove> planned_;

@@ -26,6 +26,7 @@ Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> pro
   set_log_level(c.log_level);
   LogManager::Options options;
   options.broker_id = c.broker_id;
+  options.cluster_id = c.cluster_id;
   options.log_dirs = c.log_dirs;
   options.mover_threads = c.mover_threads;
   options.in_memory = in_memory_logs;

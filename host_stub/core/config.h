@@ -40,11 +40,19 @@ struct ConfigSetting {
 };
 }  // namespace detail
 
+// replica.alter.log.dirs.io.max.bytes.per.second's default, Kafka's Long.MAX_VALUE
+// (QuotaConfig.QUOTA_BYTES_PER_SECOND_DEFAULT): moves copy as fast as the disks allow. Any value
+// at or above it is no throttle.
+inline constexpr uint64_t kNoMoveThrottle = 9223372036854775807ull;
+
 // Effective configuration, after DYNAMIC > STATIC > DEFAULT. Only ConfigStore builds one, and it
 // sets every field, defaults included, through the key table (core/config_keys.h).
 struct BrokerConfig {
   std::filesystem::path file;  // canonical path of the TOML file
   int32_t broker_id = 0;       // broker.id (static)
+  // cluster.id (static): the cluster.id new log directories' meta.properties get, and that every
+  // existing one must hold; empty: the one the directories hold, or a generated one.
+  std::string cluster_id;
   std::vector<std::filesystem::path>
       log_dirs;                        // log.dirs (static), canonical, in file order, never empty
   std::filesystem::path plugin_dir;    // plugin.dir (static), canonical
@@ -61,13 +69,14 @@ struct BrokerConfig {
   int64_t rate_window_ms = 300000;        // log.dir.rate.window.ms (dynamic), >= 1
   uint64_t segment_bytes = 0;             // log.segment.bytes (dynamic), >= 14
   std::string log_level;                  // log.level (dynamic): trace|debug|info|warn|error|off
-  uint64_t alter_log_dirs_bytes_per_second = 0;  // replica.alter.log.dirs.io.max.bytes.per.second
-                                                 // (dynamic), 0 = unthrottled
-  int32_t mover_threads = 0;                     // num.replica.alter.log.dirs.threads (static)
-  bool never_unload = false;                     // plugin.never.unload (static)
-  int32_t admin_max_connections = 0;             // admin.max.connections (static)
-  int64_t admin_connection_idle_ms = 0;          // admin.connection.idle.ms (static)
-  BalanceConfig balance;                         // log.dir.balance.* (dynamic)
+  // replica.alter.log.dirs.io.max.bytes.per.second (dynamic): kNoMoveThrottle (Kafka's default,
+  // Long.MAX_VALUE) is no throttle; 0 lets no byte through, so moves wait without copying.
+  uint64_t alter_log_dirs_bytes_per_second = 0;
+  int32_t mover_threads = 0;             // num.replica.alter.log.dirs.threads (static)
+  bool never_unload = false;             // plugin.never.unload (static)
+  int32_t admin_max_connections = 0;     // admin.max.connections (static)
+  int64_t admin_connection_idle_ms = 0;  // admin.connection.idle.ms (static)
+  BalanceConfig balance;                 // log.dir.balance.* (dynamic)
   // listeners (static): PLAINTEXT://host:port, the Kafka protocol listener; an empty host means
   // no listener. Port 0 binds a free port.
   std::string listener_host;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/meta_properties.h"
 
 #ifndef LDS_DEFAULT_PLUGIN_DIR_RELATIVE
 #define LDS_DEFAULT_PLUGIN_DIR_RELATIVE "../lib/lds/plugins"
@@ -107,6 +108,19 @@ int64_t int_in_range(const Setting& s, std::string_view key, int64_t min, int64_
 
 int32_t int32_at_least(const Setting& s, std::string_view key, int32_t min) {
   return static_cast<int32_t>(int_in_range(s, key, min, std::numeric_limits<int32_t>::max()));
+}
+
+// A Kafka LONG config with Range.atLeast(0), refused with the text of Kafka's ConfigException
+// ("Invalid value <v> for configuration <key>: <why>") from ConfigDef.parseType and
+// Range.ensureValid, with the full stop every error here ends with.
+uint64_t kafka_long_at_least_zero(const Setting& s, std::string_view key) {
+  std::optional<int64_t> value = parse_int(s.text);
+  if (!value || *value < 0) {
+    throw ConfigError(s.where + "Invalid value " + printable(s.text) + " for configuration " +
+                      std::string(key) +
+                      (value ? ": Value must be at least 0." : ": Not a number of type LONG."));
+  }
+  return static_cast<uint64_t>(*value);
 }
 
 uint64_t count_of(const Setting& s, std::string_view key) {
@@ -264,6 +278,24 @@ constexpr ConfigKey kKeys[] = {
      .format = [](std::string_view, const BrokerConfig& c) { return std::to_string(c.broker_id); },
      .doc = "must match node.id (broker.id in version 0 files) in each log directory's "
             "meta.properties"},
+    {.name = "cluster.id",
+     .type = ConfigType::kString,
+     .default_value = ConfigDefault::text_of(""),
+     .dynamic = false,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           if (const std::string why = uuid_string_problem(s.text);
+               !s.text.empty() && !why.empty()) {
+             throw_key_error(s.where, key,
+                             in_quotes(s.text) + " is not a Kafka Uuid (" + why +
+                                 "); use 22 characters of URL-safe base64, as "
+                                 "`kafka-storage.sh random-uuid` prints, or leave it empty");
+           }
+           c.cluster_id = s.text;
+         },
+     .format = [](std::string_view, const BrokerConfig& c) { return c.cluster_id; },
+     .doc = "the cluster.id of new log directories' meta.properties, which every existing one "
+            "must hold; empty: keep the one they hold, or generate one"},
     {.name = "log.dirs",
      .type = ConfigType::kPathList,
      .default_value = ConfigDefault::required(),
@@ -437,15 +469,19 @@ constexpr ConfigKey kKeys[] = {
      .doc = "the host's log level: trace, debug, info, warn, error or off"},
     {.name = "replica.alter.log.dirs.io.max.bytes.per.second",
      .type = ConfigType::kInt,
-     .default_value = ConfigDefault::text_of("0"),
+     .default_value = ConfigDefault::text_of("9223372036854775807"),
      .dynamic = true,
-     .parse = [](std::string_view key, const Setting& s, const fs::path&,
-                 BrokerConfig& c) { c.alter_log_dirs_bytes_per_second = count_of(s, key); },
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           c.alter_log_dirs_bytes_per_second = kafka_long_at_least_zero(s, key);
+         },
      .format =
          [](std::string_view, const BrokerConfig& c) {
            return std::to_string(c.alter_log_dirs_bytes_per_second);
          },
-     .doc = "bytes per second all replica moves together may copy; 0 for no limit"},
+     .doc =
+         "bytes per second all replica moves together may copy; 9223372036854775807 (Kafka's "
+         "Long.MAX_VALUE) for no limit; 0 lets no byte through, so moves wait until it is raised"},
     // The intra-broker balancer (core/balancer.h).
     {.name = "log.dir.balance.enable",
      .type = ConfigType::kBool,

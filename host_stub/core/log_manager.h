@@ -102,6 +102,9 @@ class LogManager {
  public:
   struct Options {
     int32_t broker_id = 0;
+    // cluster.id: what every meta.properties must hold and new ones get; empty: the one the
+    // directories hold, or a generated one.
+    std::string cluster_id;
     std::vector<std::filesystem::path> log_dirs;  // canonical, log.dirs order
     // No filesystem access at all: directories, partitions and appends are bookkeeping only. For
     // the in-memory placement path of benchmarks, stress tests and the simulator.
@@ -270,7 +273,8 @@ class LogManager {
   // a move in progress and any remembered preference. A replica not hosted yet gets
   // REPLICA_NOT_AVAILABLE and the destination is remembered for its creation.
   AlterResult alter_replica_log_dir(const TopicPartition& tp, const std::string& destination);
-  // replica.alter.log.dirs.io.max.bytes.per.second; 0 means unthrottled. Applies to running moves.
+  // replica.alter.log.dirs.io.max.bytes.per.second: kNoMoveThrottle (or more) is none; 0 holds
+  // every move without copying until it is raised. Applies to running moves.
   void set_move_throttle(uint64_t bytes_per_second);
   // Moves queued or running.
   size_t moves_in_progress() const;

@@ -92,11 +92,14 @@ void LogManager::open_dirs() {
             "left as it is.",
             file.string());
       }
+      if (m.cluster_id && !options_.cluster_id.empty() && *m.cluster_id != options_.cluster_id) {
+        throw ConfigError(cluster_id_mismatch(file, options_.cluster_id, *m.cluster_id) +
+                          " (the cluster.id the config sets).");
+      }
       if (m.cluster_id && !cluster) {
         cluster.emplace(*m.cluster_id, file);
       } else if (m.cluster_id && *m.cluster_id != cluster->first) {
-        throw ConfigError("Invalid cluster.id in: " + file.string() + ". Expected " +
-                          cluster->first + ", but read " + *m.cluster_id + " (" +
+        throw ConfigError(cluster_id_mismatch(file, cluster->first, *m.cluster_id) + " (" +
                           cluster->second.string() + " says " + cluster->first + ").");
       }
       if (m.directory_id) {
@@ -115,7 +118,9 @@ void LogManager::open_dirs() {
 
   // 3. Directory ids, and Kafka's version 1 file for every new directory. A file that exists is
   // never rewritten.
-  const std::string cluster_id = cluster ? cluster->first : layout::random_directory_id();
+  const std::string cluster_id = !options_.cluster_id.empty() ? options_.cluster_id
+                                 : cluster                    ? cluster->first
+                                                              : layout::random_directory_id();
   for (uint32_t i = 0; i < n; ++i) {
     if (!faults[i].empty()) continue;
     Dir& d = *dirs_[i];

@@ -236,6 +236,29 @@ std::string uuid_problem(std::string_view id) {
   return "";
 }
 
+std::string uuid_string_problem(std::string_view text) {
+  if (text.size() > 24) return "longer than the 24 characters of a base64 Uuid";
+  size_t data = 0;
+  while (data < text.size() && text[data] != '=') {
+    const char c = text[data];
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_';
+    if (!ok) {
+      return in_quotes(std::string_view(&text[data], 1)) + " at position " +
+             std::to_string(data + 1) + " is outside URL-safe base64";
+    }
+    ++data;
+  }
+  const size_t padding = text.size() - data;
+  if (text.find_first_not_of('=', data) != std::string_view::npos || data % 4 == 1 ||
+      (padding > 0 && padding != 4 - data % 4)) {
+    return "its padding is not base64's";
+  }
+  const size_t bytes = data / 4 * 3 + (data % 4 == 0 ? 0 : data % 4 - 1);
+  if (bytes != 16) return "it decodes to " + std::to_string(bytes) + " bytes, not 16";
+  return "";
+}
+
 MetaProperties meta_properties_of(const std::map<std::string, std::string>& props,
                                   const fs::path& file) {
   const std::string where = file.string() + ": ";
@@ -342,6 +365,12 @@ std::string node_id_mismatch(int32_t stored, int32_t configured, const fs::path&
          std::to_string(configured) + " in " + file.string() +
          ". If you moved your data, make sure your configured node id matches. If you intend to "
          "create a new node, you should remove all data in your data directories.";
+}
+
+std::string cluster_id_mismatch(const fs::path& file, std::string_view expected,
+                                std::string_view stored) {
+  return "Invalid cluster.id in: " + file.string() + ". Expected " + std::string(expected) +
+         ", but read " + std::string(stored);
 }
 
 std::string directory_id_for_path(const fs::path& dir) {

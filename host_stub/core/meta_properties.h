@@ -56,9 +56,21 @@ std::string meta_properties_text(int32_t node_id, std::string_view cluster_id,
 // Kafka's sentence for a stored id that is not this broker's (MetaPropertiesEnsemble.verify).
 std::string node_id_mismatch(int32_t stored, int32_t configured, const std::filesystem::path& file);
 
+// Kafka's sentence for a stored cluster.id that is not the one expected
+// (MetaPropertiesEnsemble.verify): "Invalid cluster.id in: <file>. Expected <expected>, but read
+// <stored>".
+std::string cluster_id_mismatch(const std::filesystem::path& file, std::string_view expected,
+                                std::string_view stored);
+
 // "" when `id` is a Kafka Uuid as written in meta.properties (22 characters of URL-safe base64,
 // decoding to 16 bytes), else why not.
 std::string uuid_problem(std::string_view id);
+
+// "" when Kafka's Uuid.fromString accepts `text`, else why not, as a clause: at most 24
+// characters of URL-safe base64 (padding only as Base64.getUrlDecoder allows it) decoding to
+// exactly 16 bytes; in practice 22 characters, or the same with "==". What kafka-storage.sh
+// format checks a --cluster-id with.
+std::string uuid_string_problem(std::string_view text);
 
 // A directory.id for a directory whose meta.properties has none: the same for the same path on
 // every start, in Kafka's Uuid form, never starting with '-' and never one of Kafka's reserved ids.

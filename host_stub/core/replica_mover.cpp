@@ -57,23 +57,36 @@ void crash_point(const char* name) {
 }
 
 // replica.alter.log.dirs.io.max.bytes.per.second for one move's bulk copy. The limit is read
-// before each chunk, so a change applies to running moves.
+// before each chunk, so a change applies to running moves. kNoMoveThrottle (the default) and above
+// is no limit; 0 is a quota that lets no byte through, as in Kafka, so the copy waits for it to be
+// raised.
 class Throttle {
  public:
   explicit Throttle(const std::atomic<uint64_t>& bytes_per_second)
       : bytes_per_second_(bytes_per_second) {}
 
+  // True, after a short sleep, while the limit is 0: the caller copies nothing and looks again
+  // (and at cancellation) when this returns.
+  bool paused() {
+    if (bytes_per_second_.load(std::memory_order_relaxed) != 0) return false;
+    std::this_thread::sleep_for(kPausedPoll);
+    window_start_ = std::chrono::steady_clock::now();  // a raised limit starts a fresh window
+    window_bytes_ = 0;
+    return true;
+  }
+
   // The most the next chunk may copy: a tenth of a second's worth (4 KiB at least), so pacing
-  // stays smooth under a low limit.
+  // stays smooth under a low limit; nothing when the limit has just become 0.
   uint64_t next_budget() {
     limit_ = bytes_per_second_.load(std::memory_order_relaxed);
-    return limit_ > 0 ? std::max<uint64_t>(std::min(kThrottledChunkBytes, limit_ / 10), 4096)
-                      : kChunkBytes;
+    if (limit_ == 0) return 0;
+    return limited() ? std::max<uint64_t>(std::min(kThrottledChunkBytes, limit_ / 10), 4096)
+                     : kChunkBytes;
   }
 
   // Sleeps until the bytes of this one-second window no longer run ahead of limit * elapsed.
   void pace(uint64_t copied) {
-    if (limit_ == 0) return;
+    if (!limited()) return;
     window_bytes_ += copied;
     auto due =
         window_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -87,8 +100,13 @@ class Throttle {
   }
 
  private:
+  // How often a paused copy looks at the limit again.
+  static constexpr std::chrono::milliseconds kPausedPoll{50};
+
+  bool limited() const { return limit_ > 0 && limit_ < kNoMoveThrottle; }
+
   const std::atomic<uint64_t>& bytes_per_second_;
-  uint64_t limit_ = 0;
+  uint64_t limit_ = kNoMoveThrottle;
   std::chrono::steady_clock::time_point window_start_ = std::chrono::steady_clock::now();
   uint64_t window_bytes_ = 0;
 };
@@ -386,6 +404,7 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
   Throttle throttle(bytes_per_second_);
   for (;;) {
     if (abandoned()) return drop_future();
+    if (throttle.paused()) continue;  // the limit is 0: not even the catch-up may copy
     uint64_t committed, copied;
     {
       std::lock_guard lock(logs_.mu_);

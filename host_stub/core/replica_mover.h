@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/config.h"
 #include "core/log_manager.h"
 #include "core/reservation.h"
 
@@ -64,7 +65,8 @@ class ReplicaMover {
   // Stops the threads: a running move drops its future copy, queued moves never start.
   void stop();
 
-  // replica.alter.log.dirs.io.max.bytes.per.second; 0 means unthrottled. Applies to running moves.
+  // replica.alter.log.dirs.io.max.bytes.per.second: kNoMoveThrottle (or more) is none; 0 holds
+  // every move without copying until it is raised. Applies to running moves.
   void set_throttle(uint64_t bytes_per_second);
   size_t in_progress() const;  // queued or running
 
@@ -120,7 +122,7 @@ class ReplicaMover {
   bool stopping_ = false;
 
   std::condition_variable wake_;
-  std::atomic<uint64_t> bytes_per_second_{0};
+  std::atomic<uint64_t> bytes_per_second_{kNoMoveThrottle};
   std::vector<std::thread> threads_;
 };
 

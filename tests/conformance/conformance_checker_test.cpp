@@ -61,10 +61,6 @@ INSTANTIATE_TEST_SUITE_P(
                   "create_rejects_unknown_key",
                   "accepted the unknown key lds.conformance.unknown.key",
                   {"create_error_truncation"}},
-        FaultCase{"error_overrun",
-                  "create_error_truncation",
-                  "past error_cap 8",
-                  {"rank_error_truncation"}},
         FaultCase{"duplicate_index", "rank_valid_orders", "twice", {}},
         // A stateful plugin that declares determinism is told exactly that, first: not that the
         // flags, the stride or the threads are at fault.

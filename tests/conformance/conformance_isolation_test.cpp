@@ -88,6 +88,17 @@ INSTANTIATE_TEST_SUITE_P(
         ProcessFault{"crashes_in_rank", "rank_empty_no_eligible_dir",
                      "the checking process was killed by signal " + std::to_string(SIGSEGV) +
                          " (Segmentation fault) during this check"},
+        // The checker's error buffers end at a guard page: a plugin that writes past error_cap
+        // faults in the check that called it, which names the overrun, instead of corrupting
+        // the checker's heap (`free(): invalid next size` in a later check).
+        ProcessFault{"error_overrun", "create_error_truncation",
+                     "liblds_fault_error_overrun.so: the plugin wrote past the end of its error "
+                     "buffer (error_cap 8) during this check, and the checking process was "
+                     "killed by signal " +
+                         std::to_string(SIGSEGV) + " (Segmentation fault)."},
+        // Three bytes too many, past a buffer of 8.
+        ProcessFault{"rank_error_overrun", "rank_error_truncation",
+                     "wrote past the end of its error buffer (error_cap 8) during this check"},
         ProcessFault{"hangs_in_rank", "rank_empty_no_eligible_dir",
                      "the check did not return within 2 s, so the checking process was killed",
                      true}),

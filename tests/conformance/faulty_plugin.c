@@ -4,8 +4,9 @@
 ** checker's own tests expect the matching check to fail. Without a FAULT_ macro the plugin is
 ** correct: it ranks by partition_count ascending, keeping input order on ties.
 **
-** FAULT_EXITS_IN_CREATE, FAULT_ABORTS_IN_CREATE, FAULT_FORKS_IN_CREATE, FAULT_HANGS_IN_RANK and
-** FAULT_CRASHES_IN_RANK end or stall the process that calls them; only the isolated checker may
+** FAULT_EXITS_IN_CREATE, FAULT_ABORTS_IN_CREATE, FAULT_FORKS_IN_CREATE, FAULT_HANGS_IN_RANK,
+** FAULT_CRASHES_IN_RANK, FAULT_ERROR_OVERRUN and FAULT_RANK_ERROR_OVERRUN end or stall the process
+** that calls them (the checker's error buffers end at a guard page); only the isolated checker may
 ** load those.
 */
 #if defined(FAULT_SHARED_SCRATCH) || defined(FAULT_HANGS_IN_RANK) || defined(FAULT_FORKS_IN_CREATE)
@@ -49,6 +50,20 @@ static void write_error(char* error, uint32_t error_cap, const char* text) {
   error[length] = '\0';
 #endif
 }
+
+#ifdef FAULT_RANK_ERROR_OVERRUN
+/* Off by three: truncates rank's error text to error_cap + 2 characters and its NUL, so a long
+** enough text ends three bytes past the buffer. */
+static void write_rank_error(char* error, uint32_t error_cap, const char* text) {
+  size_t length = strlen(text);
+  if (error == NULL) return;
+  if (length > (size_t)error_cap + 2) length = (size_t)error_cap + 2;
+  memcpy(error, text, length);
+  error[length] = '\0';
+}
+#else
+#define write_rank_error write_error
+#endif
 
 static int instance_token;
 
@@ -159,7 +174,7 @@ static int32_t faulty_rank(void* instance, lds_rank_args* args) {
 #endif
   args->order_len = len;
   if (len == 0) {
-    write_error(args->error, args->error_cap, "no log directories to choose from");
+    write_rank_error(args->error, args->error_cap, "no log directories to choose from");
     return LDS_ERR_NO_ELIGIBLE_DIR;
   }
   return LDS_OK;

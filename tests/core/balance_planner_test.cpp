@@ -177,10 +177,28 @@ TEST(BalancePlanner, SkipsPartitionsAppendingFasterThanHalfTheThrottle) {
   for (const PlannedMove& mv : plan_balance(m, s, any_order).moves) {
     EXPECT_NE(mv.tp.partition, 0) << "a partition that would never catch up was moved";
   }
-  s.throttle_bytes_per_sec = 0;  // unthrottled: every copy catches up
+  // Kafka's default, Long.MAX_VALUE, is no throttle: every copy catches up.
+  s.throttle_bytes_per_sec = 9223372036854775807ull;
   const BalancePlan unthrottled = plan_balance(m, s, any_order);
   ASSERT_FALSE(unthrottled.moves.empty());
   EXPECT_EQ(unthrottled.moves[0].tp.partition, 0);
+}
+
+TEST(BalancePlanner, PlansNoMoveWhileTheThrottleLetsNoByteThrough) {
+  BalanceModel m = two_dirs(100 * kGiB);
+  add(m, 0, 20 * kGiB);
+  add(m, 0, 50 * kGiB);
+  add(m, 1, 10 * kGiB);
+  BalanceSettings s;
+  s.throttle_bytes_per_sec = 0;
+  const BalancePlan held = plan_balance(m, s, any_order);
+  EXPECT_TRUE(held.act);
+  EXPECT_TRUE(held.moves.empty());
+  EXPECT_EQ(held.summary,
+            "spread 60.0 > 10.0 points, but replica.alter.log.dirs.io.max.bytes.per.second is 0, "
+            "so no move can copy a byte until it is raised");
+  s.throttle_bytes_per_sec = 1;
+  EXPECT_FALSE(plan_balance(m, s, any_order).moves.empty());
 }
 
 TEST(BalancePlanner, TakesOnlyMovesThatLowerTheSpread) {

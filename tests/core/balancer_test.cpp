@@ -1,6 +1,6 @@
 // balancer_test.cpp: the balancer service on an in-memory LogManager with a simulated clock: it
 // stops a move whose source goes offline, never starts a planned move into a dir cordoned since
-// the plan, and counts a finished move once.
+// the plan, counts a finished move once, and plans and starts nothing while the move throttle is 0.
 #include "core/balancer.h"
 
 #include <gtest/gtest.h>
@@ -56,7 +56,8 @@ class BalancerTest : public ::testing::Test {
     c.enable = true;
     c.interval_ms = 1;
     c.max_concurrent_moves = 1;
-    balancer_->configure(c, 0);
+    balancer_->configure(c, kNoMoveThrottle);
+    config_ = c;
     balancer_->set_move_listener([this](const BalanceMoveEvent& e) { events_.push_back(e); });
   }
 
@@ -64,6 +65,7 @@ class BalancerTest : public ::testing::Test {
   StrategySlot slot_;  // no strategy published: the built-in order ranks
   std::unique_ptr<LogManager> logs_;
   std::unique_ptr<Balancer> balancer_;
+  BalanceConfig config_;
   int64_t now_ = 1000;
   std::vector<BalanceMoveEvent> events_;
 };
@@ -114,6 +116,57 @@ TEST_F(BalancerTest, NeverStartsAPlannedMoveIntoADirCordonedSinceThePlan) {
   EXPECT_EQ(logs_->moves_in_progress(), 0u);
   ASSERT_EQ(events_.size(), 1u);
   EXPECT_TRUE(events_[0].completed);
+}
+
+// replica.alter.log.dirs.io.max.bytes.per.second = 0 is a quota that lets no byte through
+// (apache/kafka QuotaConfig.java, Range.atLeast(0)): a move could never finish, so the balancer
+// plans none and says why, and goes on once the key is raised.
+TEST_F(BalancerTest, WaitsWithAReasonWhileTheMoveThrottleIsZero) {
+  balancer_->configure(config_, 0);
+  balancer_->tick();
+  BalanceStatus s = balancer_->status();
+  EXPECT_TRUE(s.in_flight.empty());
+  EXPECT_EQ(s.planned, 0u);
+  EXPECT_EQ(logs_->moves_in_progress(), 0u);
+  EXPECT_EQ(s.state, "stuck");
+  EXPECT_NE(s.waiting.find("replica.alter.log.dirs.io.max.bytes.per.second is 0, so no move can "
+                           "copy a byte until it is raised"),
+            std::string::npos)
+      << s.waiting;
+  EXPECT_TRUE(balancer_->plan().moves.empty());
+  EXPECT_THROW(balancer_->drain("/a", [] { FAIL() << "a drain that cannot move cordoned"; }),
+               KafkaError);
+
+  balancer_->configure(config_, 1ull << 30);
+  now_ += 10;
+  balancer_->tick();
+  s = balancer_->status();
+  EXPECT_EQ(s.in_flight.size(), 1u);
+  EXPECT_EQ(s.waiting, "");
+}
+
+TEST_F(BalancerTest, HoldsPlannedMovesWhileTheMoveThrottleIsZero) {
+  balancer_->tick();
+  BalanceStatus s = balancer_->status();
+  ASSERT_EQ(s.in_flight.size(), 1u);
+  ASSERT_GT(s.planned, 0u);
+  const size_t planned = s.planned;
+  balancer_->configure(config_, 0);
+  EXPECT_EQ(logs_->advance_in_memory_move(s.in_flight[0].tp, 10 * kGiB), 10 * kGiB);
+  disks_->set_used("/a", 70 * kGiB);
+  disks_->set_used("/b", 10 * kGiB);
+  now_ += 10;
+  balancer_->tick();
+  s = balancer_->status();
+  EXPECT_TRUE(s.in_flight.empty()) << "a move started that could not copy";
+  EXPECT_EQ(s.planned, planned);
+  EXPECT_EQ(s.waiting,
+            "Moves wait: replica.alter.log.dirs.io.max.bytes.per.second is 0, so no move can copy "
+            "a byte until it is raised.");
+  balancer_->configure(config_, kNoMoveThrottle);
+  now_ += 10;
+  balancer_->tick();
+  EXPECT_EQ(balancer_->status().in_flight.size(), 1u);
 }
 
 }  // namespace

@@ -138,7 +138,13 @@ const BadFile kBadFiles[] = {
     {"log.dirs = [\"a\"]\nlog.partition.expected.bytes = 1.5\n", "2:1",
      "log.partition.expected.bytes: must be an integer, not a float."},
     {"log.dirs = [\"a\"]\nreplica.alter.log.dirs.io.max.bytes.per.second = -1\n", "2:1",
-     "replica.alter.log.dirs.io.max.bytes.per.second: must be an integer >= 0, not \"-1\"."},
+     // Kafka's ConfigException for Range.atLeast(0) (apache/kafka
+     // clients/src/main/java/org/apache/kafka/common/config/ConfigDef.java).
+     "Invalid value -1 for configuration replica.alter.log.dirs.io.max.bytes.per.second: Value "
+     "must be at least 0."},
+    {"log.dirs = [\"a\"]\ncluster.id = \"abc\"\n", "2:1",
+     "cluster.id: \"abc\" is not a Kafka Uuid (it decodes to 2 bytes, not 16); use 22 characters "
+     "of URL-safe base64, as `kafka-storage.sh random-uuid` prints, or leave it empty."},
     {"log.dirs = [\"a\"]\nnum.replica.alter.log.dirs.threads = 0\n", "2:1",
      "num.replica.alter.log.dirs.threads: must be an integer from 1 to 2147483647, not \"0\"."},
     {"log.dirs = [\"a\"]\nplugin.never.unload = \"yes\"\n", "2:1",
@@ -256,10 +262,14 @@ TEST_F(ConfigStore, AppliesDefaults) {
   const lds::BrokerConfig& c = store.current();
   EXPECT_EQ(c.log_dirs, (std::vector<fs::path>{dir_ / "a", dir_ / "b"}));
   EXPECT_EQ(c.broker_id, 0);
+  EXPECT_EQ(c.cluster_id, "");
   EXPECT_EQ(c.strategy, "partition");
   EXPECT_EQ(c.log_level, "info");
   EXPECT_EQ(c.partition_expected_bytes, 0u);
-  EXPECT_EQ(c.alter_log_dirs_bytes_per_second, 0u);
+  // Kafka's QuotaConfig.QUOTA_BYTES_PER_SECOND_DEFAULT, Long.MAX_VALUE: no throttle.
+  EXPECT_EQ(c.alter_log_dirs_bytes_per_second, 9223372036854775807u);
+  EXPECT_EQ(row(store.describe(), "replica.alter.log.dirs.io.max.bytes.per.second")->value,
+            "9223372036854775807");
   EXPECT_EQ(c.mover_threads, 1);
   EXPECT_FALSE(c.never_unload);
   EXPECT_FALSE(c.cordon_all);
@@ -280,6 +290,7 @@ log.dirs = ["d1", "d2"]
 plugin.dir = "/opt/plugins/"
 admin.socket = "run/admin.sock"
 num.replica.alter.log.dirs.threads = 3
+cluster.id = "MkU3OEVBNTcwNTJENDM2Qk"
 plugin.never.unload = true
 cordoned.log.dirs = "d2"
 log.partition.expected.bytes = 1048576
@@ -306,6 +317,7 @@ partition.spread.topic = true
   EXPECT_EQ(c.partition_expected_bytes, 1048576u);
   EXPECT_EQ(c.log_level, "debug");
   EXPECT_EQ(c.alter_log_dirs_bytes_per_second, 5000u);
+  EXPECT_EQ(c.cluster_id, "MkU3OEVBNTcwNTJENDM2Qk");
   EXPECT_EQ(c.strategy, "size");
   using Options = std::vector<std::pair<std::string, std::string>>;
   EXPECT_EQ(c.options_of("size"),
@@ -413,6 +425,18 @@ TEST_F(ConfigStore, RejectsBadAlterations) {
             "log.partition.expected.bytes: must be an integer >= 0, not \"-1\".");
   EXPECT_EQ(message({set("log.partition.expected.bytes", "12kb")}),
             "log.partition.expected.bytes: must be an integer >= 0, not \"12kb\".");
+  EXPECT_EQ(message({set("replica.alter.log.dirs.io.max.bytes.per.second", "-5")}),
+            "Invalid value -5 for configuration replica.alter.log.dirs.io.max.bytes.per.second: "
+            "Value must be at least 0.");
+  EXPECT_EQ(message({set("replica.alter.log.dirs.io.max.bytes.per.second", "fast")}),
+            "Invalid value fast for configuration replica.alter.log.dirs.io.max.bytes.per.second: "
+            "Not a number of type LONG.");
+  EXPECT_EQ(message({set("replica.alter.log.dirs.io.max.bytes.per.second", "9223372036854775808")}),
+            "Invalid value 9223372036854775808 for configuration "
+            "replica.alter.log.dirs.io.max.bytes.per.second: Not a number of type LONG.");
+  EXPECT_EQ(store.preview({set("replica.alter.log.dirs.io.max.bytes.per.second", "0")})
+                .alter_log_dirs_bytes_per_second,
+            0u);
   EXPECT_EQ(message({set("log.level", "TRACE")}),
             "log.level: must be one of trace, debug, info, warn, error, off, not \"TRACE\".");
   EXPECT_EQ(message({set("log.directory.select.strategy", "../x")}),

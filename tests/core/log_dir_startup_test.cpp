@@ -58,6 +58,7 @@ class LogDirStartupTest : public ::testing::Test {
     LogManager::Options options;
     options.log_dirs = dirs.empty() ? dirs_ : std::move(dirs);
     options.in_memory = in_memory;
+    options.cluster_id = cluster_id_;
     return std::make_unique<LogManager>(options, probe_, slot_);
   }
   std::unique_ptr<LogManager> started(std::vector<fs::path> dirs = {}) {
@@ -82,6 +83,7 @@ class LogDirStartupTest : public ::testing::Test {
 
   TempDir tmp_;
   std::vector<fs::path> dirs_;
+  std::string cluster_id_;  // cluster.id from the config; empty: none
   std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
   StrategySlot slot_;
 };
@@ -230,6 +232,41 @@ TEST_F(LogDirStartupTest, ANewDirTakesTheClusterIdOfTheExistingOnes) {
     EXPECT_NE(text.find("\ncluster.id=MkU3OEVBNTcwNTJENDM2Qk\n"), std::string::npos) << text;
   }
   EXPECT_EQ(id_of(*m, dirs_[1]), "J8aAPcfLQt2bqs1JT_rMgQ");
+}
+
+TEST_F(LogDirStartupTest, NewDirsGetTheConfiguredClusterId) {
+  write(dirs_[1] / "meta.properties",
+        "version=1\nnode.id=0\ncluster.id=MkU3OEVBNTcwNTJENDM2Qk\ndirectory.id=J8aAPcfLQt2bqs1JT_"
+        "rMgQ\n");
+  cluster_id_ = "MkU3OEVBNTcwNTJENDM2Qk";
+  auto m = started();
+  for (const fs::path& d : {dirs_[0], dirs_[2]}) {
+    const MetaProperties meta = *read_meta_properties(d / "meta.properties");
+    EXPECT_EQ(meta.cluster_id, "MkU3OEVBNTcwNTJENDM2Qk") << d;
+  }
+}
+
+// Kafka's sentence, MetaPropertiesEnsemble.verify (apache/kafka
+// metadata/src/main/java/org/apache/kafka/metadata/properties/MetaPropertiesEnsemble.java):
+// "Invalid cluster.id in: <path>. Expected <expected>, but read <stored>".
+TEST_F(LogDirStartupTest, AStoredClusterIdOtherThanTheConfiguredOneRefusesTheStart) {
+  const std::string stored =
+      "version=1\nnode.id=0\ncluster.id=J8aAPcfLQt2bqs1JT_rMgQ\ndirectory.id="
+      "MkU3OEVBNTcwNTJENDM2Qk\n";
+  write(dirs_[1] / "meta.properties", stored);
+  cluster_id_ = "AAAAAAAAAAAAAAAAAAAAAA";
+  auto m = make();
+  EXPECT_EQ(startup_error(*m), "Invalid cluster.id in: " + (dirs_[1] / "meta.properties").string() +
+                                   ". Expected AAAAAAAAAAAAAAAAAAAAAA, but read "
+                                   "J8aAPcfLQt2bqs1JT_rMgQ (the cluster.id the config sets).");
+  EXPECT_EQ(read_all(dirs_[1] / "meta.properties"), stored);
+  EXPECT_FALSE(fs::exists(dirs_[0] / "meta.properties"));
+  EXPECT_FALSE(fs::exists(dirs_[2] / "meta.properties"));
+  // The same id in the config as in the directory: it starts.
+  m.reset();
+  cluster_id_ = "J8aAPcfLQt2bqs1JT_rMgQ";
+  m = make();
+  EXPECT_EQ(startup_error(*m), "no error");
 }
 
 TEST_F(LogDirStartupTest, AFileThatExistsIsNeverRewrittenEvenWithoutADirectoryId) {

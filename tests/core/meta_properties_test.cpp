@@ -193,6 +193,22 @@ TEST(MetaProperties, TheMismatchSentenceIsKafkas) {
                 "directories.");
 }
 
+// Uuid.fromString (apache/kafka clients/src/main/java/org/apache/kafka/common/Uuid.java): at most
+// 24 characters, Base64.getUrlDecoder, exactly 16 bytes.
+TEST(MetaProperties, UuidStringsFollowUuidFromString) {
+  EXPECT_EQ(uuid_string_problem("MkU3OEVBNTcwNTJENDM2Qk"), "");
+  EXPECT_EQ(uuid_string_problem("MkU3OEVBNTcwNTJENDM2Qk=="), "");  // the decoder takes padding
+  EXPECT_EQ(uuid_string_problem(layout::random_directory_id()), "");
+  EXPECT_EQ(uuid_string_problem("MkU3OEVBNTcwNTJENDM2Qk="), "its padding is not base64's");
+  EXPECT_EQ(uuid_string_problem("MkU3OEVBNTcwNTJENDM2QkAAA"),
+            "longer than the 24 characters of a base64 Uuid");
+  EXPECT_EQ(uuid_string_problem("abc"), "it decodes to 2 bytes, not 16");
+  EXPECT_EQ(uuid_string_problem(""), "it decodes to 0 bytes, not 16");
+  EXPECT_EQ(uuid_string_problem("MkU3OEVBNTcwNTJENDM2QkAA"), "it decodes to 18 bytes, not 16");
+  EXPECT_EQ(uuid_string_problem("J8aAPcfLQt2bqs1JT+rMgQ"),
+            "\"+\" at position 18 is outside URL-safe base64");
+}
+
 TEST(MetaProperties, IdsAreKafkaUuids) {
   for (int i = 0; i < 1000; ++i) {
     const std::string id = layout::random_directory_id();

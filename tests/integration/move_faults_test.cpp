@@ -18,6 +18,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMiB = 1ull << 20;
+// Kafka's default for replica.alter.log.dirs.io.max.bytes.per.second, Long.MAX_VALUE: no throttle.
+constexpr uint64_t kNoThrottle = 9223372036854775807ull;
 
 // The last line of a refused start's stderr: the one sentence it exits with (log lines come first).
 std::string last_line(const std::string& text) {
@@ -129,7 +131,7 @@ TEST_F(MoveFaultTest, DeletingATopicWhileItsReplicaIsCopiedCancelsTheMoveAndNoDi
     for (const auto& p : d["partitions"]) EXPECT_NE(p["partition"], "gone-0");
   }
   // The dirs keep working, the destination included.
-  set_throttle(0);
+  set_throttle(kNoThrottle);
   ASSERT_EQ(produce("big", 0, 2 * kMiB)["error"], "NONE");
   ASSERT_EQ(alter(disk(3), "big", 0)["error"], "NONE");
   ASSERT_TRUE(wait_for_no_move());
@@ -347,7 +349,7 @@ TEST_F(MoveFaultTest, ADestinationThatFillsUpFailsTheMoveOnlyAndSaysHowMuchSpace
   fs::remove(filler);
   // A new move of t-0 clears the report (there is room again once fill-0 is gone).
   call_ok({{"api", "DeleteTopic"}, {"topic", "fill"}});
-  set_throttle(0);
+  set_throttle(kNoThrottle);
   ASSERT_EQ(alter(disk(3), "t", 0)["error"], "NONE");
   EXPECT_TRUE(failed_moves(disk(3)).empty());
   ASSERT_TRUE(wait_for_no_move());

@@ -201,10 +201,56 @@ TEST_F(ReplicaMoveTest, ANewDestinationRestartsTheMove) {
   ASSERT_EQ(alter(disk(2), "r", 0)["error"], "NONE");
   ASSERT_EQ(alter(disk(3), "r", 0)["error"], "NONE");
   EXPECT_EQ(where("r-0").second, disk(3).string());
-  set_config("replica.alter.log.dirs.io.max.bytes.per.second", "0");
+  // Kafka's default, Long.MAX_VALUE: no throttle.
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", "9223372036854775807");
   ASSERT_TRUE(wait_until_moved("r-0"));
   EXPECT_EQ(where("r-0").first, disk(3).string());
   expect_exactly_once("r", 0, 16 * kMiB);
+  expect_no_leftovers();
+}
+
+// Kafka's quota (QuotaConfig.brokerQuotaConfigs, apache/kafka
+// server-common/src/main/java/org/apache/kafka/server/config/QuotaConfig.java): a bound of 0 bytes
+// per second lets no byte through. The move is accepted and shown as running, copies nothing, and
+// finishes once the key is raised.
+TEST_F(ReplicaMoveTest, AZeroThrottleHoldsTheMoveUntilItIsRaised) {
+  start(default_config(3));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "held"}, {"partitions", {0}}});
+  // Less than the 4 MiB a move's catch-up copies at once: only the throttle can hold it.
+  produce("held", 0, 2 * kMiB);
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", "0");
+  ASSERT_EQ(alter(disk(3), "held", 0)["error"], "NONE");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  json d3 = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(3));
+  ASSERT_EQ(d3["partitions"].size(), 1u) << d3.dump();
+  EXPECT_TRUE(d3["partitions"][0]["isFuture"].get<bool>());
+  EXPECT_EQ(d3["partitions"][0]["size"].get<uint64_t>(), 0u) << "a zero quota copied bytes";
+  EXPECT_EQ(d3["partitions"][0]["offsetLag"].get<uint64_t>(), 2 * kMiB);
+  uint64_t future_bytes = 0;
+  for (const std::string& future : entries_named("-future")) {
+    for (const auto& f : fs::recursive_directory_iterator(future)) {
+      if (f.is_regular_file()) future_bytes += f.file_size();
+    }
+  }
+  EXPECT_EQ(future_bytes, 0u);
+  const fs::path file = temp_ / "held.json";
+  std::ofstream(file) << json{{"version", 1},
+                              {"partitions",
+                               {{{"topic", "held"},
+                                 {"partition", 0},
+                                 {"replicas", {0}},
+                                 {"log_dirs", {disk(3).string()}}}}}}
+                             .dump();
+  ProcessResult r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file",
+                              file.string(), "--verify"});
+  EXPECT_NE(r.out.find("Reassignment of replica held-0-0 is still in progress."), std::string::npos)
+      << r.out;
+  EXPECT_EQ(where("held-0"), std::make_pair(disk(1).string(), disk(3).string()));
+
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(64 * kMiB));
+  ASSERT_TRUE(wait_until_moved("held-0"));
+  EXPECT_EQ(where("held-0").first, disk(3).string());
+  expect_exactly_once("held", 0, 2 * kMiB);
   expect_no_leftovers();
 }
 
