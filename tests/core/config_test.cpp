@@ -179,8 +179,7 @@ TEST_F(ConfigStore, RejectsEachBadFileNamingPositionAndKey) {
     std::string prefix =
         file.string() + (*bad.position ? ":" + std::string(bad.position) : std::string()) + ": ";
     std::string message = error_of([&] { lds::ConfigStore store(file); });
-    EXPECT_EQ(message.substr(0, prefix.size() + bad.after.size()), prefix + bad.after)
-        << message;
+    EXPECT_EQ(message.substr(0, prefix.size() + bad.after.size()), prefix + bad.after) << message;
     EXPECT_EQ(message.back(), '.') << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
