@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/byte_size.h"
 #include "core/durable_file.h"
@@ -231,6 +232,13 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
       throw KafkaError(ErrorCode::kKafkaStorageError,
                        name_too_long_text("Cannot create " + tp.str(), dirs_[dir_index]->path_text,
                                           e.path().string(), e.code().value()));
+    }
+    // A full filesystem refuses this creation only: nothing of it is left, the disk is healthy.
+    if (is_out_of_space(e.code().value())) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       "Cannot create " + tp.str() + " in " + dirs_[dir_index]->path_text +
+                           ": its filesystem is full (" + std::strerror(e.code().value()) +
+                           "); the log directory stays online.");
     }
     throw;
   }
