@@ -168,6 +168,17 @@ TEST(SimulatorLimits, CommandRefusesTooManyCsvCellsAndWritesNothing) {
 // that kept its rows in memory would need that much more (and twice that while its buffer grows).
 TEST(SimulatorLimits, ForcedRunStreamsItsCsvInBoundedMemory) {
   constexpr uint32_t kSteps = 1000000;
+  // AddressSanitizer keeps freed blocks in a quarantine of up to 256 MiB, which a long run fills
+  // and a short one does not: without it, both children measure what the host itself holds.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  const std::string saved_asan = asan ? asan : "";
+  setenv("ASAN_OPTIONS",
+         (saved_asan.empty() ? "" : saved_asan + ":").append("quarantine_size_mb=0").c_str(), 1);
+  struct RestoreAsan {
+    bool had;
+    std::string value;
+    ~RestoreAsan() { had ? setenv("ASAN_OPTIONS", value.c_str(), 1) : unsetenv("ASAN_OPTIONS"); }
+  } restore{asan != nullptr, saved_asan};
   TempDir tmp;
   const fs::path trace = write_trace(tmp.path() / "long.toml", kSteps, 4, 600);
   const fs::path out = tmp.path() / "out";
