@@ -45,11 +45,15 @@ std::string not_enough_space_to_move(const std::string& dir, const std::string& 
          " needed, " + format_byte_size(free) + " free.";
 }
 
+std::string out_of_space_text(int error_number) {
+  const char* what = error_number == EDQUOT ? "its disk quota is spent" : "its filesystem is full";
+  return std::string(what) + " (" + std::strerror(error_number) + ")";
+}
+
 std::string filesystem_full_for_move(const std::string& dir, const std::string& partition,
                                      int error_number) {
-  const char* what = error_number == EDQUOT ? "its disk quota is spent" : "its filesystem is full";
-  return "Not enough space in " + dir + " to move " + partition + ": " + what + " (" +
-         std::strerror(error_number) + ").";
+  return "Not enough space in " + dir + " to move " + partition + ": " +
+         out_of_space_text(error_number) + ".";
 }
 
 bool is_out_of_space_for_move(const std::string& message) noexcept {

@@ -33,6 +33,10 @@ std::string name_too_long_text(const std::string& what, const std::string& dir,
 // online. Produce and replica moves classify with this one function.
 bool is_out_of_space(int error_number) noexcept;
 
+// "its filesystem is full (No space left on device)", or for EDQUOT "its disk quota is spent
+// (Disk quota exceeded)": what a request that ran out of space says of its directory.
+std::string out_of_space_text(int error_number);
+
 // "Not enough space in /d2 to move t-0: 64.0 MiB needed, 12.0 MiB free.", the sentence a move
 // refused or failed for space carries (KAFKA_STORAGE_ERROR).
 std::string not_enough_space_to_move(const std::string& dir, const std::string& partition,

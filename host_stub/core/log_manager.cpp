@@ -235,10 +235,10 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
     }
     // A full filesystem refuses this creation only: nothing of it is left, the disk is healthy.
     if (is_out_of_space(e.code().value())) {
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       "Cannot create " + tp.str() + " in " + dirs_[dir_index]->path_text +
-                           ": its filesystem is full (" + std::strerror(e.code().value()) +
-                           "); the log directory stays online.");
+      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot create " + tp.str() + " in " +
+                                                          dirs_[dir_index]->path_text + ": " +
+                                                          out_of_space_text(e.code().value()) +
+                                                          "; the log directory stays online.");
     }
     throw;
   }

@@ -212,6 +212,47 @@ TEST_F(DiskFaultTest, ProducingPastFreeSpaceGivesAClearErrorAndKeepsThePartition
   EXPECT_EQ(produce("t", 0, 4 * kMiB).value("size", 0u), 4 * kMiB);
 }
 
+// A partition placed with an expected size writes its lds.partition at creation. On a full
+// filesystem that write fails: the creation is refused with the reason, nothing of it is left,
+// the dir stays online, and the same creation succeeds once there is space again.
+TEST_F(DiskFaultTest, AFullDiskRefusesACreationItCannotRecordAndStaysOnline) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {4}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  const fs::path d = c.log_dirs[0];
+  const fs::path filler = d / "filler";  // space taken behind the broker's back
+  {
+    std::ofstream out(filler, std::ios::binary);
+    const std::string block(4096, 'x');
+    while (out.write(block.data(), static_cast<std::streamsize>(block.size()))) {
+    }
+  }
+  const nlohmann::json request = {
+      {"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0}}, {"expectedBytes", 1048576}};
+  nlohmann::json r = call(request);
+  ASSERT_EQ(r["partitions"][0]["error"], "KAFKA_STORAGE_ERROR") << r.dump();
+  EXPECT_EQ(r["partitions"][0]["message"],
+            "Cannot create t-0 in " + d.string() +
+                ": its filesystem is full (No space left on device); the log directory stays "
+                "online.");
+  EXPECT_FALSE(fs::exists(d / "t-0"));
+  for (const auto& e : fs::directory_iterator(d)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_TRUE(name == "filler" || name == "meta.properties" || name == ".lock") << name;
+  }
+  const nlohmann::json entry = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), d);
+  EXPECT_TRUE(entry["error"].is_null()) << entry.dump();
+  EXPECT_TRUE(entry["partitions"].empty()) << entry.dump();
+
+  fs::remove(filler);
+  r = call(request);
+  ASSERT_EQ(placed_in(r), d.string()) << r.dump();
+  ASSERT_NO_FATAL_FAILURE(restart());
+  // The expected size was recorded: the reservation is back after the restart.
+  const nlohmann::json after = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), d);
+  EXPECT_EQ(after.value("reservedBytes", 0u), 1048576u) << after.dump();
+}
+
 // With every dir offline the broker ends, as Kafka's does: storage_startup_test.cpp,
 // WhenTheLastLogDirFailsTheBrokerLogsKafkasLineAndExits1.
 
