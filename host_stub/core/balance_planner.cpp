@@ -15,12 +15,6 @@ namespace {
 constexpr double kOvershoot = 1.10;   // a pick may exceed the needed transfer by at most 10%
 constexpr size_t kLargestTries = 16;  // past the 10% rule: candidates tried before giving up
 
-std::string percent_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
 bool eligible(const BalanceDir& d) { return d.online && !d.cordoned && d.total_bytes > 0; }
 
 // The planner's working state: every eligible dir's projected bytes as planned moves add up.
@@ -409,6 +403,12 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
     }
   }
   return plan;
+}
+
+std::string percent_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
 }
 
 }  // namespace lds

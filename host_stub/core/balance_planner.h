@@ -146,6 +146,10 @@ struct DrainPlan {
   std::string problem;                   // the refusal sentence, empty when the drain can run
 };
 
+// "12.3": a fill percentage or a spread in points, with one decimal, as the plan's summary and
+// the balancer's log lines write it.
+std::string percent_text(double v);
+
 // Plans moving every replica off model.dirs[dir] to the other online, uncordoned dirs, largest
 // first, each to the best-ranked destination it fits in, counting what moves in flight and the
 // moves planned before it will take.
