@@ -4,37 +4,26 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <thread>
 
 #include "core/log_manager.h"
 #include "host_test_support.h"
+#include "three_dir_test.h"
 
 namespace lds {
 
 namespace fs = std::filesystem;
 namespace {
 
-using test::FakeDiskProbe;
-using test::load_plugin;
-using test::TempDir;
 
 constexpr uint64_t kMB = 1000ull * 1000;
 
-class LogManagerRateTest : public ::testing::Test {
+class LogManagerRateTest : public test::ThreeDirTest {
  protected:
+  // Three 1,000 MB disks, empty; the rate clock at 1,000 s.
   void SetUp() override {
-    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
+    ThreeDirTest::SetUp();
     for (const auto& d : dirs_) probe_->set(d, 1000 * kMB, 1000 * kMB);
     probe_->set_now(1000);
-    slot_.publish(load_plugin("partition", {}, slot_.next_generation()));
-  }
-
-  std::unique_ptr<LogManager> make() {
-    LogManager::Options options;
-    options.log_dirs = dirs_;
-    auto m = std::make_unique<LogManager>(options, probe_, slot_);
-    m->startup();
-    return m;
   }
 
   // `bytes` appended to `tp` every second for `seconds` seconds.
@@ -55,11 +44,6 @@ class LogManagerRateTest : public ::testing::Test {
     ADD_FAILURE() << "log dir " << i << " is not a candidate";
     return {};
   }
-
-  TempDir tmp_;
-  std::vector<fs::path> dirs_;
-  std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
-  StrategySlot slot_;
 };
 
 TEST_F(LogManagerRateTest, AppendsCountAtThePartitionAndItsLogDir) {
@@ -122,10 +106,7 @@ TEST_F(LogManagerRateTest, AMovesCopyCountsAtItsDestination) {
   const double source_before = *m->dir_rate(0);
   ASSERT_EQ(m->dir_rate(2), 0.0);
   ASSERT_EQ(m->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, ErrorCode::kNone);
-  for (int i = 0; i < 3000 && m->moves_in_progress() > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_EQ(m->moves_in_progress(), 0u) << "the move did not finish";
+  ASSERT_NO_FATAL_FAILURE(wait_for_moves(*m));
   ASSERT_TRUE(fs::exists(dirs_[2] / "t-0"));
   // The 5 MB copied arrived at d3 at this instant; d1 only kept its appends' history.
   probe_->advance(1);

@@ -13,15 +13,14 @@
 #include "core/log_manager.h"
 #include "filler_log.h"
 #include "host_test_support.h"
+#include "three_dir_test.h"
 
 namespace lds {
 
 namespace fs = std::filesystem;
 namespace {
 
-using test::FakeDiskProbe;
 using test::LogCapture;
-using test::TempDir;
 
 constexpr uint64_t kSize = 1000 * 1000 + 17;
 
@@ -29,29 +28,8 @@ constexpr uint64_t kSize = 1000 * 1000 + 17;
 const std::string kTopicA = std::string(240, 'p') + "-topic-aa";
 const std::string kTopicB = std::string(240, 'p') + "-topic-bb";
 
-class LongTopicTest : public ::testing::Test {
+class LongTopicTest : public test::ThreeDirTest {
  protected:
-  void SetUp() override {
-    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
-    for (const auto& d : dirs_) probe_->set(d, 1ull << 40, 1ull << 39);
-    slot_.publish(test::load_plugin("partition", {}, slot_.next_generation()));
-  }
-
-  std::unique_ptr<LogManager> make() {
-    LogManager::Options options;
-    options.log_dirs = dirs_;
-    auto m = std::make_unique<LogManager>(options, probe_, slot_);
-    m->startup();
-    return m;
-  }
-
-  static void wait_for_moves(const LogManager& m) {
-    for (int i = 0; i < 3000 && m.moves_in_progress() > 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ASSERT_EQ(m.moves_in_progress(), 0u) << "the move did not finish";
-  }
-
   // Every entry of every log dir (recursively), without meta.properties and .lock.
   std::vector<std::string> listing() const {
     std::vector<std::string> out;
@@ -79,11 +57,6 @@ class LongTopicTest : public ::testing::Test {
     std::ofstream(to / layout::kMoveCompleteMarker)
         << layout::move_marker_text(source.string(), kSize, topic, 0);
   }
-
-  TempDir tmp_;
-  std::vector<fs::path> dirs_;
-  std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
-  StrategySlot slot_;
 };
 
 TEST_F(LongTopicTest, A249CharacterTopicIsMovedDeletedAndStaysGoneAfterARestart) {

@@ -12,34 +12,19 @@
 #include "core/log_manager.h"
 #include "filler_log.h"
 #include "host_test_support.h"
+#include "three_dir_test.h"
 
 namespace lds {
 
 namespace fs = std::filesystem;
 namespace {
 
-using test::FakeDiskProbe;
 using test::LogCapture;
-using test::TempDir;
 
 constexpr uint64_t kSize = 3 * 1000 * 1000 + 17;
 
-class MoveRecoveryTest : public ::testing::Test {
+class MoveRecoveryTest : public test::ThreeDirTest {
  protected:
-  void SetUp() override {
-    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
-    for (const auto& d : dirs_) probe_->set(d, 1ull << 40, 1ull << 39);
-    slot_.publish(test::load_plugin("partition", {}, slot_.next_generation()));
-  }
-
-  std::unique_ptr<LogManager> make() {
-    LogManager::Options options;
-    options.log_dirs = dirs_;
-    auto m = std::make_unique<LogManager>(options, probe_, slot_);
-    m->startup();
-    return m;
-  }
-
   // t-0 in d1 with kSize bytes of the payload, and no broker running.
   void make_partition() {
     auto m = make();
@@ -102,11 +87,6 @@ class MoveRecoveryTest : public ::testing::Test {
     EXPECT_EQ(listing(), want);
     EXPECT_EQ(content_problem(dirs_[dir] / "t-0", kSize), "");
   }
-
-  TempDir tmp_;
-  std::vector<fs::path> dirs_;
-  std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
-  StrategySlot slot_;
 };
 
 TEST_F(MoveRecoveryTest, TwoCopiesNoMoveExplainsRefuseTheStartWithKafkasSentenceAndDeleteNothing) {

@@ -10,28 +10,22 @@
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "host_test_support.h"
+#include "three_dir_test.h"
 
 namespace lds {
 
 namespace fs = std::filesystem;
 namespace {
 
-using test::FakeDiskProbe;
 using test::LogCapture;
-using test::TempDir;
 
 constexpr uint64_t kSize = 8ull << 20;
 
-class OfflineMoveStopTest : public ::testing::Test {
+class OfflineMoveStopTest : public test::ThreeDirTest {
  protected:
   void SetUp() override {
-    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
-    for (const auto& d : dirs_) probe_->set(d, 1ull << 40, 1ull << 39);
-    slot_.publish(test::load_plugin("partition", {}, slot_.next_generation()));
-    LogManager::Options options;
-    options.log_dirs = dirs_;
-    m_ = std::make_unique<LogManager>(options, probe_, slot_);
-    m_->startup();
+    ThreeDirTest::SetUp();
+    m_ = make();
     ASSERT_EQ(m_->create_partition("t", 0).log_dir, dirs_[0].string());
     m_->append("t", 0, kSize);
     ASSERT_EQ(m_->create_partition("u", 0).log_dir, dirs_[1].string());  // a bystander
@@ -83,10 +77,6 @@ class OfflineMoveStopTest : public ::testing::Test {
     EXPECT_EQ(m_->append("u", 0, 100), 1100u) << "the other partitions keep working";
   }
 
-  TempDir tmp_;
-  std::vector<fs::path> dirs_;
-  std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
-  StrategySlot slot_;
   std::unique_ptr<LogManager> m_;
 };
 

@@ -10,45 +10,25 @@
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "host_test_support.h"
+#include "three_dir_test.h"
 
 namespace lds {
 
 namespace fs = std::filesystem;
 namespace {
 
-using test::FakeDiskProbe;
 using test::LogCapture;
-using test::TempDir;
 
 constexpr uint64_t kMiB = 1ull << 20;
 
-class ReservationRestartTest : public ::testing::Test {
+class ReservationRestartTest : public test::ThreeDirTest {
  protected:
-  void SetUp() override {
-    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
-    for (const auto& d : dirs_) probe_->set(d, 1ull << 40, 1ull << 39);
-    slot_.publish(test::load_plugin("partition", {}, slot_.next_generation()));
-  }
-
-  std::unique_ptr<LogManager> make() {
-    LogManager::Options options;
-    options.log_dirs = dirs_;
-    auto m = std::make_unique<LogManager>(options, probe_, slot_);
-    m->startup();
-    return m;
-  }
-
   // Reserved bytes of d1, d2, d3 as DescribeLogDirs reports them.
   static std::vector<uint64_t> reserved(const LogManager& m) {
     std::vector<uint64_t> out;
     for (const auto& d : m.describe()) out.push_back(d.reserved_bytes);
     return out;
   }
-
-  TempDir tmp_;
-  std::vector<fs::path> dirs_;
-  std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
-  StrategySlot slot_;
 };
 
 TEST_F(ReservationRestartTest, TheReservationIsTheSameAfterARestartAndFollowsAMove) {
@@ -63,10 +43,7 @@ TEST_F(ReservationRestartTest, TheReservationIsTheSameAfterARestartAndFollowsAMo
     EXPECT_EQ(reserved(*m), (std::vector<uint64_t>{31 * kMiB, 0, 0}));
     const auto r = m->alter_replica_log_dir({"t", 0}, dirs_[2].string());
     ASSERT_EQ(r.error, ErrorCode::kNone) << r.message;
-    for (int i = 0; i < 3000 && m->moves_in_progress() > 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ASSERT_EQ(m->moves_in_progress(), 0u);
+    ASSERT_NO_FATAL_FAILURE(wait_for_moves(*m));
     ASSERT_TRUE(m->failed_moves().empty());
     EXPECT_EQ(reserved(*m), (std::vector<uint64_t>{0, 0, 31 * kMiB}));
     EXPECT_TRUE(fs::exists(dirs_[2] / "t-0" / layout::kPartitionMetadata));
