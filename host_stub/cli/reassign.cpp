@@ -7,12 +7,10 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <thread>
 #include <tuple>
 
@@ -29,15 +27,6 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kAnyLogDir = "any";
-
-template <typename T>
-std::string kafka_list(const std::vector<T>& values) {  // Java's List.toString: [a, b]
-  std::ostringstream out;
-  out << "[";
-  for (size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
-  out << "]";
-  return out.str();
-}
 
 // One replica of this broker to place in a log dir, keyed "topic-partition-broker" as Kafka's
 // TopicPartitionReplica prints.
@@ -121,79 +110,6 @@ std::string joined(const std::vector<std::string>& names) {
   return all;
 }
 
-// Kafka's JSON decoding (DecodeJson): a value of the wrong type, or a number outside int32, is
-// refused with "Expected `<type>` value, received <the JSON text>".
-[[noreturn]] void expected(const char* type, const json& value) {
-  throw std::runtime_error(std::string("Expected `") + type + "` value, received " + value.dump());
-}
-
-int32_t json_int32(const json& value) {
-  if (value.is_number_integer()) {
-    // nlohmann keeps large values unsigned; compare before any narrowing.
-    if (value.is_number_unsigned()) {
-      const auto u = value.get<uint64_t>();
-      if (u <= static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
-        return static_cast<int32_t>(u);
-      }
-    } else {
-      const auto i = value.get<int64_t>();
-      if (i >= std::numeric_limits<int32_t>::min() && i <= std::numeric_limits<int32_t>::max()) {
-        return static_cast<int32_t>(i);
-      }
-    }
-  }
-  expected("Integer", value);
-}
-
-std::string json_string(const json& value) {
-  if (!value.is_string()) expected("String", value);
-  return value.get<std::string>();
-}
-
-const json& json_array(const json& value) {
-  if (!value.is_array()) expected("JSON array", value);
-  return value;
-}
-
-// The checks Kafka's parseExecuteAssignmentArgs makes once the whole file is read, in its order and
-// with its sentences.
-void check_reassignment(const std::vector<ReassignmentEntry>& entries) {
-  if (entries.empty()) throw std::runtime_error("Partition reassignment list cannot be empty");
-  for (const auto& e : entries) {
-    if (e.replicas.empty()) throw std::runtime_error("Partition replica list cannot be empty");
-  }
-  std::set<std::pair<std::string, int32_t>> seen;
-  std::vector<std::string> duplicate_partitions;
-  for (const auto& e : entries) {
-    if (!seen.insert({e.topic, e.partition}).second) {
-      duplicate_partitions.push_back(e.topic + "-" + std::to_string(e.partition));
-    }
-  }
-  if (!duplicate_partitions.empty()) {
-    throw std::runtime_error("Partition reassignment contains duplicate topic partitions: " +
-                             joined(duplicate_partitions));
-  }
-  std::string duplicate_replicas;
-  for (const auto& e : entries) {
-    std::set<int32_t> ids;
-    std::set<int32_t> repeated;
-    for (int32_t r : e.replicas) {
-      if (!ids.insert(r).second) repeated.insert(r);
-    }
-    if (repeated.empty()) continue;
-    std::vector<std::string> names;
-    names.reserve(repeated.size());
-    for (int32_t r : repeated) names.push_back(std::to_string(r));
-    duplicate_replicas += (duplicate_replicas.empty() ? "" : ". ") + e.topic + "-" +
-                          std::to_string(e.partition) + " contains multiple entries for " +
-                          joined(names);
-  }
-  if (!duplicate_replicas.empty()) {
-    throw std::runtime_error("Partition replica lists may not contain duplicate entries: " +
-                             duplicate_replicas);
-  }
-}
-
 // Whether two spellings name one directory: the broker reports canonical paths, and a file may say
 // "/data/d1/" or go through a symlink. The client runs on the broker's machine (a Unix socket), so
 // it resolves paths as the broker does.
@@ -205,16 +121,71 @@ bool same_dir(const std::string& broker_path, const std::string& file_path) {
   return broker_path == resolved;
 }
 
-// Prints each replica's state as Kafka's --verify does, under its header, sorted by broker, topic
-// and partition. Returns 1 when a move failed, or, with `until_done`, when any is not completed;
-// else 0: as Kafka, a move that still runs is no error.
-int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries, bool until_done) {
+// Kafka's partitionReassignmentStatesToString, after its header: a line per partition of the file,
+// by topic and partition. A single broker has no reassignment between brokers, so each is done:
+// completed when the file's replica set is this broker, a partition it hosts; else the two sets
+// (an empty one for a partition it does not host, as Kafka prints an unknown one).
+void print_partition_states(const std::vector<ReassignmentEntry>& entries,
+                            const std::map<std::string, ReplicaLocation>& where, int32_t broker) {
+  std::vector<const ReassignmentEntry*> sorted;
+  sorted.reserve(entries.size());
+  for (const auto& e : entries) sorted.push_back(&e);
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+    return std::tie(a->topic, a->partition) < std::tie(b->topic, b->partition);
+  });
+  std::printf("Status of partition reassignment:\n");
+  for (const ReassignmentEntry* e : sorted) {
+    const std::string tp = e->topic + "-" + std::to_string(e->partition);
+    auto it = where.find(tp);
+    const bool hosted =
+        it != where.end() && (!it->second.current.empty() || !it->second.future.empty());
+    const std::string current = hosted ? std::to_string(broker) : "";
+    std::string target;
+    for (size_t i = 0; i < e->replicas.size(); ++i) {
+      target += (i ? "," : "") + std::to_string(e->replicas[i]);
+    }
+    if (current == target) {
+      std::printf("Reassignment of partition %s is completed.\n", tp.c_str());
+    } else {
+      std::printf(
+          "There is no active reassignment of partition %s, but replica set is %s rather "
+          "than %s.\n",
+          tp.c_str(), current.c_str(), target.c_str());
+    }
+  }
+}
+
+// As Kafka's clearAllThrottles once nothing moves: the broker-level move throttle is deleted
+// (this broker has no topic-level throttles to clear), and both of Kafka's lines are printed.
+void clear_throttles(AdminClient& client, const std::vector<ReassignmentEntry>& entries,
+                     int32_t broker) {
+  std::printf("Clearing broker-level throttles on broker %d\n", broker);
+  call(client,
+       {{"api", "IncrementalAlterConfigs"},
+        {"configs", json::array({{{"name", "replica.alter.log.dirs.io.max.bytes.per.second"},
+                                  {"op", "DELETE"}}})}});
+  std::set<std::string> topics;
+  for (const auto& e : entries) topics.insert(e.topic);
+  std::string names;
+  for (const auto& t : topics) names += (names.empty() ? "" : ",") + t;
+  std::printf("Clearing topic-level throttles on topic%s %s\n", topics.size() == 1 ? "" : "s",
+              names.c_str());
+}
+
+// Prints the state of each partition, then of each replica, as Kafka's --verify does, sorted by
+// broker, topic and partition, then clears the throttles once nothing moves (unless
+// `preserve_throttles`). Returns 1 when a move failed, or, with `until_done`, when any is not
+// completed; else 0: as Kafka, a move that still runs is no error.
+int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries, bool until_done,
+           bool preserve_throttles) {
   int32_t broker = 0;
   auto where = locate(call(client, {{"api", "DescribeLogDirs"}}), &broker);
   bool all_done = true;
   bool failed = false;
-  std::printf("Status of partition reassignment:\n");
-  for (const auto& t : targets_for(entries, broker)) {
+  print_partition_states(entries, where, broker);
+  const std::vector<ReplicaTarget> targets = targets_for(entries, broker);
+  if (targets.empty()) std::printf("\n");  // Kafka prints its empty list of replica states too
+  for (const auto& t : targets) {
     const std::string tp = t.topic + "-" + std::to_string(t.partition);
     auto it = where.find(tp);
     const std::string replica = t.name(broker);
@@ -249,6 +220,7 @@ int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries, b
       failed = true;
     }
   }
+  if (all_done && !preserve_throttles) clear_throttles(client, entries, broker);
   return failed || (until_done && !all_done) ? 1 : 0;
 }
 
@@ -281,59 +253,25 @@ void wait_for_moves(AdminClient& client, const std::vector<ReplicaTarget>& targe
       shown_total = total;
     }
     bar.update(total - std::min(left, total));
-    if (moving == 0) break;
+    if (moving == 0) {
+      // A move that failed ended short of its bytes: the bar says so by not reaching 100%.
+      for (const auto& t : targets) {
+        auto it = where.find(t.topic + "-" + std::to_string(t.partition));
+        if (it != where.end() && !it->second.failed_dir.empty() &&
+            same_dir(it->second.failed_dir, t.log_dir) &&
+            !same_dir(it->second.current, t.log_dir)) {
+          bar.stop();
+          return;
+        }
+      }
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   bar.finish();
 }
 
 }  // namespace
-
-std::vector<ReassignmentEntry> parse_reassignment(const std::string& json_text) {
-  json doc = json::parse(json_text, nullptr, false);
-  if (doc.is_discarded()) throw std::runtime_error("The reassignment file is not valid JSON.");
-  if (!doc.is_object()) throw std::runtime_error("Expected JSON object, received " + doc.dump());
-  if (auto v = doc.find("version"); v != doc.end() && (!v->is_number_integer() || *v != 1)) {
-    throw std::runtime_error("Not supported version field value " + v->dump());
-  }
-  // As Kafka's parser: a missing "partitions" is an empty list, refused below.
-  const json no_partitions = json::array();
-  auto parts = doc.find("partitions");
-  const json& partitions = parts == doc.end() ? no_partitions : *parts;
-  std::vector<ReassignmentEntry> out;
-  for (const auto& p : json_array(partitions)) {
-    if (!p.is_object()) throw std::runtime_error("Expected JSON object, received " + p.dump());
-    for (const char* key : {"topic", "partition", "replicas"}) {
-      if (!p.contains(key)) {
-        throw std::runtime_error(std::string("No such field exists: `") + key + "`");
-      }
-    }
-    ReassignmentEntry e;
-    e.topic = json_string(p["topic"]);
-    e.partition = json_int32(p["partition"]);
-    for (const auto& r : json_array(p["replicas"])) e.replicas.push_back(json_int32(r));
-    const std::string tp = e.topic + "-" + std::to_string(e.partition);
-    if (auto dirs = p.find("log_dirs"); dirs != p.end()) {
-      for (const auto& d : json_array(*dirs)) e.log_dirs.push_back(json_string(d));
-    } else {
-      e.log_dirs.assign(e.replicas.size(), kAnyLogDir);
-    }
-    if (e.log_dirs.size() != e.replicas.size()) {
-      throw std::runtime_error("Size of replicas list " + kafka_list(e.replicas) +
-                               " is different from size of log dirs list " +
-                               kafka_list(e.log_dirs) + " for partition " + tp);
-    }
-    for (const auto& d : e.log_dirs) {
-      if (d != kAnyLogDir && (d.empty() || d[0] != '/')) {
-        throw std::runtime_error("Log dir " + d + " of partition " + tp +
-                                 " must be \"any\" or an absolute path starting with /");
-      }
-    }
-    out.push_back(std::move(e));
-  }
-  check_reassignment(out);
-  return out;
-}
 
 int run_reassign(const ReassignOptions& o) {
   std::vector<ReassignmentEntry> entries;
@@ -356,7 +294,7 @@ int run_reassign(const ReassignOptions& o) {
         locate(call(*client, {{"api", "DescribeLogDirs"}}), &broker);
         wait_for_moves(*client, targets_for(entries, broker));
       }
-      return verify(*client, entries, o.wait);
+      return verify(*client, entries, o.wait, o.preserve_throttles);
     }
 
     int32_t broker = 0;
@@ -417,7 +355,7 @@ int run_reassign(const ReassignOptions& o) {
     }
     if (o.wait) {
       wait_for_moves(*client, targets);
-      return verify(*client, entries, true);
+      return verify(*client, entries, true, o.preserve_throttles);
     }
     return 0;
   } catch (const std::exception& e) {
@@ -447,6 +385,9 @@ Command add_reassign_command(CLI::App& app) {
   cmd->add_flag("--wait", args->options.wait,
                 "For scripts: show progress until every move of the file on this broker finishes, "
                 "then verify, exiting 0 only when all completed (with or without --verify)");
+  cmd->add_flag("--preserve-throttles", args->options.preserve_throttles,
+                "With --verify: keep replica.alter.log.dirs.io.max.bytes.per.second once every "
+                "move ended, instead of clearing it as Kafka does");
   return {cmd, [args] {
             ReassignOptions options = args->options;
             options.socket = socket_of(args->target);

@@ -28,6 +28,9 @@ struct ReassignOptions {
   int64_t timeout_ms = 10000;
   bool verify = false;
   bool wait = false;
+  // As Kafka's --preserve-throttles: --verify leaves the move throttle as it is once every move
+  // ended, instead of clearing it.
+  bool preserve_throttles = false;
 };
 
 // Runs the command; returns the process exit code: 0 when the moves started, or for --verify when

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <thread>
 #include <tuple>
 
@@ -78,6 +79,14 @@ class KafkaToolTextTest : public ServerFixture {
     call_ok({{"api", "IncrementalAlterConfigs"},
              {"configs", json::array({{{"name", name}, {"op", "DELETE"}}})}});
   }
+  // The value DescribeConfigs gives `name`.
+  std::string config_value(const std::string& name) {
+    const json r = call_ok({{"api", "DescribeConfigs"}});
+    for (const auto& c : r["configs"]) {
+      if (c.value("name", "") == name) return c.value("value", "");
+    }
+    return "(not described: " + r.dump().substr(0, 600) + ")";
+  }
 };
 
 // tools/src/main/java/org/apache/kafka/tools/ConfigCommand.java, describeResourceConfig: without
@@ -121,7 +130,29 @@ TEST_F(KafkaToolTextTest, DescribeListsTheDynamicConfigsAsKafkaConfigsDoes) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("NAME ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("log.level"), std::string::npos);
-  EXPECT_NE(r.out.find("DYNAMIC"), std::string::npos);
+  // Every column starts where its heading does, the longest key
+  // (replica.alter.log.dirs.io.max.bytes.per.second) included.
+  std::istringstream table(r.out);
+  std::string header;
+  std::getline(table, header);
+  const size_t columns[] = {header.find("SOURCE"), header.find("DYNAMIC"), header.find("VALUE")};
+  size_t rows = 0;
+  bool saw_longest = false;
+  for (std::string line; std::getline(table, line); ++rows) {
+    saw_longest =
+        saw_longest || line.starts_with("replica.alter.log.dirs.io.max.bytes.per.second ");
+    for (size_t at : columns) {
+      ASSERT_NE(at, std::string::npos) << header;
+      ASSERT_GE(line.size(), at) << line;  // an empty value ends the line at its column
+      EXPECT_TRUE(line[at - 2] == ' ' && line[at - 1] == ' ' &&
+                  (line.size() == at || line[at] != ' '))
+          << "column at " << at << " out of line in:\n"
+          << header << "\n"
+          << line;
+    }
+  }
+  EXPECT_GT(rows, 10u) << r.out;
+  EXPECT_TRUE(saw_longest) << r.out;
 }
 
 // ConfigCommand.parseConfigsToBeAdded: several keys in one --add-config, a list value grouped in
@@ -207,17 +238,49 @@ TEST_F(KafkaToolTextTest, StartingMovesPrintsKafkasLinePerReplicaInItsOrder) {
   ASSERT_TRUE(wait_for_no_move());
   EXPECT_EQ(current_dir("a-0"), to_a0);
 
-  // verifyAssignment prints partitionReassignmentStatesToString first, whose first line is
-  // "Status of partition reassignment:"; then replicaMoveStatesToString, sorted the same way:
+  // verifyAssignment prints partitionReassignmentStatesToString first: "Status of partition
+  // reassignment:", then per partition by compareTopicPartitions "Reassignment of partition %s is
+  // completed."; then replicaMoveStatesToString, sorted by compareTopicPartitionReplicas:
   // "Reassignment of replica " + replica + " completed successfully.", the replica as
-  // TopicPartitionReplica.toString (topic-partition-broker).
+  // TopicPartitionReplica.toString (topic-partition-broker). With no move left and no
+  // --preserve-throttles, clearAllThrottles prints "Clearing broker-level throttles on broker%s
+  // %s%n" and "Clearing topic-level throttles on topic%s %s%n" and deletes the throttle.
+  set_config("replica.alter.log.dirs.io.max.bytes.per.second", "1048576000");
+  r = reassign(file, {"--verify", "--preserve-throttles"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string states =
+      "Status of partition reassignment:\n"
+      "Reassignment of partition a-0 is completed.\n"
+      "Reassignment of partition b-0 is completed.\n"
+      "Reassignment of partition b-1 is completed.\n"
+      "Reassignment of replica a-0-0 completed successfully.\n"
+      "Reassignment of replica b-0-0 completed successfully.\n"
+      "Reassignment of replica b-1-0 completed successfully.\n";
+  EXPECT_EQ(r.out, states);
+  EXPECT_EQ(config_value("replica.alter.log.dirs.io.max.bytes.per.second"), "1048576000");
   r = reassign(file, {"--verify"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, states +
+                       "Clearing broker-level throttles on broker 0\n"
+                       "Clearing topic-level throttles on topics a,b\n");
+  EXPECT_EQ(config_value("replica.alter.log.dirs.io.max.bytes.per.second"), "9223372036854775807");
+
+  // A partition the file gives to another broker: partitionReassignmentStatesToString's "There is
+  // no active reassignment of partition " + tp + ", but replica set is " + current + " rather
+  // than " + target + "."; its replica is not this broker's, so no replica line (an empty one, as
+  // Kafka prints an empty list of replica states).
+  const fs::path elsewhere = temp_ / "elsewhere.json";
+  std::ofstream(elsewhere) << R"({"version":1,"partitions":[{"topic":"a","partition":0,)"
+                           << R"("replicas":[1],"log_dirs":["any"]}]})";
+  r = reassign(elsewhere, {"--verify"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "Status of partition reassignment:\n"
-            "Reassignment of replica a-0-0 completed successfully.\n"
-            "Reassignment of replica b-0-0 completed successfully.\n"
-            "Reassignment of replica b-1-0 completed successfully.\n");
+            "There is no active reassignment of partition a-0, but replica set is 0 rather than "
+            "1.\n"
+            "\n"
+            "Clearing broker-level throttles on broker 0\n"
+            "Clearing topic-level throttles on topic a\n");
 }
 
 // A move that still runs: "Reassignment of replica " + replica + " is still in progress.", and
@@ -234,16 +297,23 @@ TEST_F(KafkaToolTextTest, VerifyExitsZeroWhileAMoveRunsAndWaitWaitsForIt) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = reassign(file, {"--verify"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  // A move in flight: no throttle is cleared.
   EXPECT_EQ(r.out,
             "Status of partition reassignment:\n"
+            "Reassignment of partition t-0 is completed.\n"
             "Reassignment of replica t-0-0 is still in progress.\n");
+  EXPECT_EQ(config_value("replica.alter.log.dirs.io.max.bytes.per.second"),
+            std::to_string(1u << 20));
 
   delete_config("replica.alter.log.dirs.io.max.bytes.per.second");
   r = reassign(file, {"--verify", "--wait"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(
       r.out.ends_with("Status of partition reassignment:\n"
-                      "Reassignment of replica t-0-0 completed successfully.\n"))
+                      "Reassignment of partition t-0 is completed.\n"
+                      "Reassignment of replica t-0-0 completed successfully.\n"
+                      "Clearing broker-level throttles on broker 0\n"
+                      "Clearing topic-level throttles on topic t\n"))
       << r.out;
   EXPECT_EQ(current_dir("t-0"), target);
 }
@@ -264,11 +334,14 @@ TEST_F(KafkaToolTextTest, VerifyReportsAFailedMoveAndExitsOne) {
   ASSERT_TRUE(wait_for_no_move());
   const std::string failed =
       "Status of partition reassignment:\n"
+      "Reassignment of partition s-0 is completed.\n"
       "Reassignment of replica s-0-0 failed: KAFKA_STORAGE_ERROR: Cannot move "
       "s-0 to " +
       target.string() + ": " + stray.string() +
       " is already taken by a directory that is not part of the move; the "
-      "move is cancelled.\n";
+      "move is cancelled.\n"
+      "Clearing broker-level throttles on broker 0\n"
+      "Clearing topic-level throttles on topic s\n";
   r = reassign(file, {"--verify"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, failed);

@@ -170,9 +170,11 @@ TEST_F(MoveFaultTest, AStrayEntryAtTheDestinationFailsThatMoveOnlyAndIsReported)
     ProcessResult v = verify("s", 0, disk(target));
     EXPECT_EQ(v.exit_code, 1);
     EXPECT_EQ(v.out,
-              "Status of partition reassignment:\nReassignment of replica s-0-0 failed: "
-              "KAFKA_STORAGE_ERROR: " +
-                  message + "\n");
+              "Status of partition reassignment:\nReassignment of partition s-0 is completed.\n"
+              "Reassignment of replica s-0-0 failed: KAFKA_STORAGE_ERROR: " +
+                  message +
+                  "\nClearing broker-level throttles on broker 0\nClearing topic-level throttles "
+                  "on topic s\n");
     expect_all_online();
     EXPECT_EQ(partition_problem(disk(1) / "s-0", "s", 0, size), "");
     EXPECT_TRUE(entries_ending("-future").empty());
@@ -333,9 +335,11 @@ TEST_F(MoveFaultTest, ADestinationThatFillsUpFailsTheMoveOnlyAndSaysHowMuchSpace
   ProcessResult v = verify("t", 0, disk(3));
   EXPECT_EQ(v.exit_code, 1);
   EXPECT_EQ(v.out,
-            "Status of partition reassignment:\nReassignment of replica t-0-0 failed: "
-            "KAFKA_STORAGE_ERROR: " +
-                message + "\n");
+            "Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
+            "Reassignment of replica t-0-0 failed: KAFKA_STORAGE_ERROR: " +
+                message +
+                "\nClearing broker-level throttles on broker 0\nClearing topic-level throttles on "
+                "topic t\n");
 
   expect_all_online();
   EXPECT_TRUE(entries_ending("-future").empty());

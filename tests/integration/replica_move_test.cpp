@@ -356,7 +356,16 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
             std::string::npos)
       << r.out;
 
-  // --verify, each of Kafka's states.
+  // --verify, each of Kafka's states (tools/src/main/java/org/apache/kafka/tools/reassign/
+  // ReassignPartitionsCommand.java): partitionReassignmentStatesToString's line per partition
+  // ("Reassignment of partition %s is completed.", or for a partition no broker hosts "There is no
+  // active reassignment of partition " + tp + ", but replica set is " + current + " rather than " +
+  // target + "." with an empty current set), then replicaMoveStatesToString's per replica:
+  // CompletedMoveState, ActiveMoveState ("is still in progress.", or "Partition " + tp + " on
+  // broker " + id + " is being moved to log dir " + future + " instead of " + target + "."),
+  // CancelledMoveState ("is not being moved from log dir " + current + " to " + target + ".") and
+  // MissingReplicaMoveState ("cannot be found in any live log directory on broker " + id + ".").
+  // While a move of the file runs, no throttle is cleared.
   set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(kMiB));
   produce("t", 1, 8 * kMiB);
   ASSERT_EQ(alter(disk(3), "t", 1)["error"], "NONE");  // a slow move in progress
@@ -371,6 +380,11 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
             "Status of partition reassignment:\n"
+            "Reassignment of partition t-0 is completed.\n"
+            "Reassignment of partition t-1 is completed.\n"
+            "Reassignment of partition t-2 is completed.\n"
+            "There is no active reassignment of partition t-9, but replica set is  rather than "
+            "0.\n"
             "Reassignment of replica t-0-0 completed successfully.\n"
             "Reassignment of replica t-1-0 is still in progress.\n"
             "Partition t-2 on broker 0 is not being moved from log dir " +
@@ -383,8 +397,8 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
   r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", elsewhere,
                 "--verify"});
   EXPECT_EQ(r.out,
-            "Status of partition reassignment:\nPartition t-1 on broker 0 is being moved to "
-            "log dir " +
+            "Status of partition reassignment:\nReassignment of partition t-1 is completed.\n"
+            "Partition t-1 on broker 0 is being moved to log dir " +
                 disk(3).string() + " instead of " + disk(1).string() + ".\n");
 
   // The same finished move named with a trailing slash, and through a symlink: still completed.
@@ -398,7 +412,10 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
         {"reassign", "--socket", socket_.string(), "--reassignment-json-file", file, "--verify"});
     EXPECT_EQ(r.out,
               "Status of partition reassignment:\n"
-              "Reassignment of replica t-0-0 completed successfully.\n")
+              "Reassignment of partition t-0 is completed.\n"
+              "Reassignment of replica t-0-0 completed successfully.\n"
+              "Clearing broker-level throttles on broker 0\n"
+              "Clearing topic-level throttles on topic t\n")
         << dir;
   }
 
