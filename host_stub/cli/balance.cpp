@@ -128,24 +128,25 @@ int wait_for_drain(const DrainArgs& args, uint64_t total) {
     const uint64_t left = r.value("drainBytesLeft", 0ull);
     bar.update(total - std::min(total, left));
     if (!r["draining"].is_string()) {
-      bar.finish();
       // The drain is over: the dir is empty, or it stopped short (the broker logs why).
       const json d = json::parse(client.call(json{{"api", "DescribeLogDirs"}}.dump()));
       for (const auto& broker : d["brokers"]) {
         for (const auto& dir : broker["logDirs"]) {
           if (dir.value("logDir", "") == args.dir && !dir["partitions"].empty()) {
+            bar.stop();
             std::cerr << "lds-host: the drain of " << args.dir << " stopped with "
                       << dir["partitions"].size() << " partitions left; see the broker's log.\n";
             return kExitRefused;
           }
         }
       }
+      bar.finish();
       std::printf("Drained %s.\n", args.dir.c_str());
       return kExitOk;
     }
     if (r.contains("waiting") && r["waiting"].is_string()) {
       // Nothing can move until something changes: waiting on would look like a hang.
-      bar.finish();
+      bar.stop();
       std::cerr << "lds-host: " << r["waiting"].get<std::string>() << "\n";
       return kExitRefused;
     }

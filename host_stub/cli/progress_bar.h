@@ -32,6 +32,8 @@ class ProgressBar {
   void update(uint64_t done);
   // The current task is done: its line, when it was drawn at all, shows 100% and ends.
   void finish();
+  // The current task stopped short (a move failed, a drain waits): its line ends where it stands.
+  void stop() { end_line(); }
 
   // Whether stderr is a terminal.
   static bool stderr_is_terminal();

@@ -308,12 +308,37 @@ TEST_F(BadPluginTest, RunTimeRankFaultsThroughTheServerStillPlaceEveryPartition)
         run_host({"create", "--socket", socket_.string(), "--topic", "u", "--partitions", "0"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out.rfind("u-0 -> ", 0), 0u) << r.out;
-    EXPECT_NE(r.out.find("(strategy partition-count fallback (" + std::string(f.name) + ": "),
-              std::string::npos)
-        << r.out;
+    // "partition-count fallback (<plugin>: <why its answer was refused>)", in the text and in
+    // --json alike: the refusal is the logged reason after "returned an invalid ranking: " or
+    // "failed with ", its "#" the index the plugin repeated.
+    const std::string why = f.for_partition(0);
+    const size_t cut = why.find("invalid ranking: ") != std::string::npos
+                           ? why.find("invalid ranking: ") + 17
+                           : why.find("failed with ") + 12;
+    std::string refusal = f.why.substr(cut);
+    const size_t hash = refusal.find('#');
+    const std::string head = "partition-count fallback (" + std::string(f.name) + ": " +
+                             refusal.substr(0, hash == std::string::npos ? refusal.size() : hash);
+    const std::string tail =
+        (hash == std::string::npos ? std::string() : refusal.substr(hash + 1)) + ")";
+    const auto names_the_fallback = [&](const std::string& strategy) {
+      const size_t digits = hash == std::string::npos ? 0 : 1;
+      return strategy.size() == head.size() + digits + tail.size() && strategy.starts_with(head) &&
+             strategy.ends_with(tail);
+    };
+    const size_t open = r.out.find("(strategy ");
+    ASSERT_NE(open, std::string::npos) << r.out;
+    EXPECT_TRUE(r.out.ends_with(")\n")) << r.out;
+    EXPECT_TRUE(names_the_fallback(r.out.substr(open + 10, r.out.size() - open - 12))) << r.out;
+    r = run_host(
+        {"create", "--socket", socket_.string(), "--topic", "v", "--partitions", "0", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const json answer = json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(answer.is_object()) << r.out;
+    EXPECT_TRUE(names_the_fallback(answer["partitions"][0].value("strategy", ""))) << r.out;
     json describe = call_ok({{"api", "DescribeLogDirs"}});
     EXPECT_EQ(describe["strategy"]["name"], f.name);
-    EXPECT_EQ(describe["strategy"]["fallbacks"], 5);
+    EXPECT_EQ(describe["strategy"]["fallbacks"], 6);
     ASSERT_NO_FATAL_FAILURE(stop());
     EXPECT_NE(server_log().find(f.for_partition(0)), std::string::npos)
         << "the fallback is not logged";

@@ -61,6 +61,20 @@ TEST(ProgressBar, ATaskOfNothingDrawsNothing) {
   EXPECT_EQ(text, "");  // never "0 B of 0 B"
 }
 
+// Work that stopped short (a failed move, a drain that waits) ends its line where it stands: a
+// bar never claims 100% for bytes that were not copied.
+TEST(ProgressBar, StoppedShortEndsWhereItStands) {
+  const std::string text = stderr_of([] {
+    ProgressBar bar(true, std::chrono::milliseconds(0));
+    bar.start("moving 1 replica", 64 * kMiB, ProgressBar::Unit::kBytes);
+    bar.update(16 * kMiB);
+    bar.stop();
+  });
+  EXPECT_NE(text.find(" 25%  moving 1 replica  16.0 MiB of 64.0 MiB"), std::string::npos) << text;
+  EXPECT_EQ(text.find("100%"), std::string::npos) << text;
+  EXPECT_TRUE(text.ends_with("\n")) << text;
+}
+
 TEST(ProgressBar, CountsAreShownAsNumbers) {
   const std::string text = stderr_of([] {
     ProgressBar bar(true, std::chrono::milliseconds(0));

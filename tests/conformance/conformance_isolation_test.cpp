@@ -252,6 +252,13 @@ TEST(CheckPluginCommand, OptionsAreGivenToCreate) {
   const HostRun malformed =
       run_host("check-plugin --option nokey " + quoted(LDS_EXAMPLE_PLUGIN_FILE));
   EXPECT_EQ(malformed.exit_code, 2) << malformed.out;
+
+  // Repeated, every option reaches create: the second one is the example's unknown key.
+  const HostRun two = run_host("check-plugin --option min.free.bytes=4096 --option colour=blue " +
+                               quoted(LDS_EXAMPLE_PLUGIN_FILE));
+  EXPECT_EQ(two.exit_code, 1) << two.out;
+  EXPECT_NE(two.out.find("most_free: unknown option 'colour' (value 'blue')"), std::string::npos)
+      << two.out;
 }
 
 TEST(CheckPluginCommand, HelpMentionsTheTimeout) {

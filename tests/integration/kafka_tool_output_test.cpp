@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "server_fixture.h"
+#include <lds/logdir_strategy.h>
 
 namespace lds::integration {
 namespace {
@@ -28,6 +29,16 @@ std::vector<std::string> keys_of(const ordered_json& object) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : object.items()) keys.push_back(key);
   return keys;
+}
+
+// `lds-host --version` names the release (the project's version in CMakeLists.txt) and the
+// strategy ABI the host was built with, the one a plugin's descriptor must match in major.
+TEST_F(KafkaToolOutputTest, VersionNamesTheReleaseAndTheStrategyAbi) {
+  const ProcessResult r = run_host({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("lds-host ") + LDS_PROJECT_VERSION + " (strategy ABI " +
+                       std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(LDS_ABI_MINOR) + ")\n");
+  EXPECT_EQ(r.err, "");
 }
 
 // tools/src/main/java/org/apache/kafka/tools/LogDirsCommand.java prints
@@ -66,9 +77,12 @@ TEST_F(KafkaToolOutputTest, DescribeJsonIsKafkaLogDirsOutput) {
   size_t partitions = 0;
   for (const ordered_json& d : broker["logDirs"]) {
     const std::vector<std::string> keys = keys_of(d);
-    ASSERT_GE(keys.size(), 3u);
-    EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + 3),
-              (std::vector<std::string>{"partitions", "error", "logDir"}));
+    // Kafka's three keys, then this broker's, in the order the README lists them.
+    EXPECT_EQ(keys,
+              (std::vector<std::string>{"partitions", "error", "logDir", "errorName",
+                                        "errorMessage", "directoryId", "totalBytes", "usableBytes",
+                                        "reservedBytes", "isCordoned", "failedMoves"}));
+    EXPECT_TRUE(d["failedMoves"].is_array()) << d.dump();
     for (const ordered_json& p : d["partitions"]) {
       EXPECT_EQ(keys_of(p),
                 (std::vector<std::string>{"partition", "size", "offsetLag", "isFuture"}));

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "server_fixture.h"
@@ -172,6 +174,63 @@ TEST_F(LifecycleTest, DescribeShowsFillMarksTheFullestAndListsPartitionsLargestF
   // disk1 holds t-0 (1000 B) and t-2 (3000 B); disk2 t-1 (2000 B) and t-3 (4000 B).
   EXPECT_LT(r.out.find("t-2 ("), r.out.find("t-0 (")) << r.out;
   EXPECT_LT(r.out.find("t-3 ("), r.out.find("t-1 (")) << r.out;
+}
+
+// The client subcommands read only admin.socket from --config: the file a broker runs on, with a
+// typo added during an incident, still reaches the broker, and so does one with a syntax error
+// after its admin.socket line.
+TEST_F(LifecycleTest, ClientCommandsReachTheBrokerThroughAConfigWithATypo) {
+  ASSERT_NO_FATAL_FAILURE(start(default_config(2)));
+  const fs::path typo = temp_ / "typo.toml";
+  const fs::path broken = temp_ / "broken.toml";
+  std::ofstream(typo) << "admin.socket = \"" << socket_.string() << "\"\nlog.dirz = [\"/x\"]\n";
+  std::ofstream(broken) << "admin.socket = \"" << socket_.string()
+                        << "\"\nlog.dirs = [unterminated\n";
+  for (const fs::path& file : {typo, broken}) {
+    SCOPED_TRACE(file.filename().string());
+    ProcessResult r = run_host({"describe", "--config", file.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("LOG DIR"), std::string::npos) << r.out;
+    r = run_host({"configs", "--config", file.string(), "--describe"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("Dynamic configs for broker 0 are:", 0), 0u) << r.out;
+  }
+}
+
+// On disks of their own (tmpfs, as root) the mark goes to the fullest one, whatever its order:
+// disk2 (16 MiB) with 4 MiB is fuller than disk1 (64 MiB) with 8 MiB.
+TEST_F(LifecycleTest, DescribeMarksTheFullestDiskOfUnequalOnes) {
+  ServerConfig c = default_config(2);
+  for (size_t i = 0; i < 2; ++i) {
+    if (std::string why = mount_tmpfs(c.log_dirs[i], i == 0 ? 64 : 16); !why.empty()) {
+      GTEST_SKIP() << why;
+    }
+  }
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});  // one per dir
+  const json described = call_ok({{"api", "DescribeLogDirs"}});
+  for (const auto& d : log_dirs_of(described)) {
+    ASSERT_EQ(d["partitions"].size(), 1u) << described.dump();
+    const std::string tp = d["partitions"][0]["partition"];
+    const bool small = d["logDir"] == c.log_dirs[1].string();
+    call_ok({{"api", "Produce"},
+             {"topic", "t"},
+             {"partition", tp == "t-0" ? 0 : 1},
+             {"bytes", small ? 4u << 20 : 8u << 20}});
+  }
+  ProcessResult r = run_host({"describe", "--socket", socket_.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  int marked = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with(c.log_dirs[1].string() + " ")) {
+      EXPECT_NE(line.find("%*"), std::string::npos) << r.out;
+      ++marked;
+    } else if (line.starts_with(c.log_dirs[0].string() + " ")) {
+      EXPECT_EQ(line.find('*'), std::string::npos) << r.out;
+    }
+  }
+  EXPECT_EQ(marked, 1) << r.out;
 }
 
 }  // namespace
