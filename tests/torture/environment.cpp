@@ -70,8 +70,9 @@ int status_code(int status) {
 
 }  // namespace
 
-Environment::Environment(const fs::path& host, const fs::path& plugin_dir)
-    : host_(host), plugin_dir_(plugin_dir), as_root_(::geteuid() == 0) {
+Environment::Environment(const fs::path& host, const fs::path& plugin_dir,
+                         const fs::path& hostile_plugin_dir)
+    : host_(host), as_root_(::geteuid() == 0) {
   std::string pattern = (fs::temp_directory_path() / "lds-torture-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     throw std::runtime_error("cannot create a temp folder " + pattern + ": " +
@@ -82,10 +83,30 @@ Environment::Environment(const fs::path& host, const fs::path& plugin_dir)
   config_file_ = temp_ / "broker.toml";
   log_file_ = temp_ / "server.log";
   try {
+    set_up_plugins(plugin_dir, hostile_plugin_dir);
     set_up_disks();
   } catch (...) {
     clean_up();
     throw;
+  }
+}
+
+void Environment::set_up_plugins(const fs::path& plugin_dir, const fs::path& hostile_plugin_dir) {
+  plugin_dir_ = temp_ / "plugins";
+  fs::create_directories(plugin_dir_);
+  for (const fs::path& from : {plugin_dir, hostile_plugin_dir}) {
+    if (from.empty()) continue;
+    std::error_code ec;
+    size_t copied = 0;
+    for (const auto& e : fs::directory_iterator(from, ec)) {
+      if (!e.is_regular_file() || e.path().extension() != ".so") continue;
+      fs::copy_file(e.path(), plugin_dir_ / e.path().filename());
+      ++copied;
+    }
+    if (ec || copied == 0) {
+      throw std::runtime_error("no plugins to copy in " + from.string() +
+                               (ec ? ": " + ec.message() : ""));
+    }
   }
 }
 
@@ -133,6 +154,8 @@ void Environment::write_config() {
   out << "log.partition.expected.bytes = " << kExpectedBytes << "\n";
   out << "log.dir.balance.interval.ms = 200\n";
   out << "log.dir.balance.cooldown.ms = 1000\n";
+  // A hostile plugin that hangs in create or in its dry run holds a swap this long.
+  out << "plugin.validation.timeout.ms = 1000\n";
   if (!out) throw std::runtime_error("cannot write " + config_file_.string());
 }
 
@@ -205,6 +228,8 @@ std::optional<int> Environment::run_second_broker(int timeout_ms) {
 }
 
 uint64_t Environment::fill(size_t i) {
+  // Only a tmpfs of a fixed size may be filled: a plain folder is on the real disk.
+  if (!as_root_) return 0;
   const fs::path file = disks_[i] / kFillFile;
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return 0;

@@ -1,6 +1,6 @@
 // environment.h: what one torture run owns: a temp folder, three disks (tmpfs of 64, 128 and
-// 256 MiB as root, plain folders otherwise), the broker config and the lds-host child. The
-// destructor kills the child, unmounts and removes everything, on every way out.
+// 256 MiB as root, plain folders otherwise), a plugin folder, the broker config and the lds-host
+// child. The destructor kills the child, unmounts and removes everything, on every way out.
 #pragma once
 
 #include <sys/types.h>
@@ -17,8 +17,11 @@ namespace fs = std::filesystem;
 
 class Environment {
  public:
-  // Throws std::runtime_error saying what could not be set up.
-  Environment(const fs::path& host, const fs::path& plugin_dir);
+  // The broker's plugin.dir is a folder of the run's own holding a copy of every plugin in
+  // `plugin_dir` and in `hostile_plugin_dir` (none when empty). Throws std::runtime_error saying
+  // what could not be set up.
+  Environment(const fs::path& host, const fs::path& plugin_dir,
+              const fs::path& hostile_plugin_dir = {});
   ~Environment();
   Environment(const Environment&) = delete;
   Environment& operator=(const Environment&) = delete;
@@ -43,7 +46,8 @@ class Environment {
   // still running after `timeout_ms` (then it is killed).
   std::optional<int> run_second_broker(int timeout_ms);
 
-  // Fills disk i with a file until the disk is full; the bytes written.
+  // Fills disk i (a tmpfs) with a file until the disk is full; the bytes written. Does nothing
+  // without root, when the disks are plain folders on the real disk.
   uint64_t fill(size_t i);
   void unfill(size_t i);
   bool filled(size_t i) const;
@@ -55,6 +59,7 @@ class Environment {
 
  private:
   void set_up_disks();
+  void set_up_plugins(const fs::path& plugin_dir, const fs::path& hostile_plugin_dir);
   // Kills the child, unmounts the disks, removes the temp folder.
   void clean_up();
   pid_t spawn(const fs::path& log);

@@ -39,6 +39,7 @@ RunOptions options_from_env() {
   const char* plugins = std::getenv("LDS_PLUGIN_DIR");
   o.host = host != nullptr ? host : LDS_HOST_EXE;
   o.plugin_dir = plugins != nullptr ? plugins : LDS_BUILD_PLUGIN_DIR;
+  o.hostile_plugin_dir = LDS_BAD_PLUGIN_DIR;
   return o;
 }
 
@@ -140,7 +141,7 @@ int run_regressions(const RunOptions& options) {
 // name that partition: the checker can fail.
 int self_test(const RunOptions& options) {
   Environment env(options.host, options.plugin_dir);
-  Runner runner(env);
+  Runner runner(env, false);
   if (std::string p = env.start(); !p.empty()) {
     std::printf("self-test: start failed: %s\n", p.c_str());
     return 1;

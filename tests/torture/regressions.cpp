@@ -34,6 +34,17 @@ const std::vector<Regression>& regressions() {
         {Kind::kMove, 0, 0, 1},
         {Kind::kSettle, 0, 0, 0}},
        "before_source_renamed:1500"},
+      // Full disks and a creation: mkdir and the empty first segment fit in a full tmpfs, the
+      // partition's lds.partition (its expected size) does not, and that ENOSPC took the log
+      // dir offline. Fixed: the creation is refused, saying the filesystem is full, and the dir
+      // stays online (reliability_disks_test.cpp has the sentence).
+      {"full disks: writing a new partition's lds.partition took its dir offline",
+       {{Kind::kFillDisk, 0, 0, 0},
+        {Kind::kFillDisk, 1, 0, 0},
+        {Kind::kFillDisk, 2, 0, 0},
+        {Kind::kCreate, 0, 0, 0},
+        {Kind::kSettle, 0, 0, 0}},
+       ""},
   };
   return list;
 }

@@ -2,7 +2,9 @@
 #include "runner.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <fstream>
@@ -24,7 +26,31 @@ constexpr std::array<uint64_t, 5> kProduceSizes = {4096, 16384, 262144, 1u << 20
 // every copy fits the smallest disk and nothing unbounded reaches a real disk.
 constexpr uint64_t kTotalBudget = 40ull << 20;
 constexpr uint64_t kPartitionBudget = 10ull << 20;
-constexpr std::array<const char*, 3> kStrategies = {"partition", "size", "cordon"};
+constexpr std::array<const char*, 3> kShipped = {"partition", "size", "cordon"};
+
+struct Hostile {
+  const char* name;
+  bool loads;  // passes the load checks; every real placement then falls back
+};
+
+// tests/bad_plugins: five whose rank misbehaves at every real placement (the host falls back to
+// partition-count order, cordons still applied), and seven that break the handshake, create or
+// the dry run, one of them hanging in create and one in its dry-run rank (each swap to those is
+// refused, and the active strategy stays).
+constexpr std::array kHostile = {
+    Hostile{"bad_rank_error", true},
+    Hostile{"bad_rank_duplicate", true},
+    Hostile{"bad_rank_out_of_range", true},
+    Hostile{"bad_rank_too_long", true},
+    Hostile{"bad_rank_unterminated", true},
+    Hostile{"bad_no_entry", false},
+    Hostile{"bad_wrong_major", false},
+    Hostile{"bad_null_rank", false},
+    Hostile{"bad_create_fails", false},
+    Hostile{"bad_create_hangs", false},
+    Hostile{"bad_rank_hangs_in_dry_run", false},
+    Hostile{"bad_truncated", false},
+};
 
 json log_dirs_of(const json& describe) {
   if (!describe.contains("brokers") || describe["brokers"].empty()) return json::array();
@@ -173,8 +199,25 @@ std::string Runner::settled_check() {
   return full_check();
 }
 
+std::string Runner::fingerprint(const fs::path& dir, uint64_t acked) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0) return "";
+    files.push_back(e.path().filename().string() + ":" + std::to_string(st.st_ino) + ":" +
+                    std::to_string(st.st_size) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+                    std::to_string(st.st_ctim.tv_nsec));
+  }
+  if (ec) return "";
+  std::sort(files.begin(), files.end());
+  std::string out = std::to_string(acked);
+  for (const auto& f : files) out += " " + f;
+  return out;
+}
+
 std::string Runner::check_copies(const std::map<std::string, std::vector<size_t>>& copies,
-                                 const json& describe) const {
+                                 const json& describe) {
   // Sizes DescribeLogDirs reports, by partition, from healthy dirs.
   std::map<std::string, std::pair<size_t, uint64_t>> listed;
   for (const auto& dir : log_dirs_of(describe)) {
@@ -204,9 +247,15 @@ std::string Runner::check_copies(const std::map<std::string, std::vector<size_t>
              " bytes acknowledged) is in no dir";
     }
     const fs::path dir = env_.log_dirs()[healthy[0]] / name;
-    if (std::string p = integration::partition_problem(dir, part.topic, part.number, part.acked);
-        !p.empty()) {
+    const std::string seen = fingerprint(dir, part.acked);
+    if (!seen.empty() && checked_[dir] == seen) {
+      ++stats_["rechecks_skipped"];
+    } else if (std::string p =
+                   integration::partition_problem(dir, part.topic, part.number, part.acked);
+               !p.empty()) {
       return "acknowledged bytes of " + name + " are not on disk as written: " + p;
+    } else {
+      checked_[dir] = seen;
     }
     auto it = listed.find(name);
     if (it == listed.end() || it->second.first != healthy[0]) {
@@ -293,6 +342,7 @@ std::string Runner::full_check() {
       continue;
     }
     if (!verdict.empty()) return verdict;
+    if (std::string p = check_moves_into_cordons(copies, after); !p.empty()) return p;
     // Reservations: each healthy dir reserves the unwritten part of its partitions' expected size.
     for (const auto& dir : log_dirs_of(after)) {
       const size_t i = dir_index(dir["logDir"].get<std::string>());
@@ -334,6 +384,11 @@ std::string Runner::restart() {
   for (const auto& c : b.value("configs", json::array())) {
     if (c.value("name", "") == "log.dir.balance.enable")
       balancer_on_ = c.value("value", "") == "true";
+    if (c.value("name", "") == "log.directory.select.strategy" &&
+        c.value("value", "") != strategy_) {
+      return "after a restart the active strategy is " + c.value("value", "") + ", not " +
+             strategy_;
+    }
   }
   return settled_check();
 }
@@ -388,6 +443,7 @@ std::string Runner::step_delete(const Step& s) {
   }
   topics_.erase(topic);
   std::erase_if(parts_, [&](const auto& e) { return e.second.topic == topic; });
+  std::erase_if(last_dir_, [&](const auto& e) { return !parts_.contains(e.first); });
   return "";
 }
 
@@ -441,6 +497,85 @@ std::string Runner::step_move(const Step& s, bool cancel) {
            &problem);
   if (problem.empty() && r.contains("results") && !r["results"].empty()) {
     ++stats_[std::string(cancel ? "cancel_" : "move_") + r["results"][0].value("error", "?")];
+  }
+  return problem;
+}
+
+std::string Runner::step_cordon(const Step& s) {
+  std::string value;
+  std::set<size_t> dirs;
+  for (size_t i = 0; i < env_.dir_count(); ++i) {
+    if ((s.b >> i) & 1) {
+      value += (value.empty() ? "" : ",") + env_.log_dirs()[i].string();
+      dirs.insert(i);
+    }
+  }
+  if (std::string p = set_config("cordoned.log.dirs", value); !p.empty()) return p;
+  std::erase_if(held_cordoned_, [&](size_t i) { return !dirs.contains(i); });
+  return "";
+}
+
+// Half the swaps (all of them without hostile plugins) go to a shipped strategy, which must be
+// taken; the others to a hostile plugin, which is taken or refused as its fault says.
+std::string Runner::step_strategy(const Step& s) {
+  if (!hostile_plugins_ || s.c % 2 == 0) {
+    const char* name = kShipped[s.b % kShipped.size()];
+    if (std::string p = set_config("log.directory.select.strategy", name); !p.empty()) return p;
+    strategy_ = name;
+    return "";
+  }
+  const Hostile& h = kHostile[s.b % kHostile.size()];
+  std::string problem;
+  const json r =
+      call({{"api", "IncrementalAlterConfigs"},
+            {"configs",
+             json::array(
+                 {{{"name", "log.directory.select.strategy"}, {"op", "SET"}, {"value", h.name}}})}},
+           &problem);
+  if (!problem.empty()) return problem;
+  const std::string error = r.value("error", "");
+  if (h.loads && error != "NONE") {
+    return std::string("the swap to ") + h.name + ", which loads, answered " + error + ": " +
+           r.value("message", "");
+  }
+  if (!h.loads && error == "NONE") {
+    return std::string("the swap to ") + h.name + ", which must be refused, was taken";
+  }
+  ++stats_[std::string(h.loads ? "hostile_taken" : "hostile_refused")];
+  if (h.loads) strategy_ = h.name;
+  const json c = call({{"api", "DescribeConfigs"}}, &problem);
+  if (!problem.empty()) return problem;
+  for (const auto& e : c.value("configs", json::array())) {
+    if (e.value("name", "") == "log.directory.select.strategy" &&
+        e.value("value", "") != strategy_) {
+      return "after the swap to " + std::string(h.name) + " the active strategy is " +
+             e.value("value", "") + ", not " + strategy_;
+    }
+  }
+  return "";
+}
+
+std::string Runner::check_moves_into_cordons(
+    const std::map<std::string, std::vector<size_t>>& copies, const json& describe) {
+  std::map<std::string, size_t> now;
+  for (const auto& [name, dirs] : copies) {
+    for (size_t i : dirs) {
+      if (!broken_[i]) now[name] = i;
+    }
+  }
+  std::string problem;
+  for (const auto& [name, i] : now) {
+    auto it = last_dir_.find(name);
+    if (problem.empty() && it != last_dir_.end() && it->second != i && held_cordoned_.contains(i)) {
+      problem = "partition " + name + " moved from " + env_.log_dirs()[it->second].string() +
+                " into " + env_.log_dirs()[i].string() + ", which was cordoned all along";
+    }
+  }
+  last_dir_ = std::move(now);
+  // Cordons set by the schedule and by drains alike; only a cordon step lifts one.
+  held_cordoned_.clear();
+  for (const auto& dir : log_dirs_of(describe)) {
+    if (dir.value("isCordoned", false)) held_cordoned_.insert(dir_index(dir["logDir"]));
   }
   return problem;
 }
@@ -531,15 +666,10 @@ std::string Runner::execute(const Step& s) {
       return step_move(s, false);
     case Kind::kCancelMove:
       return step_move(s, true);
-    case Kind::kCordon: {
-      std::string value;
-      for (size_t i = 0; i < env_.dir_count(); ++i) {
-        if ((s.b >> i) & 1) value += (value.empty() ? "" : ",") + env_.log_dirs()[i].string();
-      }
-      return set_config("cordoned.log.dirs", value);
-    }
+    case Kind::kCordon:
+      return step_cordon(s);
     case Kind::kStrategy:
-      return set_config("log.directory.select.strategy", kStrategies[s.b % kStrategies.size()]);
+      return step_strategy(s);
     case Kind::kSighup:
       return step_sighup(s);
     case Kind::kKillRestart:
@@ -572,8 +702,8 @@ std::string Runner::execute(const Step& s) {
 }
 
 Outcome run_schedule(const std::vector<Step>& steps, const RunOptions& options) {
-  Environment env(options.host, options.plugin_dir);
-  Runner runner(env);
+  Environment env(options.host, options.plugin_dir, options.hostile_plugin_dir);
+  Runner runner(env, !options.hostile_plugin_dir.empty());
   const auto with_stats = [&](Outcome o) {
     o.stats = runner.stats();
     return o;

@@ -29,6 +29,9 @@ struct Outcome {
 struct RunOptions {
   fs::path host;
   fs::path plugin_dir;
+  // The test plugins of tests/bad_plugins, offered to strategy swaps beside the shipped ones;
+  // empty: the shipped ones only.
+  fs::path hostile_plugin_dir;
   bool verbose = false;
 };
 
@@ -37,7 +40,8 @@ Outcome run_schedule(const std::vector<Step>& steps, const RunOptions& options);
 
 class Runner {
  public:
-  explicit Runner(Environment& env) : env_(env), broken_(env.dir_count(), false) {}
+  Runner(Environment& env, bool hostile_plugins)
+      : env_(env), hostile_plugins_(hostile_plugins), broken_(env.dir_count(), false) {}
 
   // What the steps achieved so far, as "name=count" pairs.
   std::string stats() const;
@@ -69,19 +73,36 @@ class Runner {
   // Each model partition: one copy among the healthy dirs (`copies`: dir indexes by name), holding
   // its acknowledged bytes, listed there by `describe` with that size.
   std::string check_copies(const std::map<std::string, std::vector<size_t>>& copies,
-                           const json& describe) const;
+                           const json& describe);
+  // What a partition dir holds, for skipping a record check that passed on the same: `acked` and
+  // its files, each with its inode, size and change time (which every write, rename and
+  // truncation moves, and no process can set back); "" when it cannot be read. Taken before the
+  // check it stands for, so a change during the check is seen at the next one.
+  static std::string fingerprint(const fs::path& dir, uint64_t acked);
   std::string restart();
+  // The partitions' dirs against the last full check's: none may have moved into a dir that has
+  // been cordoned all along since (the broker refuses such moves, the balancer and drain never
+  // plan them).
+  std::string check_moves_into_cordons(const std::map<std::string, std::vector<size_t>>& copies,
+                                       const json& describe);
 
   std::string step_create(const Step& s);
   std::string step_delete(const Step& s);
   std::string step_produce(const Step& s);
   std::string step_move(const Step& s, bool cancel);
   std::string step_sighup(const Step& s);
+  std::string step_cordon(const Step& s);
+  std::string step_strategy(const Step& s);
   std::string step_second_broker();
   std::string step_remount(const Step& s);
 
   Environment& env_;
-  std::map<std::string, Partition> parts_;  // "t-0" -> what was acknowledged
+  bool hostile_plugins_;
+  std::string strategy_ = "partition";       // the active strategy, as the broker must report it
+  std::set<size_t> held_cordoned_;           // cordoned at the last full check and ever since
+  std::map<std::string, size_t> last_dir_;   // each partition's dir at the last full check
+  std::map<fs::path, std::string> checked_;  // partition dir -> its fingerprint when it passed
+  std::map<std::string, Partition> parts_;   // "t-0" -> what was acknowledged
   std::set<std::string> topics_;
   std::vector<bool> broken_;  // dirs the schedule broke; offline allowed until a restart
   bool balancer_on_ = false;
