@@ -22,8 +22,8 @@ std::atomic<uintptr_t> g_guard[kSlots];
 std::atomic<uint32_t> g_cap[kSlots];
 
 size_t page_size() {
-  static const size_t size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  return size;
+  static const size_t kSize = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return kSize;
 }
 
 }  // namespace

@@ -36,7 +36,6 @@ const BalancePartition* find_partition(const BalanceModel& model, const TopicPar
 
 Balancer::Balancer(LogManager& logs, StrategySlot& slot, PartitionRate rate, Clock clock)
     : logs_(logs),
-      slot_(slot),
       rate_(std::move(rate)),
       clock_(clock ? std::move(clock) : Clock(steady_ms)),
       rank_(strategy_ranker(logs, slot)) {}

@@ -143,7 +143,6 @@ class Balancer {
   void run_thread();
 
   LogManager& logs_;
-  StrategySlot& slot_;
   PartitionRate rate_;
   Clock clock_;
   RankDestinations rank_;

@@ -44,15 +44,15 @@ std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 void crash_point(const char* name) {
   static const char* wanted = std::getenv("LDS_CRASH_POINT");
   if (wanted != nullptr && std::strcmp(wanted, name) == 0) ::kill(::getpid(), SIGKILL);
-  static const std::pair<std::string, long> pause = [] {
+  static const std::pair<std::string, long> kPause = [] {
     const char* text = std::getenv("LDS_PAUSE_POINT");
     const char* colon = text != nullptr ? std::strchr(text, ':') : nullptr;
     if (colon == nullptr) return std::pair<std::string, long>{};
     return std::pair<std::string, long>{std::string(text, colon),
                                         std::strtol(colon + 1, nullptr, 10)};
   }();
-  if (pause.second > 0 && pause.first == name) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(pause.second));
+  if (kPause.second > 0 && kPause.first == name) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kPause.second));
   }
 }
 
