@@ -193,6 +193,14 @@ TEST_F(KafkaToolTextTest, AlterTakesKafkaSyntaxAndShowsEachChange) {
                 " → \"\"\n"
                 "log.level: warn → info\n");
 
+  // A key set to the value it has is ours to mark: the line says so rather than show no change.
+  r = configs({"--alter", "--add-config", "log.level=info"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "Completed updating config for broker 0.\n"
+            "log.level: info → info (unchanged)\n");
+  configs({"--alter", "--delete-config", "log.level"});
+
   // alterResourceConfig: "Invalid config(s): " + the keys to delete that are not set dynamically.
   r = configs({"--alter", "--delete-config", "log.level,cordoned.log.dirs"});
   EXPECT_EQ(r.exit_code, 1);

@@ -80,6 +80,14 @@ example_so=$example_build/liblds_most_free.so
 expect_file "$example_so"
 only_entry_point "$example_so"
 
+step "lds_add_strategy_plugin builds with -O2 when no build type is set"
+untyped_build=$WORK/example-untyped
+"$CMAKE" -S "$LDS_SOURCE_DIR/plugins/example" -B "$untyped_build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$WORK/example-untyped.log" 2>&1 ||
+  { cat "$WORK/example-untyped.log"; fail "configure without a build type failed"; }
+grep -q -- '-O2' "$untyped_build/compile_commands.json" ||
+  { cat "$untyped_build/compile_commands.json"; fail "no -O2 without a build type"; }
+
 step "installed lds-host check-plugin on the examples, as a 1.1 and as a 1.0 host"
 for so in "$example_so" "$example_build/liblds_round_robin.so"; do
   expect_file "$so"
