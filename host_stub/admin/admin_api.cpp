@@ -136,6 +136,7 @@ json AdminApi::describe_log_dirs() {
          {"reservedBytes", d.reserved_bytes},
          {"isCordoned", d.cordoned},
          {"partitions", partitions},
+         {"unreadablePartitions", d.unreadable_partitions},
          {"failedMoves", failed_moves}});
   }
   json out = ok();

@@ -42,6 +42,7 @@ ordered_json kafka_log_dir(const json& d) {
   out["usableBytes"] = offline ? ordered_json(-1) : ordered_json(d["usableBytes"]);
   out["reservedBytes"] = d.value("reservedBytes", 0ull);
   out["isCordoned"] = d.value("isCordoned", false);
+  out["unreadablePartitions"] = d.value("unreadablePartitions", json::array());
   out["failedMoves"] = d.value("failedMoves", json::array());
   return out;
 }

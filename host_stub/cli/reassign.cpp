@@ -58,6 +58,7 @@ struct ReplicaLocation {
   std::string failed_dir;
   std::string failed_error;
   std::string failed_message;
+  bool unreadable = false;  // hosted on a log dir that is offline
 };
 
 std::map<std::string, ReplicaLocation> locate(const json& describe, int32_t* broker) {
@@ -72,7 +73,13 @@ std::map<std::string, ReplicaLocation> locate(const json& describe, int32_t* bro
       loc.failed_error = f["error"].get<std::string>();
       loc.failed_message = f["message"].get<std::string>();
     }
-    if (!dir["error"].is_null()) continue;
+    if (!dir["error"].is_null()) {
+      // Still this broker's replicas, on a dir that went offline.
+      for (const auto& name : dir.value("unreadablePartitions", json::array())) {
+        out[name.get<std::string>()].unreadable = true;
+      }
+      continue;
+    }
     for (const auto& p : dir["partitions"]) {
       ReplicaLocation& loc = out[p["partition"].get<std::string>()];
       if (p["isFuture"].get<bool>()) {
@@ -137,8 +144,8 @@ void print_partition_states(const std::vector<ReassignmentEntry>& entries,
   for (const ReassignmentEntry* e : sorted) {
     const std::string tp = e->topic + "-" + std::to_string(e->partition);
     auto it = where.find(tp);
-    const bool hosted =
-        it != where.end() && (!it->second.current.empty() || !it->second.future.empty());
+    const bool hosted = it != where.end() && (!it->second.current.empty() ||
+                                              !it->second.future.empty() || it->second.unreadable);
     const std::string current = hosted ? std::to_string(broker) : "";
     std::string target;
     for (size_t i = 0; i < e->replicas.size(); ++i) {
@@ -189,11 +196,13 @@ int verify(AdminClient& client, const std::vector<ReassignmentEntry>& entries, b
     const std::string tp = t.topic + "-" + std::to_string(t.partition);
     auto it = where.find(tp);
     const std::string replica = t.name(broker);
-    if (it == where.end() || (it->second.current.empty() && it->second.future.empty())) {
+    if (it == where.end() ||
+        (it->second.current.empty() && it->second.future.empty() && !it->second.unreadable)) {
       std::printf("Partition %s cannot be found in any live log directory on broker %d.\n",
                   tp.c_str(), broker);
       failed = true;
     } else if (it->second.current.empty()) {
+      // Kafka's MissingLogDirMoveState: the replica is this broker's, its log dir is offline.
       std::printf(
           "Partition %s is not found in any live log dir on broker %d. There is likely an "
           "offline log directory on the broker.\n",

@@ -78,6 +78,10 @@ struct LogDirDescription {
   bool space_known = false;
   bool cordoned = false;
   std::vector<PartitionDescription> partitions;
+  // An offline dir's replicas ("t-0"), still this broker's but unreadable until a restart finds the
+  // dir again; Kafka lists none for such a dir, and its tools then say "not found in any live log
+  // dir".
+  std::vector<std::string> unreadable_partitions;
 };
 
 // The last failed move of a replica (KIP-113), until a new move of it starts.

@@ -438,7 +438,11 @@ std::vector<LogDirDescription> LogManager::describe() const {
     return std::tie(a->tp.topic, a->tp.partition) < std::tie(b->tp.topic, b->tp.partition);
   });
   for (const Partition* p : sorted) {
-    if (dirs_[p->dir]->online) out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
+    if (dirs_[p->dir]->online) {
+      out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
+    } else {
+      out[p->dir].unreadable_partitions.push_back(p->tp.str());
+    }
     // A move in progress shows as a future replica in its destination, as Kafka reports it.
     const ReplicaMover::Move* m = mover_->find_locked(p->tp);
     if (m != nullptr && dirs_[m->dest]->online) {

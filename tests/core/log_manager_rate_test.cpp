@@ -14,7 +14,6 @@ namespace lds {
 namespace fs = std::filesystem;
 namespace {
 
-
 constexpr uint64_t kMB = 1000ull * 1000;
 
 class LogManagerRateTest : public test::ThreeDirTest {

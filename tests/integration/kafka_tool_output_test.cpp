@@ -78,10 +78,10 @@ TEST_F(KafkaToolOutputTest, DescribeJsonIsKafkaLogDirsOutput) {
   for (const ordered_json& d : broker["logDirs"]) {
     const std::vector<std::string> keys = keys_of(d);
     // Kafka's three keys, then this broker's, in the order the README lists them.
-    EXPECT_EQ(keys,
-              (std::vector<std::string>{"partitions", "error", "logDir", "errorName",
-                                        "errorMessage", "directoryId", "totalBytes", "usableBytes",
-                                        "reservedBytes", "isCordoned", "failedMoves"}));
+    EXPECT_EQ(keys, (std::vector<std::string>{"partitions", "error", "logDir", "errorName",
+                                              "errorMessage", "directoryId", "totalBytes",
+                                              "usableBytes", "reservedBytes", "isCordoned",
+                                              "unreadablePartitions", "failedMoves"}));
     EXPECT_TRUE(d["failedMoves"].is_array()) << d.dump();
     for (const ordered_json& p : d["partitions"]) {
       EXPECT_EQ(keys_of(p),

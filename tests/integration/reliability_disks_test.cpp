@@ -137,6 +137,30 @@ TEST_F(DiskFaultTest, AReadOnlyRemountTakesTheDirOfflineAtTheFirstIoError) {
   ASSERT_NO_FATAL_FAILURE(expect_others_untouched(c));
   // What was on the read-only disk is still there, unchanged.
   EXPECT_EQ(partition_problem(c.log_dirs[0] / "a-0", "a", 0, 10000), "");
+
+  // a-0 is still this broker's, on a dir that is offline: DescribeLogDirs names it apart, and
+  // reassign --verify says so in Kafka's words (ReassignPartitionsCommand.
+  // replicaMoveStatesToString, MissingLogDirMoveState: "Partition " + tp + " is not found in any
+  // live log dir on broker " + id + ". There is likely an offline log directory on the broker.").
+  d1 = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), c.log_dirs[0]);
+  EXPECT_EQ(d1["unreadablePartitions"], nlohmann::json::array({"a-0"})) << d1.dump();
+  const fs::path file = temp_ / "verify.json";
+  std::ofstream(file) << nlohmann::json{{"version", 1},
+                                        {"partitions",
+                                         {{{"topic", "a"},
+                                           {"partition", 0},
+                                           {"replicas", {0}},
+                                           {"log_dirs", {c.log_dirs[0].string()}}}}}}
+                             .dump();
+  const ProcessResult r =
+      run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", file.string(),
+                "--verify", "--preserve-throttles"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out,
+            "Status of partition reassignment:\n"
+            "Reassignment of partition a-0 is completed.\n"
+            "Partition a-0 is not found in any live log dir on broker 0. There is likely an "
+            "offline log directory on the broker.\n");
 }
 
 TEST_F(DiskFaultTest, AnUnmountedDirGoesOfflineAtTheFirstCreationAndTakesNothing) {
