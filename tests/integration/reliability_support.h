@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -107,10 +108,11 @@ inline uint64_t segment_bytes(const fs::path& partition_dir) {
 }
 
 // "" when `partition_dir` holds exactly `size` bytes of Produce's filler records of (topic,
-// partition), a valid Kafka log; otherwise what is wrong.
+// partition), a valid Kafka log, with `client`'s records at their offsets; otherwise what is wrong.
 inline std::string partition_problem(const fs::path& partition_dir, const std::string& topic,
-                                     int32_t partition, uint64_t size) {
-  return test::filler_log_problem(partition_dir, topic, partition, size);
+                                     int32_t partition, uint64_t size,
+                                     const std::map<int64_t, test::ClientRecord>& client = {}) {
+  return test::filler_log_problem(partition_dir, topic, partition, size, client);
 }
 
 // The directories among `log_dirs` that hold partition `name` ("t-0").

@@ -1,13 +1,15 @@
 // filler_log.h: checks that a partition directory holds exactly what the admin API's Produce
 // wrote: a valid Kafka log (whole v2 batches, each CRC32C right, offsets from 0 without a gap,
 // each segment named by its first offset) of filler records whose values are the payload pattern
-// of their offsets, `size` bytes in all.
+// of their offsets, `size` bytes in all; and, at offsets a Kafka client was told it wrote, that
+// client's keys and values.
 #pragma once
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <span>
 #include <string>
 #include <utility>
@@ -19,10 +21,18 @@
 
 namespace lds::test {
 
+// A record a Kafka client produced, at the offset its delivery report gave.
+struct ClientRecord {
+  std::string key;
+  std::string value;
+};
+
 // "" when `partition_dir` holds exactly `size` bytes of Produce's filler records of (topic,
-// partition); otherwise what is wrong, naming the segment and position.
+// partition), except that the record at each offset of `client` is that client record; otherwise
+// what is wrong, naming the segment and position.
 inline std::string filler_log_problem(const std::filesystem::path& partition_dir,
-                                      const std::string& topic, int32_t partition, uint64_t size) {
+                                      const std::string& topic, int32_t partition, uint64_t size,
+                                      const std::map<int64_t, ClientRecord>& client = {}) {
   namespace fs = std::filesystem;
   std::vector<std::pair<uint64_t, fs::path>> segments;
   std::error_code ec;
@@ -61,6 +71,14 @@ inline std::string filler_log_problem(const std::filesystem::path& partition_dir
         for (const kafka::Record& r : kafka::read_records(whole)) {
           const int64_t offset = h.base_offset + r.offset_delta;
           const std::string value = r.value.value_or("");
+          if (auto c = client.find(offset); c != client.end()) {
+            if (r.key.value_or("") != c->second.key || value != c->second.value) {
+              return path.string() + ": the record at offset " + std::to_string(offset) +
+                     " is not the one the client was told it wrote there (key " + c->second.key +
+                     ")";
+            }
+            continue;
+          }
           want.assign(value.size(), '\0');
           layout::fill_payload(topic, partition, static_cast<uint64_t>(offset),
                                std::span<char>(want.data(), want.size()));
@@ -76,6 +94,10 @@ inline std::string filler_log_problem(const std::filesystem::path& partition_dir
       return path.string() + ": not a whole record batch at byte " + std::to_string(at) + ": " +
              e.what();
     }
+  }
+  if (!client.empty() && client.rbegin()->first >= next) {
+    return partition_dir.string() + " ends at offset " + std::to_string(next) +
+           ", but a client was told it wrote offset " + std::to_string(client.rbegin()->first);
   }
   if (total != size) {
     return partition_dir.string() + " holds " + std::to_string(total) + " bytes, expected " +

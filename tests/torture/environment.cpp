@@ -156,6 +156,8 @@ void Environment::write_config() {
   out << "log.dir.balance.cooldown.ms = 1000\n";
   // A hostile plugin that hangs in create or in its dry run holds a swap this long.
   out << "plugin.validation.timeout.ms = 1000\n";
+  // The Kafka clients' way in, on a free port; DescribeLogDirs names it after each start.
+  out << "listeners = \"PLAINTEXT://127.0.0.1:0\"\n";
   if (!out) throw std::runtime_error("cannot write " + config_file_.string());
 }
 

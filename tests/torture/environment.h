@@ -1,6 +1,7 @@
 // environment.h: what one torture run owns: a temp folder, three disks (tmpfs of 64, 128 and
-// 256 MiB as root, plain folders otherwise), a plugin folder, the broker config and the lds-host
-// child. The destructor kills the child, unmounts and removes everything, on every way out.
+// 256 MiB as root, plain folders otherwise), a plugin folder, the broker config (admin socket and
+// a Kafka listener on a free port) and the lds-host child. The destructor kills the child,
+// unmounts and removes everything, on every way out.
 #pragma once
 
 #include <sys/types.h>
@@ -33,6 +34,8 @@ class Environment {
   const fs::path& disk(size_t i) const { return disks_[i]; }
   const fs::path& socket() const { return socket_; }
   const fs::path& config_file() const { return config_file_; }
+  // The run's temp folder, removed with it.
+  const fs::path& temp() const { return temp_; }
 
   // Spawns `lds-host serve` and waits up to 20 s for its socket; "" or why it failed.
   std::string start();

@@ -5,20 +5,29 @@
 //   lds-torture --replay SEED [--steps N] [--verbose]
 //   lds-torture --shrink SEED [--steps N]
 //   lds-torture --regressions         the shrunk schedules of fixed defects
-//   lds-torture --self-test           corrupts a byte behind the broker's back; the checker must
-//   see it LDS_TORTURE_MINUTES=N lds-torture new seeds for N minutes (a soak)
+//   lds-torture --self-test           changes data behind the broker's back; the checker must see
+//   it LDS_TORTURE_MINUTES=N lds-torture new seeds for N minutes (a soak)
+//   --unprivileged (with any of those)  as root, drops to user nobody first: the run a user
+//                                       without root gets (plain temp folders, no disk faults)
+#include <grp.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/record_batch.h"
 #include "environment.h"
+#include "kafka_client.h"
 #include "regressions.h"
 #include "runner.h"
 #include "schedule.h"
@@ -40,6 +49,11 @@ RunOptions options_from_env() {
   o.host = host != nullptr ? host : LDS_HOST_EXE;
   o.plugin_dir = plugins != nullptr ? plugins : LDS_BUILD_PLUGIN_DIR;
   o.hostile_plugin_dir = LDS_BAD_PLUGIN_DIR;
+  if (std::string why = kafka_client_problem(LDS_KAFKA_PRODUCE); why.empty()) {
+    o.kafka_client = LDS_KAFKA_PRODUCE;
+  } else {
+    std::printf("%s: the kafka-produce steps are skipped\n", why.c_str());
+  }
   return o;
 }
 
@@ -137,46 +151,133 @@ int run_regressions(const RunOptions& options) {
   return failed == 0 ? 0 : 1;
 }
 
-// Writes data, flips one byte of a segment behind the broker's back, and expects the checker to
-// name that partition: the checker can fail.
-int self_test(const RunOptions& options) {
+// The checker's verdict on a partition t0-0 that was written by `steps` and then changed behind
+// the broker's back by `corrupt` (given the segment); "" when the setup itself failed, printed.
+std::string verdict_after(const RunOptions& options, const std::vector<Step>& steps,
+                          const std::function<void(const fs::path&)>& corrupt) {
   Environment env(options.host, options.plugin_dir);
-  Runner runner(env, false);
+  Runner runner(env, false, options.kafka_client);
   if (std::string p = env.start(); !p.empty()) {
     std::printf("self-test: start failed: %s\n", p.c_str());
-    return 1;
+    return "";
   }
-  for (const Step& s : {Step{Kind::kCreate, 0, 0, 0}, Step{Kind::kProduce, 0, 2, 0}}) {
+  for (const Step& s : steps) {
     if (std::string p = runner.execute(s); !p.empty()) {
       std::printf("self-test: %s failed: %s\n", describe(s).c_str(), p.c_str());
-      return 1;
+      return "";
     }
   }
   if (std::string p = runner.settled_check(); !p.empty()) {
     std::printf("self-test: the untouched partition fails the check: %s\n", p.c_str());
-    return 1;
+    return "";
   }
   for (const auto& dir : env.log_dirs()) {
     const fs::path segment = dir / "t0-0" / "00000000000000000000.log";
-    if (!fs::exists(segment)) continue;
-    std::fstream f(segment, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(1000);
-    const char c = static_cast<char>(f.get());
-    f.seekp(1000);
-    f.put(static_cast<char>(c ^ 0x5a));
+    if (fs::exists(segment)) corrupt(segment);
   }
-  const std::string p = runner.settled_check();
-  const bool caught =
-      p.find("t0-0") != std::string::npos && p.find("not on disk as written") != std::string::npos;
-  std::printf("self-test: after a corrupted byte the checker says: %s\n%s\n", p.c_str(),
-              caught ? "1 passed, 0 failed" : "0 passed, 1 failed");
-  return caught ? 0 : 1;
+  return runner.settled_check();
+}
+
+// Flips one byte of a segment: the batch's CRC no longer matches.
+void flip_byte(const fs::path& segment) {
+  std::fstream f(segment, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(1000);
+  const char c = static_cast<char>(f.get());
+  f.seekp(1000);
+  f.put(static_cast<char>(c ^ 0x5a));
+}
+
+// Changes a byte of the value of the Kafka client's first message (key "k1") and gives its batch
+// the CRC of the new bytes: a whole, valid log holding a record other than the one acknowledged.
+void rewrite_client_record(const fs::path& segment) {
+  std::string bytes;
+  {
+    std::ifstream in(segment, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  for (size_t at = 0; at < bytes.size();) {
+    const std::string_view batch = std::string_view(bytes).substr(at);
+    const kafka::RecordBatchHeader h = kafka::read_batch_header(batch);
+    const std::string_view whole = batch.substr(0, h.size_in_bytes());
+    const auto records = kafka::read_records(whole);
+    const bool has_key = std::any_of(records.begin(), records.end(),
+                                     [](const kafka::Record& r) { return r.key == "k1"; });
+    // Keys are letters and digits, values letters only: "k1" first occurs as the key.
+    const size_t key = has_key ? whole.find("k1") : std::string_view::npos;
+    if (key != std::string_view::npos) {
+      bytes[at + key + 5] ^= 0x01;  // past the key and the value's length: inside the value
+      const uint32_t crc = kafka::compute_batch_crc(std::string_view(bytes).substr(at));
+      for (int i = 0; i < 4; ++i) {
+        bytes[at + kafka::kBatchCrcOffset + static_cast<size_t>(i)] =
+            static_cast<char>(crc >> (24 - 8 * i));
+      }
+      break;
+    }
+    at += h.size_in_bytes();
+  }
+  std::ofstream(segment, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// Writes data, then changes it behind the broker's back, and expects the checker to name that
+// partition: the checker can fail. Once with a flipped byte (a bad CRC); once, when the Kafka
+// client can run, with a client's record rewritten under a valid CRC.
+int self_test(const RunOptions& options) {
+  int failed = 0;
+  const std::string flipped = verdict_after(
+      options, {Step{Kind::kCreate, 0, 0, 0}, Step{Kind::kProduce, 0, 2, 0}}, flip_byte);
+  const bool caught_flip = flipped.find("t0-0") != std::string::npos &&
+                           flipped.find("not on disk as written") != std::string::npos;
+  std::printf("self-test: after a corrupted byte the checker says: %s\n", flipped.c_str());
+  failed += caught_flip ? 0 : 1;
+  int ran = 1;
+  if (!options.kafka_client.empty()) {
+    ++ran;
+    const std::string rewritten =
+        verdict_after(options,
+                      {Step{Kind::kCreate, 0, 0, 0}, Step{Kind::kProduce, 0, 0, 0},
+                       Step{Kind::kKafkaProduce, 0, 9, 1}},
+                      rewrite_client_record);
+    const bool caught = rewritten.find("t0-0") != std::string::npos &&
+                        rewritten.find("not the one the client was told") != std::string::npos;
+    std::printf("self-test: after a client's record was rewritten the checker says: %s\n",
+                rewritten.c_str());
+    failed += caught ? 0 : 1;
+  }
+  std::printf("%d passed, %d failed\n", ran - failed, failed);
+  return failed == 0 ? 0 : 1;
+}
+
+constexpr int kSkipped = 77;  // ctest's SKIP_RETURN_CODE for the torture_unprivileged suite
+constexpr uid_t kNobody = 65534;
+
+// As root, becomes user and group nobody (65534) for good; "" or why not. A path the run needs
+// that nobody cannot read makes it return kSkipped instead, saying which.
+std::string drop_root(const RunOptions& options, int* code) {
+  *code = 0;
+  if (::geteuid() != 0) return "";
+  if (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 || ::setuid(kNobody) != 0) {
+    *code = 1;
+    return std::string("cannot become user nobody: ") + std::strerror(errno);
+  }
+  const std::pair<fs::path, int> needs[] = {{options.host, X_OK},
+                                            {options.plugin_dir, R_OK | X_OK},
+                                            {options.hostile_plugin_dir, R_OK | X_OK},
+                                            {options.kafka_client, R_OK},
+                                            {fs::temp_directory_path(), W_OK | X_OK}};
+  for (const auto& [p, mode] : needs) {
+    if (!p.empty() && ::access(p.c_str(), mode) != 0) {
+      *code = kSkipped;
+      return "skipped: user nobody cannot use " + p.string() + " (" + std::strerror(errno) + ")";
+    }
+  }
+  return "";
 }
 
 int usage() {
   std::fprintf(stderr,
                "usage: lds-torture [--replay SEED | --shrink SEED] [--steps N] [--verbose]\n"
                "       lds-torture --regressions | --self-test\n"
+               "       add --unprivileged to run as user nobody when root\n"
                "       LDS_TORTURE_MINUTES=N lds-torture   (a soak on new seeds)\n");
   return 2;
 }
@@ -188,6 +289,7 @@ int main_impl(int argc, char** argv) {
   size_t steps = kDefaultSteps;
   bool regressions_only = false;
   bool self = false;
+  bool unprivileged = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
@@ -203,8 +305,17 @@ int main_impl(int argc, char** argv) {
       regressions_only = true;
     } else if (a == "--self-test") {
       self = true;
+    } else if (a == "--unprivileged") {
+      unprivileged = true;
     } else {
       return usage();
+    }
+  }
+  if (unprivileged) {
+    int code = 0;
+    if (std::string why = drop_root(options, &code); !why.empty()) {
+      std::printf("%s\n", why.c_str());
+      return code;
     }
   }
   if (!as_root()) {

@@ -45,6 +45,24 @@ const std::vector<Regression>& regressions() {
         {Kind::kCreate, 0, 0, 0},
         {Kind::kSettle, 0, 0, 0}},
        ""},
+      // Seed 5 of the fixed list: "a move was still being promoted, its marker in
+      // disk1/logs/t1-0". The move's source disk was remounted read-only between the complete
+      // copy's rename to its final name and the source's rename aside: that rename failed, the
+      // source dir went offline, and the marker stayed in the new copy, as it must, until the
+      // restart that finds the old copy again. The checker took that for a promotion that never
+      // ended; it now accepts a marker whose source is on a dir the schedule broke. The pause
+      // holds the window open; the remount holds its disk read-only for 1 s across it, and the
+      // restart must keep the new copy only.
+      {"seed 5: a move whose source disk failed at the rename aside read as a promotion never "
+       "ending",
+       {{Kind::kCreate, 0, 0, 1},
+        {Kind::kProduce, 0, 1, 1},
+        {Kind::kMove, 0, 1, 1},
+        {Kind::kRemountReadOnly, 0, 0, 4},
+        {Kind::kSettle, 0, 0, 0},
+        {Kind::kKillRestart, 0, 0, 0},
+        {Kind::kSettle, 0, 0, 0}},
+       "before_source_renamed:300"},
   };
   return list;
 }

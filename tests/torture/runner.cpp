@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "kafka_client.h"
 #include "reliability_support.h"
 
 namespace lds::torture {
@@ -26,6 +27,10 @@ constexpr std::array<uint64_t, 5> kProduceSizes = {4096, 16384, 262144, 1u << 20
 // every copy fits the smallest disk and nothing unbounded reaches a real disk.
 constexpr uint64_t kTotalBudget = 40ull << 20;
 constexpr uint64_t kPartitionBudget = 10ull << 20;
+// A kafka-produce step sends 1..kClientMessages messages of 1..kClientValueBytes bytes each.
+constexpr uint64_t kClientMessages = 100;
+constexpr uint64_t kClientValueBytes = 600;
+constexpr int kClientTimeoutSeconds = 30;
 constexpr std::array<const char*, 3> kShipped = {"partition", "size", "cordon"};
 
 struct Hostile {
@@ -87,6 +92,14 @@ bool parse_partition_name(const std::string& name, std::string* topic, int32_t* 
   *topic = name.substr(0, dash);
   *number = std::stoi(name.substr(dash + 1));
   return true;
+}
+
+// "NOT_LEADER_OR_FOLLOWER" of confluent-kafka's
+// "KafkaError{code=NOT_LEADER_OR_FOLLOWER,val=6,...}".
+std::string kafka_error_code(const std::string& error) {
+  const size_t at = error.find("code=");
+  if (at == std::string::npos) return "other";
+  return error.substr(at + 5, error.find_first_of(",}", at) - at - 5);
 }
 
 }  // namespace
@@ -250,8 +263,8 @@ std::string Runner::check_copies(const std::map<std::string, std::vector<size_t>
     const std::string seen = fingerprint(dir, part.acked);
     if (!seen.empty() && checked_[dir] == seen) {
       ++stats_["rechecks_skipped"];
-    } else if (std::string p =
-                   integration::partition_problem(dir, part.topic, part.number, part.acked);
+    } else if (std::string p = integration::partition_problem(dir, part.topic, part.number,
+                                                              part.acked, part.client);
                !p.empty()) {
       return "acknowledged bytes of " + name + " are not on disk as written: " + p;
     } else {
@@ -267,6 +280,17 @@ std::string Runner::check_copies(const std::map<std::string, std::vector<size_t>
     }
   }
   return "";
+}
+
+bool Runner::source_is_broken(const fs::path& marker) const {
+  std::stringstream text;
+  text << std::ifstream(marker).rdbuf();
+  for (size_t i = 0; i < env_.dir_count(); ++i) {
+    if (broken_[i] && text.str().find(env_.log_dirs()[i].string() + "/") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string Runner::full_check() {
@@ -305,7 +329,10 @@ std::string Runner::full_check() {
           continue;
         }
         copies[name].push_back(i);
-        if (!broken_[i] && fs::exists(e.path() / "move.complete", ec)) promoting = e.path();
+        if (!broken_[i] && fs::exists(e.path() / "move.complete", ec) &&
+            !source_is_broken(e.path() / "move.complete")) {
+          promoting = e.path();
+        }
       }
     }
     json after;
@@ -422,7 +449,7 @@ std::string Runner::step_create(const Step& s) {
     if (cordoned.contains(i)) {
       return "cordoned dir " + p["logDir"].get<std::string>() + " took new partition " + name;
     }
-    parts_[name] = {topic, n, 0};
+    parts_[name] = {topic, n, 0, {}};
     ++stats_["created"];
     topics_.insert(topic);
   }
@@ -473,6 +500,89 @@ std::string Runner::step_produce(const Step& s) {
   }
   part.acked = size;
   return "";
+}
+
+std::string Runner::step_kafka_produce(const Step& s) {
+  if (kafka_client_.empty()) return "";
+  const std::string name = pick_partition(s.a);
+  if (name.empty()) return "";
+  Partition& part = parts_[name];
+  std::vector<test::ClientRecord> messages;
+  uint64_t bytes = 0;
+  const uint64_t count = 1 + s.b % kClientMessages;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string key = "k" + std::to_string(++client_messages_);
+    std::string value(1 + (s.c * 31 + i * 17) % kClientValueBytes, 'a');
+    for (size_t j = 0; j < value.size(); ++j)
+      value[j] = static_cast<char>('a' + (j + i + s.c) % 26);
+    bytes += key.size() + value.size() + 80;  // the batch and record headers, generously
+    messages.push_back({std::move(key), std::move(value)});
+  }
+  uint64_t total = 0;
+  for (const auto& [n, p] : parts_) total += p.acked;
+  if (total + bytes > kTotalBudget || part.acked + bytes > kPartitionBudget) return "";
+  json before;
+  if (std::string p = quick_check(&before); !p.empty()) return p;
+  const std::string listener = before.value("listeners", "");
+  const std::string scheme = "PLAINTEXT://";
+  if (listener.rfind(scheme, 0) != 0) {
+    return "DescribeLogDirs names no PLAINTEXT listener: '" + listener + "'";
+  }
+  const Delivery d =
+      produce_through_listener(kafka_client_, listener.substr(scheme.size()), part.topic,
+                               part.number, messages, env_.temp(), kClientTimeoutSeconds);
+  if (!d.problem.empty()) {
+    if (!env_.alive()) {
+      return "the broker exited with code " + std::to_string(env_.exit_code().value_or(-1)) +
+             " during a Kafka client's produce";
+    }
+    return d.problem;
+  }
+  stats_["kafka_delivered"] += d.offsets.size();
+  stats_["kafka_failed"] += d.failed;
+  if (d.failed > 0) ++stats_["kafka_refused_" + kafka_error_code(d.first_error)];
+  // A message that timed out may still have been written; on a healthy dir the broker must have
+  // answered long before (the client waits 5 s). On a dir the schedule broke the partition has no
+  // leader, and the client waits for one in vain.
+  if (d.first_error.find("timed out") != std::string::npos) {
+    for (const auto& dir : log_dirs_of(before)) {
+      for (const auto& p : dir["partitions"]) {
+        if (p["partition"] == name && !broken_[dir_index(dir["logDir"])]) {
+          return "a Kafka client's produce to " + name +
+                 " on a healthy dir failed: " + d.first_error;
+        }
+      }
+    }
+  }
+  if (d.offsets.empty()) return "";  // nothing written: the size stays what it was
+  uint64_t written = 0;
+  for (const auto& m : messages) {
+    auto it = d.offsets.find(m.key);
+    if (it == d.offsets.end()) continue;
+    if (!part.client.emplace(it->second, m).second) {
+      return "a Kafka client was told offset " + std::to_string(it->second) + " of " + name +
+             " holds " + m.key + ", but it already held " + part.client[it->second].key;
+    }
+    written += m.key.size() + m.value.size();
+  }
+  json after;
+  if (std::string p = quick_check(&after); !p.empty()) return p;
+  for (const auto& dir : log_dirs_of(after)) {
+    for (const auto& p : dir["partitions"]) {
+      if (p["partition"] != name || p["isFuture"].get<bool>()) continue;
+      const uint64_t size = p["size"].get<uint64_t>();
+      if (size < part.acked + written) {
+        return "after a Kafka client wrote " + std::to_string(d.offsets.size()) + " messages to " +
+               name + ", DescribeLogDirs gives it " + std::to_string(size) +
+               " bytes, less than the " + std::to_string(part.acked) + " before plus the " +
+               std::to_string(written) + " of their keys and values";
+      }
+      part.acked = size;
+      return "";
+    }
+  }
+  return "a Kafka client was told " + std::to_string(d.offsets.size()) +
+         " messages were written to " + name + ", but DescribeLogDirs does not list it";
 }
 
 std::string Runner::step_move(const Step& s, bool cancel) {
@@ -637,6 +747,8 @@ std::string Runner::step_remount(const Step& s) {
       }
     }
   }
+  // Held read-only a while longer (0 to 1 s), so a move's renames may meet the read-only disk.
+  std::this_thread::sleep_for(std::chrono::milliseconds((s.c % 5) * 250));
   std::string back = env_.remount(i, false);
   for (int attempt = 0; !back.empty() && attempt < 50; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -662,6 +774,8 @@ std::string Runner::execute(const Step& s) {
       return step_delete(s);
     case Kind::kProduce:
       return step_produce(s);
+    case Kind::kKafkaProduce:
+      return step_kafka_produce(s);
     case Kind::kMove:
       return step_move(s, false);
     case Kind::kCancelMove:
@@ -703,7 +817,7 @@ std::string Runner::execute(const Step& s) {
 
 Outcome run_schedule(const std::vector<Step>& steps, const RunOptions& options) {
   Environment env(options.host, options.plugin_dir, options.hostile_plugin_dir);
-  Runner runner(env, !options.hostile_plugin_dir.empty());
+  Runner runner(env, !options.hostile_plugin_dir.empty(), options.kafka_client);
   const auto with_stats = [&](Outcome o) {
     o.stats = runner.stats();
     return o;

@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "environment.h"
+#include "filler_log.h"
 #include "schedule.h"
 
 namespace lds::torture {
@@ -32,6 +34,8 @@ struct RunOptions {
   // The test plugins of tests/bad_plugins, offered to strategy swaps beside the shipped ones;
   // empty: the shipped ones only.
   fs::path hostile_plugin_dir;
+  // kafka_produce.py, the Kafka client of the kafka-produce steps; empty: those steps are skipped.
+  fs::path kafka_client;
   bool verbose = false;
 };
 
@@ -40,8 +44,11 @@ Outcome run_schedule(const std::vector<Step>& steps, const RunOptions& options);
 
 class Runner {
  public:
-  Runner(Environment& env, bool hostile_plugins)
-      : env_(env), hostile_plugins_(hostile_plugins), broken_(env.dir_count(), false) {}
+  Runner(Environment& env, bool hostile_plugins, fs::path kafka_client = {})
+      : env_(env),
+        hostile_plugins_(hostile_plugins),
+        kafka_client_(std::move(kafka_client)),
+        broken_(env.dir_count(), false) {}
 
   // What the steps achieved so far, as "name=count" pairs.
   std::string stats() const;
@@ -58,7 +65,8 @@ class Runner {
   struct Partition {
     std::string topic;
     int32_t number = 0;
-    uint64_t acked = 0;
+    uint64_t acked = 0;  // bytes: the admin API's Produce answers, DescribeLogDirs after a client's
+    std::map<int64_t, test::ClientRecord> client;  // what a Kafka client was told it wrote where
   };
 
   // One admin request, answered within 10 s; a CLIENT_FAILURE answer otherwise.
@@ -79,6 +87,10 @@ class Runner {
   // truncation moves, and no process can set back); "" when it cannot be read. Taken before the
   // check it stands for, so a change during the check is seen at the next one.
   static std::string fingerprint(const fs::path& dir, uint64_t acked);
+  // Whether the move marker `marker` names a source in a dir the schedule broke: a move whose
+  // source could not be renamed aside keeps its marker in the new copy until a restart, which
+  // finds the old copy again and knows by the marker which one is current.
+  bool source_is_broken(const fs::path& marker) const;
   std::string restart();
   // The partitions' dirs against the last full check's: none may have moved into a dir that has
   // been cordoned all along since (the broker refuses such moves, the balancer and drain never
@@ -89,6 +101,9 @@ class Runner {
   std::string step_create(const Step& s);
   std::string step_delete(const Step& s);
   std::string step_produce(const Step& s);
+  // A Kafka client's messages through the listener: each one it is told was written joins the
+  // model at its offset, and the partition's size is then what DescribeLogDirs gives.
+  std::string step_kafka_produce(const Step& s);
   std::string step_move(const Step& s, bool cancel);
   std::string step_sighup(const Step& s);
   std::string step_cordon(const Step& s);
@@ -98,6 +113,8 @@ class Runner {
 
   Environment& env_;
   bool hostile_plugins_;
+  fs::path kafka_client_;
+  uint64_t client_messages_ = 0;             // keys of the client's messages are unique in a run
   std::string strategy_ = "partition";       // the active strategy, as the broker must report it
   std::set<size_t> held_cordoned_;           // cordoned at the last full check and ever since
   std::map<std::string, size_t> last_dir_;   // each partition's dir at the last full check

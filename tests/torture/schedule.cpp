@@ -16,14 +16,15 @@ struct Weighted {
 
 // Data steps dominate; faults are rare enough that data builds up between them.
 constexpr std::array kWeights = {
-    Weighted{Kind::kCreate, 10, false},     Weighted{Kind::kDelete, 3, false},
-    Weighted{Kind::kProduce, 25, false},    Weighted{Kind::kMove, 10, false},
-    Weighted{Kind::kCancelMove, 3, false},  Weighted{Kind::kCordon, 4, false},
-    Weighted{Kind::kStrategy, 4, false},    Weighted{Kind::kSighup, 3, false},
-    Weighted{Kind::kKillRestart, 3, false}, Weighted{Kind::kSecondBroker, 2, false},
-    Weighted{Kind::kBalancer, 3, false},    Weighted{Kind::kDrain, 2, false},
-    Weighted{Kind::kSettle, 4, false},      Weighted{Kind::kFillDisk, 2, true},
-    Weighted{Kind::kUnfillDisk, 3, true},   Weighted{Kind::kRemountReadOnly, 1, true},
+    Weighted{Kind::kCreate, 10, false},      Weighted{Kind::kDelete, 3, false},
+    Weighted{Kind::kProduce, 25, false},     Weighted{Kind::kMove, 10, false},
+    Weighted{Kind::kCancelMove, 3, false},   Weighted{Kind::kCordon, 4, false},
+    Weighted{Kind::kStrategy, 4, false},     Weighted{Kind::kSighup, 3, false},
+    Weighted{Kind::kKillRestart, 3, false},  Weighted{Kind::kSecondBroker, 2, false},
+    Weighted{Kind::kBalancer, 3, false},     Weighted{Kind::kDrain, 2, false},
+    Weighted{Kind::kSettle, 4, false},       Weighted{Kind::kFillDisk, 2, true},
+    Weighted{Kind::kUnfillDisk, 3, true},    Weighted{Kind::kRemountReadOnly, 1, true},
+    Weighted{Kind::kKafkaProduce, 8, false},
 };
 
 }  // namespace
@@ -61,6 +62,8 @@ const char* kind_name(Kind kind) {
       return "delete";
     case Kind::kProduce:
       return "produce";
+    case Kind::kKafkaProduce:
+      return "kafka-produce";
     case Kind::kMove:
       return "move";
     case Kind::kCancelMove:
@@ -101,6 +104,8 @@ const char* kind_enumerator(Kind kind) {
       return "kDelete";
     case Kind::kProduce:
       return "kProduce";
+    case Kind::kKafkaProduce:
+      return "kKafkaProduce";
     case Kind::kMove:
       return "kMove";
     case Kind::kCancelMove:

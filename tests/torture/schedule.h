@@ -13,6 +13,7 @@ enum class Kind {
   kCreate,
   kDelete,
   kProduce,
+  kKafkaProduce,
   kMove,
   kCancelMove,
   kCordon,
