@@ -350,6 +350,13 @@ class LogManager {
   void complete_pending_deletions();
   // Records `pending` before those replicas stop being served; throws KAFKA_STORAGE_ERROR.
   void record_pending_deletions(const std::vector<PendingDeletion>& pending);
+  // A finished move's old copy of `tp` in directory `dir` that could not be renamed aside
+  // (`reason`): its deletion is recorded as pending, so that the next start that finds the
+  // directory readable removes it before anything is served. The move marker in the new copy says
+  // which copy is current only while that copy exists; once the partition is deleted or moved
+  // again, the old copy would otherwise be served again after a restart. Never throws: a record
+  // that cannot be written is logged.
+  void record_stale_copy(uint32_t dir, const TopicPartition& tp, const std::string& reason);
   PendingDeletion pending_deletion_of(const Partition& p, const std::string& reason) const;
   // Hosts `tp` in directory `dir_index` with `log` (its size is the partition's).
   void add_partition(uint32_t dir_index, const TopicPartition& tp, PartitionLog log,
@@ -398,7 +405,9 @@ class LogManager {
   std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
   bool started_ = false;  // startup() has finished
   std::function<void(const std::string&)> on_all_dirs_offline_;
-  PendingDeletions pending_deletions_;  // guarded by create_mu_
+  // A leaf lock: taken last (under create_mu_ or an I/O lock), nothing taken under it.
+  std::mutex pending_mu_;
+  PendingDeletions pending_deletions_;  // guarded by pending_mu_, except in startup()
 
   // Striped I/O locks: one serialises a partition's appends, its deletion and a move's final phase.
   static constexpr size_t kIoStripes = 256;

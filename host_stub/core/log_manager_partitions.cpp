@@ -316,6 +316,7 @@ void LogManager::record_pending_deletions(const std::vector<PendingDeletion>& pe
     return;
   }
   try {
+    std::lock_guard lock(pending_mu_);
     pending_deletions_.add(pending);
   } catch (const std::exception& e) {
     throw KafkaError(ErrorCode::kKafkaStorageError,

@@ -1,5 +1,6 @@
 // log_manager_pending_deletions.cpp: LogManager finishing, at startup, the deletions of replicas
-// whose log directory was offline when their topic was deleted.
+// whose log directory was offline when their topic was deleted, and of old move copies that could
+// not be renamed aside; and recording the latter.
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -87,6 +88,39 @@ void LogManager::complete_pending_deletions() {
     throw ConfigError("Cannot rewrite the pending deletions file " +
                       pending_deletions_.file().string() + ": " + ex.what() + ".");
   }
+}
+
+void LogManager::record_stale_copy(uint32_t dir, const TopicPartition& tp,
+                                   const std::string& reason) {
+  if (options_.in_memory) return;
+  PendingDeletion stale;
+  {
+    std::lock_guard lock(mu_);
+    const Dir& d = *dirs_[dir];
+    stale = {tp.topic, tp.partition, d.path_text, d.directory_id,
+             "the old copy of a finished move could not be renamed aside: " + reason};
+  }
+  if (!pending_deletions_.enabled()) {
+    log()->warn(
+        "The old copy of {} in {} is not recorded for deletion (no pending deletions file): "
+        "after the next restart it is served again if the new copy is gone by then.",
+        tp.str(), stale.log_dir);
+    return;
+  }
+  try {
+    std::lock_guard lock(pending_mu_);
+    pending_deletions_.add({stale});
+  } catch (const std::exception& e) {
+    log()->error(
+        "The old copy of {} in {} could not be recorded for deletion: {}; after the next restart "
+        "it is served again if the new copy is gone by then.",
+        tp.str(), stale.log_dir, e.what());
+    return;
+  }
+  log()->warn(
+      "The old copy of {} in {} is recorded for deletion; the next start that finds the "
+      "directory readable removes it.",
+      tp.str(), stale.log_dir);
 }
 
 }  // namespace lds

@@ -496,7 +496,8 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
   crash_point("before_source_renamed");  // on disk as after_future_renamed; served from dest
 
   // 3. The source goes aside. If its disk fails now, the marker stays in the new copy, so a
-  //    restart that finds the old copy again knows which one is current.
+  //    restart that finds the old copy again knows which one is current; and the old copy's
+  //    deletion is recorded, for when the new copy is deleted or moved on before that restart.
   fs::path del =
       src.parent_path() / layout::delete_dir(tp.topic, tp.partition, layout::random_hex_id());
   try {
@@ -506,6 +507,7 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
   } catch (const std::exception& e) {
     log()->error("Moved {} to {}, but its old copy {} could not be removed: {}", tp.str(),
                  dest.path_text, src.string(), e.what());
+    logs_.record_stale_copy(from, tp, e.what());
     logs_.mark_offline(from, e.what());
     return {};  // the -delete copy, if renamed, stays for the next start
   }

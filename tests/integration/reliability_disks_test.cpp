@@ -400,5 +400,104 @@ TEST_F(OfflineMoveTest, AMoveWhoseDestinationGoesOfflineStopsAndItsSourceStaysSe
   EXPECT_EQ(produce("a", 1, 5000).value("size", 0), 15000);
 }
 
+// m-0 (64 KiB) moves from disk1 to disk2 while disk1 is remounted read-only between the move's
+// marker and the renames (LDS_PAUSE_POINT holds it there): the complete copy takes its final name
+// in disk2, the old copy cannot be renamed aside, and disk1 goes offline. Returns with disk1
+// read-write again, m-0 served from disk2.
+class StaleCopyTest : public OfflineMoveTest {
+ protected:
+  void TearDown() override {
+    ::unsetenv("LDS_PAUSE_POINT");
+    OfflineMoveTest::TearDown();
+  }
+
+  void move_past_a_read_only_source(const ServerConfig& c) {
+    ::setenv("LDS_PAUSE_POINT", "after_marker:500", 1);
+    ASSERT_NO_FATAL_FAILURE(start(c));
+    ::unsetenv("LDS_PAUSE_POINT");
+    ASSERT_EQ(placed_in(create("m", {0})), c.log_dirs[0].string());
+    ASSERT_EQ(produce("m", 0, 65536).value("size", 0), 65536);
+    nlohmann::json r = call_ok(
+        {{"api", "AlterReplicaLogDirs"},
+         {"dirs",
+          nlohmann::json::array(
+              {{{"path", c.log_dirs[1].string()},
+                {"partitions", nlohmann::json::array({{{"topic", "m"}, {"partition", 0}}})}}})}});
+    ASSERT_EQ(r["results"][0]["error"], "NONE") << r.dump();
+    bool marked = false;
+    for (int i = 0; i < 500 && !marked; ++i) {
+      for (const auto& e : fs::directory_iterator(c.log_dirs[1])) {
+        marked = marked || (e.path().filename().string().ends_with("-future") &&
+                            fs::exists(e.path() / layout::kMoveCompleteMarker));
+      }
+      if (!marked) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(marked) << "the move did not reach its marker";
+    remount_read_only(c.log_dirs[0]);
+    bool offline = false;
+    for (int i = 0; i < 500 && !offline; ++i) {
+      offline = !dir_entry(call_ok({{"api", "DescribeLogDirs"}}), c.log_dirs[0])["error"].is_null();
+      if (!offline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(offline) << server_log();
+    ASSERT_EQ(::mount("tmpfs", c.log_dirs[0].c_str(), "tmpfs", MS_REMOUNT, nullptr), 0)
+        << std::strerror(errno);
+    EXPECT_NE(server_log().find("Moved m-0 to " + c.log_dirs[1].string() + ", but its old copy " +
+                                (c.log_dirs[0] / "m-0").string() + " could not be removed"),
+              std::string::npos)
+        << server_log();
+    EXPECT_NE(server_log().find("The old copy of m-0 in " + c.log_dirs[0].string() +
+                                " is recorded for deletion; the next start that finds the "
+                                "directory readable removes it."),
+              std::string::npos)
+        << server_log();
+    EXPECT_TRUE(fs::exists(c.log_dirs[0] / "m-0")) << "the old copy is still on disk1";
+    EXPECT_EQ(reported_size("m-0"), 65536);
+  }
+};
+
+TEST_F(StaleCopyTest, AMovesOldCopyLeftOnAFailedDiskNeverComesBackAfterTheTopicIsDeleted) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(move_past_a_read_only_source(c));
+  // The delete removes the new copy, and the marker with it; the old copy must not be served by
+  // the next start.
+  call_ok({{"api", "DeleteTopic"}, {"topic", "m"}});
+  kill9();
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  for (const auto& d : c.log_dirs) EXPECT_FALSE(fs::exists(d / "m-0")) << d;
+  EXPECT_EQ(reported_size("m-0"), -1);
+  for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+    EXPECT_TRUE(d["error"].is_null()) << d.dump();
+  }
+  EXPECT_NE(
+      server_log().find("Completed the pending deletion of m-0 in " + c.log_dirs[0].string() + "."),
+      std::string::npos)
+      << server_log();
+  EXPECT_FALSE(fs::exists(config_file_.string() + ".pending-deletions"));
+}
+
+TEST_F(StaleCopyTest, AMovesOldCopyLeftOnAFailedDiskIsRemovedAtTheNextStartAndTheNewOneServed) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(move_past_a_read_only_source(c));
+  // Moved on before the restart: disk2's copy, marker and all, goes to disk3.
+  call_ok({{"api", "AlterReplicaLogDirs"},
+           {"dirs",
+            nlohmann::json::array(
+                {{{"path", c.log_dirs[2].string()},
+                  {"partitions", nlohmann::json::array({{{"topic", "m"}, {"partition", 0}}})}}})}});
+  for (int i = 0; i < 500 && !fs::exists(c.log_dirs[2] / "m-0"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill9();
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  EXPECT_FALSE(fs::exists(c.log_dirs[0] / "m-0"));
+  EXPECT_FALSE(fs::exists(c.log_dirs[1] / "m-0"));
+  EXPECT_EQ(partition_problem(c.log_dirs[2] / "m-0", "m", 0, 65536), "");
+  EXPECT_EQ(reported_size("m-0"), 65536);
+  EXPECT_EQ(produce("m", 0, 1000).value("size", 0), 65536 + 1000);
+}
+
 }  // namespace
 }  // namespace lds::integration
