@@ -50,9 +50,10 @@ const std::vector<Regression>& regressions() {
       // copy's rename to its final name and the source's rename aside: that rename failed, the
       // source dir went offline, and the marker stayed in the new copy, as it must, until the
       // restart that finds the old copy again. The checker took that for a promotion that never
-      // ended; it now accepts a marker whose source is on a dir the schedule broke. The pause
-      // holds the window open; the remount holds its disk read-only for 1 s across it, and the
-      // restart must keep the new copy only.
+      // ended; it now accepts a marker whose source is on a dir the schedule broke. The pause,
+      // once the marker is written and while the copy is still a future (so the step's check does
+      // not wait for the promotion), lets the remount come first; it holds the disk read-only for
+      // 1 s, across both renames. The restart must keep the new copy only.
       {"seed 5: a move whose source disk failed at the rename aside read as a promotion never "
        "ending",
        {{Kind::kCreate, 0, 0, 1},
@@ -62,7 +63,25 @@ const std::vector<Regression>& regressions() {
         {Kind::kSettle, 0, 0, 0},
         {Kind::kKillRestart, 0, 0, 0},
         {Kind::kSettle, 0, 0, 0}},
-       "before_source_renamed:300"},
+       "after_marker:300"},
+      // Soak seed 261458486: "partition disk3/logs/t0-1 is on disk but was deleted or never
+      // created", after a restart. As in the case above, t0-1's move left its old copy on a
+      // read-only disk, its marker in the new copy; then the topic was deleted, which removed the
+      // new copy and the marker with it, and the restart served the old copy again: a deleted
+      // partition came back with stale data. Fixed: the old copy's deletion is recorded as
+      // pending when it cannot be renamed aside, and the next start that finds its directory
+      // readable removes it first.
+      {"soak seed 261458486: a deleted partition came back from a move's old copy",
+       {{Kind::kCreate, 0, 0, 1},
+        {Kind::kCreate, 1, 0, 1},
+        {Kind::kCreate, 2, 0, 1},
+        {Kind::kProduce, 0, 1, 1},
+        {Kind::kMove, 0, 1, 1},
+        {Kind::kRemountReadOnly, 0, 0, 4},
+        {Kind::kDelete, 0, 0, 0},
+        {Kind::kKillRestart, 0, 0, 0},
+        {Kind::kSettle, 0, 0, 0}},
+       "after_marker:300"},
   };
   return list;
 }

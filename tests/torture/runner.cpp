@@ -830,7 +830,7 @@ Outcome run_schedule(const std::vector<Step>& steps, const RunOptions& options) 
     }
     if (p.empty()) p = runner.step_check();
     if (!p.empty()) {
-      if (options.verbose) std::printf("%s\n", env.log_tail().c_str());
+      if (options.verbose) std::printf("%s\n", env.log_tail(400000).c_str());
       return with_stats({p, i, ""});
     }
   }
