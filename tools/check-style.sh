@@ -4,7 +4,7 @@
 #
 # clang-tidy reads a compile database made by clang's own driver in ./build-tidy (configure only,
 # nothing is built): the GCC build's database carries GCC-only flags (-fno-gnu-unique) that clang
-# refuses. Usage: tools/check-style.sh [build-tidy dir]
+# refuses. Usage: [LDS_TIDY_JOBS=N] tools/check-style.sh [build-tidy dir] (N defaults to the cores)
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +21,7 @@ mapfile -t tidy_sources < <(git ls-files 'host_stub/*.cpp' 'plugins/*.cpp')
 echo "clang-tidy: ${#tidy_sources[@]} files"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-if ! run-clang-tidy -p "$tidy_build" -j "$(nproc)" -quiet "${tidy_sources[@]}" >"$log" 2>&1; then
+if ! run-clang-tidy -p "$tidy_build" -j "${LDS_TIDY_JOBS:-$(nproc)}" -quiet "${tidy_sources[@]}" >"$log" 2>&1; then
   grep -E 'error:|warning:' "$log" | sort -u
   echo "clang-tidy found the problems above (checks and their reasons: .clang-tidy)."
   exit 1
