@@ -357,6 +357,9 @@ class LogManager {
   // again, the old copy would otherwise be served again after a restart. Never throws: a record
   // that cannot be written is logged.
   void record_stale_copy(uint32_t dir, const TopicPartition& tp, const std::string& reason);
+  // The record of `tp`'s replica in directory `dir` (mu_ held); _of: where `p` is hosted.
+  PendingDeletion pending_deletion_in(uint32_t dir, const TopicPartition& tp,
+                                      const std::string& reason) const;
   PendingDeletion pending_deletion_of(const Partition& p, const std::string& reason) const;
   // Hosts `tp` in directory `dir_index` with `log` (its size is the partition's).
   void add_partition(uint32_t dir_index, const TopicPartition& tp, PartitionLog log,

@@ -298,10 +298,15 @@ uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partit
   return it->second->size;
 }
 
+PendingDeletion LogManager::pending_deletion_in(uint32_t dir, const TopicPartition& tp,
+                                                const std::string& reason) const {
+  const Dir& d = *dirs_[dir];
+  return PendingDeletion{tp.topic, tp.partition, d.path_text, d.directory_id, reason};
+}
+
 PendingDeletion LogManager::pending_deletion_of(const Partition& p,
                                                 const std::string& reason) const {
-  const Dir& d = *dirs_[p.dir];
-  return PendingDeletion{p.tp.topic, p.tp.partition, d.path_text, d.directory_id, reason};
+  return pending_deletion_in(p.dir, p.tp, reason);
 }
 
 void LogManager::record_pending_deletions(const std::vector<PendingDeletion>& pending) {

@@ -92,20 +92,14 @@ void LogManager::complete_pending_deletions() {
 
 void LogManager::record_stale_copy(uint32_t dir, const TopicPartition& tp,
                                    const std::string& reason) {
-  if (options_.in_memory) return;
+  // A LogManager without a record file (in process, in tests) keeps none; the marker still
+  // decides a plain restart.
+  if (options_.in_memory || !pending_deletions_.enabled()) return;
   PendingDeletion stale;
   {
     std::lock_guard lock(mu_);
-    const Dir& d = *dirs_[dir];
-    stale = {tp.topic, tp.partition, d.path_text, d.directory_id,
-             "the old copy of a finished move could not be renamed aside: " + reason};
-  }
-  if (!pending_deletions_.enabled()) {
-    log()->warn(
-        "The old copy of {} in {} is not recorded for deletion (no pending deletions file): "
-        "after the next restart it is served again if the new copy is gone by then.",
-        tp.str(), stale.log_dir);
-    return;
+    stale = pending_deletion_in(
+        dir, tp, "the old copy of a finished move could not be renamed aside: " + reason);
   }
   try {
     std::lock_guard lock(pending_mu_);
