@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -76,6 +77,16 @@ class DiskFaultTest : public ServerFixture {
   }
   nlohmann::json produce(const std::string& topic, int32_t partition, uint64_t bytes) {
     return call({{"api", "Produce"}, {"topic", topic}, {"partition", partition}, {"bytes", bytes}});
+  }
+  // AlterReplicaLogDirs of topic-partition to `dir`: the partition's result.
+  nlohmann::json alter(const fs::path& dir, const std::string& topic, int32_t partition) {
+    const nlohmann::json r = call_ok(
+        {{"api", "AlterReplicaLogDirs"},
+         {"dirs", nlohmann::json::array(
+                      {{{"path", dir.string()},
+                        {"partitions", nlohmann::json::array(
+                                           {{{"topic", topic}, {"partition", partition}}})}}})}});
+    return r.contains("results") ? r["results"][0] : r;
   }
   std::string placed_in(const nlohmann::json& created, size_t i = 0) {
     return created["partitions"][i].value("logDir", "");
@@ -298,13 +309,8 @@ class OfflineMoveTest : public DiskFaultTest {
               nlohmann::json::array({{{"name", "replica.alter.log.dirs.io.max.bytes.per.second"},
                                       {"op", "SET"},
                                       {"value", "65536"}}})}});
-    nlohmann::json r = call_ok(
-        {{"api", "AlterReplicaLogDirs"},
-         {"dirs",
-          nlohmann::json::array(
-              {{{"path", c.log_dirs[2].string()},
-                {"partitions", nlohmann::json::array({{{"topic", "m"}, {"partition", 0}}})}}})}});
-    EXPECT_EQ(r["results"][0]["error"], "NONE") << r.dump();
+    const nlohmann::json r = alter(c.log_dirs[2], "m", 0);
+    EXPECT_EQ(r["error"], "NONE") << r.dump();
     for (int i = 0; i < 500; ++i) {
       for (const auto& e : fs::directory_iterator(c.log_dirs[2])) {
         if (e.path().filename().string().ends_with("-future") && segment_bytes(e.path()) > 0) {
@@ -411,19 +417,26 @@ class StaleCopyTest : public OfflineMoveTest {
     OfflineMoveTest::TearDown();
   }
 
-  void move_past_a_read_only_source(const ServerConfig& c) {
+  fs::path pending_record() const { return config_file_.string() + ".pending-deletions"; }
+  void expect_recorded(const ServerConfig& c) {
+    EXPECT_NE(server_log().find("The old copy of m-0 in " + c.log_dirs[0].string() +
+                                " is recorded for deletion; the next start that finds the "
+                                "directory readable removes it."),
+              std::string::npos)
+        << server_log();
+  }
+
+  // `before_move` runs once the broker serves m-0, before the move is asked for.
+  void move_past_a_read_only_source(const ServerConfig& c,
+                                    const std::function<void()>& before_move = nullptr) {
     ::setenv("LDS_PAUSE_POINT", "after_marker:500", 1);
     ASSERT_NO_FATAL_FAILURE(start(c));
     ::unsetenv("LDS_PAUSE_POINT");
     ASSERT_EQ(placed_in(create("m", {0})), c.log_dirs[0].string());
     ASSERT_EQ(produce("m", 0, 65536).value("size", 0), 65536);
-    nlohmann::json r = call_ok(
-        {{"api", "AlterReplicaLogDirs"},
-         {"dirs",
-          nlohmann::json::array(
-              {{{"path", c.log_dirs[1].string()},
-                {"partitions", nlohmann::json::array({{{"topic", "m"}, {"partition", 0}}})}}})}});
-    ASSERT_EQ(r["results"][0]["error"], "NONE") << r.dump();
+    if (before_move) before_move();
+    const nlohmann::json r = alter(c.log_dirs[1], "m", 0);
+    ASSERT_EQ(r["error"], "NONE") << r.dump();
     bool marked = false;
     for (int i = 0; i < 500 && !marked; ++i) {
       for (const auto& e : fs::directory_iterator(c.log_dirs[1])) {
@@ -446,11 +459,6 @@ class StaleCopyTest : public OfflineMoveTest {
                                 (c.log_dirs[0] / "m-0").string() + " could not be removed"),
               std::string::npos)
         << server_log();
-    EXPECT_NE(server_log().find("The old copy of m-0 in " + c.log_dirs[0].string() +
-                                " is recorded for deletion; the next start that finds the "
-                                "directory readable removes it."),
-              std::string::npos)
-        << server_log();
     EXPECT_TRUE(fs::exists(c.log_dirs[0] / "m-0")) << "the old copy is still on disk1";
     EXPECT_EQ(reported_size("m-0"), 65536);
   }
@@ -460,6 +468,7 @@ TEST_F(StaleCopyTest, AMovesOldCopyLeftOnAFailedDiskNeverComesBackAfterTheTopicI
   ServerConfig c;
   if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
   ASSERT_NO_FATAL_FAILURE(move_past_a_read_only_source(c));
+  expect_recorded(c);
   // The delete removes the new copy, and the marker with it; the old copy must not be served by
   // the next start.
   call_ok({{"api", "DeleteTopic"}, {"topic", "m"}});
@@ -474,19 +483,16 @@ TEST_F(StaleCopyTest, AMovesOldCopyLeftOnAFailedDiskNeverComesBackAfterTheTopicI
       server_log().find("Completed the pending deletion of m-0 in " + c.log_dirs[0].string() + "."),
       std::string::npos)
       << server_log();
-  EXPECT_FALSE(fs::exists(config_file_.string() + ".pending-deletions"));
+  EXPECT_FALSE(fs::exists(pending_record()));
 }
 
 TEST_F(StaleCopyTest, AMovesOldCopyLeftOnAFailedDiskIsRemovedAtTheNextStartAndTheNewOneServed) {
   ServerConfig c;
   if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
   ASSERT_NO_FATAL_FAILURE(move_past_a_read_only_source(c));
+  expect_recorded(c);
   // Moved on before the restart: disk2's copy, marker and all, goes to disk3.
-  call_ok({{"api", "AlterReplicaLogDirs"},
-           {"dirs",
-            nlohmann::json::array(
-                {{{"path", c.log_dirs[2].string()},
-                  {"partitions", nlohmann::json::array({{{"topic", "m"}, {"partition", 0}}})}}})}});
+  EXPECT_EQ(alter(c.log_dirs[2], "m", 0)["error"], "NONE");
   for (int i = 0; i < 500 && !fs::exists(c.log_dirs[2] / "m-0"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -497,6 +503,30 @@ TEST_F(StaleCopyTest, AMovesOldCopyLeftOnAFailedDiskIsRemovedAtTheNextStartAndTh
   EXPECT_EQ(partition_problem(c.log_dirs[2] / "m-0", "m", 0, 65536), "");
   EXPECT_EQ(reported_size("m-0"), 65536);
   EXPECT_EQ(produce("m", 0, 1000).value("size", 0), 65536 + 1000);
+}
+
+// The record cannot be written (a directory stands at its path, as a full or read-only config
+// disk would refuse it): the broker says so and goes on, and a plain restart still keeps the new
+// copy by its marker and removes the old one.
+TEST_F(StaleCopyTest, AStaleCopyThatCannotBeRecordedIsLoggedAndTheMarkerStillDecidesTheRestart) {
+  ServerConfig c;
+  if (std::string why = mount_disks(c, {16, 16, 16}); !why.empty()) GTEST_SKIP() << why;
+  ASSERT_NO_FATAL_FAILURE(move_past_a_read_only_source(
+      c, [&] { fs::create_directories(pending_record() / "in-the-way"); }));
+  EXPECT_NE(server_log().find("The old copy of m-0 in " + c.log_dirs[0].string() +
+                              " could not be recorded for deletion: "),
+            std::string::npos)
+      << server_log();
+  EXPECT_EQ(produce("m", 0, 1000).value("size", 0), 65536 + 1000) << "m-0 is still served";
+  fs::remove_all(pending_record());
+  kill9();
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  EXPECT_FALSE(fs::exists(c.log_dirs[0] / "m-0"));
+  EXPECT_EQ(partition_problem(c.log_dirs[1] / "m-0", "m", 0, 65536 + 1000), "");
+  EXPECT_FALSE(fs::exists(c.log_dirs[1] / "m-0" / layout::kMoveCompleteMarker));
+  for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+    EXPECT_TRUE(d["error"].is_null()) << d.dump();
+  }
 }
 
 }  // namespace
