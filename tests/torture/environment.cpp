@@ -47,23 +47,6 @@ std::string toml_string(const std::string& s) {
   return out + "\"";
 }
 
-int run_command(const std::vector<std::string>& argv) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 int status_code(int status) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -259,9 +242,41 @@ bool Environment::filled(size_t i) const {
 
 std::string Environment::remount(size_t i, bool read_only) {
   if (!as_root_) return "not root";
-  const int code =
-      run_command({"mount", "-o", read_only ? "remount,ro" : "remount,rw", disks_[i].string()});
-  return code == 0 ? "" : "mount -o remount exited with " + std::to_string(code);
+  const std::optional<int> code =
+      run_child({"/bin/mount", "-o", read_only ? "remount,ro" : "remount,rw", disks_[i].string()},
+                "/dev/null", "/dev/null", 30);
+  if (!code) return "mount -o remount did not end within 30 s";
+  return *code == 0 ? "" : "mount -o remount exited with " + std::to_string(*code);
+}
+
+std::optional<int> run_child(const std::vector<std::string>& argv, const fs::path& in,
+                             const fs::path& out, int timeout_seconds) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    const int input = ::open(in.c_str(), O_RDONLY);
+    const int output = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (input < 0 || output < 0) ::_exit(126);
+    ::dup2(input, 0);
+    ::dup2(output, 1);
+    ::dup2(output, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  for (;;) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return status_code(status);
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 std::string Environment::log_tail(size_t bytes) const {

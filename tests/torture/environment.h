@@ -82,6 +82,12 @@ class Environment {
   std::optional<int> exit_code_;
 };
 
+// Runs argv[0] (a path) with argv, standard input from `in` and standard output and error to
+// `out`; its exit code (128 + signal), or nullopt when it ran past `timeout_seconds` (it is then
+// killed and reaped).
+std::optional<int> run_child(const std::vector<std::string>& argv, const fs::path& in,
+                             const fs::path& out, int timeout_seconds);
+
 // The payload's expected size of a partition whose request gives none, set in the config so that
 // the reservations can be checked.
 inline constexpr uint64_t kExpectedBytes = 4ull << 20;

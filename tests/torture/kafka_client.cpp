@@ -1,59 +1,22 @@
 // kafka_client.cpp: runs kafka_produce.py and reads its delivery reports.
 #include "kafka_client.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
-#include <thread>
+
+#include "environment.h"
 
 namespace lds::torture {
 
 namespace {
 
 constexpr const char* kPython = "/usr/bin/python3";
-
-// Runs argv with stdin from `in` and stdout and stderr to `out`; its exit code (128 + signal), or
-// nullopt when it ran past `timeout_seconds` (then it is killed and reaped).
-std::optional<int> run(const std::vector<std::string>& argv, const fs::path& in,
-                       const fs::path& out, int timeout_seconds) {
-  const pid_t pid = ::fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    const int input = ::open(in.c_str(), O_RDONLY);
-    const int output = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (input < 0 || output < 0) ::_exit(126);
-    ::dup2(input, 0);
-    ::dup2(output, 1);
-    ::dup2(output, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
-  for (;;) {
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-      return std::nullopt;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
 
 std::string read_all(const fs::path& path) {
   std::stringstream text;
@@ -75,8 +38,8 @@ Delivery produce_through_listener(const fs::path& script, const std::string& add
   }
   Delivery d;
   const std::optional<int> code =
-      run({kPython, script.string(), address, topic, std::to_string(partition)}, input, reports,
-          timeout_seconds);
+      run_child({kPython, script.string(), address, topic, std::to_string(partition)}, input,
+                reports, timeout_seconds);
   const std::string text = read_all(reports);
   if (!code) {
     d.problem = "the Kafka client was still running after " + std::to_string(timeout_seconds) +
