@@ -270,7 +270,8 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
       }
       // ...else the smallest above that which fits: in a destination's room below the band's top,
       // leaving the source no lower than the band's bottom. (The largest that fits, tried first,
-      // overshot by up to the whole band and was moved back a round later; see the README.)
+      // overshot by up to the whole band and was moved back a round later; see "Balancing and
+      // draining" in docs/operations.md.)
       double room = 0;
       for (uint32_t d : proj.dirs()) {
         if (d != from && role[d] <= 0 && proj.fill(d) < ideal) {

@@ -77,7 +77,7 @@ TEST_F(KafkaToolOutputTest, DescribeJsonIsKafkaLogDirsOutput) {
   size_t partitions = 0;
   for (const ordered_json& d : broker["logDirs"]) {
     const std::vector<std::string> keys = keys_of(d);
-    // Kafka's three keys, then this broker's, in the order the README lists them.
+    // Kafka's three keys, then this broker's, in the order docs/operations.md lists them.
     EXPECT_EQ(keys, (std::vector<std::string>{"partitions", "error", "logDir", "errorName",
                                               "errorMessage", "directoryId", "totalBytes",
                                               "usableBytes", "reservedBytes", "isCordoned",

@@ -1,5 +1,5 @@
 // main.cpp: lds-torture, the driver. Plays seeded random schedules against a real `lds-host serve`
-// and checks invariants after every step; see the README's "Torture test".
+// and checks invariants after every step; see docs/testing.md, "Torture test".
 //
 //   lds-torture                       the fixed seed list (ctest)
 //   lds-torture --replay SEED [--steps N] [--verbose]
