@@ -2,7 +2,7 @@
 // is dynamic, how its value is parsed into BrokerConfig and formatted back, and one line of docs.
 //
 // ConfigStore reads, validates, describes and persists every key through this table, so a key is
-// added or changed in one place. The README's configuration table is checked against it by
+// added or changed in one place. The table of docs/configuration.md is checked against it by
 // tests/core/config_keys_test.cpp.
 #pragma once
 

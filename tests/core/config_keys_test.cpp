@@ -1,4 +1,4 @@
-// config_keys_test.cpp: the key table agrees with the README's configuration table (names,
+// config_keys_test.cpp: the key table agrees with the table of docs/configuration.md (names,
 // defaults, dynamic flags), and each key's default reads back as the table states it.
 #include "core/config_keys.h"
 
@@ -23,14 +23,14 @@ namespace {
 
 using test::TempDir;
 
-std::string readme_text() {
-  std::ifstream in(fs::path(LDS_SOURCE_DIR) / "README.md", std::ios::binary);
+std::string doc_text() {
+  std::ifstream in(fs::path(LDS_SOURCE_DIR) / "docs" / "configuration.md", std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-// Every row the README must document: the table's keys and the strategy option rule.
+// Every row the document must hold: the table's keys and the strategy option rule.
 std::vector<ConfigKey> documented_keys() {
   std::vector<ConfigKey> keys(config_keys().begin(), config_keys().end());
   keys.push_back(kStrategyOptionRule);
@@ -66,8 +66,8 @@ std::vector<std::string> cells_of(std::string_view row) {
   return cells;
 }
 
-// A key's default as the README's default column words it, backticks aside.
-std::string readme_default(const ConfigKey& key) {
+// A key's default as the document's default column words it, backticks aside.
+std::string doc_default(const ConfigKey& key) {
   const std::string text(key.default_value.text);
   switch (key.default_value.kind) {
     case ConfigDefault::Kind::kRequired:
@@ -83,22 +83,21 @@ std::string readme_default(const ConfigKey& key) {
   return text;
 }
 
-struct ReadmeRow {
+struct DocRow {
   std::string default_text;
   std::string dynamic;
 };
 
-// The rows of the first table under "## Configuration" whose header starts with "key", by key.
+// The rows of the first table under "## Broker keys" whose header starts with "key", by key.
 // Adds a problem for a missing table or a key listed twice.
-std::map<std::string, ReadmeRow> readme_rows(std::string_view readme,
-                                             std::vector<std::string>& problems) {
-  std::map<std::string, ReadmeRow> rows;
-  size_t section = readme.find("\n## Configuration\n");
+std::map<std::string, DocRow> doc_rows(std::string_view doc, std::vector<std::string>& problems) {
+  std::map<std::string, DocRow> rows;
+  size_t section = doc.find("\n## Broker keys\n");
   if (section == std::string_view::npos) {
-    problems.push_back("README.md has no \"## Configuration\" section");
+    problems.push_back("docs/configuration.md has no \"## Broker keys\" section");
     return rows;
   }
-  std::istringstream lines{std::string(readme.substr(section + 1))};
+  std::istringstream lines{std::string(doc.substr(section + 1))};
   std::string line;
   std::getline(lines, line);  // the section heading
   size_t key_column = 0, default_column = 0, dynamic_column = 0;
@@ -124,43 +123,45 @@ std::map<std::string, ReadmeRow> readme_rows(std::string_view readme,
     }
     if (cells.empty()) break;
     if (cells.size() <= std::max({key_column, default_column, dynamic_column})) {
-      problems.push_back("README row has too few cells: " + line);
+      problems.push_back("docs/configuration.md: a row has too few cells: " + line);
       continue;
     }
     std::string key = without_backticks(cells[key_column]);
-    ReadmeRow row{without_backticks(cells[default_column]), cells[dynamic_column]};
-    if (!rows.emplace(key, row).second) problems.push_back(key + ": listed twice in the README");
+    DocRow row{without_backticks(cells[default_column]), cells[dynamic_column]};
+    if (!rows.emplace(key, row).second)
+      problems.push_back(key + ": listed twice in docs/configuration.md");
   }
-  if (!in_table) problems.push_back("README.md has no configuration table with a key column");
+  if (!in_table) problems.push_back("docs/configuration.md has no table with a key column");
   return rows;
 }
 
-// Every way the README's configuration table and `keys` disagree, one sentence naming the key
+// Every way the table of docs/configuration.md and `keys` disagree, one sentence naming the key
 // each; empty when they agree.
-std::vector<std::string> readme_disagreements(std::string_view readme,
-                                              const std::vector<ConfigKey>& keys) {
+std::vector<std::string> doc_disagreements(std::string_view doc,
+                                           const std::vector<ConfigKey>& keys) {
   std::vector<std::string> problems;
-  std::map<std::string, ReadmeRow> rows = readme_rows(readme, problems);
+  std::map<std::string, DocRow> rows = doc_rows(doc, problems);
   for (const ConfigKey& key : keys) {
     const std::string name(key.name);
     auto row = rows.find(name);
     if (row == rows.end()) {
-      problems.push_back(name + ": in the key table but not in the README");
+      problems.push_back(name + ": in the key table but not in docs/configuration.md");
       continue;
     }
-    if (row->second.default_text != readme_default(key)) {
-      problems.push_back(name + ": the README's default is \"" + row->second.default_text +
-                         "\", the key table's \"" + readme_default(key) + "\"");
+    if (row->second.default_text != doc_default(key)) {
+      problems.push_back(name + ": the default in docs/configuration.md is \"" +
+                         row->second.default_text + "\", the key table's \"" + doc_default(key) +
+                         "\"");
     }
     const std::string dynamic = key.dynamic ? "yes" : "no";
     if (row->second.dynamic != dynamic) {
-      problems.push_back(name + ": dynamic is \"" + row->second.dynamic + "\" in the README, \"" +
-                         dynamic + "\" in the key table");
+      problems.push_back(name + ": dynamic is \"" + row->second.dynamic +
+                         "\" in docs/configuration.md, \"" + dynamic + "\" in the key table");
     }
     rows.erase(row);
   }
   for (const auto& [name, row] : rows) {
-    problems.push_back(name + ": in the README but not in the key table");
+    problems.push_back(name + ": in docs/configuration.md but not in the key table");
   }
   return problems;
 }
@@ -171,13 +172,13 @@ std::string joined(const std::vector<std::string>& problems) {
   return out;
 }
 
-// `readme` without the configuration table's row for `key`.
-std::string without_readme_row(std::string readme, std::string_view key) {
+// `doc` without the configuration table's row for `key`.
+std::string without_doc_row(std::string doc, std::string_view key) {
   const std::string marker = "| `" + std::string(key) + "` |";
-  size_t at = readme.find(marker);
-  if (at == std::string::npos) return readme;
-  size_t end = readme.find('\n', at);
-  return readme.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
+  size_t at = doc.find(marker);
+  if (at == std::string::npos) return doc;
+  size_t end = doc.find('\n', at);
+  return doc.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
 }
 
 bool names(const std::vector<std::string>& problems, std::string_view key) {
@@ -185,30 +186,30 @@ bool names(const std::vector<std::string>& problems, std::string_view key) {
                      [&](const std::string& p) { return p.starts_with(std::string(key) + ": "); });
 }
 
-TEST(ConfigKeys, ReadmeTableAgreesWithTheKeyTable) {
-  const std::string readme = readme_text();
-  ASSERT_FALSE(readme.empty()) << "cannot read README.md from " << LDS_SOURCE_DIR;
-  EXPECT_EQ(joined(readme_disagreements(readme, documented_keys())), "");
+TEST(ConfigKeys, DocumentedTableAgreesWithTheKeyTable) {
+  const std::string doc = doc_text();
+  ASSERT_FALSE(doc.empty()) << "cannot read docs/configuration.md from " << LDS_SOURCE_DIR;
+  EXPECT_EQ(joined(doc_disagreements(doc, documented_keys())), "");
 }
 
-TEST(ConfigKeys, ARowMissingFromTheReadmeIsNamed) {
-  const std::string readme = readme_text();
+TEST(ConfigKeys, ARowMissingFromTheDocumentIsNamed) {
+  const std::string doc = doc_text();
   for (const ConfigKey& key : documented_keys()) {
-    const std::string shorter = without_readme_row(readme, key.name);
-    ASSERT_NE(shorter, readme) << "no README row for " << key.name;
-    const std::vector<std::string> problems = readme_disagreements(shorter, documented_keys());
+    const std::string shorter = without_doc_row(doc, key.name);
+    ASSERT_NE(shorter, doc) << "no row in docs/configuration.md for " << key.name;
+    const std::vector<std::string> problems = doc_disagreements(shorter, documented_keys());
     EXPECT_TRUE(names(problems, key.name)) << key.name << ":\n" << joined(problems);
     EXPECT_EQ(problems.size(), 1u) << joined(problems);
   }
 }
 
 TEST(ConfigKeys, ARowMissingFromTheKeyTableIsNamed) {
-  const std::string readme = readme_text();
+  const std::string doc = doc_text();
   const std::vector<ConfigKey> all = documented_keys();
   for (size_t dropped = 0; dropped < all.size(); ++dropped) {
     std::vector<ConfigKey> fewer = all;
     fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(dropped));
-    const std::vector<std::string> problems = readme_disagreements(readme, fewer);
+    const std::vector<std::string> problems = doc_disagreements(doc, fewer);
     EXPECT_TRUE(names(problems, all[dropped].name)) << all[dropped].name << ":\n"
                                                     << joined(problems);
     EXPECT_EQ(problems.size(), 1u) << joined(problems);
@@ -216,20 +217,20 @@ TEST(ConfigKeys, ARowMissingFromTheKeyTableIsNamed) {
 }
 
 TEST(ConfigKeys, ADifferentDefaultOrDynamicFlagIsNamed) {
-  const std::string readme = readme_text();
+  const std::string doc = doc_text();
   std::vector<ConfigKey> keys = documented_keys();
   auto log_level = std::find_if(keys.begin(), keys.end(),
                                 [](const ConfigKey& key) { return key.name == "log.level"; });
   ASSERT_NE(log_level, keys.end());
 
   log_level->default_value = ConfigDefault::text_of("debug");
-  std::vector<std::string> problems = readme_disagreements(readme, keys);
+  std::vector<std::string> problems = doc_disagreements(doc, keys);
   EXPECT_EQ(problems.size(), 1u) << joined(problems);
   EXPECT_TRUE(names(problems, "log.level")) << joined(problems);
 
   log_level->default_value = ConfigDefault::text_of("info");
   log_level->dynamic = false;
-  problems = readme_disagreements(readme, keys);
+  problems = doc_disagreements(doc, keys);
   EXPECT_EQ(problems.size(), 1u) << joined(problems);
   EXPECT_TRUE(names(problems, "log.level")) << joined(problems);
 }
