@@ -72,24 +72,27 @@ ConformanceReport ConformanceRun::run(const ConformanceObserver& on_check) {
   };
   for (size_t check = 0; check < kCheckCount; ++check) {
     (this->*kSteps[check])();
-    if (on_check) on_check(report_.checks[check]);
+    if (on_check) on_check(report_.checks[check], report_);
   }
   return std::move(report_);
 }
 
 void ConformanceRun::pass(Check check) {
   report_.checks[check].passed = true;
+  report_.checks[check].skipped = false;
   report_.checks[check].detail.clear();
 }
 
 void ConformanceRun::fail(Check check, const std::string& fault) {
   report_.checks[check].passed = false;
+  report_.checks[check].skipped = false;
   report_.checks[check].detail = file_name_ + ": " + fault + ".";
 }
 
 void ConformanceRun::skip(Check check, const std::string& reason) {
   report_.checks[check].passed = false;
-  report_.checks[check].detail = "skipped: " + reason + ".";
+  report_.checks[check].skipped = true;
+  report_.checks[check].detail = reason + ".";
 }
 
 void ConformanceRun::verdict(Check check, const std::string& fault) {

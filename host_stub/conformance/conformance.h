@@ -6,6 +6,7 @@
 // answer against the rules written in abi/logdir_strategy.h.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -16,13 +17,14 @@
 
 namespace lds {
 
-// One named check and its outcome. `detail` is empty on success; on failure it is one sentence
-// naming the file and the fault, or "skipped: ..." when an earlier failure made the check
-// impossible.
+// One named check and its outcome: passed, failed, or skipped because an earlier failure made it
+// impossible (a skipped check has not passed either). `detail` is empty on success; on failure it
+// is one sentence naming the file and the fault; when skipped, the sentence saying why.
 struct ConformanceCheck {
   std::string name;
   bool passed = false;
   std::string detail;
+  bool skipped = false;
 };
 
 // The host a run plays. By default the checker is a host of this build's ABI; with
@@ -46,6 +48,10 @@ struct ConformanceReport {
 
   // True when there is at least one check and every check passed.
   bool all_passed() const;
+  // How many checks passed, failed and were skipped; the three add up to checks.size().
+  size_t passed_count() const;
+  size_t failed_count() const;
+  size_t skipped_count() const;
   // The check called `name`, or nullptr.
   const ConformanceCheck* find(std::string_view name) const;
 };
@@ -94,11 +100,14 @@ const std::vector<std::string>& conformance_check_names();
 // isolated_run.h reports each as the failure of the check it was in).
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file);
 
-// Called with each check as soon as its verdict is final, in the order of the check names.
-using ConformanceObserver = std::function<void(const ConformanceCheck&)>;
+// Called with each check as soon as its verdict is final, in the order of the check names, and
+// the report so far: its plugin_abi is set once version_handshake has read the descriptor, before
+// any of the plugin's other functions is called.
+using ConformanceObserver =
+    std::function<void(const ConformanceCheck& check, const ConformanceReport& so_far)>;
 
 // run_conformance, handing each check to `on_check` as it completes, so that whoever watches knows
-// how far the checks got if the plugin ends the process.
+// how far the checks got, and the plugin's ABI, if the plugin ends the process.
 ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
                                   const ConformanceObserver& on_check);
 
@@ -107,9 +116,10 @@ ConformanceReport run_conformance(const std::filesystem::path& plugin_file,
                                   const ConformanceOptions& options,
                                   const ConformanceObserver& on_check);
 
-// The report for people: a header line, a line naming the ABI the plugin was built for and the
-// one it was tested against, one "PASS  name" or "FAIL  name: detail" line per check, and a
-// closing "Result: PASS" or "Result: FAIL" line.
+// The report for people: a header line counting the checks that passed, failed and were skipped
+// ("Conformance of <file>: 4 passed, 1 failed, 13 skipped"), a line naming the ABI the plugin was
+// built for and the one it was tested against, one "PASS  name", "FAIL  name: detail" or
+// "SKIP  name: reason" line per check, and a closing "Result: PASS" or "Result: FAIL" line.
 std::string format_report(const ConformanceReport& report);
 
 }  // namespace lds

@@ -34,9 +34,12 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // The child's report is a sequence of lines, in this order:
-//   "check <name> pass" or "check <name> fail <detail>"  once per check, as soon as it completes
-//   "abi <version>"                                      the plugin's ABI, after the last check
-//   "done"                                               after that
+//   "check <name> pass", "check <name> fail <detail>"   once per check, as soon as it completes
+//   or "check <name> skip <reason>"
+//   "abi <version>"                                      the plugin's ABI, at most once, as soon
+//                                                        as the descriptor is read: before create
+//                                                        or rank can end the child
+//   "done"                                               after the last check
 //   "error <text>"                                       instead, when the checker itself failed
 //   "overrun <cap>"                                      from the SIGSEGV handler, when the plugin
 //                                                        faulted on the guard page after an error
@@ -156,13 +159,23 @@ void on_segv(int signal, siginfo_t* info, void*) {
   sigemptyset(&segv.sa_mask);
   ::sigaction(SIGSEGV, &segv, nullptr);
   try {
-    const ConformanceReport report =
-        run_conformance(file, options, [report_fd](const ConformanceCheck& check) {
-          std::string line = std::string(kCheckPrefix) + check.name;
-          line += check.passed ? " pass" : " fail " + escape(check.detail);
-          send_line(report_fd, line + '\n');
-        });
-    send_line(report_fd, std::string(kAbiPrefix) + escape(report.plugin_abi) + '\n');
+    run_conformance(file, options,
+                    [report_fd, abi_sent = false](const ConformanceCheck& check,
+                                                  const ConformanceReport& so_far) mutable {
+                      std::string line = std::string(kCheckPrefix) + check.name;
+                      if (check.passed) {
+                        line += " pass";
+                      } else {
+                        line += check.skipped ? " skip " : " fail ";
+                        line += escape(check.detail);
+                      }
+                      send_line(report_fd, line + '\n');
+                      if (!abi_sent && !so_far.plugin_abi.empty()) {
+                        send_line(report_fd,
+                                  std::string(kAbiPrefix) + escape(so_far.plugin_abi) + '\n');
+                        abi_sent = true;
+                      }
+                    });
     send_line(report_fd, std::string(kDoneLine) + '\n');
   } catch (const std::exception& e) {
     send_line(report_fd, std::string(kErrorPrefix) + escape(e.what()) + '\n');
@@ -286,12 +299,14 @@ class ChildWatch {
       std::string_view rest = line.substr(kCheckPrefix.size());
       if (rest.starts_with(name) && rest.substr(name.size()).starts_with(' ')) {
         rest.remove_prefix(name.size() + 1);
-        if (rest == "pass") return record(true, "");
-        if (rest == "fail") return record(false, "");
-        if (rest.starts_with("fail ")) return record(false, unescape(rest.substr(5)));
+        if (rest == "pass") return record(true, false, "");
+        if (rest == "fail") return record(false, false, "");
+        if (rest.starts_with("fail ")) return record(false, false, unescape(rest.substr(5)));
+        if (rest.starts_with("skip ")) return record(false, true, unescape(rest.substr(5)));
       }
-    } else if (!done_ && line.starts_with(kAbiPrefix) && reported_ == checks.size()) {
+    } else if (!done_ && line.starts_with(kAbiPrefix) && !abi_seen_) {
       report_.plugin_abi = unescape(line.substr(kAbiPrefix.size()));
+      abi_seen_ = true;
       return;
     } else if (!done_ && line == kDoneLine && reported_ == checks.size()) {
       done_ = true;
@@ -312,9 +327,10 @@ class ChildWatch {
     if (line.size() > 120) unreadable_ += "...";
   }
 
-  void record(bool passed, std::string detail) {
+  void record(bool passed, bool skipped, std::string detail) {
     ConformanceCheck& check = report_.checks[reported_++];
     check.passed = passed;
+    check.skipped = skipped;
     check.detail = std::move(detail);
   }
 
@@ -327,6 +343,7 @@ class ChildWatch {
   std::string pending_;                  // bytes after the last complete line
   size_t reported_ = 0;                  // checks reported so far; the next one is the one running
   bool done_ = false;                    // the child said every check is done
+  bool abi_seen_ = false;                // the child said which ABI the plugin was built for
   std::string error_;                    // the checker's own failure, as the child reported it
   std::optional<uint32_t> overrun_cap_;  // the child's "overrun" line, if it sent one
   std::string unreadable_;               // a line that is not part of the protocol
@@ -393,7 +410,8 @@ void blame(ConformanceReport& report, const std::string& file_name, size_t runni
   checks[running].passed = false;
   for (size_t i = running + 1; i < checks.size(); ++i) {
     checks[i].passed = false;
-    checks[i].detail = "skipped: " + skip_reason + ".";
+    checks[i].skipped = true;
+    checks[i].detail = skip_reason + ".";
   }
 }
 

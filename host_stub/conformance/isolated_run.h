@@ -22,7 +22,8 @@ inline constexpr std::chrono::milliseconds kDefaultCheckTimeout{10'000};
 //     and name), or running past `per_check_timeout` (the child is then killed with SIGKILL); a
 //     SIGSEGV on the guard page after an error buffer is named as the plugin writing past the end
 //     of its error buffer, with that buffer's error_cap;
-//   - every later check is "skipped: ..." with the reason.
+//   - every later check is skipped, with the reason;
+//   - the plugin's ABI is still named when the child read the descriptor before it ended.
 // The report passes only when the child reported every check and said it was done. The child is
 // always reaped before this returns. `per_check_timeout` is taken as at least 1 ms and at most a
 // year. Throws std::system_error only when the pipe or the process cannot be created.

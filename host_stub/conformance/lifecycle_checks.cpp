@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "conformance/conformance_run.h"
 #include "core/abi_rules.h"
@@ -15,6 +17,48 @@ namespace lds::conformance_detail {
 namespace {
 
 constexpr const char* kUnknownKey = "lds.conformance.unknown.key";
+
+// What to write in the plugin's lds_strategy initialiser for each faulty field, so that the
+// failure says how to fix it as well as what is wrong: ".abi_major = LDS_ABI_MAJOR". `stem` is
+// the <name> of the file liblds_<name>.so, or "" when the file is not named so.
+std::vector<std::string> descriptor_fixes(const lds_strategy& d, const std::string& stem) {
+  std::vector<std::string> fixes;
+  if (d.struct_size < abi_rules::kStrategyV1Size) {
+    fixes.emplace_back(".struct_size = sizeof(lds_strategy)");
+  }
+  if (d.abi_major != LDS_ABI_MAJOR) fixes.emplace_back(".abi_major = LDS_ABI_MAJOR");
+  if (d.name == nullptr || !abi_rules::valid_strategy_name(d.name)) {
+    std::string& fix = fixes.emplace_back(".name = ");
+    fix += abi_rules::valid_strategy_name(stem) ? quote(stem) : std::string("\"...\"");
+  }
+  if (d.version == nullptr) fixes.emplace_back(".version = \"...\"");
+  if (d.description == nullptr) fixes.emplace_back(".description = \"...\"");
+  if (d.create == nullptr) fixes.emplace_back(".create = <your create function>");
+  if (d.destroy == nullptr) fixes.emplace_back(".destroy = <your destroy function>");
+  if (d.rank == nullptr) fixes.emplace_back(".rank = <your rank function>");
+  return fixes;
+}
+
+// "a", "a and b", "a, b and c".
+std::string join_fixes(const std::vector<std::string>& fixes) {
+  std::string text;
+  for (size_t i = 0; i < fixes.size(); ++i) {
+    if (i > 0) text += i + 1 == fixes.size() ? " and " : ", ";
+    text += fixes[i];
+  }
+  return text;
+}
+
+// "fault_x" for liblds_fault_x.so, else "".
+std::string file_stem(std::string_view file) {
+  constexpr std::string_view kPrefix = "liblds_";
+  constexpr std::string_view kSuffix = ".so";
+  if (file.size() <= kPrefix.size() + kSuffix.size() || !file.starts_with(kPrefix) ||
+      !file.ends_with(kSuffix)) {
+    return "";
+  }
+  return std::string(file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size()));
+}
 
 }  // namespace
 
@@ -98,6 +142,12 @@ void ConformanceRun::check_descriptor() {
   descriptor_usable_ = abi_rules::descriptor_callable(d);
   std::string fault;
   for (const std::string& f : faults) fault += (fault.empty() ? "descriptor " : "; ") + f;
+  if (const std::vector<std::string> fixes = descriptor_fixes(d, file_stem(file_name_));
+      !fault.empty() && !fixes.empty()) {
+    fault += "; set ";
+    fault += join_fixes(fixes);
+    fault += " in your lds_strategy";
+  }
   verdict(kDescriptorFields, fault);
 }
 
@@ -107,18 +157,11 @@ void ConformanceRun::check_name_matches_file() {
   }
   if (descriptor_.name == nullptr) return skip(kNameMatchesFile, "the descriptor has no name");
   const std::string name = descriptor_.name;
-  constexpr std::string_view kPrefix = "liblds_";
-  constexpr std::string_view kSuffix = ".so";
-  const std::string_view file = file_name_;
-  if (file.size() <= kPrefix.size() + kSuffix.size() || !file.starts_with(kPrefix) ||
-      !file.ends_with(kSuffix)) {
-    return fail(kNameMatchesFile, "the file name is not liblds_<name>.so");
-  }
-  const std::string_view stem =
-      file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size());
+  const std::string stem = file_stem(file_name_);
+  if (stem.empty()) return fail(kNameMatchesFile, "the file name is not liblds_<name>.so");
   if (stem != name) {
     return fail(kNameMatchesFile, "the descriptor names the strategy " + quote(name) +
-                                      " but the file is liblds_" + std::string(stem) + ".so");
+                                      " but the file is liblds_" + stem + ".so");
   }
   pass(kNameMatchesFile);
 }

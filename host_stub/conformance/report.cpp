@@ -12,6 +12,21 @@ bool ConformanceReport::all_passed() const {
                                         [](const ConformanceCheck& c) { return c.passed; });
 }
 
+size_t ConformanceReport::passed_count() const {
+  return static_cast<size_t>(std::count_if(checks.begin(), checks.end(),
+                                           [](const ConformanceCheck& c) { return c.passed; }));
+}
+
+size_t ConformanceReport::skipped_count() const {
+  return static_cast<size_t>(
+      std::count_if(checks.begin(), checks.end(),
+                    [](const ConformanceCheck& c) { return !c.passed && c.skipped; }));
+}
+
+size_t ConformanceReport::failed_count() const {
+  return checks.size() - passed_count() - skipped_count();
+}
+
 const ConformanceCheck* ConformanceReport::find(std::string_view name) const {
   for (const ConformanceCheck& check : checks) {
     if (check.name == name) return &check;
@@ -26,17 +41,14 @@ const std::vector<std::string>& conformance_check_names() {
 }
 
 std::string format_report(const ConformanceReport& report) {
-  const auto passed =
-      static_cast<size_t>(std::count_if(report.checks.begin(), report.checks.end(),
-                                        [](const ConformanceCheck& c) { return c.passed; }));
   std::ostringstream out;
-  out << "Conformance of " << report.file << ": " << passed << " of " << report.checks.size()
-      << " checks passed\n";
+  out << "Conformance of " << report.file << ": " << report.passed_count() << " passed, "
+      << report.failed_count() << " failed, " << report.skipped_count() << " skipped\n";
   out << "ABI: the plugin was built for "
       << (report.plugin_abi.empty() ? std::string("an unknown version") : report.plugin_abi)
       << ", and tested by a host of ABI " << report.host_abi << "\n";
   for (const ConformanceCheck& check : report.checks) {
-    out << (check.passed ? "PASS  " : "FAIL  ") << check.name;
+    out << (check.passed ? "PASS  " : check.skipped ? "SKIP  " : "FAIL  ") << check.name;
     if (!check.passed && !check.detail.empty()) out << ": " << check.detail;
     out << '\n';
   }

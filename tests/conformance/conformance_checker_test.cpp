@@ -56,6 +56,14 @@ INSTANTIATE_TEST_SUITE_P(
              "rank_valid_orders", "rank_deterministic", "rank_reserved_flags_ignored",
              "rank_larger_host_dir", "rank_concurrent", "destroy"}},
         FaultCase{"any_major", "version_handshake", "must return NULL", {}},
+        FaultCase{
+            "no_abi_major",
+            "descriptor_fields",
+            "abi_major is 0, not 1",
+            {"create_without_options", "create_with_given_options", "create_rejects_unknown_key",
+             "create_error_truncation", "rank_empty_no_eligible_dir", "rank_error_truncation",
+             "rank_valid_orders", "rank_deterministic", "rank_reserved_flags_ignored",
+             "rank_larger_host_dir", "rank_concurrent", "destroy"}},
         FaultCase{"wrong_name", "name_matches_file", "\"not_fault_wrong_name\"", {}},
         FaultCase{"accepts_unknown_key",
                   "create_rejects_unknown_key",
@@ -87,9 +95,64 @@ TEST(ConformanceChecker, SkipsEverythingAfterTheEntryPointIsMissing) {
       EXPECT_TRUE(check.passed) << check.detail;
     } else {
       EXPECT_FALSE(check.passed) << check.name;
-      EXPECT_TRUE(check.detail.starts_with("skipped: ")) << check.name << ": " << check.detail;
+      EXPECT_TRUE(check.skipped) << check.name << ": " << check.detail;
     }
   }
+  EXPECT_EQ(report.passed_count(), 2u);
+  EXPECT_EQ(report.failed_count(), 1u);
+  EXPECT_EQ(report.skipped_count(), report.checks.size() - 3);
+}
+
+// A descriptor without .abi_major: one failure that says which field to set, and every check it
+// makes impossible reported as skipped, not as 12 more failures.
+TEST(ConformanceChecker, NamesTheFieldToSetAndSkipsWhatAMissingAbiMajorPrevents) {
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("no_abi_major"));
+  const lds::ConformanceCheck* fields = report.find("descriptor_fields");
+  ASSERT_NE(fields, nullptr);
+  EXPECT_FALSE(fields->skipped);
+  EXPECT_EQ(fields->detail,
+            "liblds_fault_no_abi_major.so: descriptor abi_major is 0, not 1; set .abi_major = "
+            "LDS_ABI_MAJOR in your lds_strategy.");
+
+  const std::string text = lds::format_report(report);
+  EXPECT_NE(text.find("Conformance of " + faulty_plugin("no_abi_major").string() +
+                      ": 5 passed, 1 failed, 12 skipped\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("FAIL  descriptor_fields: liblds_fault_no_abi_major.so: descriptor "
+                      "abi_major is 0, not 1; set .abi_major = LDS_ABI_MAJOR in your "
+                      "lds_strategy.\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("SKIP  create_without_options: the descriptor is unusable (see "
+                      "descriptor_fields).\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("SKIP  destroy: the descriptor is unusable (see descriptor_fields).\n"),
+            std::string::npos)
+      << text;
+  size_t fail_lines = 0;
+  for (size_t at = text.find("\nFAIL  "); at != std::string::npos;
+       at = text.find("\nFAIL  ", at + 1)) {
+    ++fail_lines;
+  }
+  EXPECT_EQ(fail_lines, 1u) << text;
+  // The descriptor was read, so the report says what it declares, even when that is wrong.
+  EXPECT_NE(text.find("ABI: the plugin was built for 0.1, and tested by a host of ABI 1.1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Result: FAIL\n"), std::string::npos) << text;
+}
+
+// Each field left out of the initialiser gets its own fix, in field order, in one sentence.
+TEST(ConformanceChecker, NamesEveryFieldToSetInOneSentence) {
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("null_fields"));
+  const lds::ConformanceCheck* fields = report.find("descriptor_fields");
+  ASSERT_NE(fields, nullptr);
+  EXPECT_EQ(fields->detail,
+            "liblds_fault_null_fields.so: descriptor abi_major is 0, not 1; name is NULL; "
+            "version is NULL; set .abi_major = LDS_ABI_MAJOR, .name = \"fault_null_fields\" and "
+            ".version = \"...\" in your lds_strategy.");
 }
 
 TEST(ConformanceChecker, RejectsAFileThatIsNotASharedObject) {
@@ -108,7 +171,7 @@ TEST(ConformanceChecker, RejectsAFileThatIsNotASharedObject) {
       << report.checks[0].detail;
   for (size_t i = 1; i < report.checks.size(); ++i) {
     EXPECT_FALSE(report.checks[i].passed) << report.checks[i].name;
-    EXPECT_TRUE(report.checks[i].detail.starts_with("skipped: ")) << report.checks[i].detail;
+    EXPECT_TRUE(report.checks[i].skipped) << report.checks[i].detail;
   }
 }
 
@@ -143,7 +206,13 @@ TEST(ConformanceChecker, FormatsOneLinePerCheckAndAResult) {
                       "lds_strategy_get"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("FAIL  rank_valid_orders: skipped: "), std::string::npos) << text;
+  EXPECT_NE(text.find("SKIP  rank_valid_orders: lds_strategy_get is not exported.\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Conformance of " + faulty_plugin("no_entry_point").string() +
+                      ": 2 passed, 1 failed, 15 skipped\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("Result: FAIL\n"), std::string::npos) << text;
   // Without an entry point there is no descriptor to say which ABI the plugin was built for.
   EXPECT_NE(text.find("ABI: the plugin was built for an unknown version, and tested by a host of "

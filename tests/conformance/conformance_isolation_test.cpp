@@ -17,6 +17,7 @@
 #include "conformance/conformance.h"
 #include "conformance/isolated_run.h"
 #include "faulty_plugins.h"
+#include <lds/logdir_strategy.h>
 
 namespace {
 
@@ -68,9 +69,13 @@ TEST_P(ProcessFaultyPlugin, FailsTheRunningCheckAndSkipsTheRest) {
   for (size_t i = running + 1; i < report.checks.size(); ++i) {
     const lds::ConformanceCheck& later = report.checks[i];
     EXPECT_FALSE(later.passed) << later.name;
-    EXPECT_TRUE(later.detail.starts_with("skipped: ")) << later.name << ": " << later.detail;
+    EXPECT_TRUE(later.skipped) << later.name << ": " << later.detail;
     EXPECT_NE(later.detail.find(fault.check), std::string::npos) << later.detail;
   }
+  EXPECT_EQ(report.failed_count(), 1u) << lds::format_report(report);
+  EXPECT_EQ(report.skipped_count(), report.checks.size() - running - 1);
+  // The child read the descriptor before the plugin ended it, and said so at once.
+  EXPECT_EQ(report.plugin_abi, std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(LDS_ABI_MINOR));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -110,7 +115,8 @@ TEST(IsolatedConformance, NamesTheCheckItSkipsFor) {
   expect_no_children();
   const lds::ConformanceCheck* next = report.find("rank_error_truncation");
   ASSERT_NE(next, nullptr);
-  EXPECT_EQ(next->detail, "skipped: rank_empty_no_eligible_dir did not return within 500 ms.");
+  EXPECT_TRUE(next->skipped);
+  EXPECT_EQ(next->detail, "rank_empty_no_eligible_dir did not return within 500 ms.");
 }
 
 // Plugins that keep to the contract, or break it without ending the process, get exactly the
@@ -127,6 +133,7 @@ TEST_P(SameReportAsInProcess, ReportsEveryCheckAsRunConformanceDoes) {
   for (size_t i = 0; i < isolated.checks.size(); ++i) {
     EXPECT_EQ(isolated.checks[i].name, in_process.checks[i].name);
     EXPECT_EQ(isolated.checks[i].passed, in_process.checks[i].passed) << isolated.checks[i].name;
+    EXPECT_EQ(isolated.checks[i].skipped, in_process.checks[i].skipped) << isolated.checks[i].name;
     EXPECT_EQ(isolated.checks[i].detail, in_process.checks[i].detail) << isolated.checks[i].name;
   }
   EXPECT_EQ(lds::format_report(isolated), lds::format_report(in_process));
@@ -207,11 +214,30 @@ TEST(CheckPluginCommand, RefusesAPluginThatExitsInCreate) {
                          "plugin ended the checking process with exit(0) during this check."),
             std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("FAIL  destroy: skipped: the checking process ended during "
-                         "create_without_options."),
+  EXPECT_NE(run.out.find("SKIP  destroy: the checking process ended during "
+                         "create_without_options.\n"),
             std::string::npos)
       << run.out;
+  EXPECT_NE(run.out.find(": 5 passed, 1 failed, 12 skipped\n"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("Result: FAIL\n"), std::string::npos) << run.out;
+  expect_no_children();
+}
+
+// The plugin's ABI comes from its descriptor, which the child reads before create and rank can
+// end it: a crash does not turn it into "an unknown version".
+TEST(CheckPluginCommand, NamesThePluginsAbiAfterItCrashes) {
+  const HostRun run =
+      run_host("check-plugin --timeout 5 " + quoted(faulty_plugin("crashes_in_rank")));
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_NE(run.out.find("FAIL  rank_empty_no_eligible_dir: liblds_fault_crashes_in_rank.so: the "
+                         "checking process was killed by signal " +
+                         std::to_string(SIGSEGV) + " (Segmentation fault) during this check.\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("ABI: the plugin was built for 1.1, and tested by a host of ABI 1.1\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("an unknown version"), std::string::npos) << run.out;
   expect_no_children();
 }
 

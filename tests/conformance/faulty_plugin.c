@@ -182,14 +182,20 @@ static int32_t faulty_rank(void* instance, lds_rank_args* args) {
 
 static const lds_strategy faulty_strategy = {
     .struct_size = sizeof(lds_strategy),
+/* Fields an author left out of the initialiser, so they are 0 or NULL: the checker must name
+** each with its fix. */
+#if !defined(FAULT_NO_ABI_MAJOR) && !defined(FAULT_NULL_FIELDS)
     .abi_major = LDS_ABI_MAJOR,
+#endif
     .abi_minor = LDS_ABI_MINOR,
 #ifdef FAULT_WRONG_NAME
     .name = "not_" FAULTY_NAME,
-#else
+#elif !defined(FAULT_NULL_FIELDS)
     .name = FAULTY_NAME,
 #endif
+#ifndef FAULT_NULL_FIELDS
     .version = "0.0.1",
+#endif
     .description = "A strategy with one deliberate contract violation.",
     /* Deterministic but for its fault, so the checker compares its answers. */
     .capabilities = LDS_CAP_DETERMINISTIC,

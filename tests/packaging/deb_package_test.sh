@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# deb_package_test.sh: cpack -G DEB builds the Debian package; it holds the install layout, depends
-# on the packages of every shared library lds-host loads, and its stripped plugins still pass.
+# deb_package_test.sh: cpack -G DEB builds the Debian package; it holds the install layout (with the
+# plugin examples and a .pc file for /usr), depends on the packages of every shared library
+# lds-host loads, and its stripped plugins still pass.
 #
 # Usage: deb_package_test.sh <source dir> <build dir> <cmake> <cpack>
 source "$(dirname "$0")/common.sh"
@@ -30,10 +31,19 @@ for f in /usr/bin/lds-host /usr/include/lds/logdir_strategy.h /usr/include/lds-h
          /usr/lib/cmake/LogDirStrategy/LogDirStrategyTargets.cmake \
          /usr/lib/cmake/LogDirStrategy/LdsAddStrategyPlugin.cmake \
          /usr/lib/cmake/LogDirStrategy/lds_plugin_exports.map \
-         /usr/lib/pkgconfig/logdir-strategy.pc; do
+         /usr/lib/pkgconfig/logdir-strategy.pc /usr/share/lds/examples/CMakeLists.txt \
+         /usr/share/lds/examples/most_free.c /usr/share/lds/examples/round_robin.c; do
   grep -qx -- "$f" "$WORK/contents" || fail "the package does not contain $f"
 done
-if grep -q '/most_free\|/example' "$WORK/contents"; then fail "the example plugin was packaged"; fi
+# The examples ship as sources to copy, never built.
+if grep -q 'liblds_most_free\|liblds_round_robin' "$WORK/contents"; then
+  fail "a built example plugin was packaged"
+fi
+
+step "the packaged .pc file names /usr, not the staging folder cpack installed into"
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/lib/pkgconfig/logdir-strategy.pc >"$WORK/lds.pc"
+grep -qx 'prefix=/usr' "$WORK/lds.pc" ||
+  { cat "$WORK/lds.pc"; fail "the packaged .pc file's prefix is not /usr"; }
 
 step "Depends names the package of every shared library lds-host needs (ldd, dpkg -S)"
 depends=$(dpkg-deb --field "$deb" Depends)

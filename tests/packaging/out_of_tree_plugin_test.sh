@@ -18,7 +18,9 @@ expect_file "$lds_host" "$prefix/include/lds/logdir_strategy.h" \
   "$prefix/lib/cmake/LogDirStrategy/LogDirStrategyConfigVersion.cmake" \
   "$prefix/lib/cmake/LogDirStrategy/LdsAddStrategyPlugin.cmake" \
   "$prefix/lib/cmake/LogDirStrategy/lds_plugin_exports.map" \
-  "$prefix/lib/pkgconfig/logdir-strategy.pc"
+  "$prefix/lib/pkgconfig/logdir-strategy.pc" \
+  "$prefix/share/lds/examples/CMakeLists.txt" "$prefix/share/lds/examples/most_free.c" \
+  "$prefix/share/lds/examples/round_robin.c"
 for name in partition size cordon; do expect_file "$plugin_dir/liblds_$name.so"; done
 # A plugin's include path (<prefix>/include) reaches the ABI header and nothing else of the host.
 [ "$(ls "$prefix/include/lds")" = "logdir_strategy.h" ] ||
@@ -28,8 +30,9 @@ step "pkg-config logdir-strategy: the example built without CMake, as strict C99
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 cflags=$(pkg-config --cflags logdir-strategy) || fail "pkg-config --cflags logdir-strategy failed"
 echo "$cflags"
-[ "$(pkg-config --variable=plugindir logdir-strategy)" -ef "$plugin_dir" ] ||
-  fail "pkg-config's plugindir is not $plugin_dir"
+# Printed as it is, absolute and normalised (not .../lib/pkgconfig/../../lib/lds/plugins).
+[ "$(pkg-config --variable=plugindir logdir-strategy)" = "$plugin_dir" ] ||
+  fail "pkg-config's plugindir is $(pkg-config --variable=plugindir logdir-strategy), not $plugin_dir"
 mkdir -p "$WORK/pkg-config-build"
 # shellcheck disable=SC2046,SC2086  # the flags are meant to split
 cc -std=c99 -Wall -Wextra -Werror -pedantic -Wconversion -O2 $cflags \
