@@ -89,7 +89,7 @@ printf '\033[2m$ lds-host reassign --reassignment-json-file conf/reassign-drain-
 run describe
 
 step "Lift the cordon and switch to the size strategy (KIP-178, fill mode with reservations)"
-run configs --alter --delete-config cordoned.log.dirs --delete-config replica.alter.log.dirs.io.max.bytes.per.second --add-config log.directory.select.strategy=size
+run configs --alter --delete-config cordoned.log.dirs --add-config log.directory.select.strategy=size
 say "Now create topic 'events' with 8 partitions, each expected to grow to 8 MiB. Each placement reserves 8 MiB on its disk until the data arrives, so the burst spreads instead of piling onto one disk."
 run create --topic events --partition-count 8 --expected-bytes 8MiB
 run describe
