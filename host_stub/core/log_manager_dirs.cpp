@@ -19,12 +19,6 @@ namespace lds {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
-
-}  // namespace
-
 void LogManager::set_on_all_dirs_offline(std::function<void(const std::string&)> callback) {
   std::lock_guard lock(mu_);
   on_all_dirs_offline_ = std::move(callback);

@@ -52,6 +52,15 @@ struct LogManager::Partition {
 namespace detail {
 
 std::shared_ptr<spdlog::logger> log_manager_log();
+}  // namespace detail
+
+namespace {
+// The LogManager's files log through one logger. Defined once here, not in each file, so that a
+// unity build (LDS_UNITY_BUILD), which compiles several of them as one unit, sees it once.
+[[maybe_unused]] std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
+}  // namespace
+
+namespace detail {
 // Total size of a partition directory's segment files.
 uint64_t segments_size(const std::filesystem::path& partition_dir);
 // Why the startup scan ignores a log directory entry, or "" when it is not stray (meta.properties,

@@ -15,12 +15,6 @@ namespace lds {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
-
-}  // namespace
-
 void LogManager::complete_pending_deletions() {
   if (options_.in_memory || !pending_deletions_.enabled()) return;
   pending_deletions_.load();

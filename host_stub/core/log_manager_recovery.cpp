@@ -24,7 +24,6 @@ namespace lds {
 namespace fs = std::filesystem;
 namespace {
 
-std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 
 // One directory of a partition found by the scan.
 struct Copy {

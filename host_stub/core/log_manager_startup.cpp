@@ -49,12 +49,6 @@ std::string stray_entry_reason(const std::string& name, layout::EntryKind kind, 
 
 }  // namespace detail
 
-namespace {
-
-std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
-
-}  // namespace
-
 LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
     : options_(std::move(options)),
       probe_(std::move(probe)),
