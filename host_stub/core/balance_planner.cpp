@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "core/byte_size.h"
 
@@ -295,10 +296,70 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
     if (!moved) break;
   }
 
+  // Why the round stops short, told by the smallest replica that may still move: the operator
+  // learns what blocks it (its size against the band, or the room left), not only that it stopped.
+  auto blocked_by = [&]() -> std::string {
+    const Candidate* smallest = nullptr;
+    uint32_t from = 0;
+    for (uint32_t d : proj.dirs()) {
+      if (role[d] < 0 || proj.fill(d) <= ideal || on[d].empty()) continue;
+      if (smallest == nullptr || on[d].front() < *smallest) {
+        smallest = &on[d].front();
+        from = d;
+      }
+    }
+    if (smallest == nullptr) {
+      return "no replica above the ideal fill may move (each is empty, already moving, in its "
+             "cooldown, or appending faster than half the throttle)";
+    }
+    const BalancePartition& p = model.partitions[smallest->index];
+    const double bytes = static_cast<double>(p.size);
+    const std::string& from_path = model.dirs[from].path;
+    const std::string head = "the smallest candidate, " + p.tp.str() + " (" +
+                             format_byte_size(p.size) + ") from " + from_path;
+    // Of the destinations the strategy accepts, the one with the most room left: if the replica
+    // does not fit there, it fits nowhere.
+    std::optional<uint32_t> best;
+    const std::vector<DestinationCandidate> cands = destinations(proj, model, from, true);
+    for (uint32_t to : cands.empty() ? std::vector<uint32_t>{} : rank(p, cands)) {
+      if (to == from || to >= model.dirs.size() || !eligible(model.dirs[to])) continue;
+      if (role[to] > 0 || proj.fill(to) >= ideal) continue;
+      if (!best || proj.total(to) - proj.physical(to) > proj.total(*best) - proj.physical(*best)) {
+        best = to;
+      }
+    }
+    if (!best) return head + ", has no destination below the ideal fill that the strategy accepts";
+    const uint32_t to = *best;
+    const std::string& to_path = model.dirs[to].path;
+    const std::string move = head + " to " + to_path;
+    if (!proj.fits(to, bytes)) {
+      const auto left = static_cast<uint64_t>(std::max(0.0, proj.total(to) - proj.physical(to)));
+      return move + ", does not fit: " + to_path + " has " + format_byte_size(left) +
+             " left after reservations";
+    }
+    if (const double after = (proj.effective(to) + bytes) / proj.total(to); after > band_hi) {
+      return move + ", would overshoot the band: " + to_path + " would reach " +
+             percent_text(after * 100) + "%, over the band's top of " +
+             percent_text(band_hi * 100) + "%";
+    }
+    if (const double after = (proj.effective(from) - bytes) / proj.total(from); after < band_lo) {
+      return move + ", would overshoot the band: " + from_path + " would fall to " +
+             percent_text(std::max(0.0, after) * 100) + "%, under the band's bottom of " +
+             percent_text(band_lo * 100) + "%";
+    }
+    if (proj.spread(from, to, bytes) >= proj.spread()) {
+      return move + ", would not lower the spread";
+    }
+    return {};
+  };
+
   std::string summary = std::to_string(plan.moves.size()) + " moves of " +
                         format_byte_size(plan.planned_bytes) + " (lower bound " +
                         format_byte_size(plan.lower_bound_bytes) + "): " + reason;
-  if (!in_band()) summary += "; no further move lowers the spread";
+  if (!in_band()) {
+    summary += "; no further move lowers the spread";
+    if (const std::string why = blocked_by(); !why.empty()) summary += "; " + why;
+  }
   return finish(summary);
 }
 

@@ -261,6 +261,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
   balancing_ = true;
   cancelled_ = false;
   round_reaches_target_ = plan.target_reached;
+  round_on_request_ = false;
   lower_bound_bytes_ += plan.lower_bound_bytes;
   last_round_ = plan.summary;
   log()->info("balance round {}: ideal fill {}%, {}", rounds_, percent_text(plan.ideal_percent),
@@ -345,11 +346,13 @@ void Balancer::tick() {
     if (!draining_.empty() && planned_.empty() && started_.empty()) plan_drain_locked(snap);
     start_moves_locked(snap, now);
     if (planned_.empty() && started_.empty() && !planned_drain_ && balancing_ &&
-        round_reaches_target_) {
-      // The round's moves are done and its plan reached the band: back to waiting for the
-      // threshold.
+        (round_reaches_target_ || round_on_request_ || !enabled)) {
+      // The round's moves are done: back to waiting for the threshold when its plan reached the
+      // band, when it was a round on request (one-shot), or when the balancer is off. Only an
+      // automatic round that stopped short keeps its hysteresis for the next plan.
       balancing_ = false;
       round_reaches_target_ = false;
+      round_on_request_ = false;
     }
     if (planned_.empty()) planned_drain_ = false;
     if (enabled && draining_.empty() && planned_.empty() && started_.empty() &&

@@ -159,6 +159,7 @@ class Balancer {
   std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved_;
   bool balancing_ = false;  // a round is under way (hysteresis: keep going to half the threshold)
   bool round_reaches_target_ = false;
+  bool round_on_request_ = false;  // the round was asked for (balance --execute): it runs once
   bool cancelled_ = false;
   bool stuck_ = false;  // the last plan wanted to act but found no move (logged once)
   int64_t next_plan_ms_ = 0;

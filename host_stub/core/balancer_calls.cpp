@@ -42,8 +42,15 @@ BalancePlan Balancer::execute() {
     if (!plan.moves.empty()) {
       ++rounds_;
       balancing_ = true;
+      stuck_ = false;
       cancelled_ = false;
       round_reaches_target_ = plan.target_reached;
+      round_on_request_ = true;
+      {
+        // It counts as the balancer's round: the next automatic one is an interval away.
+        std::lock_guard config_lock(config_mu_);
+        next_plan_ms_ = now + config_.interval_ms;
+      }
       lower_bound_bytes_ += plan.lower_bound_bytes;
       log()->info("balance round {} on request: ideal fill {}%, {}", rounds_,
                   percent_text(plan.ideal_percent), plan.summary);

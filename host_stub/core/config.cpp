@@ -98,14 +98,51 @@ BrokerConfig build(const fs::path& file, const Layer& static_layer, const Layer&
   return c;
 }
 
-// The dynamic layer less the entries that no longer validate on top of `static_layer` (a cordon
-// of a directory since removed from log.dirs, a key this version does not know): each is logged
-// as a warning naming file:line:column and why, and left out. The file itself is not touched; the
-// next commit() writes the layer without them. A fault of the static layer alone still throws.
+// Removes from the dynamic cordoned.log.dirs of `layer` its entries that are not in the file's
+// log.dirs, and returns them as written. A drained disk is retired by taking it out of log.dirs:
+// its cordon has nothing left to guard. "*" is never pruned. When no entry is left the key goes
+// too, unless the file sets a cordon the empty dynamic value still overrides.
+std::vector<std::string> prune_retired_cordons(const fs::path& file, const Layer& static_layer,
+                                               Layer& layer) {
+  const std::string name = "cordoned.log.dirs";
+  auto cordon = layer.find(name);
+  auto dirs = static_layer.find("log.dirs");
+  if (cordon == layer.end() || dirs == static_layer.end()) return {};
+  const fs::path base = file.parent_path();
+  BrokerConfig c;
+  try {
+    apply(c, base, dirs->first, dirs->second);
+  } catch (const ConfigError&) {
+    return {};  // build() reports a bad log.dirs
+  }
+  std::vector<std::string> kept, pruned;
+  for (const std::string& entry : cordon->second.items) {
+    if (entry == "*") return {};
+    const bool listed = std::find(c.log_dirs.begin(), c.log_dirs.end(),
+                                  canonical_path(base, entry)) != c.log_dirs.end();
+    (listed ? kept : pruned).push_back(entry);
+  }
+  if (pruned.empty()) return {};
+  if (kept.empty() && !static_layer.count(name)) {
+    layer.erase(cordon);
+  } else {
+    std::string text;
+    for (const std::string& entry : kept) text += (text.empty() ? "" : ",") + entry;
+    cordon->second = text_setting(*find_config_key(name), text, cordon->second.where);
+  }
+  return pruned;
+}
+
+// The dynamic layer less the entries that no longer validate on top of `static_layer` (a key this
+// version does not know, a value of the wrong form): each is logged as a warning naming
+// file:line:column and why, and left out. The file itself is not touched; the next commit() writes
+// the layer without them. A cordon of a directory since removed from log.dirs is pruned instead:
+// one info line, and the file is rewritten at once. A fault of the static layer alone still throws.
 Layer usable_dynamic_layer(const fs::path& file, const Layer& static_layer,
                            const fs::path& dynamic_file) {
   std::vector<std::string> ignored;
   Layer layer = read_dynamic_layer(dynamic_file, &ignored);
+  const std::vector<std::string> pruned = prune_retired_cordons(file, static_layer, layer);
   try {
     build(file, static_layer, layer);
   } catch (const ConfigError&) {
@@ -132,10 +169,31 @@ Layer usable_dynamic_layer(const fs::path& file, const Layer& static_layer,
     return line_of(a) < line_of(b);
   });
   for (const std::string& why : ignored) {
-    config_log()->warn(
-        "{} The broker starts without this dynamic entry; {} keeps it until the next "
-        "configuration change through the admin API, which rewrites the file without it.",
-        why, dynamic_file.string());
+    if (pruned.empty()) {
+      config_log()->warn(
+          "{} The broker starts without this dynamic entry; {} keeps it until the next "
+          "configuration change through the admin API, which rewrites the file without it.",
+          why, dynamic_file.string());
+    } else {
+      config_log()->warn(
+          "{} The broker starts without this dynamic entry, and {} is rewritten without it.", why,
+          dynamic_file.string());
+    }
+  }
+  if (!pruned.empty()) {
+    std::string dirs;
+    for (const std::string& dir : pruned) dirs += (dirs.empty() ? "" : ", ") + dir;
+    const bool one = pruned.size() == 1;
+    try {
+      write_atomically(dynamic_file, dynamic_file_text(file, layer));
+      config_log()->info("Pruned {} from cordoned.log.dirs: {} no longer in log.dirs.", dirs,
+                         one ? "it is" : "they are");
+    } catch (const ConfigError& e) {
+      config_log()->warn(
+          "{} The broker starts with {} left out of cordoned.log.dirs: {} no longer "
+          "in log.dirs.",
+          e.what(), dirs, one ? "it is" : "they are");
+    }
   }
   return layer;
 }

@@ -126,7 +126,8 @@ struct DescribedConfig {
 class ConfigStore {
  public:
   // Reads `file` and its dynamic overrides (dynamic_file()). Throws ConfigError naming
-  // file:line:column and the key for every problem.
+  // file:line:column and the key for every problem. A dynamic cordoned.log.dirs entry that is no
+  // longer in log.dirs (a retired disk) is pruned from the dynamic file, with one info line.
   explicit ConfigStore(const std::filesystem::path& file);
 
   const BrokerConfig& current() const { return current_; }

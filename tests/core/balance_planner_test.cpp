@@ -1,6 +1,7 @@
 // balance_planner_test.cpp: the balance planner's rules on hand-built models: the lower bound, the
 // fit rule, hysteresis, cooldown, the rate skip, spread-lowering acceptance, the strategy's say
-// over destinations, and the drain's fit check (empty partitions and no destination included).
+// over destinations, what a stuck plan says blocks it, and the drain's fit check (empty partitions
+// and no destination included).
 #include "core/balance_planner.h"
 
 #include <gtest/gtest.h>
@@ -212,6 +213,52 @@ TEST(BalancePlanner, TakesOnlyMovesThatLowerTheSpread) {
   EXPECT_TRUE(plan.moves.empty());
   EXPECT_FALSE(plan.target_reached);
   EXPECT_DOUBLE_EQ(plan.spread_after_percent, plan.spread_before_percent);
+}
+
+TEST(BalancePlanner, AStuckPlanNamesItsSmallestCandidateThatWouldOvershootTheBand) {
+  // d0 holds two 30 GiB partitions of 100, d1 four of 10: ideal 50%, band 47.5..52.5. Either 30
+  // GiB partition would take d1 to 70%.
+  BalanceModel m = two_dirs(100 * kGiB);
+  add(m, 0, 30 * kGiB);
+  add(m, 0, 30 * kGiB);
+  for (int i = 0; i < 4; ++i) add(m, 1, 10 * kGiB);
+  const BalancePlan plan = plan_balance(m, BalanceSettings{}, any_order);
+  EXPECT_TRUE(plan.moves.empty());
+  EXPECT_EQ(plan.summary,
+            "0 moves of 0 B (lower bound 7.5 GiB): spread 20.0 > 10.0 points; no further move "
+            "lowers the spread; the smallest candidate, t-0 (30.0 GiB) from /d0 to /d1, would "
+            "overshoot the band: /d1 would reach 70.0%, over the band's top of 52.5%");
+}
+
+TEST(BalancePlanner, AStuckPlanNamesItsSmallestCandidateThatFitsInNoRoomLeftAfterReservations) {
+  // d0: two 45 GiB partitions of 100. d1: 20 GiB, 2 used and 4 reserved by a move in flight into
+  // it, so 14 GiB left. Ideal 96/120 = 80%; the smallest candidate is 45 GiB.
+  BalanceModel m;
+  m.dirs.push_back({"/d0", 100 * kGiB, 0, 0, true, false});
+  m.dirs.push_back({"/d1", 20 * kGiB, 0, 4 * kGiB, true, false});
+  add(m, 0, 45 * kGiB);
+  add(m, 0, 45 * kGiB);
+  add(m, 1, 2 * kGiB);
+  const BalancePlan plan = plan_balance(m, BalanceSettings{}, any_order);
+  EXPECT_TRUE(plan.moves.empty());
+  EXPECT_EQ(plan.summary,
+            "0 moves of 0 B (lower bound 9.5 GiB): spread 60.0 > 10.0 points; no further move "
+            "lowers the spread; the smallest candidate, t-0 (45.0 GiB) from /d0 to /d1, does not "
+            "fit: /d1 has 14.0 GiB left after reservations");
+}
+
+TEST(BalancePlanner, AStuckPlanSaysWhenTheStrategyAcceptsNoDestination) {
+  BalanceModel m = two_dirs(100 * kGiB);
+  for (int i = 0; i < 8; ++i) add(m, 0, 10 * kGiB);
+  auto none = [](const BalancePartition&, std::span<const DestinationCandidate>) {
+    return std::vector<uint32_t>{};
+  };
+  const BalancePlan plan = plan_balance(m, BalanceSettings{}, none);
+  EXPECT_TRUE(plan.moves.empty());
+  EXPECT_TRUE(plan.summary.ends_with(
+      "; no further move lowers the spread; the smallest candidate, t-0 (10.0 GiB) from /d0, has "
+      "no destination below the ideal fill that the strategy accepts"))
+      << plan.summary;
 }
 
 TEST(BalancePlanner, NeverMovesIntoCordonedOfflineOrUnrankedDirs) {

@@ -1,6 +1,7 @@
 // balancer_test.cpp: the balancer service on an in-memory LogManager with a simulated clock: it
 // stops a move whose source goes offline, never starts a planned move into a dir cordoned since
-// the plan, counts a finished move once, and plans and starts nothing while the move throttle is 0.
+// the plan, counts a finished move once, plans and starts nothing while the move throttle is 0,
+// and goes back to disabled or idle once a round on request has ended.
 #include "core/balancer.h"
 
 #include <gtest/gtest.h>
@@ -167,6 +168,64 @@ TEST_F(BalancerTest, HoldsPlannedMovesWhileTheMoveThrottleIsZero) {
   now_ += 10;
   balancer_->tick();
   EXPECT_EQ(balancer_->status().in_flight.size(), 1u);
+}
+
+// Runs every move in flight to its end (each replica is 10 GiB), keeping the fake disks' used
+// bytes in step, and ticks, until nothing is in flight. Returns the bytes moved to /b.
+uint64_t run_moves_to_the_end(Balancer& balancer, LogManager& logs, FakeDisks& disks,
+                              uint64_t a_used, int64_t& now) {
+  uint64_t moved = 0;
+  for (int pass = 0; pass < 20 && !balancer.status().in_flight.empty(); ++pass) {
+    for (const BalanceMoveStatus& m : balancer.status().in_flight) {
+      EXPECT_EQ(logs.advance_in_memory_move(m.tp, 10 * kGiB), 10 * kGiB);
+      moved += 10 * kGiB;
+    }
+    disks.set_used("/a", a_used - moved);
+    disks.set_used("/b", moved);
+    now += 10;
+    balancer.tick();
+  }
+  return moved;
+}
+
+// A round on request (balance --execute) runs once: when its moves end the state goes back to
+// "disabled", even when its plan stopped short of the band.
+TEST_F(BalancerTest, ARoundOnRequestReturnsToDisabledOnceItsMovesEnd) {
+  config_.enable = false;
+  config_.threshold_percent = 2;  // band 42..43%: 10 GiB steps cannot land in it
+  config_.max_concurrent_moves = 2;
+  balancer_->configure(config_, kNoMoveThrottle);
+  disks_->set_used("/a", 85 * kGiB);  // 5 GiB beside the partitions
+  EXPECT_EQ(balancer_->status().state, "disabled");
+  const BalancePlan plan = balancer_->execute();
+  ASSERT_EQ(plan.moves.size(), 4u) << plan.summary;
+  ASSERT_FALSE(plan.target_reached);
+  EXPECT_EQ(balancer_->status().state, "balancing");
+  EXPECT_EQ(run_moves_to_the_end(*balancer_, *logs_, *disks_, 85 * kGiB, now_), 40 * kGiB);
+  const BalanceStatus s = balancer_->status();
+  EXPECT_TRUE(s.in_flight.empty());
+  EXPECT_EQ(s.planned, 0u);
+  EXPECT_EQ(s.moves, 4u);
+  EXPECT_EQ(s.state, "disabled");
+}
+
+TEST_F(BalancerTest, ARoundOnRequestReturnsToIdleOnceItsMovesEndWhenTheBalancerIsEnabled) {
+  config_.threshold_percent = 6;  // band 41..44%: 10 GiB steps cannot land in it
+  config_.interval_ms = 3600000;  // no automatic round during the test
+  config_.max_concurrent_moves = 2;
+  balancer_->configure(config_, kNoMoveThrottle);
+  disks_->set_used("/a", 85 * kGiB);
+  const BalancePlan plan = balancer_->execute();
+  ASSERT_EQ(plan.moves.size(), 4u) << plan.summary;
+  ASSERT_FALSE(plan.target_reached);
+  EXPECT_EQ(run_moves_to_the_end(*balancer_, *logs_, *disks_, 85 * kGiB, now_), 40 * kGiB);
+  EXPECT_EQ(balancer_->status().state, "idle");
+  // The next automatic round finds the spread (5 points) under the threshold: still idle.
+  now_ += 3600000;
+  balancer_->tick();
+  const BalanceStatus s = balancer_->status();
+  EXPECT_TRUE(s.in_flight.empty());
+  EXPECT_EQ(s.state, "idle") << s.last_round;
 }
 
 }  // namespace

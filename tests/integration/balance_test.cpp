@@ -1,7 +1,9 @@
 // balance_test.cpp: the intra-broker balancer and drain on a real `lds-host serve` with tmpfs disks
 // of different sizes: the spread ends under the threshold with the data byte-identical and every
-// partition in exactly one dir; --plan changes nothing; a drain empties a dir (and is refused up
-// front when the others cannot hold it); a third-party strategy that forbids a dir is honoured;
+// partition in exactly one dir; --plan changes nothing; a round on request ends back in the
+// disabled state; a drain empties a dir (and is refused up front when the others cannot hold it),
+// names the next step, and the retired dir's cordon is pruned at the next start; a third-party
+// strategy that forbids a dir is honoured;
 // kill -9 during balancer and drain moves loses and duplicates nothing.
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -113,6 +115,68 @@ TEST_F(BalanceTest, ExecuteRunsOneRoundAndCancelStopsIt) {
   expect_intact("t", kPartitions, kPartitionBytes);
 }
 
+TEST_F(BalanceTest, ARoundOnRequestWithTheBalancerDisabledEndsInTheDisabledState) {
+  ServerConfig c = default_config(3, "size");
+  REQUIRE_TMPFS(c, (std::vector<uint64_t>{32, 48, 64}));
+  start(c);
+  place_on(disk(1), "t", kPartitions, kPartitionBytes);
+  // A band of +-0.5 points that 2 MiB steps cannot land in: the round stops short of it, and
+  // says what blocks it.
+  set_configs({{"log.dir.balance.threshold.percent", "2"}});
+  ProcessResult e = run_host({"balance", "--execute", "--json", "--socket", socket_.string()});
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  const json plan = json::parse(e.out)["plan"];
+  ASSERT_FALSE(plan["moves"].empty()) << e.out;
+  ASSERT_FALSE(plan["targetReached"].get<bool>()) << e.out;
+  EXPECT_NE(plan["summary"].get<std::string>().find(
+                "; no further move lowers the spread; the smallest candidate, t-"),
+            std::string::npos)
+      << e.out;
+  ASSERT_TRUE(wait_until_settled()) << server_log();
+  EXPECT_GT(call_ok({{"api", "DescribeBalance"}})["moves"].get<uint64_t>(), 0u);
+  ProcessResult s = run_host({"balance", "--status", "--socket", socket_.string()});
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_TRUE(s.out.starts_with("Balancer disabled: spread ")) << s.out;
+  EXPECT_NE(s.out.find("\nMoves in flight: 0 (0 planned)\n"), std::string::npos) << s.out;
+  expect_intact("t", kPartitions, kPartitionBytes);
+}
+
+TEST_F(BalanceTest, DrainNamesTheNextStepAndTheRetiredDirsCordonIsPrunedAtTheNextStart) {
+  ServerConfig c = default_config(3, "size");
+  REQUIRE_TMPFS(c, (std::vector<uint64_t>{32, 48, 64}));
+  start(c);
+  place_on(disk(1), "t", 4, kPartitionBytes);
+  set_configs({{"log.level", "info"}});
+  ProcessResult r =
+      run_host({"drain", "--dir", disk(1).string(), "--wait", "--socket", socket_.string()}, 120);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err << server_log();
+  EXPECT_TRUE(r.out.ends_with("\nDrained " + disk(1).string() +
+                              ". Next: remove it from log.dirs and restart the broker.\n"))
+      << r.out;
+  const fs::path dynamic(config_file_.string() + ".dynamic");
+  const std::string cordoned = read_file(dynamic);
+  const std::string cordon_line = "\"cordoned.log.dirs\" = \"" + disk(1).string() + "\"\n";
+  ASSERT_NE(cordoned.find(cordon_line), std::string::npos) << cordoned;
+
+  // The operator's next step: disk1 leaves log.dirs, and the broker restarts.
+  stop();
+  const fs::path retired = disk(1);
+  ServerConfig without = config_;
+  without.log_dirs.erase(without.log_dirs.begin());
+  start(without);
+  std::string expected = cordoned;
+  expected.erase(expected.find(cordon_line), cordon_line.size());
+  EXPECT_EQ(read_file(dynamic), expected);
+  const std::string log = server_log();
+  const std::string line =
+      "Pruned " + retired.string() + " from cordoned.log.dirs: it is no longer in log.dirs.";
+  const size_t at = log.find(line);
+  EXPECT_NE(at, std::string::npos) << log;
+  EXPECT_EQ(log.find(line, at + 1), std::string::npos) << "logged twice:\n" << log;
+  EXPECT_EQ(log.find("All cordoned log dirs must be entries"), std::string::npos) << log;
+  expect_intact("t", 4, kPartitionBytes);
+}
+
 TEST_F(BalanceTest, DrainEmptiesTheDirAndSavesItsCordon) {
   ServerConfig c = default_config(3, "size");
   REQUIRE_TMPFS(c, (std::vector<uint64_t>{32, 48, 64}));
@@ -183,8 +247,14 @@ TEST_F(BalanceTest, AThirdPartyStrategyThatForbidsADirIsHonoured) {
   ASSERT_TRUE(wait_until_settled());
   EXPECT_EQ(partitions_in(disk(3)), 0u);
   EXPECT_GT(partitions_in(disk(2)), 0u);
-  // With the largest disk forbidden the spread cannot reach the threshold, and it says so.
-  EXPECT_EQ(call_ok({{"api", "DescribeBalance"}})["state"], "stuck");
+  // With the largest disk forbidden the spread cannot reach the threshold, and it says what
+  // blocks it.
+  const json stuck = call_ok({{"api", "DescribeBalance"}});
+  EXPECT_EQ(stuck["state"], "stuck");
+  EXPECT_NE(stuck["waiting"].get<std::string>().find(
+                "; no further move lowers the spread; the smallest candidate, t-"),
+            std::string::npos)
+      << stuck["waiting"];
   // A drain of disk1 goes to disk2 only, too.
   ProcessResult r =
       run_host({"drain", "--dir", disk(1).string(), "--wait", "--socket", socket_.string()}, 120);
