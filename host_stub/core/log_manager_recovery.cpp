@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -29,10 +30,11 @@ namespace {
 struct Copy {
   uint32_t dir = 0;
   fs::path path;
-  bool marked = false;                  // holds a move's completion marker
-  std::optional<uint64_t> marked_size;  // the partition's size the marker records
-  std::string marked_source;            // the move's source the marker records
-  std::string marked_topic;             // the topic-partition the marker records (none: older)
+  bool marked = false;                          // holds a move's completion marker
+  std::optional<uint64_t> marked_size;          // the partition's size the marker records
+  std::optional<std::string> marked_size_text;  // its size= value as written (none: no line)
+  std::string marked_source;                    // the move's source the marker records
+  std::string marked_topic;  // the topic-partition the marker records (none: older)
   std::optional<int32_t> marked_partition;
   uint64_t size = 0;  // bytes of its segments
   ScannedLog log;     // read for a copy that may be served (not unmarked futures)
@@ -75,12 +77,53 @@ void read_marker(Copy& c) {
       }
     }
     if (!line.starts_with("size=")) continue;
-    try {
-      c.marked_size = std::stoull(line.substr(5));
-    } catch (const std::exception&) {
-      c.marked_size.reset();  // unreadable: the marker still says the copy is complete
-    }
+    c.marked_size_text = line.substr(5);
+    c.marked_size.reset();
+    const std::string& v = *c.marked_size_text;
+    uint64_t size = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), size);
+    if (ec == std::errc() && end == v.data() + v.size() && !v.empty()) c.marked_size = size;
   }
+}
+
+// Why the copy `c`, marked complete by a move, cannot be trusted to hold its partition `name`,
+// as one sentence saying what to do, or "" when it can. Nothing appends to a future copy, so its
+// segments hold exactly the bytes its marker records; a copy already at its final name may have
+// grown since (appends resume after the promotion when the source cannot be renamed aside), never
+// shrunk. `source` is the copy still served without the move, `deleted` the source already
+// renamed aside, when there is one; `dir_offline` says a log directory went offline in the scan.
+std::string untrusted_copy(const Copy& c, bool is_future, const std::string& name,
+                           const Copy* source, const Copy* deleted, bool dir_offline) {
+  const fs::path marker = c.path / layout::kMoveCompleteMarker;
+  std::string what;
+  if (!c.marked_size) {
+    what = " has a completion marker " + marker.string() +
+           (c.marked_size_text ? " whose size=" + *c.marked_size_text + " is not a number"
+                               : " without a size= line") +
+           ", so its segments' " + std::to_string(c.size) + " bytes cannot be checked";
+  } else if (is_future ? c.size != *c.marked_size : c.size < *c.marked_size) {
+    what = " is marked complete at " + std::to_string(*c.marked_size) + " bytes by " +
+           marker.string() + " but its segments hold " + std::to_string(c.size) + " bytes";
+  } else {
+    return {};
+  }
+  std::string out = "The move copy " + c.path.string();
+  out += " of " + name + what + ", so it is not served and nothing was changed; ";
+  if (source != nullptr) {
+    out += "remove " + c.path.string() + " to serve its source " + source->path.string() + " (" +
+           std::to_string(source->size) + " bytes) again, and start again.";
+  } else if (deleted != nullptr) {
+    const fs::path back =
+        c.marked_source.empty() ? deleted->path.parent_path() / name : fs::path(c.marked_source);
+    out += "to serve the move's source again, remove " + c.path.string() + ", rename " +
+           deleted->path.string() + " back to " + back.string() + ", and start again.";
+  } else {
+    out += "no other copy of " + name + " is found" +
+           (dir_offline ? " in the log directories online" : "") + ": replace " + c.path.string() +
+           " with a whole copy from another replica, or remove it to give the partition up, and "
+           "start again.";
+  }
+  return out;
 }
 
 // Why the topic-partition a future's marker records cannot be the one its name was made for
@@ -208,6 +251,8 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
 
   // 2. Decide, before anything is changed: a start that must be refused deletes nothing.
   std::vector<Plan> plans;
+  bool some_offline = false;  // a copy may be in a log directory that could not be read
+  for (const auto& d : dirs_) some_offline = some_offline || !d->online;
   for (const auto& [key, f] : partitions) {
     Plan plan;
     plan.tp = TopicPartition{key.first, key.second};
@@ -216,6 +261,19 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
     std::vector<const Copy*> complete, plain;
     for (const Copy& c : f.current) (c.marked ? complete : plain).push_back(&c);
     const Copy* source = plain.size() == 1 ? plain[0] : nullptr;
+    // A marked copy whose segments are not the bytes its marker records (lost, or never all
+    // written) would be served short, and its source deleted. Two plain copies are refused below.
+    if (plain.size() <= 1) {
+      const Copy* deleted = f.deleted.empty() ? nullptr : &f.deleted.front();
+      for (const auto* list : {&f.current, &f.future}) {
+        for (const Copy& c : *list) {
+          if (!c.marked) continue;
+          const bool future = list == &f.future;
+          std::string why = untrusted_copy(c, future, name, source, deleted, some_offline);
+          if (!why.empty()) throw ConfigError(why);
+        }
+      }
+    }
     for (const Copy& c : f.future) {
       // A marked copy of this source that the source has outgrown: a promotion that failed (its
       // destination went offline) and appends that continued. Discarded, whatever else is found.
@@ -245,7 +303,8 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
       const bool is_future = n->path.filename().string() != name;
       // The move's source is unchanged since the marker was written: the marked copy is the
       // newer one. Otherwise a failed promotion left the marker behind and appends continued.
-      const bool agrees = older == nullptr || !n->marked_size || *n->marked_size == older->size;
+      // (Its size is known: a marker without one is refused above.)
+      const bool agrees = older == nullptr || n->marked_size == older->size;
       const fs::path final_path = dirs_[n->dir]->path / name;
       struct stat st {};
       if (is_future && ::lstat(final_path.c_str(), &st) == 0) {

@@ -262,6 +262,14 @@ std::string uuid_string_problem(std::string_view text) {
 MetaProperties meta_properties_of(const std::map<std::string, std::string>& props,
                                   const fs::path& file) {
   const std::string where = file.string() + ": ";
+  // Kafka writes every file with a version line or an id: without both, the bytes are something
+  // else (another program's, or garbage) and the directory cannot be told whose it is.
+  if (props.count("version") == 0 && props.count("node.id") == 0 && props.count("broker.id") == 0) {
+    throw ConfigError(where +
+                      "No version, node.id or broker.id line is found, so this is not a "
+                      "meta.properties Kafka writes; restore the directory's own file, or remove "
+                      "it to have a new one written, and start again.");
+  }
   MetaProperties m;
   // MetaPropertiesVersion.fromNumberString: trimmed, and 0 when the line is missing.
   std::string_view version = "0";

@@ -4,7 +4,8 @@
 // Version 0 (ZooKeeper-era brokers): broker.id and cluster.id, both optional; a file without a
 // version line is version 0. Version 1 (KRaft): node.id and cluster.id required. Version 2:
 // node.id and directory.id required. directory.id is optional in 0 and 1. KRaft's node.id is read
-// beside broker.id in every version; when both are present they must agree.
+// beside broker.id in every version; when both are present they must agree. A file with neither a
+// version line nor an id is refused: Kafka never writes one, and garbage reads as one.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,8 @@ struct MetaProperties {
 };
 
 // The typed view of `props`, read from `file` (named in errors). Throws ConfigError
-// "<file>: <fault>." for an unknown or non-integer version, a non-integer id, a version 1 or 2
+// "<file>: <fault>." for a file with no version, node.id or broker.id line (not Kafka's), an
+// unknown or non-integer version, a non-integer id, a version 1 or 2
 // file without node.id (except lds-host 0.1's own version 1 file: broker.id, no cluster.id), a
 // version 1 file without cluster.id, a version 2 file without directory.id, broker.id and node.id
 // that disagree, or a directory.id that is not a Kafka Uuid.

@@ -55,6 +55,29 @@ HeaderAt header_at(const Fd& fd, const fs::path& path, uint64_t at) {
   return h;
 }
 
+// Refuses segment `path`, named for offset `named`, when `first`, its batch at byte 0, is not one
+// or does not start at that offset: its records would be served at offsets not their own, hiding
+// the ones before or leaving a consumer at a gap for ever. Renaming a segment changes no CRC.
+void check_named_offset(const fs::path& path, int64_t named, const HeaderAt& first) {
+  if (!first.problem.empty() || first.header.base_offset < 0) {
+    const std::string problem = first.problem.empty() ? "a negative base offset" : first.problem;
+    throw ConfigError("Log segment " + path.string() + " holds no valid record batch at byte 0 (" +
+                      problem +
+                      "), so the offset it is named for cannot be checked and nothing was "
+                      "changed; restore the segment from another replica, or move it out of the "
+                      "partition directory, and start again.");
+  }
+  const int64_t base = first.header.base_offset;
+  if (base == named) return;
+  throw ConfigError("Log segment " + path.string() + " is named for offset " +
+                    std::to_string(named) + " but its first record batch starts at offset " +
+                    std::to_string(base) +
+                    ", so its records would be served at other offsets and nothing was changed; "
+                    "rename it to " +
+                    layout::segment_file(static_cast<uint64_t>(base)) +
+                    ", the name of a segment starting there, and start again.");
+}
+
 std::map<int64_t, fs::path> segment_files(const fs::path& dir) {
   std::map<int64_t, fs::path> out;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -228,6 +251,11 @@ ScannedLog PartitionLog::scan(const fs::path& dir) {
   const std::map<int64_t, fs::path> files = segment_files(dir);
   for (const auto& [base, path] : files) {
     result.segments_.push_back(LogSegment{base, fs::file_size(path)});
+    // One header read per earlier segment; the last one's first batch is checked below, unless it
+    // is torn.
+    if (result.segments_.back().bytes == 0 || path == files.rbegin()->second) continue;
+    const Fd fd = open_file(path, O_RDONLY | O_CLOEXEC);
+    check_named_offset(path, base, header_at(fd, path, 0));
   }
   if (result.segments_.empty()) return scanned;
   LogSegment& last = result.segments_.back();
@@ -262,6 +290,7 @@ ScannedLog PartitionLog::scan(const fs::path& dir) {
       torn = true;  // a header cut short
     }
     if (problem.empty()) {
+      if (position == 0) check_named_offset(path, last.base_offset, h);
       result.next_offset_ = h.header.base_offset + h.header.last_offset_delta + 1;
       position += h.header.size_in_bytes();
       continue;

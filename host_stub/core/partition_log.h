@@ -36,7 +36,9 @@ class PartitionLog {
   // leaves: it is left out of the log, and ScannedLog::cut_torn_tail() removes it from the file,
   // as Kafka's recovery does after an unclean shutdown. Anything else that is not a whole batch
   // is not a torn write: ConfigError names the segment, the byte position and what is found
-  // there. Throws FileError on I/O.
+  // there. So is a segment whose first batch does not start at the offset its name says (one
+  // header read per segment; a torn first batch of the last one is not checked). Throws
+  // FileError on I/O.
   static ScannedLog scan(const std::filesystem::path& dir);
 
   // Checks `batches`, a client's records as Produce carries them: one or more whole batches of

@@ -289,6 +289,22 @@ TEST_F(LogDirStartupTest, AFileThatExistsIsNeverRewrittenEvenWithoutADirectoryId
   EXPECT_EQ(read_all(dirs_[0] / "meta.properties"), hand_written);
 }
 
+TEST_F(LogDirStartupTest, AMetaPropertiesOfGarbageBytesRefusesTheStartNamingItAndIsKept) {
+  const char raw[] = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00";
+  const std::string garbage(raw, sizeof raw - 1);
+  write(dirs_[1] / "meta.properties", garbage);
+  auto m = make();
+  EXPECT_EQ(startup_error(*m), (dirs_[1] / "meta.properties").string() +
+                                   ": No version, node.id or broker.id line is found, so this is "
+                                   "not a meta.properties Kafka writes; restore the directory's "
+                                   "own file, or remove it to have a new one written, and start "
+                                   "again.");
+  EXPECT_EQ(read_all(dirs_[1] / "meta.properties"), garbage);
+  for (const fs::path& d : {dirs_[0], dirs_[2]}) {
+    EXPECT_FALSE(fs::exists(d / "meta.properties")) << "written before the refusal: " << d;
+  }
+}
+
 TEST_F(LogDirStartupTest, AnotherNodesDirIsRefusedWithKafkasSentenceAndNothingIsWritten) {
   const std::string hand_written = "broker.id = 5\n";
   write(dirs_[1] / "meta.properties", hand_written);

@@ -97,7 +97,22 @@ TEST(MetaProperties, AFileWithoutAVersionLineIsVersion0AsInKafka) {
   MetaProperties m = meta_properties_of(parse("broker.id = 5\n"), kFile);
   EXPECT_EQ(m.version, 0);
   EXPECT_EQ(m.node_id, 5);
-  EXPECT_FALSE(meta_properties_of(parse("# nothing else\n"), kFile).node_id);
+  EXPECT_FALSE(meta_properties_of(parse("cluster.id=c\nversion=0\n"), kFile).node_id);
+}
+
+// Kafka never writes a file without both a version line and an id; garbage bytes read as keys
+// that are neither, and such a file says nothing about whose the directory is.
+TEST(MetaProperties, AFileWithNeitherAVersionNorAnIdIsRefusedNamingIt) {
+  const std::string refusal = kFile.string() +
+                              ": No version, node.id or broker.id line is found, so this is not "
+                              "a meta.properties Kafka writes; restore the directory's own file, "
+                              "or remove it to have a new one written, and start again.";
+  const char raw[] = "\x7f\x45\x4c\x46\x02\x01 \xde\xad\xbe\xef=\x00\x13\n\xff\xfe:x\n";
+  const std::string garbage(raw, sizeof raw - 1);
+  EXPECT_EQ(error_of(parse(garbage)), refusal);
+  EXPECT_EQ(error_of(parse("")), refusal);
+  EXPECT_EQ(error_of(parse("# nothing else\n")), refusal);
+  EXPECT_EQ(error_of(parse("cluster.id=MkU3OEVBNTcwNTJENDM2Qk\n")), refusal);
 }
 
 TEST(MetaProperties, ReadsAVersion1FileAsKafkaWritesIt) {

@@ -13,6 +13,7 @@
 #include "filler_log.h"
 #include "host_test_support.h"
 #include "three_dir_test.h"
+#include "tree_bytes.h"
 
 namespace lds {
 
@@ -41,13 +42,19 @@ class MoveRecoveryTest : public test::ThreeDirTest {
   }
   fs::path deleted() const { return dirs_[0] / layout::delete_dir("t", 0, std::string(32, 'b')); }
 
-  // A complete copy of the source at `to`, marked as a move marks it (recording `size`).
+  // A copy of the source's first `size` bytes at `to`, marked complete as a move marks it.
   void copy_marked(const fs::path& to, uint64_t size = kSize) {
     fs::create_directories(to);
     fs::copy_file(source() / layout::segment_file(0), to / layout::segment_file(0));
-    std::ofstream(to / layout::kMoveCompleteMarker)
-        << "source=" << source().string() << "\nsize=" << size << "\n";
+    fs::resize_file(to / layout::segment_file(0), size);
+    mark(to, "size=" + std::to_string(size) + "\n");
   }
+  // Writes a completion marker naming the source into `dir`, with `size_line` as its size part.
+  void mark(const fs::path& dir, const std::string& size_line) const {
+    std::ofstream(dir / layout::kMoveCompleteMarker) << "source=" << source().string() << "\n"
+                                                     << size_line << "topic=t\npartition=0\n";
+  }
+  std::vector<fs::path> roots() const { return {dirs_.begin(), dirs_.end()}; }
 
   // Every entry of every log dir, relative to the temp folder, without meta.properties and .lock.
   std::vector<std::string> listing() const {
@@ -213,6 +220,119 @@ TEST_F(MoveRecoveryTest, AFinalNameTakenByAStrayEntryRefusesTheStartNamingBothPa
   // With the stray entry gone, the move finishes.
   auto m = make();
   expect_served_once_from(*m, 2);
+}
+
+// A marker is the move's word that its copy is whole; the copy's segments must say the same. A
+// copy short of its marker's size (bytes lost, or never written), or a marker without a size,
+// refuses the start naming both copies, and nothing on disk changes.
+TEST_F(MoveRecoveryTest, AMarkedCopyShortOfItsMarkersSizeRefusesTheStartAndChangesNothing) {
+  make_partition();
+  const fs::path marker = future() / layout::kMoveCompleteMarker;
+  struct Case {
+    const char* name;
+    uint64_t copied;  // bytes of the source's segment in the copy (none: no segment file)
+    std::string size_line;
+    std::string what;
+  };
+  const std::string size_line = "size=" + std::to_string(kSize) + "\n";
+  const std::vector<Case> cases = {
+      {"no segment", UINT64_MAX, size_line,
+       " is marked complete at " + std::to_string(kSize) + " bytes by " + marker.string() +
+           " but its segments hold 0 bytes"},
+      {"a quarter of the segment", kSize / 4, size_line,
+       " is marked complete at " + std::to_string(kSize) + " bytes by " + marker.string() +
+           " but its segments hold " + std::to_string(kSize / 4) + " bytes"},
+      {"no size line", UINT64_MAX, "",
+       " has a completion marker " + marker.string() +
+           " without a size= line, so its segments' 0 bytes cannot be checked"},
+      {"a size that is not a number", kSize, "size=3MiB\n",
+       " has a completion marker " + marker.string() + " whose size=3MiB is not a number, so " +
+           "its segments' " + std::to_string(kSize) + " bytes cannot be checked"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    fs::create_directories(future());
+    if (c.copied != UINT64_MAX) {
+      fs::copy_file(source() / layout::segment_file(0), future() / layout::segment_file(0));
+      fs::resize_file(future() / layout::segment_file(0), c.copied);
+    }
+    mark(future(), c.size_line);
+    const auto before = test::tree_bytes(roots());
+    try {
+      make();
+      ADD_FAILURE() << "startup should refuse the short copy";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "The move copy " + future().string() + " of t-0" + c.what +
+                    ", so it is not served and nothing was changed; remove " + future().string() +
+                    " to serve its source " + source().string() + " (" + std::to_string(kSize) +
+                    " bytes) again, and start again.");
+    }
+    EXPECT_EQ(test::tree_bytes(roots()), before);
+    fs::remove_all(future());
+  }
+  // As the sentence says: with the copy removed, the source is served whole.
+  auto m = make();
+  expect_served_once_from(*m, 0);
+}
+
+// The copy already renamed to its final name, the marker still inside: a copy short of its marker
+// is refused the same way, whether the source is in place, renamed aside, or gone.
+TEST_F(MoveRecoveryTest, AShortCopyAtItsFinalNameRefusesNamingWhereTheSourceIs) {
+  make_partition();
+  copy_marked(final_path());
+  fs::resize_file(final_path() / layout::segment_file(0), 1000);
+  const std::string head = "The move copy " + final_path().string() +
+                           " of t-0 is marked complete at " + std::to_string(kSize) + " bytes by " +
+                           (final_path() / layout::kMoveCompleteMarker).string() +
+                           " but its segments hold 1000 bytes, so it is not served and nothing "
+                           "was changed; ";
+  auto refusal = [&]() -> std::string {
+    const auto before = test::tree_bytes(roots());
+    try {
+      make();
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(test::tree_bytes(roots()), before);
+      return e.what();
+    }
+    return "started";
+  };
+  EXPECT_EQ(refusal(), head + "remove " + final_path().string() + " to serve its source " +
+                           source().string() + " (" + std::to_string(kSize) +
+                           " bytes) again, and start again.");
+  fs::rename(source(), deleted());
+  EXPECT_EQ(refusal(), head + "to serve the move's source again, remove " + final_path().string() +
+                           ", rename " + deleted().string() + " back to " + source().string() +
+                           ", and start again.");
+  fs::remove_all(deleted());
+  EXPECT_EQ(refusal(), head + "no other copy of t-0 is found: replace " + final_path().string() +
+                           " with a whole copy from another replica, or remove it to give the "
+                           "partition up, and start again.");
+}
+
+// After a promotion whose source could not be renamed aside, appends go on into the new copy with
+// the marker still inside: a copy grown past its marker's size is the partition, and is served.
+TEST_F(MoveRecoveryTest, ACopyGrownPastItsMarkerAfterThePromotionIsServed) {
+  make_partition();
+  const fs::path saved = tmp_.path() / "source-at-the-marker.log";
+  fs::copy_file(source() / layout::segment_file(0), saved);
+  make()->append("t", 0, 5000);  // the appends that followed the promotion
+  fs::create_directories(final_path());
+  fs::rename(source() / layout::segment_file(0), final_path() / layout::segment_file(0));
+  mark(final_path(), "size=" + std::to_string(kSize) + "\n");
+  fs::rename(saved, source() / layout::segment_file(0));
+
+  auto m = make();
+  std::vector<std::pair<std::string, uint64_t>> served;
+  for (const auto& d : m->describe()) {
+    for (const auto& p : d.partitions) served.emplace_back(d.log_dir + "/" + p.partition, p.size);
+  }
+  EXPECT_EQ(
+      served,
+      (std::vector<std::pair<std::string, uint64_t>>{{dirs_[2].string() + "/t-0", kSize + 5000}}));
+  EXPECT_EQ(content_problem(final_path(), kSize + 5000), "");
+  EXPECT_FALSE(fs::exists(source()));
+  EXPECT_FALSE(fs::exists(final_path() / layout::kMoveCompleteMarker));
 }
 
 TEST_F(MoveRecoveryTest, StrayEntriesAreLoggedOnceWithWhyAndTouchNothing) {

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "core/durable_file.h"
 #include "core/errors.h"
@@ -214,6 +215,70 @@ TEST_F(PartitionLogTest, CorruptionBeforeTheTailRefusesAndTruncatesNothing) {
   std::ofstream(segment, std::ios::binary | std::ios::trunc) << std::string(4096, 'x');
   EXPECT_THROW(PartitionLog::scan(dir_), ConfigError);
   EXPECT_EQ(fs::file_size(segment), 4096u);
+}
+
+// Renaming a segment changes no CRC: the name is checked against its first batch's base offset,
+// for every segment, and a mismatch refuses the start as a corrupt batch does, changing nothing.
+TEST_F(PartitionLogTest, ASegmentNotNamedForItsFirstOffsetRefusesAndChangesNothing) {
+  const std::string batch = client_batch(10);
+  const uint64_t segment_bytes = batch.size() * 2;
+  auto refusal = [&](const fs::path& renamed) -> std::string {
+    std::map<std::string, std::string> before;
+    for (const auto& e : fs::directory_iterator(dir_)) before[e.path().string()] = file(e.path());
+    std::string what = "scanned";
+    try {
+      PartitionLog::scan(dir_);
+    } catch (const ConfigError& e) {
+      what = e.what();
+    }
+    std::map<std::string, std::string> after;
+    for (const auto& e : fs::directory_iterator(dir_)) after[e.path().string()] = file(e.path());
+    EXPECT_EQ(after, before) << renamed;
+    return what;
+  };
+  auto expected = [&](const fs::path& segment, int64_t named, int64_t first) {
+    return "Log segment " + segment.string() + " is named for offset " + std::to_string(named) +
+           " but its first record batch starts at offset " + std::to_string(first) +
+           ", so its records would be served at other offsets and nothing was changed; rename "
+           "it to " +
+           layout::segment_file(static_cast<uint64_t>(first)) +
+           ", the name of a segment starting there, and start again.";
+  };
+
+  // The only segment, 0 renamed 7: records 0 to 6 would be hidden.
+  PartitionLog one = PartitionLog::empty();
+  append(one, batch, segment_bytes);
+  fs::rename(dir_ / layout::segment_file(0), dir_ / layout::segment_file(7));
+  EXPECT_EQ(refusal(dir_ / layout::segment_file(7)),
+            expected(dir_ / layout::segment_file(7), 7, 0));
+  fs::remove(dir_ / layout::segment_file(7));
+
+  // Segments 0, 20 and 40; the last renamed 43 (a consumer would wait at 40 for ever), then the
+  // first and a middle one.
+  std::ofstream(dir_ / layout::segment_file(0));
+  PartitionLog three = PartitionLog::empty();
+  for (int i = 0; i < 5; ++i) append(three, batch, segment_bytes);
+  for (auto [from, to] : {std::pair<uint64_t, uint64_t>{40, 43}, {0, 3}, {20, 19}}) {
+    SCOPED_TRACE(std::to_string(from) + " renamed " + std::to_string(to));
+    const fs::path renamed = dir_ / layout::segment_file(to);
+    fs::rename(dir_ / layout::segment_file(from), renamed);
+    EXPECT_EQ(refusal(renamed),
+              expected(renamed, static_cast<int64_t>(to), static_cast<int64_t>(from)));
+    fs::rename(renamed, dir_ / layout::segment_file(from));
+  }
+  EXPECT_EQ(PartitionLog::scan(dir_).log.log_end_offset(), 50) << "named right again, it reads";
+
+  // An earlier segment whose first bytes are no batch cannot be checked: refused as well.
+  const fs::path middle = dir_ / layout::segment_file(20);
+  std::string bytes = file(middle);
+  bytes[16] = 7;  // the magic byte
+  std::ofstream(middle, std::ios::binary | std::ios::trunc) << bytes;
+  EXPECT_EQ(refusal(middle),
+            "Log segment " + middle.string() +
+                " holds no valid record batch at byte 0 (Record batch at offset 20 has magic 7; "
+                "only magic 2 is supported), so the offset it is named for cannot be checked and "
+                "nothing was changed; restore the segment from another replica, or move it out "
+                "of the partition directory, and start again.");
 }
 
 // RLIMIT_FSIZE cuts a write short, as a full disk does.
