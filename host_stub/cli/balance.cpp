@@ -141,7 +141,8 @@ int wait_for_drain(const DrainArgs& args, uint64_t total) {
         }
       }
       bar.finish();
-      std::printf("Drained %s.\n", args.dir.c_str());
+      // With --json, stdout holds the DrainLogDir response alone.
+      std::fprintf(args.target.json ? stderr : stdout, "Drained %s.\n", args.dir.c_str());
       return kExitOk;
     }
     if (r.contains("waiting") && r["waiting"].is_string()) {

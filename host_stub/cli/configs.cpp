@@ -21,6 +21,7 @@ using nlohmann::json;
 
 struct ConfigsArgs {
   Target target;
+  KafkaAddressing addressing;
   bool describe = false;
   bool alter = false;
   bool all = false;
@@ -184,6 +185,7 @@ Command add_configs_command(CLI::App& app) {
                          "Describe or alter configs as kafka-configs.sh does (DescribeConfigs, "
                          "IncrementalAlterConfigs)");
   add_target_options(cmd, args->target);
+  add_kafka_addressing_options(cmd, args->addressing);
   auto* describe = cmd->add_flag("--describe", args->describe,
                                  "List the dynamic configs (with --all: every config)");
   auto* alter_flag = cmd->add_flag("--alter", args->alter, "Change dynamic configs");
@@ -196,6 +198,9 @@ Command add_configs_command(CLI::App& app) {
   cmd->add_option("--delete-config", args->delete_configs,
                   "Dynamic configs to remove: 'k1,k2' (repeatable)");
   return {cmd, [args] {
+            if (auto refused = refuse_kafka_addressing("configs", args->addressing, args->target)) {
+              return *refused;
+            }
             if (args->alter) return alter(*args);
             if (args->table) return call(args->target, {{"api", "DescribeConfigs"}}, print_configs);
             return call(args->target, {{"api", "DescribeConfigs"}},
