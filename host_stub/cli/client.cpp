@@ -23,8 +23,8 @@ void add_target_options(CLI::App* cmd, Target& target, bool json_flag) {
 
 void add_kafka_addressing_options(CLI::App* cmd, KafkaAddressing& addressing) {
   cmd->add_option("--bootstrap-server", addressing.bootstrap_server,
-                  "Kafka's addressing: not supported, this command uses the admin socket "
-                  "(--config or --socket)");
+                  "HOST:PORT of the broker's Kafka listener, instead of --config or --socket "
+                  "(configs only)");
   cmd->add_option("--entity-type", addressing.entity_type,
                   "As kafka-configs.sh: only 'brokers' (this broker)");
   auto* name = cmd->add_option("--entity-name", addressing.entity_name,
@@ -35,16 +35,28 @@ void add_kafka_addressing_options(CLI::App* cmd, KafkaAddressing& addressing) {
 }
 
 std::optional<int> refuse_kafka_addressing(const char* command, const KafkaAddressing& addressing,
-                                           const Target& target) {
+                                           const Target& target, bool bootstrap_supported) {
+  const bool bootstrap = !addressing.bootstrap_server.empty();
   std::string why;
-  if (!addressing.bootstrap_server.empty()) {
+  if (bootstrap && bootstrap_supported) {
+    if (!target.config.empty() || !target.socket.empty()) {
+      why = std::string("lds-host ") + command +
+            " takes --bootstrap-server (the Kafka listener) or --config/--socket (the admin "
+            "socket), not both.";
+    } else if (addressing.entity_name.empty() && !addressing.entity_default) {
+      why = std::string("lds-host ") + command +
+            " --bootstrap-server needs --entity-type brokers --entity-name <broker id>.";
+    }
+  } else if (bootstrap) {
     why = std::string("lds-host ") + command +
           " talks to the broker's admin socket; --bootstrap-server is not supported here: use "
           "--config <broker.toml> or --socket <path>.";
-  } else if (!addressing.entity_type.empty() && addressing.entity_type != "brokers") {
+  }
+  if (why.empty() && !addressing.entity_type.empty() && addressing.entity_type != "brokers") {
     why = std::string("lds-host ") + command + " shows this broker only; --entity-type " +
           addressing.entity_type + " is not supported: use --entity-type brokers.";
-  } else if (addressing.entity_default) {
+  }
+  if (why.empty() && addressing.entity_default) {
     why = std::string("lds-host ") + command +
           " has no cluster-wide default configs; --entity-default is not supported: name this "
           "broker with --entity-name <broker.id>, or leave it out.";
@@ -53,7 +65,8 @@ std::optional<int> refuse_kafka_addressing(const char* command, const KafkaAddre
     std::cerr << why << "\n";
     return kExitUsage;
   }
-  if (addressing.entity_name.empty()) return std::nullopt;
+  // Through the Kafka listener the broker itself refuses another broker's id, in Kafka's words.
+  if (addressing.entity_name.empty() || bootstrap) return std::nullopt;
   json response;
   try {
     AdminClient client(socket_of(target));

@@ -45,11 +45,13 @@ struct KafkaAddressing {
 
 void add_kafka_addressing_options(CLI::App* cmd, KafkaAddressing& addressing);
 
-// Checks the Kafka addressing flags of `command` against the broker `target` names: nothing, or
-// the exit code after one sentence on stderr. --bootstrap-server, --entity-default and an
-// --entity-type other than brokers are refused; --entity-name must be this broker's id.
+// Checks the Kafka addressing flags of `command`: nothing, or the exit code after one sentence on
+// stderr. --entity-default and an --entity-type other than brokers are refused. With
+// `bootstrap_supported`, --bootstrap-server replaces --config/--socket and needs --entity-name,
+// which the broker checks; otherwise it is refused, and --entity-name must be the id of the
+// broker `target` names.
 std::optional<int> refuse_kafka_addressing(const char* command, const KafkaAddressing& addressing,
-                                           const Target& target);
+                                           const Target& target, bool bootstrap_supported = false);
 
 // The admin socket: --socket, else the admin.socket of --config. Throws CLI::ValidationError when
 // neither is given, ConfigError when the config cannot be read.

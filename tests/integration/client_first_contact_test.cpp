@@ -1,7 +1,7 @@
 // client_first_contact_test.cpp: what a new operator meets first with the client subcommands, on a
 // real server: `create --partitions` is a count as in kafka-topics.sh, the tables show the
 // projected fill `size` ranks on beside the fill, --json leaves stdout to the JSON alone, and
-// Kafka's addressing flags get a sentence instead of a parse error.
+// kafka-configs.sh's addressing flags work (through the Kafka listener) or get one sentence.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "server_fixture.h"
+#include "kafka_listener_fixture.h"
 
 namespace lds::integration {
 namespace {
@@ -74,7 +74,7 @@ std::vector<std::string> partitions_of(const json& describe) {
   return out;
 }
 
-class ClientFirstContactTest : public ServerFixture {
+class ClientFirstContactTest : public KafkaListenerTest {
  protected:
   ProcessResult host(std::vector<std::string> args) {
     args.push_back("--socket");
@@ -236,27 +236,80 @@ TEST_F(ClientFirstContactTest, EveryJsonCommandPrintsOnlyJsonOnStdout) {
   }
 }
 
-TEST_F(ClientFirstContactTest, KafkaAddressingFlagsAreReadAndTheUnsupportedOnesRefused) {
+// kafka-configs.sh's own command line works against the broker's Kafka listener, and prints what
+// the same command prints over the admin socket.
+TEST_F(ClientFirstContactTest, ConfigsTakesKafkasCommandLineThroughTheKafkaListener) {
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
+  auto kafka = [&](std::vector<std::string> args) {
+    std::vector<std::string> all = {"configs", "--bootstrap-server", address_, "--entity-type",
+                                    "brokers"};
+    all.insert(all.end(), args.begin(), args.end());
+    return run_host(all);
+  };
+  const ProcessResult set = kafka(
+      {"--entity-name", "0", "--alter", "--add-config", "log.partition.expected.bytes=1048576"});
+  EXPECT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_EQ(
+      set.out.rfind("Completed updating config for broker 0.\nlog.partition.expected.bytes: ", 0),
+      0u)
+      << set.out;
+  EXPECT_TRUE(set.out.ends_with(" → 1048576\n")) << set.out;
+
+  const ProcessResult dynamic = kafka({"--entity-name", "0", "--describe"});
+  EXPECT_EQ(dynamic.exit_code, 0) << dynamic.err;
+  EXPECT_EQ(dynamic.out,
+            "Dynamic configs for broker 0 are:\n"
+            "  log.partition.expected.bytes=1048576 sensitive=false "
+            "synonyms={DYNAMIC_BROKER_CONFIG:log.partition.expected.bytes=1048576, "
+            "DEFAULT_CONFIG:log.partition.expected.bytes=0}\n");
+  for (const char* mode : {"--all", "--table"}) {
+    const ProcessResult over_kafka = kafka({"--entity-name", "0", "--describe", mode});
+    const ProcessResult over_socket = host({"configs", "--describe", mode});
+    EXPECT_EQ(over_kafka.exit_code, 0) << over_kafka.err;
+    EXPECT_EQ(over_kafka.out, over_socket.out) << mode;
+  }
+  const ProcessResult js = kafka({"--entity-name", "0", "--describe", "--json"});
+  EXPECT_FALSE(json::parse(js.out, nullptr, false).is_discarded()) << js.out;
+
+  // Another broker's id is refused by the broker, in Kafka's words.
+  const ProcessResult other = kafka({"--entity-name", "3", "--describe"});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_EQ(other.err,
+            "lds-host: INVALID_REQUEST: Unexpected broker id, expected 0 or empty string, but "
+            "received 3\n");
+
+  const ProcessResult removed =
+      kafka({"--entity-name", "0", "--alter", "--delete-config", "log.partition.expected.bytes"});
+  EXPECT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_EQ(kafka({"--entity-name", "0", "--describe"}).out, "Dynamic configs for broker 0 are:\n");
+}
+
+TEST_F(ClientFirstContactTest, KafkaAddressingFlagsOutsideWhatIsSupportedGetOneSentence) {
   ASSERT_NO_FATAL_FAILURE(start(default_config(2)));
-  const ProcessResult kafka =
-      run_host({"configs", "--bootstrap-server", "127.0.0.1:9092", "--entity-type", "brokers",
-                "--entity-name", "0", "--describe"});
-  EXPECT_EQ(kafka.exit_code, 2);
-  EXPECT_EQ(kafka.out, "");
-  EXPECT_EQ(kafka.err,
-            "lds-host configs talks to the broker's admin socket; --bootstrap-server is not "
-            "supported here: use --config <broker.toml> or --socket <path>.\n");
   const ProcessResult describe = run_host({"describe", "--bootstrap-server", "127.0.0.1:9092"});
   EXPECT_EQ(describe.exit_code, 2);
+  EXPECT_EQ(describe.out, "");
   EXPECT_EQ(describe.err,
             "lds-host describe talks to the broker's admin socket; --bootstrap-server is not "
             "supported here: use --config <broker.toml> or --socket <path>.\n");
+  const ProcessResult both =
+      host({"configs", "--bootstrap-server", "127.0.0.1:9092", "--entity-name", "0", "--describe"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err,
+            "lds-host configs takes --bootstrap-server (the Kafka listener) or --config/--socket "
+            "(the admin socket), not both.\n");
+  const ProcessResult unnamed =
+      run_host({"configs", "--bootstrap-server", "127.0.0.1:9092", "--describe"});
+  EXPECT_EQ(unnamed.exit_code, 2);
+  EXPECT_EQ(unnamed.err,
+            "lds-host configs --bootstrap-server needs --entity-type brokers --entity-name "
+            "<broker id>.\n");
 
-  // Kafka's entity flags naming this broker work on the admin socket.
+  // Kafka's entity flags naming this broker work on the admin socket too.
   const ProcessResult ours =
       host({"configs", "--entity-type", "brokers", "--entity-name", "0", "--describe"});
   EXPECT_EQ(ours.exit_code, 0) << ours.err;
-  EXPECT_EQ(ours.out.rfind("Dynamic configs for broker 0 are:\n", 0), 0u) << ours.out;
+  EXPECT_EQ(ours.out, "Dynamic configs for broker 0 are:\n");
   EXPECT_EQ(host({"describe", "--entity-type", "brokers", "--entity-name", "0"}).exit_code, 0);
 
   const ProcessResult other = host({"configs", "--entity-type", "brokers", "--entity-name", "3",
@@ -277,7 +330,7 @@ TEST_F(ClientFirstContactTest, KafkaAddressingFlagsAreReadAndTheUnsupportedOnesR
   EXPECT_EQ(defaults.err,
             "lds-host configs has no cluster-wide default configs; --entity-default is not "
             "supported: name this broker with --entity-name <broker.id>, or leave it out.\n");
-  // Nothing was changed by the refused alter.
+  // The refused alter changed nothing.
   for (const auto& cfg : call_ok({{"api", "DescribeConfigs"}})["configs"]) {
     EXPECT_NE(cfg["source"], "DYNAMIC") << cfg.dump();
   }
