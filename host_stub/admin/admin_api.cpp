@@ -21,6 +21,8 @@ json strategy_options(const BrokerConfig& config, const std::string& name) {
   return options;
 }
 
+json optional_number(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
+
 KafkaError bad_request(const std::string& message) {
   return KafkaError(ErrorCode::kInvalidRequest, message);
 }
@@ -112,6 +114,8 @@ json AdminApi::describe_log_dirs() {
   json dirs = json::array();
   // The last failed move of each replica, listed under the destination it did not reach.
   const std::vector<FailedMoveDescription> failed = broker_.logs().failed_moves();
+  // A new topic's partition, for each dir's projected fill: what `size` would sort it on now.
+  const uint64_t expected = broker_.logs().new_partition_expected_bytes();
   for (const auto& d : broker_.logs().describe()) {
     json failed_moves = json::array();
     for (const auto& f : failed) {
@@ -134,6 +138,11 @@ json AdminApi::describe_log_dirs() {
          {"totalBytes", d.total_bytes},
          {"usableBytes", d.usable_bytes},
          {"reservedBytes", d.reserved_bytes},
+         {"projectedFillPercent",
+          d.error == ErrorCode::kNone && d.space_known
+              ? optional_number(projected_fill_percent(d.total_bytes, d.usable_bytes,
+                                                       d.reserved_bytes, expected))
+              : json(nullptr)},
          {"isCordoned", d.cordoned},
          {"partitions", partitions},
          {"unreadablePartitions", d.unreadable_partitions},
@@ -142,6 +151,7 @@ json AdminApi::describe_log_dirs() {
   json out = ok();
   out["version"] = 1;
   out["brokers"] = json::array({{{"broker", broker_.config().broker_id}, {"logDirs", dirs}}});
+  out["newPartitionExpectedBytes"] = expected;
   out["listeners"] = listeners_;
   out["strategy"] = {{"name", strategy.name},
                      {"version", strategy.version},
@@ -180,8 +190,6 @@ PartitionsRequest partitions_request(const json& request) {
   return r;
 }
 
-json optional_number(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
-
 json placement_json(const PlacementExplanation& e) {
   json dirs = json::array();
   json first = nullptr;
@@ -194,6 +202,7 @@ json placement_json(const PlacementExplanation& e) {
          {"leftOut", c.left_out.empty() ? json(nullptr) : json(c.left_out)},
          {"spaceKnown", c.space_known},
          {"fillPercent", optional_number(c.fill_percent())},
+         {"projectedFillPercent", optional_number(c.projected_fill_percent(e.expected_bytes))},
          {"totalBytes", offline || !c.space_known ? json(nullptr) : json(c.total_bytes)},
          {"usableBytes", offline || !c.space_known ? json(nullptr) : json(c.usable_bytes)},
          {"reservedBytes", offline ? json(nullptr) : json(c.reserved_bytes)},

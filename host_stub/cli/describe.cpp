@@ -44,11 +44,13 @@ ordered_json kafka_log_dir(const json& d) {
   out["isCordoned"] = d.value("isCordoned", false);
   out["unreadablePartitions"] = d.value("unreadablePartitions", json::array());
   out["failedMoves"] = d.value("failedMoves", json::array());
+  out["projectedFillPercent"] = d.value("projectedFillPercent", json());
   return out;
 }
 
-// kafka-log-dirs.sh's three lines: two progress lines, then the document as one compact JSON
-// line, so a script written for it (tail -1, grep '^{', line 3) reads ours. Keys Kafka does not
+// kafka-log-dirs.sh's output: its two progress lines, on stderr so that stdout is the JSON alone
+// (`| jq` reads it whole; Kafka prints them on stdout), then the document as one compact JSON
+// line, which a script written for Kafka's (tail -1, grep '^{') still finds. Keys Kafka does not
 // print follow its own, and the API's other top-level keys (strategy, ...) follow "version".
 int print_kafka_log_dirs(const json& r) {
   ordered_json brokers = ordered_json::array();
@@ -66,8 +68,8 @@ int print_kafka_log_dirs(const json& r) {
   for (const auto& [key, value] : r.items()) {
     if (key != "brokers" && key != "version" && key != "error") doc[key] = value;
   }
-  std::printf("Querying brokers for log directories information\n");
-  std::printf("Received log directory information from brokers %s\n", ids.c_str());
+  std::fprintf(stderr, "Querying brokers for log directories information\n");
+  std::fprintf(stderr, "Received log directory information from brokers %s\n", ids.c_str());
   std::printf("%s\n", doc.dump().c_str());
   return 0;
 }
@@ -76,11 +78,17 @@ int print_kafka_log_dirs(const json& r) {
 
 Command add_describe_command(CLI::App& app) {
   auto target = std::make_shared<Target>();
+  auto addressing = std::make_shared<KafkaAddressing>();
   auto* cmd = app.add_subcommand("describe", "Show log directories (DescribeLogDirs)");
   add_target_options(cmd, *target);
+  add_kafka_addressing_options(cmd, *addressing);
   cmd->get_option("--json")->description(
-      "Print kafka-log-dirs.sh --describe's output: two lines, then one line of JSON");
-  return {cmd, [target] {
+      "Print kafka-log-dirs.sh --describe's JSON on stdout, alone on one line (its two progress "
+      "lines go to stderr)");
+  return {cmd, [target, addressing] {
+            if (auto refused = refuse_kafka_addressing("describe", *addressing, *target)) {
+              return *refused;
+            }
             const json request = {{"api", "DescribeLogDirs"}};
             if (target->json) {
               Target kafka_style = *target;

@@ -16,6 +16,13 @@ using nlohmann::json;
 
 std::string human_bytes(uint64_t bytes) { return format_byte_size(bytes); }
 
+std::string percent_column(const json& percent) {
+  if (!percent.is_number()) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", percent.get<double>());
+  return text;
+}
+
 namespace {
 
 // Percent of a dir's space in use, or a negative number when its space is not known.
@@ -26,7 +33,21 @@ double fill_percent(const json& d) {
   return 100.0 * (total - d.value("usableBytes", 0.0)) / total;
 }
 
+std::string option_of(const json& strategy, const char* key, const char* default_value) {
+  const json options = strategy.value("options", json::object());
+  auto it = options.find(key);
+  return it != options.end() && it->is_string() ? it->get<std::string>() : default_value;
+}
+
 }  // namespace
+
+bool ranks_by_projected_fill(const json& strategy) {
+  if (!strategy.is_object()) return false;
+  const std::string name = strategy.value("name", "");
+  if (name == "size") return option_of(strategy, "balance", "fill") == "fill";
+  if (name == "cordon") return option_of(strategy, "order", "partition") == "size";
+  return false;
+}
 
 int print_log_dirs(const json& r) {
   const json& s = r["strategy"];
@@ -52,8 +73,10 @@ int print_log_dirs(const json& r) {
         fullest_dir = &d;
       }
     }
-    std::printf("%-40s %-8s %-9s %11s %11s %7s %11s %6s %11s\n", "LOG DIR", "STATE", "CORDONED",
-                "TOTAL", "USABLE", "FILL", "RESERVED", "PARTS", "DATA");
+    const bool projected = ranks_by_projected_fill(s);
+    std::printf("%-40s %-8s %-9s %11s %11s %7s %s%11s %6s %11s\n", "LOG DIR", "STATE", "CORDONED",
+                "TOTAL", "USABLE", "FILL", projected ? "PROJECTED  " : "", "RESERVED", "PARTS",
+                "DATA");
     for (const auto& d : broker["logDirs"]) {
       uint64_t data = 0;
       for (const auto& p : d["partitions"]) data += p["size"].get<uint64_t>();
@@ -65,16 +88,28 @@ int print_log_dirs(const json& r) {
         std::snprintf(fill_text, sizeof fill_text, "%.1f%%%s", fill,
                       &d == fullest_dir && broker["logDirs"].size() > 1 ? "*" : "");
       }
-      std::printf("%-40s %-8s %-9s %11s %11s %7s %11s %6zu %11s\n",
+      char projected_text[32] = "";
+      if (projected) {
+        std::snprintf(projected_text, sizeof projected_text, "%9s  ",
+                      percent_column(d.value("projectedFillPercent", json())).c_str());
+      }
+      std::printf("%-40s %-8s %-9s %11s %11s %7s %s%11s %6zu %11s\n",
                   d["logDir"].get<std::string>().c_str(), online ? "online" : "OFFLINE",
                   d["isCordoned"].get<bool>() ? "yes" : "no",
                   online ? human_bytes(d["totalBytes"].get<uint64_t>()).c_str() : "-",
                   online ? human_bytes(d["usableBytes"].get<uint64_t>()).c_str() : "-", fill_text,
-                  human_bytes(d.value("reservedBytes", 0ull)).c_str(), d["partitions"].size(),
-                  human_bytes(data).c_str());
+                  projected_text, human_bytes(d.value("reservedBytes", 0ull)).c_str(),
+                  d["partitions"].size(), human_bytes(data).c_str());
       if (!online) std::printf("    error: %s\n", d.value("errorMessage", "").c_str());
     }
     if (fullest >= 0 && broker["logDirs"].size() > 1) std::printf("(* the fullest log dir)\n");
+    if (projected) {
+      std::printf(
+          "(PROJECTED: (used + reserved + %s expected of a new partition) / total, what %s ranks "
+          "on, lowest first; FILL counts only what is written.)\n",
+          human_bytes(r.value("newPartitionExpectedBytes", 0ull)).c_str(),
+          s.value("name", "?").c_str());
+    }
     for (const auto& d : broker["logDirs"]) {
       if (d["partitions"].empty()) continue;
       // Largest first: what to move when a dir fills up.

@@ -9,14 +9,22 @@
 namespace lds::cli {
 
 std::string human_bytes(uint64_t bytes);  // "1.5 MiB"
+// A JSON percentage as a table shows it: "6.1%", or "-" when it is null (space unknown).
+std::string percent_column(const nlohmann::json& percent);
 
 // Each prints a successful response and returns the exit code: 0, or 1 when part of the request
 // was refused (for example one partition of a CreatePartitions).
 int print_log_dirs(const nlohmann::json& response);
 int print_created(const nlohmann::json& response);
 // DescribePlacement (create --dry-run): per partition, the dirs in rank order with the figures the
-// strategy read, then those left out with the reason; 1 when a creation would fail.
-int print_placement(const nlohmann::json& response);
+// strategy read, then those left out with the reason; 1 when a creation would fail. With
+// `projected`, a PROJECTED column beside FILL: the value the strategy sorted on.
+int print_placement(const nlohmann::json& response, bool projected);
+
+// Whether the strategy DescribeLogDirs names ({"name", "options"}) ranks by projected fill: size
+// in its default fill mode, or cordon with order=size. Its ranking then follows PROJECTED, not
+// FILL, so the tables show both.
+bool ranks_by_projected_fill(const nlohmann::json& strategy);
 // DescribeConfigs as a table: every config with its source, whether it is dynamic, and its value.
 int print_configs(const nlohmann::json& response);
 // DescribeConfigs as kafka-configs.sh --describe --entity-type brokers prints it: the dynamic

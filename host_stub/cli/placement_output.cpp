@@ -20,7 +20,7 @@ std::string count_or_dash(const json& v) {
   return v.is_number() ? std::to_string(v.get<uint64_t>()) : std::string("-");
 }
 
-void print_one(const std::string& topic, const json& p) {
+void print_one(const std::string& topic, const json& p, bool projected) {
   const std::string name = topic + "-" + std::to_string(p["partition"].get<int>());
   if (p.value("exists", false)) {
     std::printf("%s already exists in %s; create would leave it there.\n", name.c_str(),
@@ -36,31 +36,39 @@ void print_one(const std::string& topic, const json& p) {
                          p["message"].get<std::string>())
                             .c_str()
                       : ("would go to " + p["logDir"].get<std::string>()).c_str());
-  std::printf("  %-4s %-40s %7s %11s %11s %11s %6s %6s  %s\n", "RANK", "LOG DIR", "FILL", "TOTAL",
-              "FREE", "RESERVED", "PARTS", "TOPIC", "LEFT OUT BECAUSE");
+  std::printf("  %-4s %-40s %7s %s%11s %11s %11s %6s %6s  %s\n", "RANK", "LOG DIR", "FILL",
+              projected ? "PROJECTED " : "", "TOTAL", "FREE", "RESERVED", "PARTS", "TOPIC",
+              "LEFT OUT BECAUSE");
   for (const auto& d : p["dirs"]) {
-    char fill[16] = "-";
-    if (d["fillPercent"].is_number()) {
-      std::snprintf(fill, sizeof fill, "%.1f%%", d["fillPercent"].get<double>());
+    char projected_text[32] = "";
+    if (projected) {
+      std::snprintf(projected_text, sizeof projected_text, "%9s ",
+                    percent_column(d.value("projectedFillPercent", json())).c_str());
     }
-    std::printf(
-        "  %-4s %-40s %7s %11s %11s %11s %6s %6s  %s\n",
-        d["rank"].is_number() ? std::to_string(d["rank"].get<int>()).c_str() : "-",
-        d["logDir"].get<std::string>().c_str(), fill, bytes_or_dash(d["totalBytes"]).c_str(),
-        bytes_or_dash(d["usableBytes"]).c_str(), bytes_or_dash(d["reservedBytes"]).c_str(),
-        count_or_dash(d["partitionCount"]).c_str(), count_or_dash(d["topicPartitionCount"]).c_str(),
-        d["leftOut"].is_string() ? d["leftOut"].get<std::string>().c_str() : "");
+    std::printf("  %-4s %-40s %7s %s%11s %11s %11s %6s %6s  %s\n",
+                d["rank"].is_number() ? std::to_string(d["rank"].get<int>()).c_str() : "-",
+                d["logDir"].get<std::string>().c_str(), percent_column(d["fillPercent"]).c_str(),
+                projected_text, bytes_or_dash(d["totalBytes"]).c_str(),
+                bytes_or_dash(d["usableBytes"]).c_str(), bytes_or_dash(d["reservedBytes"]).c_str(),
+                count_or_dash(d["partitionCount"]).c_str(),
+                count_or_dash(d["topicPartitionCount"]).c_str(),
+                d["leftOut"].is_string() ? d["leftOut"].get<std::string>().c_str() : "");
   }
 }
 
 }  // namespace
 
-int print_placement(const json& r) {
+int print_placement(const json& r, bool projected) {
   const std::string topic = r.value("topic", "?");
   const json& partitions = r["partitions"];
   for (size_t i = 0; i < partitions.size(); ++i) {
     if (i > 0) std::printf("\n");
-    print_one(topic, partitions[i]);
+    print_one(topic, partitions[i], projected);
+  }
+  if (projected) {
+    std::printf(
+        "(PROJECTED: (used + reserved + expected) / total, the fill once the partition is "
+        "placed: what the strategy ranks on, lowest first. FILL counts only what is written.)\n");
   }
   if (partitions.size() > 1) {
     std::printf(

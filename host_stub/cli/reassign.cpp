@@ -382,7 +382,8 @@ Command add_reassign_command(CLI::App& app) {
   auto args = std::make_shared<ReassignArgs>();
   auto* cmd = app.add_subcommand(
       "reassign", "Apply or verify the log_dirs of a Kafka reassignment file on this broker");
-  add_target_options(cmd, args->target);
+  // No --json: the output is kafka-reassign-partitions.sh's text, which scripts already read.
+  add_target_options(cmd, args->target, false);
   cmd->add_option("--reassignment-json-file", args->file,
                   "Kafka's reassignment JSON ({\"version\":1,\"partitions\":[...]})")
       ->required();

@@ -64,6 +64,11 @@ void LogManager::set_partition_expected_bytes(uint64_t bytes) {
   default_expected_bytes_ = bytes;
 }
 
+uint64_t LogManager::new_partition_expected_bytes() const {
+  std::lock_guard lock(mu_);
+  return expected_bytes_for(nullptr, 0);
+}
+
 void LogManager::set_rate_window(std::chrono::milliseconds window) {
   std::lock_guard lock(mu_);
   rate_window_seconds_ = std::chrono::duration<double>(window).count();

@@ -153,6 +153,9 @@ class LogManager {
   // Dynamic configuration.
   void set_cordoned(const std::function<bool(const std::filesystem::path&)>& is_cordoned);
   void set_partition_expected_bytes(uint64_t bytes);
+  // The expected bytes of a partition of a new topic, as a placement would estimate it now:
+  // log.partition.expected.bytes, else the mean size of the hosted partitions, else 0.
+  uint64_t new_partition_expected_bytes() const;
   // log.dir.rate.window.ms: the time constant of the append rates (core/rate_meter.h).
   void set_rate_window(std::chrono::milliseconds window);
 

@@ -34,6 +34,21 @@ std::optional<double> PlacementCandidate::fill_percent() const {
   return 100.0 * static_cast<double>(used) / static_cast<double>(total_bytes);
 }
 
+std::optional<double> PlacementCandidate::projected_fill_percent(uint64_t expected_bytes) const {
+  if (!space_known) return std::nullopt;
+  return lds::projected_fill_percent(total_bytes, usable_bytes, reserved_bytes, expected_bytes);
+}
+
+std::optional<double> projected_fill_percent(uint64_t total_bytes, uint64_t usable_bytes,
+                                             uint64_t reserved_bytes, uint64_t expected_bytes) {
+  if (total_bytes == 0) return std::nullopt;
+  const uint64_t used = total_bytes > usable_bytes ? total_bytes - usable_bytes : 0;
+  // In double: the sum of four byte counts may pass 2^64 where the ratio is still meaningful.
+  const double projected = static_cast<double>(used) + static_cast<double>(reserved_bytes) +
+                           static_cast<double>(expected_bytes);
+  return 100.0 * projected / static_cast<double>(total_bytes);
+}
+
 std::string unranked_reason(const lds_dir& dir, uint64_t expected_bytes,
                             const std::optional<std::pair<std::string, uint64_t>>& keep_free) {
   if (keep_free && space_known(dir)) {

@@ -31,7 +31,15 @@ struct PlacementCandidate {
 
   // (total − usable) / total in percent: how full the filesystem is; nullopt when space is unknown.
   std::optional<double> fill_percent() const;
+  // projected_fill_percent of this directory once a partition of `expected_bytes` is placed.
+  std::optional<double> projected_fill_percent(uint64_t expected_bytes) const;
 };
+
+// (total − usable + reserved + expected) / total in percent: what the directory will hold once a
+// partition of `expected_bytes` is placed, the value the size strategy's fill mode (and cordon's
+// order=size) sorts on, so it can differ in order from the fill; nullopt when total is 0.
+std::optional<double> projected_fill_percent(uint64_t total_bytes, uint64_t usable_bytes,
+                                             uint64_t reserved_bytes, uint64_t expected_bytes);
 
 // The whole decision for one partition.
 struct PlacementExplanation {

@@ -305,7 +305,7 @@ TEST_F(BadPluginTest, RunTimeRankFaultsThroughTheServerStillPlaceEveryPartition)
     call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 3}, {"bytes", 100}});
     // lds-host create names the partition and who really placed it.
     ProcessResult r =
-        run_host({"create", "--socket", socket_.string(), "--topic", "u", "--partitions", "0"});
+        run_host({"create", "--socket", socket_.string(), "--topic", "u", "--partition-ids", "0"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out.rfind("u-0 -> ", 0), 0u) << r.out;
     // "partition-count fallback (<plugin>: <why its answer was refused>)", in the text and in
@@ -331,7 +331,7 @@ TEST_F(BadPluginTest, RunTimeRankFaultsThroughTheServerStillPlaceEveryPartition)
     EXPECT_TRUE(r.out.ends_with(")\n")) << r.out;
     EXPECT_TRUE(names_the_fallback(r.out.substr(open + 10, r.out.size() - open - 12))) << r.out;
     r = run_host(
-        {"create", "--socket", socket_.string(), "--topic", "v", "--partitions", "0", "--json"});
+        {"create", "--socket", socket_.string(), "--topic", "v", "--partition-ids", "0", "--json"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const json answer = json::parse(r.out, nullptr, false);
     ASSERT_TRUE(answer.is_object()) << r.out;

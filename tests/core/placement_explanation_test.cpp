@@ -75,6 +75,26 @@ class PlacementExplanationTest : public ::testing::Test {
   std::unique_ptr<LogManager> logs_;
 };
 
+// The figure `size` sorts on is the projected fill, not the fill: d5 is emptier (20% against
+// d4's 40%) but 300 MB are promised to it, so it ranks second.
+TEST_F(PlacementExplanationTest, ProjectedFillCountsReservedAndExpectedBytesAndOrdersTheRanking) {
+  use(test::plugin_dir(), "size");
+  ASSERT_EQ(logs_->create_partition("r", 0, 300 * kMB).log_dir, dirs_[4].string());
+
+  const PlacementExplanation e = logs_->explain_placement("t", 0, 10 * kMB);
+  ASSERT_EQ(e.error, ErrorCode::kNone) << e.message;
+  ASSERT_GE(e.dirs.size(), 2u);
+  EXPECT_EQ(e.dirs[0].log_dir, dirs_[3].string());
+  EXPECT_DOUBLE_EQ(*e.dirs[0].fill_percent(), 40.0);
+  EXPECT_DOUBLE_EQ(*e.dirs[0].projected_fill_percent(e.expected_bytes), 41.0);
+  EXPECT_EQ(e.dirs[1].log_dir, dirs_[4].string());
+  EXPECT_DOUBLE_EQ(*e.dirs[1].fill_percent(), 20.0);
+  EXPECT_DOUBLE_EQ(*e.dirs[1].projected_fill_percent(e.expected_bytes), 51.0);
+  // No figure without the space: an offline dir has none.
+  EXPECT_FALSE(entry(e, 2).projected_fill_percent(e.expected_bytes).has_value());
+  EXPECT_FALSE(projected_fill_percent(0, 0, 0, 10 * kMB).has_value());
+}
+
 TEST_F(PlacementExplanationTest, NamesEveryLeftOutDirsReasonAndRanksWhereCreateThenPlaces) {
   use(test::plugin_dir(), "size", {{"keep.free.bytes", std::to_string(100 * kMB)}});
   const std::vector<std::string> before = state_of(*logs_);

@@ -31,8 +31,8 @@ TEST_P(CordonGuaranteeTest, EveryDirCordonedRefusesCreationWithKafkasError) {
     }
   }
   // The command-line client says the same and exits 1.
-  ProcessResult cli = run_host(
-      {"create", "--config", config_file_.string(), "--topic", "u", "--partition-count", "1"});
+  ProcessResult cli =
+      run_host({"create", "--config", config_file_.string(), "--topic", "u", "--partitions", "1"});
   EXPECT_EQ(cli.exit_code, 1);
   EXPECT_NE(cli.err.find("INVALID_REPLICATION_FACTOR"), std::string::npos) << cli.err;
 }

@@ -34,7 +34,7 @@ class CreateDryRunTest : public ServerFixture {
   ProcessResult dry_run(const std::string& topic, int32_t partition, bool json_output) {
     std::vector<std::string> args = {"create",           "--dry-run",
                                      "--topic",          topic,
-                                     "--partitions",     std::to_string(partition),
+                                     "--partition-ids",  std::to_string(partition),
                                      "--expected-bytes", "64MiB",
                                      "--socket",         socket_.string()};
     if (json_output) args.push_back("--json");
@@ -47,6 +47,7 @@ class CreateDryRunTest : public ServerFixture {
     for (auto& d : dirs) {
       d.erase("usableBytes");  // the test's filesystem is shared; its free space moves
       d.erase("totalBytes");
+      d.erase("projectedFillPercent");  // and with it, the projected fill
     }
     return dirs;
   }

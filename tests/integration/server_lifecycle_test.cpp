@@ -120,10 +120,8 @@ TEST_F(LifecycleTest, ClientExitCodesFollowTheOutcome) {
 
   ProcessResult json_out = run_host({"describe", "--socket", socket, "--json"});
   EXPECT_EQ(json_out.exit_code, 0) << json_out.err;
-  // kafka-log-dirs.sh's layout: the document is the last line.
-  const std::string last_line =
-      json_out.out.substr(json_out.out.rfind('\n', json_out.out.size() - 2) + 1);
-  json parsed = json::parse(last_line, nullptr, false);
+  // stdout is the document alone, so `| jq` reads it.
+  json parsed = json::parse(json_out.out, nullptr, false);
   ASSERT_FALSE(parsed.is_discarded()) << json_out.out;
   EXPECT_EQ(parsed["version"], 1);
 
@@ -142,7 +140,7 @@ TEST_F(LifecycleTest, ClientExitCodesFollowTheOutcome) {
 TEST_F(LifecycleTest, CreateWithInvalidTopicNameExitsWith1AndNamesTheError) {
   ASSERT_NO_FATAL_FAILURE(start(default_config(2)));
   ProcessResult r = run_host(
-      {"create", "--socket", socket_.string(), "--topic", "bad topic!", "--partitions", "0"});
+      {"create", "--socket", socket_.string(), "--topic", "bad topic!", "--partition-ids", "0"});
   EXPECT_EQ(r.exit_code, 1) << "stdout:\n" << r.out << "stderr:\n" << r.err;
   EXPECT_NE((r.out + r.err).find("INVALID_TOPIC_EXCEPTION"), std::string::npos) << r.out << r.err;
   json describe = call_ok({{"api", "DescribeLogDirs"}});

@@ -177,7 +177,7 @@ grep -q 'most_free: min.free.bytes=1048576' "$broker/serve.log" ||
   { cat "$broker/serve.log"; fail "most_free did not get its option from the config file"; }
 
 step "create places partitions with most_free, never on the cordoned disk1"
-"$lds_host" create --socket "$socket" --topic orders --partition-count 4 --json >"$WORK/create1.json" ||
+"$lds_host" create --socket "$socket" --topic orders --partitions 4 --json >"$WORK/create1.json" ||
   { cat "$WORK/create1.json" "$broker/serve.log"; fail "create failed"; }
 json_check "$WORK/create1.json" \
   "len(j['partitions']) == 4 and all(p['created'] and p['strategy'] == 'most_free' and not p['logDir'].endswith('/disk1') for p in j['partitions'])"
@@ -185,12 +185,12 @@ json_check "$WORK/create1.json" \
 step "swap live to the shipped partition strategy and back to most_free (configs --alter)"
 "$lds_host" configs --socket "$socket" --alter --add-config log.directory.select.strategy=partition ||
   fail "swap to partition failed"
-"$lds_host" create --socket "$socket" --topic audit --partition-count 1 --json >"$WORK/create2.json" ||
+"$lds_host" create --socket "$socket" --topic audit --partitions 1 --json >"$WORK/create2.json" ||
   { cat "$WORK/create2.json"; fail "create after the swap to partition failed"; }
 json_check "$WORK/create2.json" "j['partitions'][0]['strategy'] == 'partition'"
 "$lds_host" configs --socket "$socket" --alter --add-config log.directory.select.strategy=most_free ||
   fail "swap back to most_free failed"
-"$lds_host" create --socket "$socket" --topic events --partition-count 2 --json >"$WORK/create3.json" ||
+"$lds_host" create --socket "$socket" --topic events --partitions 2 --json >"$WORK/create3.json" ||
   { cat "$WORK/create3.json"; fail "create after the swap back to most_free failed"; }
 json_check "$WORK/create3.json" \
   "all(p['strategy'] == 'most_free' and not p['logDir'].endswith('/disk1') for p in j['partitions'])"
