@@ -351,7 +351,7 @@ json AdminApi::incremental_alter_configs(const json& request) {
     }
     changes.push_back(std::move(a));
   }
-  broker_.alter_configs(changes);
+  broker_.alter_configs(changes, ConfigChangeSource::kAdminApi);
   return ok();
 }
 
