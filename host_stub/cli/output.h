@@ -17,6 +17,9 @@ int print_created(const nlohmann::json& response);
 // DescribePlacement (create --dry-run): per partition, the dirs in rank order with the figures the
 // strategy read, then those left out with the reason; 1 when a creation would fail.
 int print_placement(const nlohmann::json& response);
+// The table of one placement's "dirs" (DescribePlacement, ExplainPlacement): rank, log dir, the
+// figures the strategy read, and why each dir left out was.
+void print_placement_table(const nlohmann::json& dirs);
 // DescribeConfigs as a table: every config with its source, whether it is dynamic, and its value.
 int print_configs(const nlohmann::json& response);
 // DescribeConfigs as kafka-configs.sh --describe --entity-type brokers prints it: the dynamic

@@ -36,9 +36,15 @@ void print_one(const std::string& topic, const json& p) {
                          p["message"].get<std::string>())
                             .c_str()
                       : ("would go to " + p["logDir"].get<std::string>()).c_str());
+  print_placement_table(p["dirs"]);
+}
+
+}  // namespace
+
+void print_placement_table(const json& dirs) {
   std::printf("  %-4s %-40s %7s %11s %11s %11s %6s %6s  %s\n", "RANK", "LOG DIR", "FILL", "TOTAL",
               "FREE", "RESERVED", "PARTS", "TOPIC", "LEFT OUT BECAUSE");
-  for (const auto& d : p["dirs"]) {
+  for (const auto& d : dirs) {
     char fill[16] = "-";
     if (d["fillPercent"].is_number()) {
       std::snprintf(fill, sizeof fill, "%.1f%%", d["fillPercent"].get<double>());
@@ -52,8 +58,6 @@ void print_one(const std::string& topic, const json& p) {
         d["leftOut"].is_string() ? d["leftOut"].get<std::string>().c_str() : "");
   }
 }
-
-}  // namespace
 
 int print_placement(const json& r) {
   const std::string topic = r.value("topic", "?");

@@ -66,6 +66,7 @@ Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> pro
   options.in_memory = in_memory_logs;
   // Beside the config, as the dynamic overrides are: see PendingDeletions for why.
   options.pending_deletions_file = c.file.string() + ".pending-deletions";
+  options.kept_placements = PlacementHistory::kDefaultCapacity;
   logs_ = std::make_unique<LogManager>(std::move(options), probe_, slot_);
   balancer_ = std::make_unique<Balancer>(*logs_, slot_, partition_rates_for_balance(*logs_));
 }

@@ -53,6 +53,12 @@ namespace {
 
 std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
 
+std::vector<std::string> dir_texts(const std::vector<fs::path>& dirs) {
+  std::vector<std::string> texts;
+  for (const auto& d : dirs) texts.push_back(d.string());
+  return texts;
+}
+
 }  // namespace
 
 LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
@@ -60,6 +66,7 @@ LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, 
       probe_(std::move(probe)),
       slot_(slot),
       pending_deletions_(options_.pending_deletions_file),
+      history_(dir_texts(options_.log_dirs), options_.kept_placements),
       mover_(std::make_unique<ReplicaMover>(*this)) {
   for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
   const double now = probe_->now_seconds();
