@@ -1,6 +1,9 @@
 // admin_api.cpp: decodes admin requests, calls the broker, encodes Kafka-style responses.
 #include "admin/admin_api.h"
 
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <limits>
 
 #include "admin/balance_api.h"
@@ -88,6 +91,7 @@ json AdminApi::handle(const json& request) {
     if (api == "DescribeLogDirs") return describe_log_dirs();
     if (api == "CreatePartitions") return create_partitions(request);
     if (api == "DescribePlacement") return describe_placement(request);
+    if (api == "ExplainPlacement") return explain_placement(request);
     if (api == "DeleteTopic") return delete_topic(request);
     if (api == "Produce") return produce(request);
     if (api == "AlterReplicaLogDirs") return alter_replica_log_dirs(request);
@@ -98,9 +102,9 @@ json AdminApi::handle(const json& request) {
     if (api == "DrainLogDir") return drain_log_dir(broker_, request);
     throw bad_request(
         "Unknown api '" + api +
-        "'; expected DescribeLogDirs, CreatePartitions, DescribePlacement, DeleteTopic, Produce, "
-        "AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, DescribeBalance, "
-        "Balance or DrainLogDir.");
+        "'; expected DescribeLogDirs, CreatePartitions, DescribePlacement, ExplainPlacement, "
+        "DeleteTopic, Produce, AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, "
+        "DescribeBalance, Balance or DrainLogDir.");
   } catch (const KafkaError& e) {
     return error_response(e.code(), e.what());
   } catch (const std::exception& e) {
@@ -222,7 +226,48 @@ json placement_json(const PlacementExplanation& e) {
           {"message", e.message}};
 }
 
+// "2026-12-03T08:10:00.123Z": a placement's time, UTC, to the millisecond.
+std::string utc_text(std::chrono::system_clock::time_point t) {
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[80];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<int>(ms % 1000));
+  return text;
+}
+
 }  // namespace
+
+json AdminApi::explain_placement(const json& request) {
+  const TopicPartition tp{string_field(request, "topic"),
+                          partition_value(field(request, "partition"), "partition")};
+  const LogManager::PlacementRecall recall = broker_.logs().past_placement(tp);
+  json out = ok();
+  out["topic"] = tp.topic;
+  out["partition"] = tp.partition;
+  out["logDir"] = recall.log_dir;
+  out["kept"] = recall.placement.has_value();
+  if (!recall.placement) {
+    out["placement"] = nullptr;
+    out["reason"] = "The explanation of " + tp.str() +
+                    "'s placement is no longer kept: the broker keeps those of its " +
+                    std::to_string(broker_.logs().kept_placements()) +
+                    " most recent placements since it started, and " + tp.str() +
+                    " was placed before them or before the last restart.";
+    return out;
+  }
+  json placement = placement_json(recall.placement->explanation);
+  placement.erase("exists");
+  placement["logDir"] = recall.placement->placed_in;
+  placement["placedAt"] = utc_text(recall.placement->placed_at);
+  out["placement"] = std::move(placement);
+  out["reason"] = "";
+  return out;
+}
 
 json AdminApi::describe_placement(const json& request) {
   const PartitionsRequest r = partitions_request(request);
@@ -360,7 +405,7 @@ json AdminApi::incremental_alter_configs(const json& request) {
     }
     changes.push_back(std::move(a));
   }
-  broker_.alter_configs(changes);
+  broker_.alter_configs(changes, ConfigChangeSource::kAdminApi);
   return ok();
 }
 

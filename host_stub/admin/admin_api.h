@@ -32,6 +32,9 @@ class AdminApi {
   // CreatePartitions' request, answered with each partition's placement explained and nothing
   // created (LogManager::explain_placement).
   nlohmann::json describe_placement(const nlohmann::json& request);
+  // Why a hosted partition went where it went: its creation's explanation, while the broker keeps
+  // it (LogManager::past_placement).
+  nlohmann::json explain_placement(const nlohmann::json& request);
   nlohmann::json delete_topic(const nlohmann::json& request);
   nlohmann::json produce(const nlohmann::json& request);
   nlohmann::json alter_replica_log_dirs(const nlohmann::json& request);

@@ -123,7 +123,8 @@ json drain_log_dir(Broker& broker, const json& request) {
     for (const auto& d : c.cordoned) entries.push_back(d.string());
     entries.push_back(canonical.string());
     broker.alter_configs(
-        {{"cordoned.log.dirs", ConfigAlteration::Op::kSet, detail::join_list(entries)}});
+        {{"cordoned.log.dirs", ConfigAlteration::Op::kSet, detail::join_list(entries)}},
+        ConfigChangeSource::kAdminApi);
   });
   json moves = json::array();
   for (const PlannedMove& m : plan.moves) {

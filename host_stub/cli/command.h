@@ -15,6 +15,7 @@ struct Command {
 Command add_serve_command(CLI::App& app);
 Command add_describe_command(CLI::App& app);
 Command add_create_command(CLI::App& app);
+Command add_explain_command(CLI::App& app);
 Command add_produce_command(CLI::App& app);
 Command add_delete_command(CLI::App& app);
 Command add_configs_command(CLI::App& app);

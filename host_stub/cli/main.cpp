@@ -21,10 +21,10 @@ int run(int argc, char** argv) {
 
   // Registration order is the order --help lists them in.
   const std::vector<Command> commands = {
-      add_serve_command(app),    add_describe_command(app),     add_create_command(app),
-      add_produce_command(app),  add_delete_command(app),       add_configs_command(app),
-      add_reassign_command(app), add_check_plugin_command(app), add_simulate_command(app),
-      add_balance_command(app),  add_drain_command(app),
+      add_serve_command(app),    add_describe_command(app), add_create_command(app),
+      add_explain_command(app),  add_produce_command(app),  add_delete_command(app),
+      add_configs_command(app),  add_reassign_command(app), add_check_plugin_command(app),
+      add_simulate_command(app), add_balance_command(app),  add_drain_command(app),
   };
 
   try {

@@ -25,6 +25,10 @@ int print_placement(const nlohmann::json& response, bool projected);
 // in its default fill mode, or cordon with order=size. Its ranking then follows PROJECTED, not
 // FILL, so the tables show both.
 bool ranks_by_projected_fill(const nlohmann::json& strategy);
+// The table of one placement's "dirs" (DescribePlacement, ExplainPlacement): rank, log dir, the
+// figures the strategy read (with `projected`, PROJECTED beside FILL), and why each dir left out
+// was.
+void print_placement_table(const nlohmann::json& dirs, bool projected);
 // DescribeConfigs as a table: every config with its source, whether it is dynamic, and its value.
 int print_configs(const nlohmann::json& response);
 // DescribeConfigs as kafka-configs.sh --describe --entity-type brokers prints it: the dynamic

@@ -36,10 +36,16 @@ void print_one(const std::string& topic, const json& p, bool projected) {
                          p["message"].get<std::string>())
                             .c_str()
                       : ("would go to " + p["logDir"].get<std::string>()).c_str());
+  print_placement_table(p["dirs"], projected);
+}
+
+}  // namespace
+
+void print_placement_table(const json& dirs, bool projected) {
   std::printf("  %-4s %-40s %7s %s%11s %11s %11s %6s %6s  %s\n", "RANK", "LOG DIR", "FILL",
               projected ? "PROJECTED " : "", "TOTAL", "FREE", "RESERVED", "PARTS", "TOPIC",
               "LEFT OUT BECAUSE");
-  for (const auto& d : p["dirs"]) {
+  for (const auto& d : dirs) {
     char projected_text[32] = "";
     if (projected) {
       std::snprintf(projected_text, sizeof projected_text, "%9s ",
@@ -55,8 +61,6 @@ void print_one(const std::string& topic, const json& p, bool projected) {
                 d["leftOut"].is_string() ? d["leftOut"].get<std::string>().c_str() : "");
   }
 }
-
-}  // namespace
 
 int print_placement(const json& r, bool projected) {
   const std::string topic = r.value("topic", "?");

@@ -89,7 +89,7 @@ int serve(const std::string& config_file) {
       if (sigwait(&signals, &sig) != 0) continue;
       if (sig == SIGHUP) {
         log->info("SIGHUP: re-reading {}.", broker.config().file.string());
-        broker.reload_file();
+        broker.reload_file(ConfigChangeSource::kSighup);
         continue;
       }
       if (sig == SIGPIPE) continue;

@@ -17,7 +17,41 @@ std::shared_ptr<spdlog::logger> log() {
   return l;
 }
 
+// A value as a change's log line shows it: quoted when empty, so that it is seen.
+std::string shown_value(const std::string* value) {
+  if (value == nullptr) return "(unset)";
+  if (value->empty()) return "\"\"";
+  return *value;
+}
+
+// "balance=fill, keep.free.bytes=0": the log.directory.select.<name>.* values a strategy was
+// created with.
+std::string options_text(const LoadedStrategy& s) {
+  std::string text;
+  for (const auto& [key, value] : s.options()) {
+    if (!text.empty()) text += ", ";
+    text += key;
+    text += '=';
+    text += value;
+  }
+  return text.empty() ? "default options" : text;
+}
+
 }  // namespace
+
+const char* config_change_source_name(ConfigChangeSource source) noexcept {
+  switch (source) {
+    case ConfigChangeSource::kAdminApi:
+      return "admin API";
+    case ConfigChangeSource::kKafkaIncrementalAlterConfigs:
+      return "Kafka IncrementalAlterConfigs";
+    case ConfigChangeSource::kKafkaAlterConfigs:
+      return "Kafka AlterConfigs";
+    case ConfigChangeSource::kSighup:
+      return "SIGHUP";
+  }
+  return "unknown";
+}
 
 Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> probe,
                bool in_memory_logs)
@@ -32,6 +66,7 @@ Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> pro
   options.in_memory = in_memory_logs;
   // Beside the config, as the dynamic overrides are: see PendingDeletions for why.
   options.pending_deletions_file = c.file.string() + ".pending-deletions";
+  options.kept_placements = PlacementHistory::kDefaultCapacity;
   logs_ = std::make_unique<LogManager>(std::move(options), probe_, slot_);
   balancer_ = std::make_unique<Balancer>(*logs_, slot_, partition_rates_for_balance(*logs_));
 }
@@ -103,6 +138,9 @@ std::shared_ptr<const LoadedStrategy> Broker::load_if_changed(const BrokerConfig
 void Broker::apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit) {
   auto active = slot_.current();
   std::shared_ptr<const LoadedStrategy> loaded = load_if_changed(next, reload);
+  const BrokerConfig& before = store_.current();
+  const bool cordons_changed =
+      before.cordon_all != next.cordon_all || before.cordoned != next.cordoned;
   commit();
   logs_->set_cordoned([&](const fs::path& d) { return next.is_cordoned(d); });
   logs_->set_partition_expected_bytes(next.partition_expected_bytes);
@@ -111,32 +149,61 @@ void Broker::apply(const BrokerConfig& next, bool reload, const std::function<vo
   logs_->set_move_throttle(next.alter_log_dirs_bytes_per_second);
   balancer_->configure(next.balance, next.alter_log_dirs_bytes_per_second);
   set_log_level(next.log_level);
+  const bool swapped = loaded != nullptr;
   if (loaded) {
-    log()->info("Strategy {} {} is active (generation {}){}.", loaded->name(), loaded->version(),
-                loaded->generation(), active ? ", replacing " + active->name() : "");
+    log()->info("Strategy {} {} ({}) is active (generation {}){}.", loaded->name(),
+                loaded->version(), options_text(*loaded), loaded->generation(),
+                active ? ", replacing " + active->name() : "");
     slot_.publish(std::move(loaded));
   }
-  warn_if_cordon_ignored();
+  if (swapped || cordons_changed) note_cordons_kept_by_broker();
 }
 
-void Broker::warn_if_cordon_ignored() const {
+void Broker::note_cordons_kept_by_broker() const {
   const BrokerConfig& c = store_.current();
   auto active = slot_.current();
   if ((c.cordon_all || !c.cordoned.empty()) && active && !active->honors_cordon()) {
-    // The ABI promises a warning here (LDS_CAP_HONORS_CORDON); the cordon holds all the same.
-    log()->warn(
+    // Not a warning: nothing is wrong. The ABI asks the host to tell the operator
+    // (LDS_CAP_HONORS_CORDON), and the cordon holds whatever the strategy ranks.
+    log()->info(
         "cordoned.log.dirs is set and strategy {} does not honour cordons itself "
-        "(LDS_CAP_HONORS_CORDON); the broker leaves cordoned directories out of its rankings.",
+        "(LDS_CAP_HONORS_CORDON); the broker leaves cordoned directories out of its ranking.",
         active->name());
   }
 }
 
-void Broker::alter_configs(const std::vector<ConfigAlteration>& changes, bool validate_only) {
-  std::lock_guard lock(control_mu_);
-  alter_locked(changes, validate_only);
+void Broker::log_changed_values(const std::vector<DescribedConfig>& before,
+                                ConfigChangeSource source) const {
+  const std::vector<DescribedConfig> after = store_.describe();
+  auto value_in = [](const std::vector<DescribedConfig>& rows,
+                     const std::string& name) -> const std::string* {
+    for (const DescribedConfig& d : rows) {
+      if (d.name == name) return &d.value;
+    }
+    return nullptr;
+  };
+  auto log_change = [&](const std::string& name, const std::string* old_value,
+                        const std::string* new_value) {
+    if (old_value != nullptr && new_value != nullptr && *old_value == *new_value) return;
+    log()->info("{}: {} → {} ({})", name, shown_value(old_value), shown_value(new_value),
+                config_change_source_name(source));
+  };
+  for (const DescribedConfig& d : after) {
+    if (d.dynamic) log_change(d.name, value_in(before, d.name), &d.value);
+  }
+  for (const DescribedConfig& d : before) {
+    if (d.dynamic && value_in(after, d.name) == nullptr) log_change(d.name, &d.value, nullptr);
+  }
 }
 
-void Broker::replace_dynamic_configs(const std::vector<ConfigEntry>& configs, bool validate_only) {
+void Broker::alter_configs(const std::vector<ConfigAlteration>& changes, ConfigChangeSource source,
+                           bool validate_only) {
+  std::lock_guard lock(control_mu_);
+  alter_locked(changes, source, validate_only);
+}
+
+void Broker::replace_dynamic_configs(const std::vector<ConfigEntry>& configs,
+                                     ConfigChangeSource source, bool validate_only) {
   std::lock_guard lock(control_mu_);
   std::vector<ConfigAlteration> changes;
   changes.reserve(configs.size());
@@ -148,10 +215,11 @@ void Broker::replace_dynamic_configs(const std::vector<ConfigEntry>& configs, bo
     if (d.source == "DYNAMIC" && !named)
       changes.push_back({d.name, ConfigAlteration::Op::kDelete, ""});
   }
-  alter_locked(changes, validate_only);
+  alter_locked(changes, source, validate_only);
 }
 
-void Broker::alter_locked(const std::vector<ConfigAlteration>& changes, bool validate_only) {
+void Broker::alter_locked(const std::vector<ConfigAlteration>& changes, ConfigChangeSource source,
+                          bool validate_only) {
   try {
     BrokerConfig next = store_.preview(changes);
     const bool reload = std::any_of(changes.begin(), changes.end(), [](const ConfigAlteration& c) {
@@ -167,7 +235,13 @@ void Broker::alter_locked(const std::vector<ConfigAlteration>& changes, bool val
       }
       return;
     }
-    apply(next, reload, [&] { store_.commit(changes); });
+    // Logged as soon as committed: before log.level applies, so that a change that quietens the
+    // log is still seen.
+    const std::vector<DescribedConfig> before = store_.describe();
+    apply(next, reload, [&] {
+      store_.commit(changes);
+      log_changed_values(before, source);
+    });
   } catch (const ConfigError& e) {
     throw KafkaError(ErrorCode::kInvalidConfig, e.what());
   } catch (const PluginError& e) {
@@ -182,7 +256,7 @@ std::vector<DescribedConfig> Broker::describe_configs() const {
   return store_.describe();
 }
 
-void Broker::reload_file() {
+void Broker::reload_file(ConfigChangeSource source) {
   std::lock_guard lock(control_mu_);
   try {
     std::vector<std::string> static_changes;
@@ -193,7 +267,11 @@ void Broker::reload_file() {
     }
     check_file_strategy_options(next);
     auto active = slot_.current();
-    apply(next, active && active->file_changed(), [&] { store_.adopt(next); });
+    const std::vector<DescribedConfig> before = store_.describe();
+    apply(next, active && active->file_changed(), [&] {
+      store_.adopt(next);
+      log_changed_values(before, source);
+    });
     log()->info("Reloaded {}.", store_.current().file.string());
     log_overridden_file_values();
   } catch (const std::exception& e) {

@@ -26,6 +26,17 @@ struct StrategyInfo {
   bool honors_cordon = false;
 };
 
+// Who asked for a dynamic configuration change; each changed key's log line names it.
+enum class ConfigChangeSource {
+  kAdminApi,                      // the admin socket's IncrementalAlterConfigs (lds-host configs)
+  kKafkaIncrementalAlterConfigs,  // the Kafka listener
+  kKafkaAlterConfigs,             // the Kafka listener's legacy AlterConfigs
+  kSighup,                        // the config file, re-read
+};
+
+// "admin API", "Kafka IncrementalAlterConfigs", "Kafka AlterConfigs", "SIGHUP".
+const char* config_change_source_name(ConfigChangeSource source) noexcept;
+
 class Broker {
  public:
   // Reads the config (throws ConfigError). Nothing is touched on disk until start().
@@ -45,18 +56,23 @@ class Broker {
   // current value, loads the plugin file afresh (a rebuilt .so is picked up). Throws
   // KafkaError(INVALID_CONFIG) and changes nothing. `validate_only` runs the same checks (a
   // strategy change loaded and dry-run ranked, then dropped) and changes nothing either way.
-  void alter_configs(const std::vector<ConfigAlteration>& changes, bool validate_only = false);
+  // Each key whose effective value changed is logged at info as "<key>: <old> → <new> (<source>)",
+  // "(unset)" standing for a strategy option that has no value.
+  void alter_configs(const std::vector<ConfigAlteration>& changes, ConfigChangeSource source,
+                     bool validate_only = false);
   // AlterConfigs: the dynamic layer becomes exactly `configs`; dynamic keys it does not name go
-  // back to their file or default values. Validated and applied as alter_configs is.
-  void replace_dynamic_configs(const std::vector<ConfigEntry>& configs, bool validate_only = false);
+  // back to their file or default values. Validated, applied and logged as alter_configs is.
+  void replace_dynamic_configs(const std::vector<ConfigEntry>& configs, ConfigChangeSource source,
+                               bool validate_only = false);
   std::vector<DescribedConfig> describe_configs() const;
 
   // SIGHUP: re-reads the file and applies its dynamic keys as alter_configs would; the strategy is
   // also reloaded when its plugin file changed on disk. Static keys that changed are logged and
   // keep their running values. The options of every strategy the file configures are checked as at
   // start; a reload that fails a check is refused. Errors are logged and change nothing. Logs each
-  // file key a dynamic value overrides.
-  void reload_file();
+  // dynamic key whose effective value changed, as alter_configs does, and each file key a dynamic
+  // value overrides.
+  void reload_file(ConfigChangeSource source);
 
   StrategyInfo strategy_info() const;
   LogManager& logs() { return *logs_; }
@@ -75,8 +91,15 @@ class Broker {
   // one serves `next` unchanged (and `reload` is false). Throws PluginError.
   std::shared_ptr<const LoadedStrategy> load_if_changed(const BrokerConfig& next, bool reload);
   // alter_configs with control_mu_ held.
-  void alter_locked(const std::vector<ConfigAlteration>& changes, bool validate_only);
-  void warn_if_cordon_ignored() const;
+  void alter_locked(const std::vector<ConfigAlteration>& changes, ConfigChangeSource source,
+                    bool validate_only);
+  // One info line per dynamic key whose effective value differs from `before` (describe()'s rows
+  // before the change): "<key>: <old> → <new> (<source>)".
+  void log_changed_values(const std::vector<DescribedConfig>& before,
+                          ConfigChangeSource source) const;
+  // With cordons set and a strategy that does not honour them itself: says, at info, that the
+  // broker keeps them (the ABI's LDS_CAP_HONORS_CORDON note to the operator).
+  void note_cordons_kept_by_broker() const;
   // Loads every strategy other than `next.strategy` whose options the file sets, with those
   // options (create, dry-run rank, destroy) and publishes none, so that a typo in an inactive
   // strategy's options is refused now rather than at the switch. Throws ConfigError naming the

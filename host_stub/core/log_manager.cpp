@@ -413,16 +413,19 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
       return PlacementResult{dirs_[it->second->dir]->path_text, false, "", 0, false};
     }
   }
-  // At debug level, every placement logs what it was decided on, as `create --dry-run` shows it.
+  // Every placement is explained when it is kept for past_placement(), and at debug level logs
+  // what it was decided on, as `create --dry-run` shows it.
   std::optional<PlacementExplanation> explanation;
-  if (log()->should_log(spdlog::level::debug)) {
+  if (history_.capacity() > 0 || log()->should_log(spdlog::level::debug)) {
     explanation.emplace();
     explanation->topic = topic;
     explanation->partition = partition;
   }
   PlacementDecision decision = decide(topic, partition, expected_bytes, expected_bytes_in_per_sec,
                                       explanation ? &*explanation : nullptr, false);
-  if (explanation) log()->debug("Placing {}", placement_line(*explanation));
+  if (explanation && log()->should_log(spdlog::level::debug)) {
+    log()->debug("Placing {}", placement_line(*explanation));
+  }
   PlacementResult result;
   result.strategy = decision.strategy;
   result.generation = decision.generation;
@@ -452,11 +455,29 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
     }
     result.log_dir = dirs_[dir]->path_text;
     result.created = true;
+    if (explanation) {
+      history_.keep({std::move(*explanation), result.log_dir, std::chrono::system_clock::now()});
+    }
     log()->info("Created {} in {} (strategy {}, generation {}, expected {} bytes).", tp.str(),
                 result.log_dir, result.strategy, result.generation, expected);
     return result;
   }
   throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + tried);
+}
+
+LogManager::PlacementRecall LogManager::past_placement(const TopicPartition& tp) const {
+  PlacementRecall recall;
+  {
+    std::lock_guard lock(mu_);
+    auto it = partitions_.find(tp);
+    if (it == partitions_.end()) {
+      throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                       "This broker does not host partition " + tp.str() + ".");
+    }
+    recall.log_dir = dirs_[it->second->dir]->path_text;
+  }
+  recall.placement = history_.find(tp.topic, tp.partition);
+  return recall;
 }
 
 void LogManager::remember_preferred_dir(const TopicPartition& tp, const fs::path& dir) {

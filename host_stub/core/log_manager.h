@@ -23,6 +23,7 @@
 #include "core/partition_log.h"
 #include "core/pending_deletions.h"
 #include "core/placement_explanation.h"
+#include "core/placement_history.h"
 #include "core/rate_meter.h"
 #include "core/strategy_slot.h"
 
@@ -118,6 +119,10 @@ class LogManager {
     // The record of deletions pending on offline directories (PendingDeletions); empty: none is
     // kept, and such a replica comes back at the next start.
     std::filesystem::path pending_deletions_file;
+    // How many of the most recent placements keep their explanation for past_placement()
+    // (PlacementHistory::kDefaultCapacity for a broker); 0 keeps none, and a creation then builds
+    // no explanation unless debug logging is on.
+    size_t kept_placements = 0;
   };
 
   // The answer to one partition of an AlterReplicaLogDirs request.
@@ -197,6 +202,17 @@ class LogManager {
       const std::string& topic, int32_t partition,
       std::optional<uint64_t> expected_bytes = std::nullopt,
       std::optional<uint64_t> expected_bytes_in_per_sec = std::nullopt) const;
+
+  // What past_placement() answers: where the replica is now, and its last placement while kept.
+  struct PlacementRecall {
+    std::string log_dir;
+    std::optional<PastPlacement> placement;  // nullopt: placed before this LogManager started,
+                                             // or before its kept_placements latest placements
+  };
+  // `lds-host explain`: why a hosted partition is where it is, as its creation decided it. Throws
+  // KafkaError UNKNOWN_TOPIC_OR_PARTITION when `tp` is not hosted.
+  PlacementRecall past_placement(const TopicPartition& tp) const;
+  size_t kept_placements() const { return history_.capacity(); }
 
   // The admin API's Produce: appends record batches of filler records totalling exactly `bytes`
   // (at least kafka::kMinBatchBytes, 68), each record's value the payload pattern of its offset
@@ -414,6 +430,7 @@ class LogManager {
   // A leaf lock: taken last (under create_mu_ or an I/O lock), nothing taken under it.
   std::mutex pending_mu_;
   PendingDeletions pending_deletions_;  // guarded by pending_mu_, except in startup()
+  PlacementHistory history_;            // the last explanation of each recent creation
 
   // Striped I/O locks: one serialises a partition's appends, its deletion and a move's final phase.
   static constexpr size_t kIoStripes = 256;

@@ -401,6 +401,7 @@ DeletedTopic LogManager::delete_topic(const std::string& topic) {
       remove_partition_locked(p->tp);
       preferred_.erase(p->tp);
     }
+    history_.forget(p->tp.topic, p->tp.partition);
     if (pending) {
       log()->warn(
           "Deletion of {} in offline log directory {} is pending ({}); it is no longer "

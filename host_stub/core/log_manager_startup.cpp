@@ -49,11 +49,22 @@ std::string stray_entry_reason(const std::string& name, layout::EntryKind kind, 
 
 }  // namespace detail
 
+namespace {
+
+std::vector<std::string> dir_texts(const std::vector<fs::path>& dirs) {
+  std::vector<std::string> texts;
+  for (const auto& d : dirs) texts.push_back(d.string());
+  return texts;
+}
+
+}  // namespace
+
 LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, StrategySlot& slot)
     : options_(std::move(options)),
       probe_(std::move(probe)),
       slot_(slot),
       pending_deletions_(options_.pending_deletions_file),
+      history_(dir_texts(options_.log_dirs), options_.kept_placements),
       mover_(std::make_unique<ReplicaMover>(*this)) {
   for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
   const double now = probe_->now_seconds();

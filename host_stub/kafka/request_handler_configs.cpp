@@ -207,11 +207,13 @@ std::string RequestHandler::alter_configs(std::string_view body, bool incrementa
               }
               changes.push_back(std::move(a));
             }
-            broker_.alter_configs(changes, request.validate_only);
+            broker_.alter_configs(changes, ConfigChangeSource::kKafkaIncrementalAlterConfigs,
+                                  request.validate_only);
           } else {
             std::vector<ConfigEntry> entries;
             for (const auto& c : res.configs) entries.push_back({c.name, *c.value});
-            broker_.replace_dynamic_configs(entries, request.validate_only);
+            broker_.replace_dynamic_configs(entries, ConfigChangeSource::kKafkaAlterConfigs,
+                                            request.validate_only);
           }
         } catch (const KafkaError& e) {
           refuse({error_code_of(e.code()), e.what()});

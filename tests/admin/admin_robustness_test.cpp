@@ -78,13 +78,13 @@ std::vector<BadLine> bad_lines() {
        "Field 'partitions' must be a partition number from 0 to 2147483647, not -3."},
       {"an unknown api", R"({"api":"DeleteEverything"})", "INVALID_REQUEST",
        "Unknown api 'DeleteEverything'; expected DescribeLogDirs, CreatePartitions, "
-       "DescribePlacement, "
+       "DescribePlacement, ExplainPlacement, "
        "DeleteTopic, Produce, AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, "
        "DescribeBalance, "
        "Balance or DrainLogDir."},
       {"a lower-case api", R"({"api":"describelogdirs"})", "INVALID_REQUEST",
        "Unknown api 'describelogdirs'; expected DescribeLogDirs, CreatePartitions, "
-       "DescribePlacement, "
+       "DescribePlacement, ExplainPlacement, "
        "DeleteTopic, Produce, AlterReplicaLogDirs, IncrementalAlterConfigs, DescribeConfigs, "
        "DescribeBalance, "
        "Balance or DrainLogDir."},

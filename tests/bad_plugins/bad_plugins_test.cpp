@@ -161,7 +161,8 @@ TEST_F(BadPluginTest, ASwapToABrokenPluginIsRefusedAndThePreviousStrategyStays) 
     test::LogCapture logs("lds.broker");
     std::string refusal;
     try {
-      broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, f.name}});
+      broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, f.name}},
+                           ConfigChangeSource::kAdminApi);
       ADD_FAILURE() << "the swap to " << f.name << " was accepted";
     } catch (const KafkaError& e) {
       EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
@@ -282,7 +283,8 @@ TEST_F(BadPluginTest, RunTimeRankFaultsFallBackPerCallLoggedAndCounted) {
     EXPECT_EQ(describe["strategy"]["fallbacks"], 6);
     // Fallbacks are counted per generation: the next strategy starts at 0.
     broker.alter_configs(
-        {{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "partition"}});
+        {{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "partition"}},
+        ConfigChangeSource::kAdminApi);
     EXPECT_EQ(broker.strategy_info().fallbacks, 0u);
     EXPECT_EQ(broker.slot().fallbacks(), 6u);
   }
@@ -389,7 +391,8 @@ TEST_F(BadPluginTest, ASwapToAPluginThatNeverAnswersIsRefusedWithinTheTimeout) {
   const fs::path config = config_for("partition");
   Broker broker(config);
   broker.start();
-  broker.alter_configs({{"plugin.validation.timeout.ms", ConfigAlteration::Op::kSet, "300"}});
+  broker.alter_configs({{"plugin.validation.timeout.ms", ConfigAlteration::Op::kSet, "300"}},
+                       ConfigChangeSource::kAdminApi);
   int partition = 0;
   for (const HangFault& f : kHangFaults) {
     SCOPED_TRACE(f.name);
@@ -400,7 +403,8 @@ TEST_F(BadPluginTest, ASwapToAPluginThatNeverAnswersIsRefusedWithinTheTimeout) {
     const auto started = steady_clock::now();
     std::string refusal;
     try {
-      broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, f.name}});
+      broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, f.name}},
+                           ConfigChangeSource::kAdminApi);
       ADD_FAILURE() << "the swap to " << f.name << " was accepted";
     } catch (const KafkaError& e) {
       EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
@@ -438,8 +442,8 @@ TEST_F(BadPluginTest, ASwapToAPluginThatNeverAnswersIsRefusedWithinTheTimeout) {
     EXPECT_EQ(timeout->source, "DYNAMIC");
   }
   // Later swaps still go through.
-  broker.alter_configs(
-      {{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "partition"}});
+  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "partition"}},
+                       ConfigChangeSource::kAdminApi);
   EXPECT_EQ(broker.strategy_info().swaps, 1u);
 }
 

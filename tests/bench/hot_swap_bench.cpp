@@ -94,7 +94,8 @@ int main(int argc, char** argv) {
       for (int s = 0; s < swaps; ++s) {
         auto start = Clock::now();
         broker.alter_configs(
-            {{"log.directory.select.strategy", lds::ConfigAlteration::Op::kSet, names[s % 3]}});
+            {{"log.directory.select.strategy", lds::ConfigAlteration::Op::kSet, names[s % 3]}},
+            lds::ConfigChangeSource::kAdminApi);
         swap_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
       }
       stop = true;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "host_test_support.h"
 
@@ -35,16 +37,80 @@ class BrokerTest : public ::testing::Test {
   std::shared_ptr<FakeDiskProbe> probe_ = std::make_shared<FakeDiskProbe>();
 };
 
-TEST_F(BrokerTest, WarnsWhenDirsAreCordonedAndTheStrategyIgnoresCordons) {
+TEST_F(BrokerTest, SaysAtInfoThatTheBrokerKeepsCordonsTheStrategyIgnores) {
   LogCapture logs("lds.broker");
   Broker broker(write_config("cordoned.log.dirs = [\"d1\"]\n"), probe_);
   broker.start();
-  EXPECT_NE(logs.text().find("does not honour cordons itself (LDS_CAP_HONORS_CORDON)"),
+  EXPECT_NE(logs.text().find("[info] cordoned.log.dirs is set and strategy partition does not "
+                             "honour cordons itself (LDS_CAP_HONORS_CORDON); the broker leaves "
+                             "cordoned directories out of its ranking.\n"),
+            std::string::npos)
+      << logs.text();
+  EXPECT_EQ(logs.text().find("[warning]"), std::string::npos) << logs.text();
+}
+
+TEST_F(BrokerTest, TheCordonNoteIsNotRepeatedForUnrelatedChanges) {
+  Broker broker(write_config("cordoned.log.dirs = [\"d1\"]\n"), probe_);
+  broker.start();
+  LogCapture logs("lds.broker");
+  broker.alter_configs({{"log.partition.expected.bytes", ConfigAlteration::Op::kSet, "1000"}},
+                       ConfigChangeSource::kAdminApi);
+  EXPECT_EQ(logs.text().find("does not honour cordons"), std::string::npos) << logs.text();
+}
+
+TEST_F(BrokerTest, TheSwapLineNamesTheStrategysOptions) {
+  Broker broker(write_config(""), probe_);
+  LogCapture logs("lds.broker");
+  broker.start();
+  EXPECT_NE(logs.text().find("[info] Strategy partition 1.0.0 (default options) is active "
+                             "(generation 1).\n"),
+            std::string::npos)
+      << logs.text();
+  broker.alter_configs(
+      {{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"},
+       {"log.directory.select.size.keep.free.bytes", ConfigAlteration::Op::kSet, "0"},
+       {"log.directory.select.size.balance", ConfigAlteration::Op::kSet, "fill"}},
+      ConfigChangeSource::kAdminApi);
+  EXPECT_NE(logs.text().find("[info] Strategy size 1.0.0 (balance=fill, keep.free.bytes=0) is "
+                             "active (generation 2), replacing partition.\n"),
             std::string::npos)
       << logs.text();
 }
 
-TEST_F(BrokerTest, NoCordonWarningWithTheCordonStrategy) {
+TEST_F(BrokerTest, EachChangedKeyIsLoggedWithItsOldAndNewValueAndWhoChangedIt) {
+  const fs::path file = write_config("");
+  Broker broker(file, probe_);
+  broker.start();
+  LogCapture logs("lds.broker");
+  broker.alter_configs({{"log.partition.expected.bytes", ConfigAlteration::Op::kSet, "1000"},
+                        {"log.directory.select.size.balance", ConfigAlteration::Op::kSet, "free"}},
+                       ConfigChangeSource::kAdminApi);
+  broker.alter_configs({{"cordoned.log.dirs", ConfigAlteration::Op::kSet, "d2"}},
+                       ConfigChangeSource::kKafkaIncrementalAlterConfigs);
+  broker.replace_dynamic_configs({{"log.partition.expected.bytes", "1000"}},
+                                 ConfigChangeSource::kKafkaAlterConfigs);
+  std::ofstream(file, std::ios::app) << "log.dir.rate.window.ms = 1000\nlog.level = \"warn\"\n";
+  broker.reload_file(ConfigChangeSource::kSighup);
+  const std::string d2 = fs::weakly_canonical(tmp_.path() / "d2").string();
+  const std::string text = logs.text();
+  for (const std::string& line : std::vector<std::string>{
+           "[info] log.partition.expected.bytes: 0 → 1000 (admin API)\n",
+           "[info] log.directory.select.size.balance: (unset) → free (admin API)\n",
+           "[info] cordoned.log.dirs: \"\" → " + d2 + " (Kafka IncrementalAlterConfigs)\n",
+           "[info] cordoned.log.dirs: " + d2 + " → \"\" (Kafka AlterConfigs)\n",
+           "[info] log.directory.select.size.balance: free → (unset) (Kafka AlterConfigs)\n",
+           "[info] log.dir.rate.window.ms: 300000 → 1000 (SIGHUP)\n",
+           // Seen although it quietens the log.
+           "[info] log.level: info → warn (SIGHUP)\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " is missing from\n" << text;
+  }
+  // Unchanged keys are not logged, and a change that changes nothing logs nothing.
+  EXPECT_EQ(text.find("log.partition.expected.bytes: 1000 → 1000"), std::string::npos) << text;
+  EXPECT_EQ(text.find("log.segment.bytes:"), std::string::npos) << text;
+}
+
+TEST_F(BrokerTest, NoCordonNoteWithTheCordonStrategy) {
   LogCapture logs("lds.broker");
   Broker broker(write_config("cordoned.log.dirs = [\"d1\"]\n"
                              "log.directory.select.strategy = \"cordon\"\n"),
@@ -54,11 +120,12 @@ TEST_F(BrokerTest, NoCordonWarningWithTheCordonStrategy) {
   EXPECT_NE(broker.logs().create_partition("t", 0).log_dir, (tmp_.path() / "d1").string());
 }
 
-TEST_F(BrokerTest, CordoningThroughAlterConfigsWarnsAgainForAStrategyThatIgnoresIt) {
+TEST_F(BrokerTest, CordoningThroughAlterConfigsSaysAgainThatTheBrokerKeepsTheCordon) {
   Broker broker(write_config(""), probe_);
   broker.start();
   LogCapture logs("lds.broker");
-  broker.alter_configs({{"cordoned.log.dirs", ConfigAlteration::Op::kSet, "d2"}});
+  broker.alter_configs({{"cordoned.log.dirs", ConfigAlteration::Op::kSet, "d2"}},
+                       ConfigChangeSource::kAdminApi);
   EXPECT_NE(logs.text().find("does not honour cordons"), std::string::npos);
 }
 
@@ -67,7 +134,8 @@ TEST_F(BrokerTest, SwitchingStrategyPublishesANewGeneration) {
   broker.start();
   EXPECT_EQ(broker.strategy_info().name, "partition");
   const uint64_t before = broker.strategy_info().generation;
-  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}});
+  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}},
+                       ConfigChangeSource::kAdminApi);
   StrategyInfo info = broker.strategy_info();
   EXPECT_EQ(info.name, "size");
   EXPECT_GT(info.generation, before);
@@ -86,7 +154,7 @@ TEST_F(BrokerTest, AFailedSwapKeepsTheOldStrategyAndPersistsNothing) {
       changes.push_back({"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"});
     }
     try {
-      broker.alter_configs(changes);
+      broker.alter_configs(changes, ConfigChangeSource::kAdminApi);
       FAIL() << "the change should be refused";
     } catch (const KafkaError& e) {
       EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
@@ -107,9 +175,10 @@ TEST_F(BrokerTest, ARefusedSwapUsesUpNoGenerationNumber) {
     if (std::string(bad) == "size") {
       changes.push_back({"log.directory.select.size.balance", ConfigAlteration::Op::kSet, "x"});
     }
-    EXPECT_THROW(broker.alter_configs(changes), KafkaError) << bad;
+    EXPECT_THROW(broker.alter_configs(changes, ConfigChangeSource::kAdminApi), KafkaError) << bad;
   }
-  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}});
+  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}},
+                       ConfigChangeSource::kAdminApi);
   EXPECT_EQ(broker.strategy_info().generation, before + 1);
 }
 
@@ -117,7 +186,8 @@ TEST_F(BrokerTest, AMisspelledStrategyListsTheStrategiesInPluginDir) {
   Broker broker(write_config(""), probe_);
   broker.start();
   try {
-    broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "sise"}});
+    broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "sise"}},
+                         ConfigChangeSource::kAdminApi);
     FAIL() << "a strategy that is not in plugin.dir was accepted";
   } catch (const KafkaError& e) {
     EXPECT_NE(std::string(e.what()).find("; it holds cordon, partition, size)."), std::string::npos)
@@ -129,7 +199,8 @@ TEST_F(BrokerTest, AnInvalidCordonEntryIsRefusedWithKafkasMessage) {
   Broker broker(write_config(""), probe_);
   broker.start();
   try {
-    broker.alter_configs({{"cordoned.log.dirs", ConfigAlteration::Op::kSet, "/elsewhere"}});
+    broker.alter_configs({{"cordoned.log.dirs", ConfigAlteration::Op::kSet, "/elsewhere"}},
+                         ConfigChangeSource::kAdminApi);
     FAIL();
   } catch (const KafkaError& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidConfig);
@@ -147,7 +218,7 @@ TEST_F(BrokerTest, ReloadAppliesAStrategyChangedInTheFile) {
   broker.start();
   std::ofstream(file, std::ios::app) << "log.directory.select.strategy = \"cordon\"\n"
                                      << "cordoned.log.dirs = \"*\"\n";
-  broker.reload_file();
+  broker.reload_file(ConfigChangeSource::kSighup);
   EXPECT_EQ(broker.strategy_info().name, "cordon");
   EXPECT_THROW(broker.logs().create_partition("t", 0), KafkaError);
 }
@@ -190,7 +261,8 @@ TEST_F(BrokerTest, GoodOptionsOfAnInactiveStrategyAreCheckedWithoutUsingAGenerat
   broker.start();
   EXPECT_EQ(broker.strategy_info().name, "partition");
   EXPECT_EQ(broker.strategy_info().generation, 1u);
-  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}});
+  broker.alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}},
+                       ConfigChangeSource::kAdminApi);
   EXPECT_EQ(broker.strategy_info().generation, 2u);
 }
 
@@ -203,7 +275,7 @@ TEST_F(BrokerTest, SighupWithATypoInAnInactiveStrategysOptionsIsRefusedAndTheCon
   std::ofstream(file, std::ios::app) << "log.level = \"debug\"\n"
                                      << "log.directory.select.cordon.ordr = \"size\"\n";
   LogCapture logs("lds.broker");
-  broker.reload_file();
+  broker.reload_file(ConfigChangeSource::kSighup);
   EXPECT_NE(logs.text().find("Reload of " + before.file.string() + " refused, nothing changed: " +
                              before.file.string() + ": log.directory.select.cordon.* "),
             std::string::npos)
@@ -219,9 +291,10 @@ TEST_F(BrokerTest, StartupAndReloadLogEachFileValueADynamicValueOverrides) {
   {
     Broker broker(file, probe_);
     broker.start();
-    broker.alter_configs({{"log.partition.expected.bytes", ConfigAlteration::Op::kSet, "200"}});
+    broker.alter_configs({{"log.partition.expected.bytes", ConfigAlteration::Op::kSet, "200"}},
+                         ConfigChangeSource::kAdminApi);
     LogCapture logs("lds.broker");
-    broker.reload_file();
+    broker.reload_file(ConfigChangeSource::kSighup);
     const std::string canonical = broker.config().file.string();
     EXPECT_NE(logs.text().find("log.partition.expected.bytes = \"100\" in " + canonical +
                                " is overridden by the dynamic value \"200\" kept in " + canonical +

@@ -59,7 +59,7 @@ class HotSwapTest : public ::testing::Test {
     if (!options_key.empty()) {
       changes.push_back({options_key, ConfigAlteration::Op::kSet, options_value});
     }
-    broker_->alter_configs(changes);
+    broker_->alter_configs(changes, ConfigChangeSource::kAdminApi);
   }
 
   std::string refusal(const std::string& name, const std::string& key = "",
@@ -164,13 +164,13 @@ TEST_F(HotSwapTest, APluginRebuiltAtTheSamePathIsLoadedAfresh) {
 
 TEST_F(HotSwapTest, SighupReloadsAPluginFileThatChanged) {
   std::ofstream(config_, std::ios::app) << "log.directory.select.strategy = \"swaptest\"\n";
-  broker_->reload_file();
+  broker_->reload_file(ConfigChangeSource::kSighup);
   EXPECT_EQ(broker_->strategy_info().version, "v1");
   const uint64_t generation = broker_->strategy_info().generation;
-  broker_->reload_file();  // nothing changed: no reload
+  broker_->reload_file(ConfigChangeSource::kSighup);  // nothing changed: no reload
   EXPECT_EQ(broker_->strategy_info().generation, generation);
   install_swaptest(LDS_SWAP_V2_FILE);
-  broker_->reload_file();
+  broker_->reload_file(ConfigChangeSource::kSighup);
   EXPECT_EQ(broker_->strategy_info().version, "v2");
 }
 

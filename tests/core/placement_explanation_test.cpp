@@ -1,9 +1,11 @@
 // placement_explanation_test.cpp: `create --dry-run`'s explanation (LogManager::explain_placement):
 // every log dir in rank order with the figures the strategy read, each one left out with its
 // reason, nothing created, reserved or counted, and the real creation going where it said; the
-// same figures in every placement's debug line.
+// same figures in every placement's debug line, and kept for `lds-host explain`
+// (LogManager::past_placement).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,7 @@ class PlacementExplanationTest : public ::testing::Test {
     LogManager::Options options;
     options.log_dirs = dirs_;
     options.in_memory = true;
+    options.kept_placements = 4;
     logs_ = std::make_unique<LogManager>(options, probe_, slot_);
     logs_->startup();
     logs_->set_cordoned([&](const fs::path& d) { return d == dirs_[0]; });
@@ -168,6 +171,49 @@ TEST_F(PlacementExplanationTest, EveryDirCordonedExplainsEachAndCarriesCreatesEr
   for (size_t i : {0, 1, 3, 4}) EXPECT_EQ(entry(e, i).left_out, "cordoned");
   EXPECT_EQ(entry(e, 2).left_out, "offline");
   EXPECT_EQ(logs_->partition_count(), 0u);
+}
+
+TEST_F(PlacementExplanationTest, ACreationKeepsTheExplanationTheDryRunGaveUntilDeleted) {
+  use(test::plugin_dir(), "size", {{"keep.free.bytes", std::to_string(100 * kMB)}});
+  const PlacementExplanation dry = logs_->explain_placement("t", 0, 10 * kMB);
+  const auto before = std::chrono::system_clock::now();
+  ASSERT_EQ(logs_->create_partition("t", 0, 10 * kMB).log_dir, dirs_[4].string());
+  // Figures that change after the placement do not change its explanation.
+  logs_->create_partition("t", 1, 10 * kMB);
+
+  const LogManager::PlacementRecall recall = logs_->past_placement({"t", 0});
+  EXPECT_EQ(recall.log_dir, dirs_[4].string());
+  ASSERT_TRUE(recall.placement.has_value());
+  EXPECT_EQ(recall.placement->placed_in, dirs_[4].string());
+  EXPECT_GE(recall.placement->placed_at, before);
+  EXPECT_EQ(placement_line(recall.placement->explanation), placement_line(dry));
+  EXPECT_EQ(entry(recall.placement->explanation, 1).left_out,
+            "below log.directory.select.size.keep.free.bytes (95.4 MiB): 38.1 MiB free after "
+            "placing 9.5 MiB");
+
+  logs_->delete_topic("t");
+  EXPECT_THROW(logs_->past_placement({"t", 0}), KafkaError);
+  logs_->create_partition("t", 0, 10 * kMB);
+  EXPECT_EQ(logs_->past_placement({"t", 0}).placement->explanation.dirs[0].partition_count, 0u);
+}
+
+TEST_F(PlacementExplanationTest, OnlyTheLatestPlacementsAreKept) {
+  use(test::plugin_dir(), "partition");
+  for (int32_t p = 0; p < 6; ++p) logs_->create_partition("t", p);
+  EXPECT_EQ(logs_->kept_placements(), 4u);
+  for (int32_t p : {0, 1}) {
+    const LogManager::PlacementRecall old = logs_->past_placement({"t", p});
+    EXPECT_FALSE(old.placement.has_value()) << p;
+    EXPECT_FALSE(old.log_dir.empty()) << "where it is, even when why is no longer kept";
+  }
+  for (int32_t p : {2, 3, 4, 5}) EXPECT_TRUE(logs_->past_placement({"t", p}).placement) << p;
+  try {
+    logs_->past_placement({"u", 0});
+    ADD_FAILURE() << "no error for a partition never created";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnknownTopicOrPartition);
+    EXPECT_STREQ(e.what(), "This broker does not host partition u-0.");
+  }
 }
 
 TEST_F(PlacementExplanationTest, EachPlacementsDebugLineCarriesTheSameFigures) {

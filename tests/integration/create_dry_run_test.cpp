@@ -1,6 +1,7 @@
 // create_dry_run_test.cpp: `lds-host create --dry-run` on a real server with a cordoned, a full
 // (a tmpfs below keep.free.bytes, so root only) and an offline log dir: each reason is shown,
-// nothing is created or reserved, and the real create then places where the ranking said.
+// nothing is created or reserved, and the real create then places where the ranking said. And
+// `lds-host explain`, the same table for a partition already created, as its creation saw it.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -116,6 +117,86 @@ TEST_F(CreateDryRunTest, ShowsEachReasonCreatesNothingAndRanksWhereCreateThenPla
   ProcessResult again = dry_run("t", 1, false);
   EXPECT_NE(again.out.find("t-1 already exists in " + disk(5).string()), std::string::npos)
       << again.out;
+}
+
+TEST_F(CreateDryRunTest, ExplainShowsTheRankingACreationWasDecidedOn) {
+  ServerConfig c = default_config(3, "size");
+  c.extra_lines = {"cordoned.log.dirs = [\"" + c.log_dirs[0].string() + "\"]"};
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  // disk2 and disk3 share a filesystem: t-0's 64 MiB reservation puts the other one first for t-1.
+  std::vector<fs::path> placed;
+  for (int32_t p : {0, 1}) {
+    const json r = call_ok({{"api", "CreatePartitions"},
+                            {"topic", "t"},
+                            {"partitions", {p}},
+                            {"expectedBytes", 64 * kMiB}});
+    placed.push_back(r["partitions"][0].value("logDir", ""));
+  }
+  ASSERT_TRUE(placed[0] == disk(2) || placed[0] == disk(3)) << placed[0];
+  const fs::path first = placed[0];
+  const fs::path second = placed[0] == disk(2) ? disk(3) : disk(2);
+  ASSERT_EQ(placed[1], second);
+  auto explain = [&](int32_t partition, bool json_output) {
+    std::vector<std::string> args = {
+        "explain",  "--topic",       "t", "--partition", std::to_string(partition),
+        "--socket", socket_.string()};
+    if (json_output) args.push_back("--json");
+    return run_host(args);
+  };
+
+  ProcessResult table = explain(1, false);
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.rfind("t-1 (expected 64.0 MiB) was placed in " + second.string() +
+                                " by size, generation 1, at 20",
+                            0),
+            0u)
+      << table.out;
+  auto row_of = [&](const fs::path& dir) {
+    // In the table, below the headline that names the dir placed in.
+    const size_t at = table.out.find(" " + dir.string() + " ", table.out.find('\n'));
+    if (at == std::string::npos) return std::string();
+    const size_t start = table.out.rfind('\n', at) + 1;
+    return table.out.substr(start, table.out.find('\n', at) - start);
+  };
+  EXPECT_EQ(row_of(second).rfind("  1 ", 0), 0u) << table.out;
+  EXPECT_EQ(row_of(first).rfind("  2 ", 0), 0u) << table.out;
+  EXPECT_NE(row_of(first).find("64.0 MiB"), std::string::npos) << "reserved: " << table.out;
+  EXPECT_TRUE(row_of(disk(1)).ends_with("  cordoned")) << table.out;
+  EXPECT_NE(table.out.find("(The figures are those the strategy read when t-1 was placed.)"),
+            std::string::npos)
+      << table.out;
+
+  ProcessResult js = explain(1, true);
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const json r = json::parse(js.out);  // stdout is the JSON alone
+  EXPECT_EQ(r["kept"], true);
+  EXPECT_EQ(r["logDir"], second.string());
+  const json& p = r["placement"];
+  EXPECT_EQ(p["logDir"], second.string());
+  EXPECT_EQ(p["strategy"], "size");
+  EXPECT_EQ(p["expectedBytes"], 64 * kMiB);
+  ASSERT_EQ(p["dirs"].size(), 3u) << p.dump();
+  EXPECT_EQ(p["dirs"][0]["logDir"], second.string());
+  EXPECT_EQ(p["dirs"][0]["rank"], 1);
+  EXPECT_EQ(p["dirs"][1]["logDir"], first.string());
+  EXPECT_EQ(p["dirs"][1]["rank"], 2);
+  EXPECT_EQ(p["dirs"][1]["reservedBytes"], 64 * kMiB);
+  EXPECT_EQ(p["dirs"][1]["partitionCount"], 1);
+  EXPECT_EQ(p["dirs"][2]["leftOut"], "cordoned");
+
+  ProcessResult unknown = explain(9, false);
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err,
+            "lds-host: UNKNOWN_TOPIC_OR_PARTITION: This broker does not host partition t-9.\n");
+
+  // Explanations live in memory: after a restart the broker says where, no longer why.
+  ASSERT_NO_FATAL_FAILURE(restart());
+  ProcessResult after = explain(0, false);
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out, "t-0 is in " + first.string() +
+                           ".\nThe explanation of t-0's placement is no longer kept: the broker "
+                           "keeps those of its 4096 most recent placements since it started, "
+                           "and t-0 was placed before them or before the last restart.\n");
 }
 
 }  // namespace

@@ -257,5 +257,24 @@ TEST_F(KafkaListenerTest, DescribeLogDirsV5ShowsADirCordonedThroughIncrementalAl
   EXPECT_EQ(in.pos, reply->size());
 }
 
+TEST_F(KafkaListenerTest, AChangeThroughIncrementalAlterConfigsIsLoggedWithItsSource) {
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
+  // IncrementalAlterConfigsRequest.json v0: BROKER (4) "0", log.partition.expected.bytes SET (0)
+  // 2048, validateOnly false.
+  KafkaConnection c(port_);
+  Bytes alter;
+  alter.i16(44).i16(0).i32(7).str("lds-test");
+  alter.i32(1).i8(4).str("0").i32(1).str("log.partition.expected.bytes").i8(0).str("2048").i8(0);
+  ASSERT_TRUE(c.send_raw(KafkaConnection::frame(alter.b)));
+  const std::optional<std::string> altered = c.read_frame();
+  ASSERT_TRUE(altered.has_value());
+  EXPECT_EQ(*altered, (Bytes{}.i32(7).i32(0).i32(1).i16(0).i16(-1).i8(4).str("0").b));
+  const std::string log = server_log();
+  const size_t at = log.find(
+      " info  [lds.broker] log.partition.expected.bytes: 0 → 2048 (Kafka "
+      "IncrementalAlterConfigs)\n");
+  EXPECT_NE(at, std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace lds::integration

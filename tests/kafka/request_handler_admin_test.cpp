@@ -135,7 +135,8 @@ TEST_F(AdminRequestsTest, CreatePartitionsFillsTheGapsOfATopicCreatedSparsely) {
 }
 
 TEST_F(AdminRequestsTest, DescribeConfigsListsTheBrokersKeysWithSourcesAndSynonyms) {
-  broker_->alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}});
+  broker_->alter_configs({{"log.directory.select.strategy", ConfigAlteration::Op::kSet, "size"}},
+                         ConfigChangeSource::kAdminApi);
   DescribeConfigsRequest request;
   request.resources.push_back(
       {resource_type::kBroker, "0",
