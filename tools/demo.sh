@@ -65,7 +65,7 @@ say "The server listens on /tmp/lds-demo/lds-admin.sock; every command below is 
 run describe
 
 step "Create topic 'clicks' with 6 partitions: the partition strategy spreads them by count, 2 per disk"
-run create --topic clicks --partition-count 6
+run create --topic clicks --partitions 6
 
 step "Write 6 MiB into each partition of 'clicks'"
 for p in 0 1 2 3 4 5; do "$host" produce --config "$config" --topic clicks --partition $p --bytes 6MiB >/dev/null; done
@@ -74,11 +74,11 @@ say "Every disk holds 12 MiB, but that is 19% of the 64 MiB disk and under 5% of
 
 step "Cordon disk3 (KIP-1066) while the partition strategy is active"
 run configs --alter --add-config "cordoned.log.dirs=$data/disk3"
-say "The server warns that this strategy does not honour cordons:"
+say "The server notes that this strategy does not honour cordons itself; the broker keeps them:"
 grep -m1 "does not honour cordons" "$data/server.log" | sed 's/^/  /' | fold -s -w 100
 step "Switch to the cordon strategy, live: new partitions now avoid disk3"
 run configs --alter --add-config log.directory.select.strategy=cordon
-run create --topic audit --partition-count 4
+run create --topic audit --partitions 4
 
 step "Drain disk3 with a Kafka reassignment file (KIP-113 moves)"
 say "conf/reassign-drain-disk3.json moves clicks-2 to disk1 and clicks-5 to disk2. Each replica is copied into a -future directory while it stays writable, then swapped in; the bar shows the copy."
@@ -91,7 +91,7 @@ run describe
 step "Lift the cordon and switch to the size strategy (KIP-178, fill mode with reservations)"
 run configs --alter --delete-config cordoned.log.dirs --add-config log.directory.select.strategy=size
 say "Now create topic 'events' with 8 partitions, each expected to grow to 8 MiB. Each placement reserves 8 MiB on its disk until the data arrives, so the burst spreads instead of piling onto one disk."
-run create --topic events --partition-count 8 --expected-bytes 8MiB
+run create --topic events --partitions 8 --expected-bytes 8MiB
 run describe
 say "The size strategy put most of 'events' on the drained 256 MiB disk: it ranks disks by how full they would be after the placement, (used + reserved + expected) / total."
 
@@ -100,7 +100,7 @@ if command -v kcat >/dev/null 2>&1; then
   printf '\033[2m$ kcat -L -b 127.0.0.1:9092\033[0m\n'
   kcat -L -b 127.0.0.1:9092 -m 5 | sed 's/^/  /' | head -20
   say "kcat produces three keyed messages into a new topic 'greetings' and reads them back: real v2 record batches in its segment."
-  run create --topic greetings --partition-count 1
+  run create --topic greetings --partitions 1
   shell "printf 'alice:hello\\nbob:bonjour\\ncarol:hallo\\n' | kcat -P -b 127.0.0.1:9092 -t greetings -p 0 -K: -H origin=demo -X acks=all"
   shell "kcat -C -b 127.0.0.1:9092 -t greetings -p 0 -o beginning -e -q -f 'offset %o: %k = %s (%h)\\n'"
 else

@@ -144,8 +144,7 @@ int wait_for_drain(const DrainArgs& args, uint64_t total) {
       // Retiring the disk is what usually follows; its cordon is pruned at that restart. With
       // --json, stdout holds the DrainLogDir response alone.
       std::fprintf(args.target.json ? stderr : stdout,
-                   "Drained %s. Next: remove it from log.dirs and restart the broker.
-",
+                   "Drained %s. Next: remove it from log.dirs and restart the broker.\n",
                    args.dir.c_str());
       return kExitOk;
     }
