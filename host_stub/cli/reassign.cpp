@@ -149,7 +149,9 @@ void print_partition_states(const std::vector<ReassignmentEntry>& entries,
     const std::string current = hosted ? std::to_string(broker) : "";
     std::string target;
     for (size_t i = 0; i < e->replicas.size(); ++i) {
-      target += (i ? "," : "") + std::to_string(e->replicas[i]);
+      // Appended: GCC 12 at -O3 reports a false -Wrestrict on `(i ? "," : "") + std::to_string(n)`.
+      if (i) target += ',';
+      target += std::to_string(e->replicas[i]);
     }
     if (current == target) {
       std::printf("Reassignment of partition %s is completed.\n", tp.c_str());

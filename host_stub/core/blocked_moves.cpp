@@ -84,7 +84,10 @@ std::string BlockedMoves::describe(const BalanceModel& model,
   if (latest == nullptr) return "";
   std::string text = latest->reason;
   if (!text.ends_with('.')) text += '.';
-  if (count > 1) text += " " + std::to_string(count - 1) + " other failed moves wait too.";
+  // Appended: GCC 12 at -O3 reports a false -Wrestrict on `" " + std::to_string(n)`.
+  if (count > 1) {
+    text.append(1, ' ').append(std::to_string(count - 1)).append(" other failed moves wait too.");
+  }
   return text;
 }
 

@@ -83,7 +83,9 @@ std::string partition_name_problem(std::string_view name) {
   std::string_view number = name.substr(dash + 1);
   for (char c : number) {
     if (c < '0' || c > '9') {
-      return "\"" + std::string(number) + "\" after the last '-' is not a partition number";
+      // Appended: GCC 12 at -O3 reports a false -Wrestrict on `"\"" + std::string(number)`.
+      return std::string(1, '"').append(number).append(
+          "\" after the last '-' is not a partition number");
     }
   }
   if (number.size() > 1 && number[0] == '0') {
@@ -105,8 +107,9 @@ namespace {
 
 std::string capped_name(std::string_view topic, int32_t partition, std::string_view id,
                         std::string_view suffix) {
-  const std::string tail =
-      "-" + std::to_string(partition) + "." + std::string(id) + std::string(suffix);
+  // Appended: GCC 12 at -O3 reports a false -Wrestrict on `"-" + std::to_string(partition)`.
+  std::string tail = "-";
+  tail.append(std::to_string(partition)).append(1, '.').append(id).append(suffix);
   const size_t room = tail.size() < kMaxEntryName ? kMaxEntryName - tail.size() : 0;
   return std::string(topic.substr(0, std::min(topic.size(), room))) + tail;
 }
