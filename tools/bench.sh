@@ -14,51 +14,113 @@
 #                    default the temp folder; 4 GiB written in all, removed afterwards).
 #   balance_plan_bench  planning one balance round at 100k partitions on 12 dirs (bound: 10 ms).
 # Takes about five minutes on 2 cores. Not part of the test suite. Needs python3.
+#
+# Usage: bench.sh [--smoke]. --smoke builds the same way, runs every benchmark for a moment (tiny
+# sizes, one repetition, about 50 MiB written) and prints the same table without verdicts: it checks
+# that each benchmark runs and that the table is produced, in well under a minute after the build.
+# The build folder is $LDS_BENCH_BUILD_DIR, default ./build-bench; the build runs
+# $CMAKE_BUILD_PARALLEL_LEVEL jobs, default one per core.
 set -euo pipefail
+
+smoke=0
+if (($# > 1)); then
+  printf 'bench.sh: takes at most one argument, --smoke; got %d.\n' $# >&2
+  exit 2
+fi
+case "${1:-}" in
+  "") ;;
+  --smoke) smoke=1 ;;
+  -h | --help)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  *)
+    printf 'bench.sh: unknown argument "%s"; the only option is --smoke.\n' "$1" >&2
+    exit 2
+    ;;
+esac
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build="${LDS_BENCH_BUILD_DIR:-$repo/build-bench}"
-jobs=$(nproc)
+jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 
 note() { printf '%s\n' "$*" >&2; }
 
-note "Building the benchmarks in $build (Release)"
-cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLDS_BUILD_BENCHMARKS=ON >/dev/null
-cmake --build "$build" -j"$jobs" --target placement_bench creation_bench memory_bench \
-  hot_swap_bench balance_plan_bench lds-host lds_partition lds_size lds_cordon >/dev/null
-
-export LDS_PLUGIN_DIR="$build/plugins"
 out=$(mktemp -d "${TMPDIR:-/tmp}/lds-bench-XXXXXX")
 trap 'rm -rf "$out"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
-note "placement_bench (3 repetitions of every case; the longest part)"
-"$build/tests/bench/placement_bench" --benchmark_repetitions=3 \
-  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
+# Runs one step; on failure says which one and exits non-zero.
+step() {
+  local name=$1 rc=0
+  shift
+  "$@" || rc=$?
+  if ((rc != 0)); then
+    note "bench.sh: $name failed (exit code $rc)."
+    exit 1
+  fi
+}
+
+# The build's output is kept apart and shown only when the build fails.
+quiet() {
+  "$@" >"$out/build.log" 2>&1 || {
+    local rc=$?
+    tail -n 40 "$out/build.log" >&2
+    return $rc
+  }
+}
+
+configure=(cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLDS_BUILD_BENCHMARKS=ON)
+if [[ ! -f $build/CMakeCache.txt ]] && command -v ninja >/dev/null; then
+  configure+=(-G Ninja)
+fi
+if command -v ccache >/dev/null; then
+  configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+note "Building the benchmarks in $build (Release)"
+step "configuring $build" quiet "${configure[@]}"
+step "building the benchmarks in $build" quiet cmake --build "$build" -j"$jobs" \
+  --target placement_bench creation_bench memory_bench hot_swap_bench balance_plan_bench lds-host \
+  lds_partition lds_size lds_cordon
+
+export LDS_PLUGIN_DIR="$build/plugins"
+# The benchmarks' own scratch folders (when $LDS_BENCH_DIR is not set) go under $out, on the same
+# filesystem as the temp folder, so that an interrupted run leaves nothing behind.
+mkdir "$out/tmp"
+export TMPDIR="$out/tmp"
+
+if ((smoke)); then
+  min_time=0.001 reps=1 partitions=200 rounds=1 memory=20000 swaps=30
+  export LDS_MOVE_BENCH_MIB=16
+else
+  min_time=0.2 reps=3 partitions=10000 rounds=2 memory=1000000 swaps=600
+fi
+move_text="a ${LDS_MOVE_BENCH_MIB:-2048} MiB partition"
+
+note "placement_bench ($reps repetition(s) of every case; the longest part)"
+step placement_bench "$build/tests/bench/placement_bench" --benchmark_repetitions=$reps \
+  --benchmark_report_aggregates_only=true --benchmark_min_time=$min_time \
   --benchmark_out="$out/placement.json" --benchmark_out_format=json >/dev/null
-note "creation_bench (10,000 partitions on real directories, twice each way)"
-"$build/tests/bench/creation_bench" 10000 2 >"$out/creation.json"
-note "memory_bench (1,000,000 partitions)"
-"$build/tests/bench/memory_bench" 1000000 >"$out/memory.json"
-note "hot_swap_bench"
-"$build/tests/bench/hot_swap_bench" >"$out/hot_swap.txt"
-note "move_bench (a 2 GiB partition moved, and copied with cp -r + sync)"
-python3 "$repo/tools/move_bench.py" "$build/host_stub/lds-host" "$build/plugins" "$out/move.json" \
-  >/dev/null
+note "creation_bench ($partitions partitions on real directories, $rounds round(s) each way)"
+step creation_bench "$build/tests/bench/creation_bench" $partitions $rounds >"$out/creation.json"
+note "memory_bench ($memory partitions)"
+step memory_bench "$build/tests/bench/memory_bench" $memory >"$out/memory.json"
+note "hot_swap_bench ($swaps swaps)"
+step hot_swap_bench "$build/tests/bench/hot_swap_bench" $swaps >"$out/hot_swap.txt"
+note "move_bench ($move_text moved, and copied with cp -r + sync)"
+step move_bench.py python3 "$repo/tools/move_bench.py" "$build/host_stub/lds-host" \
+  "$build/plugins" "$out/move.json" >/dev/null
 
 note "balance_plan_bench (one balance round planned at 100k partitions, 12 dirs)"
-"$build/tests/bench/balance_plan_bench" --benchmark_repetitions=3 \
-  --benchmark_report_aggregates_only=true --benchmark_min_time=0.5 \
+step balance_plan_bench "$build/tests/bench/balance_plan_bench" \
+  --benchmark_repetitions=$reps --benchmark_report_aggregates_only=true \
+  --benchmark_min_time=$min_time \
   --benchmark_out="$out/balance.json" --benchmark_out_format=json >/dev/null
 
-python3 "$repo/tests/bench/bench_table.py" "$out"
-python3 - "$out/balance.json" <<'PY'
-import json, sys
-for b in json.load(open(sys.argv[1]))["benchmarks"]:
-    if b.get("aggregate_name") != "median":
-        continue
-    name = b["run_name"]
-    line = f"{name}: {b['cpu_time']:.2f} {b['time_unit']} CPU (median of 3)"
-    if name.startswith("plan/12/100000"):
-        line += f", {int(b.get('moves', 0))} moves planned; bound 10 ms: " + ("met" if b["cpu_time"] <= 10 else "MISSED")
-    print("Balance " + line)
-PY
+table=(python3 "$repo/tests/bench/bench_table.py")
+if ((smoke)); then
+  echo "smoke run: each benchmark ran for a moment; the figures below check that it runs, not how fast"
+  table+=(--smoke)
+fi
+step bench_table.py "${table[@]}" "$out"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # bench_table.py: turns the outputs of the benchmark programs into the one table tools/bench.sh prints.
 #
-# Usage: bench_table.py DIR, where DIR holds placement.json (Google Benchmark JSON), creation.json,
-# memory.json, hot_swap.txt and, when the move benchmark ran, move.json. Every ratio compares figures measured in the same run.
+# Usage: bench_table.py [--smoke] DIR, where DIR holds placement.json (Google Benchmark JSON),
+# creation.json, memory.json, hot_swap.txt and, when those benchmarks ran, move.json and
+# balance.json. Every ratio compares figures measured in the same run. --smoke (a run of a moment,
+# whose figures mean nothing) prints each target without a verdict.
 import json
 import os
 import platform
@@ -35,8 +37,21 @@ def fraction(x):
     return f"1/{1 / x:,.0f}" if x < 0.1 else f"{x:.2f}x"
 
 
+SMOKE = False
+
+
 def verdict(ok):
+    if SMOKE:
+        return "not judged (smoke run)"
     return "met" if ok else "MISSED"
+
+
+def median_of(n, what):
+    return f"median of {n} {what}" if n > 1 else f"one {what.rstrip('s')}"
+
+
+def size_text(n):
+    return f"{n / (1 << 30):.0f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
 
 
 def load_placement(path):
@@ -67,8 +82,32 @@ def machine():
     return f"{model}, nproc {nproc}, {platform.system()} {platform.release()}"
 
 
+def print_balance(path):
+    """One line per balance benchmark: its median, or its only run when it ran once."""
+    with open(path) as f:
+        data = json.load(f)
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        reps = b.get("repetitions", 1)
+        name = b.get("run_name", b["name"])
+        of = f"median of {reps}" if b.get("run_type") == "aggregate" else "one run"
+        line = f"{name}: {b['cpu_time']:.2f} {b['time_unit']} CPU ({of})"
+        if name.startswith("plan/12/100000"):
+            line += (f", {int(b.get('moves', 0))} moves planned; bound 10 ms: "
+                     f"{verdict(b['cpu_time'] <= 10)}")
+        print("Balance " + line)
+
+
 def main():
-    out = sys.argv[1]
+    global SMOKE
+    args = sys.argv[1:]
+    if args[:1] == ["--smoke"]:
+        SMOKE = True
+        args = args[1:]
+    if len(args) != 1:
+        sys.exit("usage: bench_table.py [--smoke] DIR")
+    out = args[0]
     times, reps = load_placement(os.path.join(out, "placement.json"))
     with open(os.path.join(out, "creation.json")) as f:
         creation = json.load(f)
@@ -78,8 +117,8 @@ def main():
         hot_swap = f.read()
 
     print(f"lds benchmarks, {time.strftime('%Y-%m-%d')}, {machine()}")
-    print(f"Release build; placement figures are CPU time per call, median of {reps} "
-          "repetitions; every ratio compares figures of this run.")
+    print(f"Release build; placement figures are CPU time per call, "
+          f"{median_of(reps, 'repetitions')}; every ratio compares figures of this run.")
     print()
     print("| figure | measured | compared with | ratio | target |")
     print("|---|---|---|---|---|")
@@ -118,7 +157,7 @@ def main():
 
     c = creation
     row(f"creating {c['partitions']:,} partitions on real dirs ({c['dirs']} dirs, "
-        f"median of {c['rounds']})",
+        f"{median_of(c['rounds'], 'rounds')})",
         f"LogManager {c['host_seconds']:.2f} s",
         f"bare mkdir/create/fsync loop {c['bare_seconds']:.2f} s", ratio(c["ratio"]),
         f"≤1.5x: {verdict(c['ratio'] <= 1.5)}")
@@ -147,10 +186,14 @@ def main():
     if os.path.exists(move_file):
         with open(move_file) as f:
             mv = json.load(f)
-        row(f"moving a {mv['bytes'] / (1 << 30):.0f} GiB partition between two dirs of one disk, "
+        row(f"moving a {size_text(mv['bytes'])} partition between two dirs of one disk, "
             "unthrottled", f"lds-host {mv['move_seconds']:.2f} s",
             f"cp -r + sync of the copy {mv['copy_seconds']:.2f} s", ratio(mv["ratio"]),
             f"≤1.1x: {verdict(mv['ratio'] <= 1.1)}")
+
+    balance_file = os.path.join(out, "balance.json")
+    if os.path.exists(balance_file):
+        print_balance(balance_file)
 
 
 if __name__ == "__main__":
