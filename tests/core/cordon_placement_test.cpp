@@ -41,7 +41,7 @@ void PrintTo(const Strategy& s, std::ostream* out) { *out << s.name; }
 class CordonPlacementTest : public ::testing::TestWithParam<Strategy> {
  protected:
   void SetUp() override {
-    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
+    for (const char* name : {"d1", "d2", "d3"}) dirs_.push_back(tmp_.path() / name);
     // d1 has the most free space and is first in log.dirs: every strategy here likes it best.
     probe_->set(dirs_[0], 1000 * kMB, 900 * kMB);
     probe_->set(dirs_[1], 1000 * kMB, 500 * kMB);

@@ -50,7 +50,7 @@ std::map<std::string, int64_t> snapshot(const fs::path& root) {
 class LogDirStartupTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
+    for (const char* name : {"d1", "d2", "d3"}) dirs_.push_back(tmp_.path() / name);
     slot_.publish(test::load_plugin("partition", {}, slot_.next_generation()));
   }
 

@@ -37,7 +37,7 @@ class PlacementExplanationTest : public ::testing::Test {
  protected:
   // d1 cordoned, d2 nearly full, d3 offline, d4 and d5 healthy (d5 the emptiest).
   void SetUp() override {
-    for (int i = 1; i <= 5; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
+    for (const char* name : {"d1", "d2", "d3", "d4", "d5"}) dirs_.push_back(tmp_.path() / name);
     probe_->set(dirs_[0], 1000 * kMB, 900 * kMB);
     probe_->set(dirs_[1], 1000 * kMB, 50 * kMB);
     probe_->set(dirs_[2], 1000 * kMB, 900 * kMB);

@@ -170,7 +170,7 @@ TEST(DegradedDisk, UnreadableSpaceSetsSpaceUnknownAndSizeFallsBackLoggedOnce) {
   TempDir tmp;
   std::vector<fs::path> dirs;
   auto probe = std::make_shared<FakeDiskProbe>();
-  for (int i = 1; i <= 3; ++i) dirs.push_back(tmp.path() / ("d" + std::to_string(i)));
+  for (const char* name : {"d1", "d2", "d3"}) dirs.push_back(tmp.path() / name);
   // d1 is nearly full, d3 nearly empty: with sizes known, `size` would pick d3 every time.
   probe->set(dirs[0], 1000000, 10000);
   probe->set(dirs[2], 1000000, 990000);

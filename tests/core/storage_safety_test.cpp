@@ -28,7 +28,7 @@ constexpr uint64_t kMB = 1000ull * 1000;
 class StorageSafetyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
+    for (const char* name : {"d1", "d2", "d3"}) dirs_.push_back(tmp_.path() / name);
     for (const auto& d : dirs_) probe_->set(d, 1000 * kMB, 1000 * kMB);
     slot_.publish(test::load_plugin("partition", {}, slot_.next_generation()));
   }

@@ -21,7 +21,7 @@ namespace lds::test {
 class ThreeDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (int i = 1; i <= 3; ++i) dirs_.push_back(tmp_.path() / ("d" + std::to_string(i)));
+    for (const char* name : {"d1", "d2", "d3"}) dirs_.push_back(tmp_.path() / name);
     for (const auto& d : dirs_) probe_->set(d, 1ull << 40, 1ull << 39);
     slot_.publish(load_plugin("partition", {}, slot_.next_generation()));
   }

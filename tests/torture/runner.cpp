@@ -616,7 +616,9 @@ std::string Runner::step_cordon(const Step& s) {
   std::set<size_t> dirs;
   for (size_t i = 0; i < env_.dir_count(); ++i) {
     if ((s.b >> i) & 1) {
-      value += (value.empty() ? "" : ",") + env_.log_dirs()[i].string();
+      // Appended: GCC 12 at -O3 reports a false -Wrestrict on `(c ? "" : ",") + path.string()`.
+      if (!value.empty()) value += ',';
+      value += env_.log_dirs()[i].string();
       dirs.insert(i);
     }
   }
