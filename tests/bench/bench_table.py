@@ -15,6 +15,7 @@ import time
 
 PARTITIONS = [1000, 10000, 100000, 1000000]
 DIRS = [4, 12, 64]
+SMOKE = False  # set by --smoke: the figures of a run of a moment are not judged
 
 
 def short_count(n):
@@ -37,17 +38,10 @@ def fraction(x):
     return f"1/{1 / x:,.0f}" if x < 0.1 else f"{x:.2f}x"
 
 
-SMOKE = False
-
-
 def verdict(ok):
     if SMOKE:
         return "not judged (smoke run)"
     return "met" if ok else "MISSED"
-
-
-def median_of(n, what):
-    return f"median of {n} {what}" if n > 1 else f"one {what.rstrip('s')}"
 
 
 def size_text(n):
@@ -117,8 +111,9 @@ def main():
         hot_swap = f.read()
 
     print(f"lds benchmarks, {time.strftime('%Y-%m-%d')}, {machine()}")
-    print(f"Release build; placement figures are CPU time per call, "
-          f"{median_of(reps, 'repetitions')}; every ratio compares figures of this run.")
+    of = f"median of {reps} repetitions" if reps > 1 else "one repetition"
+    print(f"Release build; placement figures are CPU time per call, {of}; every ratio compares "
+          "figures of this run.")
     print()
     print("| figure | measured | compared with | ratio | target |")
     print("|---|---|---|---|---|")
@@ -156,8 +151,8 @@ def main():
                 f"≤1.5x: {verdict(large / small <= 1.5)}")
 
     c = creation
-    row(f"creating {c['partitions']:,} partitions on real dirs ({c['dirs']} dirs, "
-        f"{median_of(c['rounds'], 'rounds')})",
+    rounds = f"median of {c['rounds']}" if c["rounds"] > 1 else "one round"
+    row(f"creating {c['partitions']:,} partitions on real dirs ({c['dirs']} dirs, {rounds})",
         f"LogManager {c['host_seconds']:.2f} s",
         f"bare mkdir/create/fsync loop {c['bare_seconds']:.2f} s", ratio(c["ratio"]),
         f"≤1.5x: {verdict(c['ratio'] <= 1.5)}")
