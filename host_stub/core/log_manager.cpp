@@ -31,7 +31,6 @@ std::shared_ptr<spdlog::logger> log_manager_log() {
 
 namespace {
 
-
 // What Kafka's controller answers (INVALID_REPLICATION_FACTOR) when no broker has a log directory
 // that is not cordoned (KIP-1066); this broker is the only one, and places one replica.
 constexpr const char* kEveryDirCordoned =

@@ -31,7 +31,6 @@ size_t TopicPartitionHash::operator()(const TopicPartition& tp) const noexcept {
 
 namespace {
 
-
 std::string errno_text(int err) { return std::strerror(err); }
 
 }  // namespace

@@ -25,7 +25,6 @@ namespace lds {
 namespace fs = std::filesystem;
 namespace {
 
-
 // One directory of a partition found by the scan.
 struct Copy {
   uint32_t dir = 0;

@@ -35,7 +35,6 @@ constexpr uint64_t kThrottledChunkBytes = 1 << 20;
 // Below this many bytes left to copy, the mover takes the partition's I/O lock and finishes.
 constexpr uint64_t kCatchUpBytes = 4 << 20;
 
-
 // Crash-test seams: LDS_CRASH_POINT=<name> kills the process with SIGKILL when a move reaches that
 // point, so tests can stop the broker between any two steps of the protocol; and
 // LDS_PAUSE_POINT=<name>:<milliseconds> holds the move there that long, so tests can look at the
