@@ -17,8 +17,8 @@
 #      smoke run (tools/bench.sh --smoke);
 #   3. the AddressSanitizer + UndefinedBehaviorSanitizer build (./build-asan, -O0): every other
 #      suite, all of it under the sanitizers; any report fails it;
-#   4. the ThreadSanitizer build (./build-tsan, -O2, so -O2 builds clean too): the concurrency
-#      suites; any report fails them;
+#   4. the ThreadSanitizer build (./build-tsan, -O2, so -O2 builds clean too), built beside the
+#      stage 3 suite with the fuzzers' build: the concurrency suites; any report fails them;
 #   5. the style gate, tools/check-style.sh (clang-format, clang-tidy), from the start on one job;
 #   6. the libFuzzer targets (clang, ./build-fuzz), side by side for LDS_FUZZ_SECONDS (60) each.
 set -euo pipefail
@@ -33,6 +33,8 @@ case "${1:-}" in
 esac
 
 stage() { printf '\n=== %s (%d s so far)\n' "$*" "$SECONDS"; }
+timeline=()
+timed() { timeline+=("$(printf '%-14s ended at %5d s' "$1" "$SECONDS")"); }
 
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
@@ -116,6 +118,7 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DLDS_UNITY_BUILD=ON -DLDS_BUILD_BENCHMARKS=ON "${launcher[@]}" >/dev/null
 cmake --build "$build" -j"$jobs" --target lds-host lds_strategies lds_benchmarks lds_suite_torture \
   lds_suite_memcheck lds_suite_valgrind lds_bad_plugin_files
+timed release_build
 
 # Stage 2 runs beside stage 3: its suites mostly wait (servers, moves, Valgrind's one thread), so
 # they keep the normal priority and the stage 3 build yields to them.
@@ -138,40 +141,65 @@ cmake -S "$repo" -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS_DEBUG="-g1" -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DLDS_UNITY_BUILD=ON \
   -DLDS_SANITIZE=address,undefined "${launcher[@]}" >/dev/null
 nice -n 5 cmake --build "$asan_build" -j"$jobs"
+timed asan_build
+
+# The ThreadSanitizer and fuzzer builds run beside the AddressSanitizer suite, which mostly waits.
+later_builds() {
+  set -e
+  echo "--- ThreadSanitizer build ($tsan_build, -O2)"
+  cmake -S "$repo" -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DLDS_UNITY_BUILD=ON -DLDS_SANITIZE=thread "${launcher[@]}" >/dev/null
+  nice -n 5 cmake --build "$tsan_build" -j"$jobs" --target lds_suite_concurrency
+  echo "--- libFuzzer build ($fuzz_build, clang)"
+  CC=clang CXX=clang++ cmake -S "$repo" -B "$fuzz_build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DLDS_UNITY_BUILD=ON -DLDS_BUILD_FUZZERS=ON "${launcher[@]}" >/dev/null
+  nice -n 5 cmake --build "$fuzz_build" -j"$jobs" --target lds_fuzzers
+}
+start_background "$work/later.log" later_builds
+later_pid=$last_pid
+
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
   run_ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" \
     -LE 'demo|docs|packaging|torture|valgrind'
+timed asan_suite
 
 stage "2. The Release build's suites, Valgrind and the benchmark smoke run (beside stage 3)"
 plain_ok=1
 wait "$plain_pid" || plain_ok=0
+timed plain_suites
 cat "$work/plain.log"
 count_ctest "$work/plain.log"
 if [ "$plain_ok" = 0 ]; then give_up 1 "the Release build's suites, Valgrind or the benchmark smoke"; fi
 
-stage "4. ThreadSanitizer build ($tsan_build, -O2), label concurrency"
-cmake -S "$repo" -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DLDS_UNITY_BUILD=ON -DLDS_SANITIZE=thread "${launcher[@]}" >/dev/null
-cmake --build "$tsan_build" -j"$jobs" --target lds_suite_concurrency
+stage "4. ThreadSanitizer ($tsan_build, -O2), label concurrency; its build ran beside stage 3"
+later_ok=1
+wait "$later_pid" || later_ok=0
+timed later_builds
+cat "$work/later.log"
+if [ "$later_ok" = 0 ]; then give_up 1 "the ThreadSanitizer or fuzzer build"; fi
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
   run_ctest --test-dir "$tsan_build" -L concurrency --output-on-failure
+timed tsan_suite
 
 stage "6. libFuzzer targets ($fuzz_build), ${LDS_FUZZ_SECONDS:-60} s each, side by side"
-CC=clang CXX=clang++ cmake -S "$repo" -B "$fuzz_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DLDS_UNITY_BUILD=ON -DLDS_BUILD_FUZZERS=ON "${launcher[@]}" >/dev/null
-cmake --build "$fuzz_build" -j"$jobs" --target lds_fuzzers
 if ! "$repo/tools/run-fuzzers.sh" "$fuzz_build"; then give_up 1 "fuzzing"; fi
 passed=$((passed + 3))
+timed fuzzers
 
 stage "5. Style: clang-format and clang-tidy (started with the run)"
 style_ok=1
 wait "$style_pid" || style_ok=0
+timed style
 cat "$work/style.log"
 if [ "$style_ok" = 0 ]; then give_up 1 "style"; fi
 background=()
 
 stage "All stages passed in $SECONDS s"
+# When each part ended, in seconds from the start (stages overlap: see the header).
+printf '%s\n' "${timeline[@]}"
 echo "tests: $passed passed, $failed failed"
