@@ -331,7 +331,8 @@ TEST_F(ClientFirstContactTest, KafkaAddressingFlagsOutsideWhatIsSupportedGetOneS
             "lds-host configs has no cluster-wide default configs; --entity-default is not "
             "supported: name this broker with --entity-name <broker.id>, or leave it out.\n");
   // The refused alter changed nothing.
-  for (const auto& cfg : call_ok({{"api", "DescribeConfigs"}})["configs"]) {
+  const json described = call_ok({{"api", "DescribeConfigs"}});
+  for (const auto& cfg : described["configs"]) {
     EXPECT_NE(cfg["source"], "DYNAMIC") << cfg.dump();
   }
 }
