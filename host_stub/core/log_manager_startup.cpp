@@ -53,6 +53,7 @@ namespace {
 
 std::vector<std::string> dir_texts(const std::vector<fs::path>& dirs) {
   std::vector<std::string> texts;
+  texts.reserve(dirs.size());
   for (const auto& d : dirs) texts.push_back(d.string());
   return texts;
 }
