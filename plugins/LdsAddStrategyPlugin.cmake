@@ -39,7 +39,12 @@ function(lds_add_strategy_plugin name)
   target_compile_options(${target} PRIVATE -fvisibility=hidden
                          $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-fno-gnu-unique>)
   set(map ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/lds_plugin_exports.map)
-  target_link_options(${target} PRIVATE -Wl,--version-script=${map} -Wl,--no-undefined)
+  target_link_options(${target} PRIVATE -Wl,--version-script=${map})
+  # Every symbol must resolve at link time, except in a clang sanitizer build: clang links the
+  # sanitizer runtime into the executable only, which exports it to the modules it loads.
+  if(NOT (LDS_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang"))
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})
   if(TARGET LogDirStrategy::abi)
     target_link_libraries(${target} PRIVATE LogDirStrategy::abi)

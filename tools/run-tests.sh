@@ -12,15 +12,18 @@
 #      runs;
 #   2. beside stage 3, on that build: README command 1's demo (label demo), the docs' links, the
 #      packaging suites (the .deb, the SDK alone, a plugin built out of tree), the torture test,
+#      the suites that only compute (label optimized: the simulator's long runs),
 #      Valgrind memcheck where it sees what the sanitizers cannot (plugins loaded and unloaded,
 #      label memcheck; `lds-host serve` and 1,000 swap cycles, label valgrind), and the benchmark
 #      smoke run (tools/bench.sh --smoke);
-#   3. the AddressSanitizer + UndefinedBehaviorSanitizer build (./build-asan, -O0): every other
-#      suite, all of it under the sanitizers; any report fails it;
-#   4. the ThreadSanitizer build (./build-tsan, -O2, so -O2 builds clean too), built beside the
-#      stage 3 suite with the fuzzers' build: the concurrency suites; any report fails them;
+#   3. the AddressSanitizer + UndefinedBehaviorSanitizer build (./build-asan, clang, -O0), with the
+#      libFuzzer targets: every other suite, all of it under the sanitizers; any report fails it.
+#      clang, not GCC: its -O0 compiles take about half the time, and the fuzzers need it; GCC
+#      builds the Release and ThreadSanitizer stages, so both compilers' -Werror hold;
+#   4. the ThreadSanitizer build (./build-tsan, GCC -O2, so -O2 builds clean too), built beside the
+#      stage 3 suite: the concurrency suites; any report fails them;
 #   5. the style gate, tools/check-style.sh (clang-format, clang-tidy), from the start on one job;
-#   6. the libFuzzer targets (clang, ./build-fuzz), side by side for LDS_FUZZ_SECONDS (60) each.
+#   6. the libFuzzer targets of stage 3's build, side by side for LDS_FUZZ_SECONDS (60) each.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -84,7 +87,6 @@ fi
 build="$repo/build"
 asan_build="${LDS_ASAN_BUILD_DIR:-$repo/build-asan}"
 tsan_build="$repo/build-tsan"
-fuzz_build="${LDS_FUZZ_BUILD_DIR:-$repo/build-fuzz}"
 
 # What the script starts in the background, and its scratch files, go on every way out.
 background=()
@@ -117,15 +119,15 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_FLAGS_RELEASE="-O3 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O3 -g1 -DNDEBUG" \
   -DLDS_UNITY_BUILD=ON -DLDS_BUILD_BENCHMARKS=ON "${launcher[@]}" >/dev/null
 cmake --build "$build" -j"$jobs" --target lds-host lds_strategies lds_benchmarks lds_suite_torture \
-  lds_suite_memcheck lds_suite_valgrind lds_bad_plugin_files
+  lds_suite_memcheck lds_suite_valgrind lds_suite_optimized lds_bad_plugin_files
 timed release_build
 
 # Stage 2 runs beside stage 3: its suites mostly wait (servers, moves, Valgrind's one thread), so
 # they keep the normal priority and the stage 3 build yields to them.
 plain_stage() {
   set -e
-  echo "--- suites of the Release build (labels demo, docs, packaging, torture)"
-  ctest --test-dir "$build" --output-on-failure -j"$jobs" -L 'demo|docs|packaging|torture'
+  echo "--- suites of the Release build (labels demo, docs, packaging, torture, optimized)"
+  ctest --test-dir "$build" --output-on-failure -j"$jobs" -L 'demo|docs|packaging|torture|optimized'
   echo "--- Valgrind memcheck: plugins loaded and unloaded (label memcheck)"
   ctest --test-dir "$build" -T memcheck -L memcheck --output-on-failure -j"$jobs"
   echo "--- lds-host serve and 1,000 swap cycles under Valgrind (label valgrind)"
@@ -136,15 +138,15 @@ plain_stage() {
 start_background "$work/plain.log" plain_stage
 plain_pid=$last_pid
 
-stage "3. AddressSanitizer + UndefinedBehaviorSanitizer build ($asan_build, -O0), every other suite"
-cmake -S "$repo" -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+stage "3. AddressSanitizer + UndefinedBehaviorSanitizer build ($asan_build, clang -O0), every other suite"
+CC=clang CXX=clang++ cmake -S "$repo" -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS_DEBUG="-g1" -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DLDS_UNITY_BUILD=ON \
-  -DLDS_SANITIZE=address,undefined "${launcher[@]}" >/dev/null
+  -DLDS_SANITIZE=address,undefined -DLDS_BUILD_FUZZERS=ON "${launcher[@]}" >/dev/null
 nice -n 5 cmake --build "$asan_build" -j"$jobs"
 timed asan_build
 
-# The ThreadSanitizer and fuzzer builds run beside the AddressSanitizer suite, which mostly waits.
-later_builds() {
+# The ThreadSanitizer build runs beside the AddressSanitizer suite, which mostly waits.
+build_tsan() {
   set -e
   echo "--- ThreadSanitizer build ($tsan_build, -O2)"
   cmake -S "$repo" -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -152,20 +154,14 @@ later_builds() {
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
     -DLDS_UNITY_BUILD=ON -DLDS_SANITIZE=thread "${launcher[@]}" >/dev/null
   nice -n 5 cmake --build "$tsan_build" -j"$jobs" --target lds_suite_concurrency
-  echo "--- libFuzzer build ($fuzz_build, clang)"
-  CC=clang CXX=clang++ cmake -S "$repo" -B "$fuzz_build" -G Ninja \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-    -DLDS_UNITY_BUILD=ON -DLDS_BUILD_FUZZERS=ON "${launcher[@]}" >/dev/null
-  nice -n 5 cmake --build "$fuzz_build" -j"$jobs" --target lds_fuzzers
 }
-start_background "$work/later.log" later_builds
-later_pid=$last_pid
+start_background "$work/tsan.log" build_tsan
+tsan_pid=$last_pid
 
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
   run_ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" \
-    -LE 'demo|docs|packaging|torture|valgrind'
+    -LE 'demo|docs|packaging|torture|valgrind|optimized'
 timed asan_suite
 
 stage "2. The Release build's suites, Valgrind and the benchmark smoke run (beside stage 3)"
@@ -177,17 +173,17 @@ count_ctest "$work/plain.log"
 if [ "$plain_ok" = 0 ]; then give_up 1 "the Release build's suites, Valgrind or the benchmark smoke"; fi
 
 stage "4. ThreadSanitizer ($tsan_build, -O2), label concurrency; its build ran beside stage 3"
-later_ok=1
-wait "$later_pid" || later_ok=0
-timed later_builds
-cat "$work/later.log"
-if [ "$later_ok" = 0 ]; then give_up 1 "the ThreadSanitizer or fuzzer build"; fi
+tsan_ok=1
+wait "$tsan_pid" || tsan_ok=0
+timed tsan_build
+cat "$work/tsan.log"
+if [ "$tsan_ok" = 0 ]; then give_up 1 "the ThreadSanitizer build"; fi
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
   run_ctest --test-dir "$tsan_build" -L concurrency --output-on-failure
 timed tsan_suite
 
-stage "6. libFuzzer targets ($fuzz_build), ${LDS_FUZZ_SECONDS:-60} s each, side by side"
-if ! "$repo/tools/run-fuzzers.sh" "$fuzz_build"; then give_up 1 "fuzzing"; fi
+stage "6. libFuzzer targets ($asan_build), ${LDS_FUZZ_SECONDS:-60} s each, side by side"
+if ! "$repo/tools/run-fuzzers.sh" "$asan_build"; then give_up 1 "fuzzing"; fi
 passed=$((passed + 3))
 timed fuzzers
 
