@@ -36,6 +36,7 @@ const BalancePartition* find_partition(const BalanceModel& model, const TopicPar
 
 Balancer::Balancer(LogManager& logs, StrategySlot& slot, PartitionRate rate, Clock clock)
     : logs_(logs),
+      slot_(slot),
       rate_(std::move(rate)),
       clock_(clock ? std::move(clock) : Clock(steady_ms)),
       rank_(strategy_ranker(logs, slot)) {}
@@ -143,6 +144,23 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
   }
 }
 
+uint64_t Balancer::strategy_generation() const {
+  const std::shared_ptr<const LoadedStrategy> s = slot_.current();
+  return s ? s->generation() : 0;
+}
+
+bool Balancer::drop_plan_of_old_strategy_locked(int64_t now) {
+  const uint64_t generation = strategy_generation();
+  if (planned_.empty() || generation == planned_generation_) return false;
+  log()->info("dropped {} planned moves: the strategy that ranked them (generation {}) is no "
+              "longer active (generation {} is); planning again with it",
+              planned_.size(), planned_generation_, generation);
+  planned_.clear();
+  // A balance round plans again at once; a drain once its moves in flight have ended.
+  next_plan_ms_ = now;
+  return true;
+}
+
 bool Balancer::moves_held_locked() const {
   std::lock_guard lock(config_mu_);
   return throttle_ == 0;
@@ -154,6 +172,7 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
     std::lock_guard lock(config_mu_);
     limit = config_.max_concurrent_moves;
   }
+  if (drop_plan_of_old_strategy_locked(now)) return;
   if (!planned_.empty() && moves_held_locked()) {
     // Started, they would only sit there: they stay planned, and start once the key is raised.
     warn_once_locked(std::to_string(planned_.size()) +
@@ -230,6 +249,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
     interval = config_.interval_ms;
   }
   next_plan_ms_ = now + interval;
+  const uint64_t generation = strategy_generation();  // before ranking: a swap meanwhile drops it
   BalancePlan plan = plan_balance(snap.model, settings, ranker_locked());
   if (!plan.act) {
     if (balancing_) log()->info("balanced: {}", plan.summary);
@@ -268,6 +288,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
               plan.summary);
   planned_drain_ = false;
   planned_.assign(plan.moves.begin(), plan.moves.end());
+  planned_generation_ = generation;
 }
 
 void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
@@ -287,11 +308,13 @@ void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
     warn_once_locked(drain_waiting_);
     return;
   }
+  const uint64_t generation = strategy_generation();
   const DrainPlan again = plan_drain(snap.model, draining_index_, ranker_locked());
   if (again.problem.empty() && !again.moves.empty()) {
     drain_waiting_.clear();
     planned_drain_ = true;
     planned_.assign(again.moves.begin(), again.moves.end());
+    planned_generation_ = generation;
     return;
   }
   // Nothing can move now. The drain stays (its dir stays cordoned) and plans again at every tick,

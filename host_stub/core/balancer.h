@@ -139,10 +139,16 @@ class Balancer {
   void warn_once_locked(const std::string& text);
   // A drain's next moves once the previous ones ended, or why it waits (drain_waiting_).
   void plan_drain_locked(const BalanceSnapshot& snap);
+  // The generation of the active strategy (0 before the first), which ranks every plan.
+  uint64_t strategy_generation() const;
+  // Drops the planned moves when the strategy that ranked them is no longer the active one, so
+  // no move starts into a dir the new strategy refuses; a plan is made again with it. True if so.
+  bool drop_plan_of_old_strategy_locked(int64_t now);
   void notify(const std::vector<BalanceMoveEvent>& ended);
   void run_thread();
 
   LogManager& logs_;
+  StrategySlot& slot_;
   PartitionRate rate_;
   Clock clock_;
   RankDestinations rank_;
@@ -154,6 +160,7 @@ class Balancer {
   mutable std::mutex mu_;  // guards everything below; one tick or request at a time
   std::deque<PlannedMove> planned_;
   bool planned_drain_ = false;  // planned_ holds a drain's moves
+  uint64_t planned_generation_ = 0;  // the strategy generation that ranked planned_
   std::unordered_map<TopicPartition, Started, TopicPartitionHash> started_;
   BlockedMoves blocked_;  // moves that failed, left out of plans until something changes
   std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved_;

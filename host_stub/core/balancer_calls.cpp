@@ -37,6 +37,7 @@ BalancePlan Balancer::execute() {
                        "A drain of " + draining_ + " is running; cancel it first.");
     }
     unblock_locked(snap.model, now);
+    const uint64_t generation = strategy_generation();
     plan = plan_balance(snap.model, settings_locked(now, true), ranker_locked());
     last_round_ = plan.summary;
     if (!plan.moves.empty()) {
@@ -56,6 +57,7 @@ BalancePlan Balancer::execute() {
                   percent_text(plan.ideal_percent), plan.summary);
       planned_drain_ = false;
       planned_.assign(plan.moves.begin(), plan.moves.end());
+      planned_generation_ = generation;
       start_moves_locked(snap, now);
     }
   }
@@ -139,6 +141,7 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
     BalanceSnapshot snap = snapshot_locked();
     observe_locked(snap, now, ended);
     // Planned again now that the cordon applies: moves may have ended meanwhile.
+    const uint64_t generation = strategy_generation();
     plan = plan_drain(snap.model, static_cast<uint32_t>(index), ranker_locked());
     if (!plan.problem.empty()) {
       throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
@@ -151,6 +154,7 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
       }
     }
     planned_.assign(plan.moves.begin(), plan.moves.end());
+    planned_generation_ = generation;
     planned_drain_ = true;
     balancing_ = false;
     draining_ = snap.model.dirs[static_cast<size_t>(index)].path;

@@ -1,7 +1,8 @@
 // balancer_test.cpp: the balancer service on an in-memory LogManager with a simulated clock: it
 // stops a move whose source goes offline, never starts a planned move into a dir cordoned since
 // the plan, counts a finished move once, plans and starts nothing while the move throttle is 0,
-// and goes back to disabled or idle once a round on request has ended.
+// and goes back to disabled or idle once a round on request has ended; a strategy swap drops the
+// moves the old strategy planned.
 #include "core/balancer.h"
 
 #include <gtest/gtest.h>
@@ -168,6 +169,35 @@ TEST_F(BalancerTest, HoldsPlannedMovesWhileTheMoveThrottleIsZero) {
   now_ += 10;
   balancer_->tick();
   EXPECT_EQ(balancer_->status().in_flight.size(), 1u);
+}
+
+// Moves planned before a swap never start into a dir the new strategy refuses: the plan is dropped
+// and made again with the new strategy ("forbiddir", a third-party test strategy, never ranks
+// /b, so the 80% / 0% spread then has no move at all).
+TEST_F(BalancerTest, AStrategySwapDropsTheMovesTheOldStrategyPlanned) {
+  balancer_->tick();
+  BalanceStatus s = balancer_->status();
+  ASSERT_EQ(s.in_flight.size(), 1u);
+  ASSERT_GT(s.planned, 0u) << "the round plans more than one move";
+  StrategyLoadSpec spec;
+  spec.plugin_dir = LDS_FORBID_PLUGIN_DIR;
+  spec.name = "forbiddir";
+  spec.options = {{"dir", "/b"}};
+  spec.generation = slot_.next_generation();
+  slot_.publish(logs_->load_strategy(spec));
+  // The move already running may finish: it was started under the old strategy.
+  EXPECT_EQ(logs_->advance_in_memory_move(s.in_flight[0].tp, 10 * kGiB), 10 * kGiB);
+  disks_->set_used("/a", 70 * kGiB);
+  disks_->set_used("/b", 10 * kGiB);
+  for (int i = 0; i < 3; ++i) {
+    now_ += 10;
+    balancer_->tick();
+  }
+  s = balancer_->status();
+  EXPECT_TRUE(s.in_flight.empty()) << "a move planned before the swap started into /b";
+  EXPECT_EQ(s.planned, 0u);
+  EXPECT_EQ(logs_->moves_in_progress(), 0u);
+  EXPECT_EQ(s.moves, 1u);
 }
 
 // Runs every move in flight to its end (each replica is 10 GiB), keeping the fake disks' used
