@@ -192,22 +192,29 @@ std::shared_ptr<const LoadedStrategy> LogManager::load_strategy(
   }
 }
 
-void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
-                                uint64_t expected_bytes) {
-  if (options_.in_memory) return;
+std::string LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
+                                       uint64_t expected_bytes) {
+  if (options_.in_memory) return "";
+  const std::string& where = dirs_[dir_index]->path_text;
   // No meta.properties: the directory was unmounted (or replaced) underneath the broker, and a
   // partition created now would land on whatever filesystem is left at that path.
   const fs::path meta = dirs_[dir_index]->path / layout::kMetaProperties;
   check_syscall(::access(meta.c_str(), F_OK), "access", meta);
   const fs::path dir = dirs_[dir_index]->path / tp.str();
+  // A full filesystem (ENOSPC: ext4 needs a block for a new directory, tmpfs an inode; EDQUOT) is
+  // not a failed one: this creation is refused here, the directory stays online for the
+  // partitions it holds, and the caller tries the next directory.
+  auto out_of_space_refusal = [&](int err) {
+    return "Cannot create " + tp.str() + " in " + where + ": " + out_of_space_text(err) +
+           "; the log directory stays online.";
+  };
   if (::mkdir(dir.c_str(), 0755) != 0) {
     const int err = errno;
     // Something this broker does not host sits at the partition's name (the startup scan logged
     // it as stray): the disk is fine, this creation is not.
     if (err == EEXIST) {
       throw KafkaError(ErrorCode::kKafkaStorageError,
-                       "Cannot create " + tp.str() + " in " + dirs_[dir_index]->path_text + ": " +
-                           dir.string() +
+                       "Cannot create " + tp.str() + " in " + where + ": " + dir.string() +
                            " already exists and is not a partition this broker hosts; move it "
                            "out of the log directory. The log directory stays online.");
     }
@@ -215,9 +222,9 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
     // PATH_MAX: the name is at fault, not the disk.
     if (is_name_too_long(err)) {
       throw KafkaError(ErrorCode::kKafkaStorageError,
-                       name_too_long_text("Cannot create " + tp.str(), dirs_[dir_index]->path_text,
-                                          dir.string(), err));
+                       name_too_long_text("Cannot create " + tp.str(), where, dir.string(), err));
     }
+    if (is_out_of_space(err)) return out_of_space_refusal(err);
     throw FileError(err, "mkdir", dir);
   }
   const fs::path segment = dir / layout::segment_file(0);
@@ -228,24 +235,19 @@ void LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
       write_file_atomically(dir / layout::kPartitionMetadata,
                             layout::partition_metadata_text(expected_bytes));
     }
+    fsync_folder(dirs_[dir_index]->path);
   } catch (const FileError& e) {
     std::error_code ec;
     fs::remove_all(dir, ec);  // no half-created partition
     if (is_name_too_long(e.code().value())) {
       throw KafkaError(ErrorCode::kKafkaStorageError,
-                       name_too_long_text("Cannot create " + tp.str(), dirs_[dir_index]->path_text,
-                                          e.path().string(), e.code().value()));
+                       name_too_long_text("Cannot create " + tp.str(), where, e.path().string(),
+                                          e.code().value()));
     }
-    // A full filesystem refuses this creation only: nothing of it is left, the disk is healthy.
-    if (is_out_of_space(e.code().value())) {
-      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot create " + tp.str() + " in " +
-                                                          dirs_[dir_index]->path_text + ": " +
-                                                          out_of_space_text(e.code().value()) +
-                                                          "; the log directory stays online.");
-    }
+    if (is_out_of_space(e.code().value())) return out_of_space_refusal(e.code().value());
     throw;
   }
-  fsync_folder(dirs_[dir_index]->path);
+  return "";
 }
 
 PlacementDecision LogManager::choose(const std::string& topic, int32_t partition,
@@ -433,10 +435,13 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   const auto& attempt = decision.dirs;
 
   std::string tried;
+  std::string full;  // the refusals of the dirs whose filesystem is full, one sentence each
+  size_t full_count = 0;
   for (uint32_t dir : attempt) {
     tried += (tried.empty() ? "" : ", ") + dirs_[dir]->path_text;
+    std::string refusal;
     try {
-      create_on_disk(dir, tp, expected);
+      refusal = create_on_disk(dir, tp, expected);
     } catch (const std::system_error& e) {
       if (is_resource_shortage(e.code().value())) {
         throw KafkaError(ErrorCode::kKafkaStorageError,
@@ -445,6 +450,14 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
                              "; the log directory stays online.");
       }
       mark_offline(dir, e.what());
+      continue;
+    }
+    if (!refusal.empty()) {
+      // As for a dir that went offline, the next one in the ranking is tried; this one stays
+      // online and keeps serving its partitions.
+      log()->warn("{}", refusal);
+      full += (full.empty() ? "" : " ") + refusal;
+      ++full_count;
       continue;
     }
     add_partition(dir, tp, options_.in_memory ? PartitionLog() : PartitionLog::empty(), expected);
@@ -461,7 +474,13 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
                 result.log_dir, result.strategy, result.generation, expected);
     return result;
   }
-  throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + tried);
+  // Every dir tried was full: each says so. A full dir is not offline, so "No log directories
+  // available" would send the operator looking for a failed disk.
+  if (full_count > 0 && full_count == attempt.size()) {
+    throw KafkaError(ErrorCode::kKafkaStorageError, full);
+  }
+  throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + tried +
+                                                      (full.empty() ? "" : ". " + full));
 }
 
 LogManager::PlacementRecall LogManager::past_placement(const TopicPartition& tp) const {

@@ -173,12 +173,16 @@ class LogManager {
   std::optional<double> dir_rate(uint32_t dir_index) const;
 
   // Kafka's createLog: a remembered preference wins; otherwise the active strategy ranks the online
-  // directories; each is tried in order and an I/O error marks it offline. A cordoned directory is
-  // never used, whatever the strategy. Throws KafkaError: INVALID_TOPIC_EXCEPTION,
-  // INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (every online directory cordoned, Kafka's
-  // message), KAFKA_STORAGE_ERROR ("No log directories available. Tried ...", or nothing
-  // eligible). `expected_bytes_in_per_sec` is the request's rate estimate (lds_request, ABI 1.1);
-  // without one the mean rate of the topic's hosted partitions is sent, else 0.
+  // directories; each is tried in order and an I/O error marks it offline. A directory whose
+  // filesystem is full refuses the creation and stays online, and the next one is tried. A
+  // cordoned directory is never used, whatever the strategy. Throws KafkaError:
+  // INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (every online
+  // directory cordoned, Kafka's message), KAFKA_STORAGE_ERROR ("Cannot create t-0 in /d1: its
+  // filesystem is full (No space left on device); the log directory stays online.", one sentence
+  // per directory, when every directory tried was full; "No log directories available. Tried
+  // ...", followed by those sentences, when some failed; or nothing eligible).
+  // `expected_bytes_in_per_sec` is the request's rate estimate (lds_request, ABI 1.1); without one
+  // the mean rate of the topic's hosted partitions is sent, else 0.
   PlacementResult create_partition(
       const std::string& topic, int32_t partition,
       std::optional<uint64_t> expected_bytes = std::nullopt,
@@ -347,9 +351,13 @@ class LogManager {
   void fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
                   bool read_space) const;
   // Creates <dir>/<topic>-<partition>/ with an empty first segment, and its lds.partition when
-  // `expected_bytes` > 0. Throws KafkaError for a name the filesystem cannot hold or a stray entry
-  // at the name (the directory stays online), FileError for the disk's failures.
-  void create_on_disk(uint32_t dir_index, const TopicPartition& tp, uint64_t expected_bytes);
+  // `expected_bytes` > 0. Returns "" once created, or the sentence refusing the creation when the
+  // directory's filesystem is full (ENOSPC or EDQUOT at any step; nothing of it is left, and the
+  // directory stays online, so the next directory may be tried). Throws KafkaError for a name the
+  // filesystem cannot hold or a stray entry at the name (the directory stays online), FileError
+  // for the disk's failures (EROFS, EIO, ...: the caller marks the directory offline).
+  [[nodiscard]] std::string create_on_disk(uint32_t dir_index, const TopicPartition& tp,
+                                           uint64_t expected_bytes);
   // startup(): locks every directory, then reads and checks every meta.properties, then writes the
   // missing ones; marks offline the directories that fail (log_manager_dirs.cpp).
   void open_dirs();

@@ -100,6 +100,16 @@ fs::path temp_base() {
   return "/tmp";
 }
 
+// `name` itself when it is on PATH, else its path in /usr/sbin or /sbin when there, else `name`.
+std::string system_tool(const std::string& name) {
+  if (on_path(name)) return name;
+  for (const char* dir : {"/usr/sbin", "/sbin"}) {
+    const fs::path tool = fs::path(dir) / name;
+    if (::access(tool.c_str(), X_OK) == 0) return tool.string();
+  }
+  return name;
+}
+
 }  // namespace
 
 fs::path host_executable() { return LDS_HOST_EXE; }
@@ -153,6 +163,7 @@ void ServerFixture::SetUp() {
 void ServerFixture::TearDown() {
   if (running()) stop();
   unmount_all();
+  detach_loop_devices();
   if (HasFailure()) {
     std::cout << "----- lds-host server log (" << server_log_file_.string() << ") -----\n"
               << server_log() << "----- end of server log -----\n";
@@ -299,12 +310,17 @@ json ServerFixture::call_ok(const json& request) {
 }
 
 ProcessResult ServerFixture::run_host(const std::vector<std::string>& args, int timeout_seconds) {
+  std::vector<std::string> argv{host_executable().string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv, timeout_seconds);
+}
+
+ProcessResult ServerFixture::run_program(const std::vector<std::string>& argv,
+                                         int timeout_seconds) {
   ProcessResult result;
   const int n = ++run_counter_;
   const fs::path out = temp_ / ("run" + std::to_string(n) + ".out");
   const fs::path err = temp_ / ("run" + std::to_string(n) + ".err");
-  std::vector<std::string> argv{host_executable().string()};
-  argv.insert(argv.end(), args.begin(), args.end());
   pid_t pid = spawn(argv, out, err);
   if (pid <= 0) {
     ADD_FAILURE() << "cannot spawn " << argv.front();
@@ -314,7 +330,7 @@ ProcessResult ServerFixture::run_host(const std::vector<std::string>& args, int 
   if (!code) {
     ::kill(pid, SIGKILL);
     wait_for_exit(pid, -1);
-    ADD_FAILURE() << "lds-host did not finish within " << timeout_seconds << " s";
+    ADD_FAILURE() << argv.front() << " did not finish within " << timeout_seconds << " s";
   }
   result.exit_code = code.value_or(-1);
   result.out = read_file(out);
@@ -324,17 +340,66 @@ ProcessResult ServerFixture::run_host(const std::vector<std::string>& args, int 
 
 std::string ServerFixture::server_log() const { return read_file(server_log_file_); }
 
-std::string ServerFixture::mount_tmpfs(const fs::path& dir, uint64_t mib) {
+std::string ServerFixture::mount_tmpfs(const fs::path& dir, uint64_t mib,
+                                       const std::string& more_options) {
   if (::geteuid() != 0) return "not running as root, so a tmpfs cannot be mounted";
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return "cannot create " + dir.string() + ": " + ec.message();
-  const std::string options = "size=" + std::to_string(mib) + "m,mode=0755";
+  std::string options = "size=" + std::to_string(mib) + "m,mode=0755";
+  if (!more_options.empty()) options += "," + more_options;
   if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, options.c_str()) != 0) {
     return "mount -t tmpfs -o " + options + " on " + dir.string() + " failed: " + strerror(errno);
   }
   mounts_.push_back(dir);
   return "";
+}
+
+std::string ServerFixture::mount_ext4_image(const fs::path& dir, uint64_t mib, uint32_t inodes) {
+  if (::geteuid() != 0) return "not running as root, so an ext4 image cannot be mounted";
+  // Both live in /usr/sbin or /sbin, which a PATH may leave out.
+  const std::string mkfs = system_tool("mkfs.ext4");
+  const std::string losetup = system_tool("losetup");
+  for (const std::string& tool : {mkfs, losetup}) {
+    if (tool.find('/') == std::string::npos && !on_path(tool)) {
+      return tool + " is not on PATH, /usr/sbin or /sbin";
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+  // A sparse file of a few MiB in the temp folder, removed with it.
+  const fs::path image = temp_ / (dir.filename().string() + ".ext4");
+  std::ofstream(image, std::ios::binary).close();
+  fs::resize_file(image, mib << 20, ec);
+  if (ec) return "cannot size " + image.string() + ": " + ec.message();
+  std::vector<std::string> mkfs_argv{mkfs, "-q", "-F"};
+  if (inodes > 0) mkfs_argv.insert(mkfs_argv.end(), {"-N", std::to_string(inodes)});
+  mkfs_argv.push_back(image.string());
+  if (ProcessResult r = run_program(mkfs_argv); r.exit_code != 0) {
+    return "mkfs.ext4 " + image.string() + " failed: " + r.err;
+  }
+  ProcessResult attached = run_program({losetup, "--find", "--show", image.string()});
+  std::string device = attached.out.substr(0, attached.out.find('\n'));
+  if (attached.exit_code != 0 || device.empty()) {
+    return "losetup --find --show " + image.string() + " failed: " + attached.err;
+  }
+  loop_devices_.push_back(device);  // detached in TearDown, whatever happens next
+  if (::mount(device.c_str(), dir.c_str(), "ext4", 0, nullptr) != 0) {
+    return "mount -t ext4 " + device + " on " + dir.string() + " failed: " + strerror(errno);
+  }
+  mounts_.push_back(dir);
+  return "";
+}
+
+void ServerFixture::detach_loop_devices() {
+  for (auto it = loop_devices_.rbegin(); it != loop_devices_.rend(); ++it) {
+    if (ProcessResult r = run_program({system_tool("losetup"), "--detach", *it});
+        r.exit_code != 0) {
+      ADD_FAILURE() << "cannot detach loop device " << *it << ": " << r.err;
+    }
+  }
+  loop_devices_.clear();
 }
 
 void ServerFixture::unmount_all() {
