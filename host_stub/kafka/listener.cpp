@@ -12,10 +12,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 
+#include "core/log_limiter.h"
 #include "core/logging.h"
 #include "kafka/framing.h"
 
@@ -54,6 +57,12 @@ std::string address_text(const sockaddr_storage& addr) {
   return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
+// The host part of an address_text(): "127.0.0.1", "[::1]".
+std::string host_of(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  return colon == std::string::npos ? address : address.substr(0, colon);
+}
+
 // Kafka's framing: each request and reply a 4-byte big-endian size and that many bytes. Replies
 // are queued, in request order, for the event loop to send.
 class KafkaProtocol final : public StreamProtocol {
@@ -74,10 +83,9 @@ class KafkaProtocol final : public StreamProtocol {
     const FrameCut cut = cut_frame(c.input, max_frame_bytes_);
     if (cut.state == FrameCut::kInvalid) {
       // Kafka's words for it (NetworkReceive), then ours.
-      log()->warn(
-          "Closing the Kafka connection from {}: Invalid receive (size = {} larger than {}); "
-          "socket.request.max.bytes is {}.",
-          c.peer, cut.size, max_frame_bytes_, max_frame_bytes_);
+      log_closing(c.peer, "Invalid receive (size = " + std::to_string(cut.size) + " larger than " +
+                              std::to_string(max_frame_bytes_) + "); socket.request.max.bytes is " +
+                              std::to_string(max_frame_bytes_));
       c.dead = true;
       c.input.clear();
       return false;
@@ -115,7 +123,7 @@ class KafkaProtocol final : public StreamProtocol {
       out.bytes += reply.frame;
     }
     if (!reply.close_reason.empty()) {
-      log()->warn("Closing the Kafka connection from {}: {}.", c.peer, reply.close_reason);
+      log_closing(c.peer, reply.close_reason);
       out.close = true;
     }
     return out;
@@ -143,8 +151,26 @@ class KafkaProtocol final : public StreamProtocol {
   }
 
  private:
+  // "Closing the Kafka connection from <peer>: <reason>.", at most once a minute for one client
+  // host and reason: a client that reconnects and asks again (kafka-python's loop for the consumer
+  // group APIs does, several times a second) writes one line a minute, with the count left out.
+  void log_closing(const std::string& peer, const std::string& reason) {
+    const std::string host = host_of(peer);
+    const std::optional<uint64_t> left_out = closing_lines_.admit(host + " " + reason);
+    if (!left_out) return;
+    if (*left_out == 0) {
+      log()->warn("Closing the Kafka connection from {}: {}.", peer, reason);
+      return;
+    }
+    log()->warn(
+        "Closing the Kafka connection from {}: {} ({} more connections from {} closed for this "
+        "since the last such line; one line a minute per client host and reason).",
+        peer, reason, *left_out, host);
+  }
+
   const std::shared_ptr<KafkaListener::Handler> handler_;
   const int32_t max_frame_bytes_;
+  LogLimiter closing_lines_{std::chrono::minutes(1)};
 };
 
 }  // namespace

@@ -142,6 +142,32 @@ TEST_F(KafkaListenerTest, UnknownApiKeyClosesOnlyThatConnection) {
   EXPECT_NE(log.find("unsupported version 5 of Metadata"), std::string::npos) << log;
 }
 
+// kafka-python asks FindCoordinator (key 10, not advertised: consumer groups need Apache Kafka)
+// again after every close, several times a second: one line a minute for that client and reason,
+// while another reason from the same client is still logged.
+TEST_F(KafkaListenerTest, AClientThatAsksAgainAndAgainWritesOneLogLine) {
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1)));
+  for (int i = 0; i < 30; ++i) {
+    KafkaConnection c(port_);
+    ASSERT_TRUE(c.connected());
+    ASSERT_TRUE(c.send_request(10, 0, i, 1, ""));
+    EXPECT_TRUE(c.closed_by_peer());
+  }
+  KafkaConnection other(port_);
+  ASSERT_TRUE(other.send_request(11, 0, 1, 1, ""));
+  EXPECT_TRUE(other.closed_by_peer());
+  KafkaConnection good(port_);
+  EXPECT_TRUE(api_versions_v3(good, 2).has_value());
+  const std::string log = server_log();
+  size_t lines = 0;
+  for (size_t at = log.find("unknown or unsupported API key 10."); at != std::string::npos;
+       at = log.find("unknown or unsupported API key 10.", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1u) << log;
+  EXPECT_NE(log.find("unknown or unsupported API key 11."), std::string::npos) << log;
+}
+
 TEST_F(KafkaListenerTest, MalformedRequestClosesThatConnectionAndNothingElse) {
   ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1)));
   KafkaConnection bad(port_);
