@@ -312,6 +312,9 @@ class LogManager {
   size_t partition_count() const;
   // The hosted partitions (current replicas, not future copies), sorted by topic, then partition.
   std::vector<TopicPartition> hosted_partitions() const;
+  // Those of them whose log directory is offline: still this broker's, but neither read nor
+  // written until a restart finds the directory again. Sorted as hosted_partitions().
+  std::vector<TopicPartition> offline_partitions() const;
   const std::vector<std::filesystem::path>& log_dirs() const { return options_.log_dirs; }
   // Marks a directory offline (after an I/O error), logging why.
   void mark_offline(uint32_t dir_index, const std::string& reason);

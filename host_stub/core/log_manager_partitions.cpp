@@ -476,4 +476,18 @@ std::vector<TopicPartition> LogManager::hosted_partitions() const {
   return out;
 }
 
+std::vector<TopicPartition> LogManager::offline_partitions() const {
+  std::vector<TopicPartition> out;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [tp, p] : partitions_) {
+      if (!dirs_[p->dir]->online) out.push_back(tp);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const TopicPartition& a, const TopicPartition& b) {
+    return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
+  });
+  return out;
+}
+
 }  // namespace lds

@@ -54,6 +54,7 @@ inline constexpr int16_t kNone = 0;
 inline constexpr int16_t kOffsetOutOfRange = 1;
 inline constexpr int16_t kCorruptMessage = 2;
 inline constexpr int16_t kUnknownTopicOrPartition = 3;
+inline constexpr int16_t kLeaderNotAvailable = 5;
 inline constexpr int16_t kNotLeaderOrFollower = 6;
 inline constexpr int16_t kReplicaNotAvailable = 9;
 inline constexpr int16_t kInvalidTopicException = 17;
