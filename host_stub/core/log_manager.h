@@ -315,6 +315,10 @@ class LogManager {
   // Those of them whose log directory is offline: still this broker's, but neither read nor
   // written until a restart finds the directory again. Sorted as hosted_partitions().
   std::vector<TopicPartition> offline_partitions() const;
+  // The cluster.id this broker belongs to, set by startup(): the configured one, else the one the
+  // log directories' meta.properties hold, else the one written into new directories (in memory:
+  // the configured one, else a generated one). Empty before startup().
+  std::string cluster_id() const;
   const std::vector<std::filesystem::path>& log_dirs() const { return options_.log_dirs; }
   // Marks a directory offline (after an I/O error), logging why.
   void mark_offline(uint32_t dir_index, const std::string& reason);
@@ -423,6 +427,7 @@ class LogManager {
     RateMeter rate;                 // appends to all its partitions, for their mean rate
   };
   std::unordered_map<std::string, TopicStats> topics_;
+  std::string cluster_id_;  // set once by startup()
   uint64_t total_bytes_hosted_ = 0;
   uint64_t default_expected_bytes_ = 0;
   double rate_window_seconds_ = 300;                        // log.dir.rate.window.ms

@@ -181,7 +181,7 @@ std::string RequestHandler::metadata(std::string_view body, int16_t version,
   }
   MetadataResponse r;
   r.brokers.push_back({broker_id_, advertised_.host, advertised_.port, std::nullopt});
-  r.cluster_id = "lds-broker-" + std::to_string(broker_id_);
+  r.cluster_id = broker_.logs().cluster_id();
   r.controller_id = broker_id_;
   auto add_topic = [&](const std::string& name, const std::vector<int32_t>* partitions) {
     MetadataResponse::Topic t;

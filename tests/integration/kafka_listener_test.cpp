@@ -223,6 +223,15 @@ TEST_F(KafkaListenerTest, SilentClientDoesNotDelayOthers) {
 TEST_F(KafkaListenerTest, MetadataNamesThisBrokerAsLeaderAndControllerAndUnknownTopics) {
   ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
   call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1, 2}}});
+  // The cluster id is the one the log dirs' meta.properties hold (generated at the first start,
+  // as no cluster.id is configured).
+  std::ifstream meta(config_.log_dirs[0] / "meta.properties");
+  std::string line, cluster_id;
+  while (std::getline(meta, line)) {
+    if (line.rfind("cluster.id=", 0) == 0)
+      cluster_id = line.substr(std::string("cluster.id=").size());
+  }
+  ASSERT_EQ(cluster_id.size(), 22u) << "a Kafka Uuid";
   for (int16_t version = 0; version <= 5; ++version) {
     KafkaConnection c(port_);
     kafka::Writer body;
@@ -238,6 +247,9 @@ TEST_F(KafkaListenerTest, MetadataNamesThisBrokerAsLeaderAndControllerAndUnknown
     EXPECT_EQ(m.brokers[0].host + ":" + std::to_string(m.brokers[0].port), address_);
     if (version >= 1) {
       EXPECT_EQ(m.controller_id, 0);
+    }
+    if (version >= 2) {
+      EXPECT_EQ(m.cluster_id, cluster_id);
     }
     ASSERT_EQ(m.topics.size(), 2u);
     EXPECT_EQ(m.topics[0].name, "t");
