@@ -235,7 +235,8 @@ class LogManager {
   // the log end offset on by rewriting each baseOffset (it lies outside the CRC). All or nothing:
   // a refused request appends no batch. Returns the offset of the first record appended. Throws
   // KafkaError CORRUPT_MESSAGE (framing or CRC), INVALID_RECORD (a magic other than 2),
-  // RECORD_LIST_TOO_LARGE (larger than log.segment.bytes), UNKNOWN_TOPIC_OR_PARTITION, or
+  // MESSAGE_TOO_LARGE (a batch larger than message.max.bytes), RECORD_LIST_TOO_LARGE (larger
+  // than log.segment.bytes), UNKNOWN_TOPIC_OR_PARTITION, or
   // KAFKA_STORAGE_ERROR as append() does.
   int64_t append_batches(const TopicPartition& tp, std::string batches);
 
@@ -258,6 +259,9 @@ class LogManager {
   // log.segment.bytes: an append that would take a non-empty active segment past this size rolls
   // a new segment first, named by the offset of its first record.
   void set_segment_bytes(uint64_t bytes);
+  // message.max.bytes: append_batches() refuses a record batch larger than this with
+  // MESSAGE_TOO_LARGE, writing nothing of the request's batches.
+  void set_max_message_bytes(uint64_t bytes);
 
   // An in-memory LogManager only (Options::in_memory): counts `bytes` that a partition held before
   // it was placed here (the simulator's data from before a trace) in its size, not in any append
@@ -432,6 +436,7 @@ class LogManager {
   uint64_t default_expected_bytes_ = 0;
   double rate_window_seconds_ = 300;                        // log.dir.rate.window.ms
   std::atomic<uint64_t> segment_bytes_{uint64_t{1} << 30};  // log.segment.bytes
+  std::atomic<uint64_t> max_message_bytes_{1048588};        // message.max.bytes
   std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
   bool started_ = false;  // startup() has finished
   std::function<void(const std::string&)> on_all_dirs_offline_;

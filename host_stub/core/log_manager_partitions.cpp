@@ -228,7 +228,8 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
 }
 
 int64_t LogManager::append_batches(const TopicPartition& tp, std::string batches) {
-  PartitionLog::check_batches(batches, segment_bytes_.load(std::memory_order_relaxed));
+  PartitionLog::check_batches(batches, tp.str(), segment_bytes_.load(std::memory_order_relaxed),
+                              max_message_bytes_.load(std::memory_order_relaxed));
   const std::shared_ptr<Partition> p = hosted_online(tp);
   std::lock_guard io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
@@ -282,6 +283,10 @@ LogManager::LogOffsets LogManager::log_offsets(const TopicPartition& tp) const {
 
 void LogManager::set_segment_bytes(uint64_t bytes) {
   segment_bytes_.store(bytes, std::memory_order_relaxed);
+}
+
+void LogManager::set_max_message_bytes(uint64_t bytes) {
+  max_message_bytes_.store(bytes, std::memory_order_relaxed);
 }
 
 uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partition,

@@ -57,6 +57,7 @@ inline constexpr int16_t kUnknownTopicOrPartition = 3;
 inline constexpr int16_t kLeaderNotAvailable = 5;
 inline constexpr int16_t kNotLeaderOrFollower = 6;
 inline constexpr int16_t kReplicaNotAvailable = 9;
+inline constexpr int16_t kMessageTooLarge = 10;
 inline constexpr int16_t kInvalidTopicException = 17;
 inline constexpr int16_t kInvalidRequiredAcks = 21;
 inline constexpr int16_t kUnsupportedVersion = 35;

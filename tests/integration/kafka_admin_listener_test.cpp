@@ -53,6 +53,9 @@ TEST_F(KafkaTopicsTest, KafkaPythonCreatesPartitionsAndAltersConfigsThatHotSwapT
   EXPECT_EQ(configs["admin.max.connections"]["value"], "64");
   EXPECT_EQ(configs["admin.max.connections"]["source"], 5);  // DEFAULT_CONFIG
   EXPECT_EQ(configs["log.dirs"]["value"], admin_config(admin, "log.dirs")["value"]);
+  EXPECT_EQ(configs["message.max.bytes"]["value"], "1048588");  // Kafka's default
+  EXPECT_EQ(configs["message.max.bytes"]["source"], 5);         // DEFAULT_CONFIG
+  EXPECT_EQ(configs["message.max.bytes"]["read_only"], false);
   const json one = admin_client(address_, "describe-configs 0 log.level");
   EXPECT_EQ(one["configs"].size(), 1u) << one.dump();
 
