@@ -174,11 +174,12 @@ class LogManager {
 
   // Kafka's createLog: a remembered preference wins; otherwise the active strategy ranks the online
   // directories; each is tried in order and an I/O error marks it offline. A cordoned directory is
-  // never used, whatever the strategy. Throws KafkaError: INVALID_TOPIC_EXCEPTION,
-  // INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (every online directory cordoned, Kafka's
-  // message), KAFKA_STORAGE_ERROR ("No log directories available. Tried ...", or nothing
-  // eligible). `expected_bytes_in_per_sec` is the request's rate estimate (lds_request, ABI 1.1);
-  // without one the mean rate of the topic's hosted partitions is sent, else 0.
+  // never used, whatever the strategy. Throws KafkaError: INVALID_TOPIC_EXCEPTION (an invalid
+  // name, or a new topic whose name collides with a hosted one's), INVALID_PARTITIONS,
+  // INVALID_REPLICATION_FACTOR (every online directory cordoned, Kafka's message),
+  // KAFKA_STORAGE_ERROR ("No log directories available. Tried ...", or nothing eligible).
+  // `expected_bytes_in_per_sec` is the request's rate estimate (lds_request, ABI 1.1); without one
+  // the mean rate of the topic's hosted partitions is sent, else 0.
   PlacementResult create_partition(
       const std::string& topic, int32_t partition,
       std::optional<uint64_t> expected_bytes = std::nullopt,
@@ -319,6 +320,10 @@ class LogManager {
   // Those of them whose log directory is offline: still this broker's, but neither read nor
   // written until a restart finds the directory again. Sorted as hosted_partitions().
   std::vector<TopicPartition> offline_partitions() const;
+  // Kafka's controller refuses a new topic whose name collides with an existing one's
+  // (layout::topic_names_collide): its sentence for `topic` when it is not hosted and collides
+  // with a hosted topic (the least such name), or "". create_partition() applies it.
+  std::string topic_collision_problem(const std::string& topic) const;
   // The cluster.id this broker belongs to, set by startup(): the configured one, else the one the
   // log directories' meta.properties hold, else the one written into new directories (in memory:
   // the configured one, else a generated one). Empty before startup().

@@ -1,8 +1,9 @@
 // kafka_admin_listener_test.cpp: the admin side of the Kafka listener on a running lds-host, driven
 // by unmodified clients: kafka-python's KafkaAdminClient creating partitions and reading and
 // changing configs (a strategy hot swap placing the next topic), confluent-kafka's AdminClient,
-// replica moves sent by kafka-python with the request classes of kafka_requests.py, and a
-// DescribeLogDirs v5 whose bytes this test writes and reads itself.
+// replica moves sent by kafka-python with the request classes of kafka_requests.py, a
+// DescribeLogDirs v5 whose bytes this test writes and reads itself, and topic names that collide
+// ('.' against '_') refused on both the Kafka listener and the admin socket.
 #include <fstream>
 #include <string>
 #include <vector>
@@ -277,6 +278,31 @@ TEST_F(KafkaListenerTest, AChangeThroughIncrementalAlterConfigsIsLoggedWithItsSo
       " info  [lds.broker] log.partition.expected.bytes: 0 → 2048 (Kafka "
       "IncrementalAlterConfigs)\n");
   EXPECT_NE(at, std::string::npos) << log;
+}
+
+// Kafka refuses a topic whose name differs from an existing one's only in '.' against '_' (their
+// metric names would be the same), with its controller's sentence; so do both ways of creating a
+// topic here.
+TEST_F(KafkaTopicsTest, ATopicWhoseNameCollidesWithAnExistingOneIsRefused) {
+  if (!kafka_python_available()) {
+    GTEST_SKIP() << "python3-kafka does not import under /usr/bin/python3 (tools/install-deps.sh)";
+  }
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
+  EXPECT_EQ(admin_client(address_, "create a.b 1 1")["error_code"], 0);
+  const json refused = admin_client(address_, "create a_b 1 1");
+  EXPECT_EQ(refused["error_code"], 17) << refused.dump();  // INVALID_TOPIC_EXCEPTION
+  EXPECT_NE(
+      refused["message"].get<std::string>().find("Topic 'a_b' collides with existing topic: a.b"),
+      std::string::npos)
+      << refused.dump();
+  const json by_socket = call({{"api", "CreatePartitions"}, {"topic", "a_b"}, {"partitions", {0}}});
+  EXPECT_EQ(by_socket["partitions"][0]["error"], "INVALID_TOPIC_EXCEPTION") << by_socket.dump();
+  EXPECT_EQ(by_socket["partitions"][0]["message"], "Topic 'a_b' collides with existing topic: a.b");
+  EXPECT_EQ(partitions_per_dir("a_b"), (std::vector<int>{0, 0}));
+  // More partitions of the existing topic, and names without '.' or '_', are fine.
+  EXPECT_EQ(admin_client(address_, "partitions a.b 2")["error_code"], 0);
+  EXPECT_EQ(admin_client(address_, "create a-b 1 1")["error_code"], 0);
+  EXPECT_EQ(partitions_per_dir("a.b"), (std::vector<int>{1, 1}));
 }
 
 }  // namespace
