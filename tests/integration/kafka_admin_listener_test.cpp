@@ -305,5 +305,35 @@ TEST_F(KafkaTopicsTest, ATopicWhoseNameCollidesWithAnExistingOneIsRefused) {
   EXPECT_EQ(partitions_per_dir("a.b"), (std::vector<int>{1, 1}));
 }
 
+// DescribeConfigs of a TOPIC lists every topic config Kafka lists: Kafka's defaults, and the value
+// of the broker key a topic config follows with that key's source (this broker keeps no topic
+// overrides); a topic it does not host gets UNKNOWN_TOPIC_OR_PARTITION.
+TEST_F(KafkaTopicsTest, DescribeConfigsOfATopicListsEveryTopicConfigWithItsSource) {
+  if (!kafka_python_available()) {
+    GTEST_SKIP() << "python3-kafka does not import under /usr/bin/python3 (tools/install-deps.sh)";
+  }
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1)));
+  EXPECT_EQ(admin_client(address_, "create t 1 1")["error_code"], 0);
+  EXPECT_EQ(admin_client(address_, "alter-configs 0 message.max.bytes=2000000")["error_code"], 0);
+  const json described = admin_client(address_, "describe-topic-configs t");
+  ASSERT_EQ(described["error_code"], 0) << described.dump();
+  const json& configs = described["configs"];
+  EXPECT_EQ(configs.size(), 33u) << described.dump();
+  auto expect = [&](const std::string& name, const std::string& value, int source) {
+    EXPECT_EQ(configs[name]["value"], value) << name;
+    EXPECT_EQ(configs[name]["source"], source) << name;
+    EXPECT_EQ(configs[name]["read_only"], false) << name;
+  };
+  expect("cleanup.policy", "delete", 5);  // DEFAULT_CONFIG
+  expect("retention.ms", "604800000", 5);
+  expect("retention.bytes", "-1", 5);
+  expect("segment.bytes", "1073741824", 5);
+  expect("max.message.bytes", "2000000", 2);  // DYNAMIC_BROKER_CONFIG: message.max.bytes
+  EXPECT_EQ(configs["max.message.bytes"]["synonyms"][0], json::array({"2000000", 2}));
+  const json one = admin_client(address_, "describe-topic-configs t segment.bytes");
+  EXPECT_EQ(one["configs"].size(), 1u) << one.dump();
+  EXPECT_EQ(admin_client(address_, "describe-topic-configs absent")["error_code"], 3);
+}
+
 }  // namespace
 }  // namespace lds::integration
