@@ -68,6 +68,7 @@ struct BrokerConfig {
   uint64_t partition_expected_bytes = 0;  // log.partition.expected.bytes (dynamic), 0 = none
   int64_t rate_window_ms = 300000;        // log.dir.rate.window.ms (dynamic), >= 1
   uint64_t segment_bytes = 0;             // log.segment.bytes (dynamic), >= 14
+  uint64_t max_message_bytes = 0;         // message.max.bytes (dynamic), 0 to 2^31 - 1
   std::string log_level;                  // log.level (dynamic): trace|debug|info|warn|error|off
   // replica.alter.log.dirs.io.max.bytes.per.second (dynamic): kNoMoveThrottle (Kafka's default,
   // Long.MAX_VALUE) is no throttle; 0 lets no byte through, so moves wait without copying.

@@ -451,6 +451,21 @@ constexpr ConfigKey kKeys[] = {
      .format = [](std::string_view,
                   const BrokerConfig& c) { return std::to_string(c.segment_bytes); },
      .doc = "size at which a partition's active segment rolls; an append never splits a request"},
+    {.name = "message.max.bytes",
+     .type = ConfigType::kInt,
+     // Kafka's default: 1 MiB plus the 12-byte log overhead of a batch (Records.LOG_OVERHEAD).
+     .default_value = ConfigDefault::text_of("1048588"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           // Kafka's type (int) and lower bound (0).
+           c.max_message_bytes =
+               static_cast<uint64_t>(int_in_range(s, key, 0, std::numeric_limits<int32_t>::max()));
+         },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.max_message_bytes); },
+     .doc = "the largest record batch a Produce may carry; a larger one is refused with "
+            "MESSAGE_TOO_LARGE and nothing of that partition's records is written"},
     {.name = "log.level",
      .type = ConfigType::kString,
      .default_value = ConfigDefault::text_of("info"),

@@ -39,6 +39,7 @@ constexpr ErrorRow kErrors[] = {
     {ErrorCode::kOffsetOutOfRange, "OFFSET_OUT_OF_RANGE", 1, "OffsetOutOfRangeException"},
     {ErrorCode::kCorruptMessage, "CORRUPT_MESSAGE", 2, "CorruptRecordException"},
     {ErrorCode::kRecordListTooLarge, "RECORD_LIST_TOO_LARGE", 18, "RecordBatchTooLargeException"},
+    {ErrorCode::kMessageTooLarge, "MESSAGE_TOO_LARGE", 10, "RecordTooLargeException"},
     {ErrorCode::kInvalidRecord, "INVALID_RECORD", 87, "InvalidRecordException"},
     {ErrorCode::kUnknownServerError, "UNKNOWN_SERVER_ERROR", -1, "UnknownServerException"},
 };

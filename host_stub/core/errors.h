@@ -28,6 +28,7 @@ enum class ErrorCode {
   kOffsetOutOfRange,          // a fetch offset outside the log
   kCorruptMessage,            // a record batch whose CRC or framing is wrong
   kRecordListTooLarge,        // record batches larger than a segment may hold
+  kMessageTooLarge,           // one record batch larger than message.max.bytes
   kInvalidRecord,             // a record batch this broker does not take (not magic 2)
 };
 

@@ -56,6 +56,16 @@ size_t java_length(std::string_view text) {
 }  // namespace
 
 // Kafka's Topic.validate texts (3.4 and later), whole names included.
+bool topic_names_collide(std::string_view a, std::string_view b) {
+  if (a == b || a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char x = a[i] == '.' ? '_' : a[i];
+    const char y = b[i] == '.' ? '_' : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
 std::string topic_name_problem(std::string_view topic) {
   const std::string prefix = "Topic name is invalid: ";
   if (topic.empty()) return prefix + "the empty string is not allowed";

@@ -31,6 +31,10 @@ inline constexpr std::string_view kSegmentSuffix = ".log";
 // if valid, else one sentence saying why not.
 std::string topic_name_problem(std::string_view topic);
 
+// Kafka's Topic.hasCollision: two different names that become equal once every '.' is read as
+// '_' collide, since Kafka's metric names make that replacement.
+bool topic_names_collide(std::string_view a, std::string_view b);
+
 // Why `name` is not a partition directory name "<topic>-<partition>" ("" when it is one), as one
 // clause for a log line: "partition number \"00\" has a leading zero".
 std::string partition_name_problem(std::string_view name);

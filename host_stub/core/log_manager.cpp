@@ -407,6 +407,9 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   }
   const TopicPartition tp{topic, partition};
   std::lock_guard create_lock(create_mu_);
+  if (std::string why = topic_collision_problem(topic); !why.empty()) {
+    throw KafkaError(ErrorCode::kInvalidTopic, why);
+  }
   {
     // Kafka's getOrCreateLog: an existing replica is returned, not created again.
     std::lock_guard lock(mu_);
@@ -481,6 +484,20 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   }
   throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + tried +
                                                       (full.empty() ? "" : ". " + full));
+}
+
+std::string LogManager::topic_collision_problem(const std::string& topic) const {
+  if (topic.find_first_of("._") == std::string::npos) return "";
+  std::lock_guard lock(mu_);
+  if (topics_.count(topic) != 0) return "";
+  const std::string* colliding = nullptr;
+  for (const auto& [hosted, stats] : topics_) {
+    if (layout::topic_names_collide(hosted, topic) && (colliding == nullptr || hosted < *colliding))
+      colliding = &hosted;
+  }
+  // ReplicationControlManager.validateNewTopicNames' sentence.
+  return colliding == nullptr ? ""
+                              : "Topic '" + topic + "' collides with existing topic: " + *colliding;
 }
 
 LogManager::PlacementRecall LogManager::past_placement(const TopicPartition& tp) const {

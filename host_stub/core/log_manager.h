@@ -176,11 +176,12 @@ class LogManager {
   // directories; each is tried in order and an I/O error marks it offline. A directory whose
   // filesystem is full refuses the creation and stays online, and the next one is tried. A
   // cordoned directory is never used, whatever the strategy. Throws KafkaError:
-  // INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (every online
-  // directory cordoned, Kafka's message), KAFKA_STORAGE_ERROR ("Cannot create t-0 in /d1: its
-  // filesystem is full (No space left on device); the log directory stays online.", one sentence
-  // per directory, when every directory tried was full; "No log directories available. Tried
-  // ...", followed by those sentences, when some failed; or nothing eligible).
+  // INVALID_TOPIC_EXCEPTION (an invalid name, or a new topic whose name collides with a hosted
+  // one's), INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (every online directory cordoned,
+  // Kafka's message), KAFKA_STORAGE_ERROR ("Cannot create t-0 in /d1: its filesystem is full (No
+  // space left on device); the log directory stays online.", one sentence per directory, when
+  // every directory tried was full; "No log directories available. Tried ...", followed by those
+  // sentences, when some failed; or nothing eligible).
   // `expected_bytes_in_per_sec` is the request's rate estimate (lds_request, ABI 1.1); without one
   // the mean rate of the topic's hosted partitions is sent, else 0.
   PlacementResult create_partition(
@@ -239,7 +240,8 @@ class LogManager {
   // the log end offset on by rewriting each baseOffset (it lies outside the CRC). All or nothing:
   // a refused request appends no batch. Returns the offset of the first record appended. Throws
   // KafkaError CORRUPT_MESSAGE (framing or CRC), INVALID_RECORD (a magic other than 2),
-  // RECORD_LIST_TOO_LARGE (larger than log.segment.bytes), UNKNOWN_TOPIC_OR_PARTITION, or
+  // MESSAGE_TOO_LARGE (a batch larger than message.max.bytes), RECORD_LIST_TOO_LARGE (larger
+  // than log.segment.bytes), UNKNOWN_TOPIC_OR_PARTITION, or
   // KAFKA_STORAGE_ERROR as append() does.
   int64_t append_batches(const TopicPartition& tp, std::string batches);
 
@@ -262,6 +264,9 @@ class LogManager {
   // log.segment.bytes: an append that would take a non-empty active segment past this size rolls
   // a new segment first, named by the offset of its first record.
   void set_segment_bytes(uint64_t bytes);
+  // message.max.bytes: append_batches() refuses a record batch larger than this with
+  // MESSAGE_TOO_LARGE, writing nothing of the request's batches.
+  void set_max_message_bytes(uint64_t bytes);
 
   // An in-memory LogManager only (Options::in_memory): counts `bytes` that a partition held before
   // it was placed here (the simulator's data from before a trace) in its size, not in any append
@@ -316,6 +321,17 @@ class LogManager {
   size_t partition_count() const;
   // The hosted partitions (current replicas, not future copies), sorted by topic, then partition.
   std::vector<TopicPartition> hosted_partitions() const;
+  // Those of them whose log directory is offline: still this broker's, but neither read nor
+  // written until a restart finds the directory again. Sorted as hosted_partitions().
+  std::vector<TopicPartition> offline_partitions() const;
+  // Kafka's controller refuses a new topic whose name collides with an existing one's
+  // (layout::topic_names_collide): its sentence for `topic` when it is not hosted and collides
+  // with a hosted topic (the least such name), or "". create_partition() applies it.
+  std::string topic_collision_problem(const std::string& topic) const;
+  // The cluster.id this broker belongs to, set by startup(): the configured one, else the one the
+  // log directories' meta.properties hold, else the one written into new directories (in memory:
+  // the configured one, else a generated one). Empty before startup().
+  std::string cluster_id() const;
   const std::vector<std::filesystem::path>& log_dirs() const { return options_.log_dirs; }
   // Marks a directory offline (after an I/O error), logging why.
   void mark_offline(uint32_t dir_index, const std::string& reason);
@@ -428,10 +444,12 @@ class LogManager {
     RateMeter rate;                 // appends to all its partitions, for their mean rate
   };
   std::unordered_map<std::string, TopicStats> topics_;
+  std::string cluster_id_;  // set once by startup()
   uint64_t total_bytes_hosted_ = 0;
   uint64_t default_expected_bytes_ = 0;
   double rate_window_seconds_ = 300;                        // log.dir.rate.window.ms
   std::atomic<uint64_t> segment_bytes_{uint64_t{1} << 30};  // log.segment.bytes
+  std::atomic<uint64_t> max_message_bytes_{1048588};        // message.max.bytes
   std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
   bool started_ = false;  // startup() has finished
   std::function<void(const std::string&)> on_all_dirs_offline_;

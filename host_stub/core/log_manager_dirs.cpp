@@ -115,6 +115,10 @@ void LogManager::open_dirs() {
   const std::string cluster_id = !options_.cluster_id.empty() ? options_.cluster_id
                                  : cluster                    ? cluster->first
                                                               : layout::random_directory_id();
+  {
+    std::lock_guard state(mu_);
+    cluster_id_ = cluster_id;
+  }
   for (uint32_t i = 0; i < n; ++i) {
     if (!faults[i].empty()) continue;
     Dir& d = *dirs_[i];
@@ -150,6 +154,11 @@ void LogManager::open_dirs() {
   for (uint32_t i = 0; i < n; ++i) {
     if (!faults[i].empty()) mark_offline(i, faults[i]);
   }
+}
+
+std::string LogManager::cluster_id() const {
+  std::lock_guard lock(mu_);
+  return cluster_id_;
 }
 
 void LogManager::refuse_unless_a_dir_is_online() {

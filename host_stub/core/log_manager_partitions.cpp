@@ -228,7 +228,8 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
 }
 
 int64_t LogManager::append_batches(const TopicPartition& tp, std::string batches) {
-  PartitionLog::check_batches(batches, segment_bytes_.load(std::memory_order_relaxed));
+  PartitionLog::check_batches(batches, tp.str(), segment_bytes_.load(std::memory_order_relaxed),
+                              max_message_bytes_.load(std::memory_order_relaxed));
   const std::shared_ptr<Partition> p = hosted_online(tp);
   std::lock_guard io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
@@ -282,6 +283,10 @@ LogManager::LogOffsets LogManager::log_offsets(const TopicPartition& tp) const {
 
 void LogManager::set_segment_bytes(uint64_t bytes) {
   segment_bytes_.store(bytes, std::memory_order_relaxed);
+}
+
+void LogManager::set_max_message_bytes(uint64_t bytes) {
+  max_message_bytes_.store(bytes, std::memory_order_relaxed);
 }
 
 uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partition,
@@ -469,6 +474,20 @@ std::vector<TopicPartition> LogManager::hosted_partitions() const {
     std::lock_guard lock(mu_);
     out.reserve(partitions_.size());
     for (const auto& [tp, p] : partitions_) out.push_back(tp);
+  }
+  std::sort(out.begin(), out.end(), [](const TopicPartition& a, const TopicPartition& b) {
+    return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
+  });
+  return out;
+}
+
+std::vector<TopicPartition> LogManager::offline_partitions() const {
+  std::vector<TopicPartition> out;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [tp, p] : partitions_) {
+      if (!dirs_[p->dir]->online) out.push_back(tp);
+    }
   }
   std::sort(out.begin(), out.end(), [](const TopicPartition& a, const TopicPartition& b) {
     return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;

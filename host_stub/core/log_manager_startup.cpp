@@ -105,7 +105,12 @@ int LogManager::dir_index(const fs::path& dir) const {
 
 void LogManager::startup() {
   std::vector<std::pair<uint32_t, fs::path>> futures;
-  if (!options_.in_memory) open_dirs();
+  if (!options_.in_memory) {
+    open_dirs();
+  } else {
+    std::lock_guard lock(mu_);
+    cluster_id_ = options_.cluster_id.empty() ? layout::random_directory_id() : options_.cluster_id;
+  }
   complete_pending_deletions();
   for (uint32_t i = 0; i < dirs_.size() && !options_.in_memory; ++i) {
     // Offline: it failed its checks, or a pending deletion could not be completed there.

@@ -103,7 +103,8 @@ uint64_t PartitionLog::size_in_bytes() const {
   return total;
 }
 
-void PartitionLog::check_batches(std::string_view batches, uint64_t segment_bytes) {
+void PartitionLog::check_batches(std::string_view batches, const std::string& partition,
+                                 uint64_t segment_bytes, uint64_t max_message_bytes) {
   if (batches.size() > segment_bytes) {
     throw KafkaError(ErrorCode::kRecordListTooLarge,
                      "The record batches of " + std::to_string(batches.size()) +
@@ -132,6 +133,14 @@ void PartitionLog::check_batches(std::string_view batches, uint64_t segment_byte
           "The record batch at byte " + std::to_string(at) + " is malformed: " + e.what());
     }
     const std::string_view batch = rest.substr(0, h.size_in_bytes());
+    if (batch.size() > max_message_bytes) {
+      // Kafka's check (UnifiedLog.analyzeAndValidateRecords), before the CRC's.
+      throw KafkaError(ErrorCode::kMessageTooLarge,
+                       "The record batch size in the append to " + partition + " is " +
+                           std::to_string(batch.size()) +
+                           " bytes which exceeds the maximum configured value of " +
+                           std::to_string(max_message_bytes) + ".");
+    }
     if (kafka::compute_batch_crc(batch) != h.crc) {
       throw KafkaError(ErrorCode::kCorruptMessage,
                        "The record batch at byte " + std::to_string(at) +

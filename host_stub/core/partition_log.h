@@ -41,11 +41,15 @@ class PartitionLog {
   // FileError on I/O.
   static ScannedLog scan(const std::filesystem::path& dir);
 
-  // Checks `batches`, a client's records as Produce carries them: one or more whole batches of
-  // magic 2, each with its CRC32C and at least one record, together at most `segment_bytes`.
-  // Throws KafkaError CORRUPT_MESSAGE (framing, CRC), INVALID_RECORD (another magic, no records)
-  // or RECORD_LIST_TOO_LARGE (the size), its sentence naming the batch's position.
-  static void check_batches(std::string_view batches, uint64_t segment_bytes);
+  // Checks `batches`, a client's records for partition `partition` ("t-0") as Produce carries
+  // them: one or more whole batches of magic 2, each with its CRC32C, at least one record and at
+  // most `max_message_bytes` bytes (message.max.bytes, compared with the batch's whole size as
+  // Kafka's UnifiedLog compares sizeInBytes), together at most `segment_bytes`. Throws KafkaError
+  // CORRUPT_MESSAGE (framing, CRC), INVALID_RECORD (another magic, no records), MESSAGE_TOO_LARGE
+  // (one batch, Kafka's sentence) or RECORD_LIST_TOO_LARGE (all of them), naming the batch's
+  // position.
+  static void check_batches(std::string_view batches, const std::string& partition,
+                            uint64_t segment_bytes, uint64_t max_message_bytes);
 
   // Gives the records of `batches` (checked by check_batches, or built by this broker) offsets
   // from the log end offset on, by rewriting each batch's baseOffset, and writes them to the active

@@ -13,7 +13,7 @@ constexpr ApiRange kApis[] = {
     {ApiKey::kProduce, 3, 7, 9},
     {ApiKey::kFetch, 4, 11, 12},
     {ApiKey::kListOffsets, 1, 2, 6},
-    {ApiKey::kMetadata, 0, 4, 9},
+    {ApiKey::kMetadata, 0, 5, 9},
     {ApiKey::kApiVersions, 0, 3, 3},
     {ApiKey::kCreateTopics, 0, 4, 5},
     {ApiKey::kDeleteTopics, 0, 3, 4},

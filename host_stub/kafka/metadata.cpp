@@ -1,5 +1,5 @@
 // metadata.cpp: Metadata request and response, from Kafka's MetadataRequest.json and
-// MetadataResponse.json (versions 0 to 4).
+// MetadataResponse.json (versions 0 to 5; version 5 adds each partition's offline replicas).
 #include "kafka/metadata.h"
 
 namespace lds::kafka {
@@ -66,6 +66,7 @@ void write_metadata_response(Writer& out, const MetadataResponse& response, int1
       out.int32(p.leader_id);
       write_int32_array(out, p.replica_nodes);
       write_int32_array(out, p.isr_nodes);
+      if (version >= 5) write_int32_array(out, p.offline_replicas);
     }
   }
 }
@@ -98,6 +99,7 @@ MetadataResponse read_metadata_response(Reader& in, int16_t version) {
       p.leader_id = in.int32();
       p.replica_nodes = read_int32_array(in);
       p.isr_nodes = read_int32_array(in);
+      if (version >= 5) p.offline_replicas = read_int32_array(in);
       t.partitions.push_back(std::move(p));
     }
     r.topics.push_back(std::move(t));

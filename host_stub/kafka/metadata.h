@@ -1,4 +1,4 @@
-// metadata.h: Metadata (key 3) versions 0 to 4, none of them flexible.
+// metadata.h: Metadata (key 3) versions 0 to 5, none of them flexible.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,7 @@ struct MetadataResponse {
     int32_t leader_id = 0;
     std::vector<int32_t> replica_nodes;
     std::vector<int32_t> isr_nodes;
+    std::vector<int32_t> offline_replicas;  // v5+
   };
   struct Topic {
     int16_t error_code = 0;

@@ -175,9 +175,13 @@ std::string RequestHandler::metadata(std::string_view body, int16_t version,
   for (const TopicPartition& tp : broker_.logs().hosted_partitions()) {
     hosted[tp.topic].push_back(tp.partition);
   }
+  std::set<std::pair<std::string, int32_t>> offline;
+  for (const TopicPartition& tp : broker_.logs().offline_partitions()) {
+    offline.emplace(tp.topic, tp.partition);
+  }
   MetadataResponse r;
   r.brokers.push_back({broker_id_, advertised_.host, advertised_.port, std::nullopt});
-  r.cluster_id = "lds-broker-" + std::to_string(broker_id_);
+  r.cluster_id = broker_.logs().cluster_id();
   r.controller_id = broker_id_;
   auto add_topic = [&](const std::string& name, const std::vector<int32_t>* partitions) {
     MetadataResponse::Topic t;
@@ -186,7 +190,15 @@ std::string RequestHandler::metadata(std::string_view body, int16_t version,
       t.error_code = error::kUnknownTopicOrPartition;
     } else {
       for (int32_t p : *partitions) {
-        t.partitions.push_back({error::kNone, p, broker_id_, {broker_id_}, {broker_id_}});
+        if (offline.count({name, p}) != 0) {
+          // The only replica is on an offline log dir, so the partition has no leader: Kafka's
+          // metadata cache answers LEADER_NOT_AVAILABLE, leader -1, and the replica as offline
+          // (KRaftMetadataCache: a replica whose directory is not online is offline).
+          t.partitions.push_back(
+              {error::kLeaderNotAvailable, p, -1, {broker_id_}, {}, {broker_id_}});
+        } else {
+          t.partitions.push_back({error::kNone, p, broker_id_, {broker_id_}, {broker_id_}, {}});
+        }
       }
     }
     r.topics.push_back(std::move(t));

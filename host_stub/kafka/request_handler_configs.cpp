@@ -16,6 +16,7 @@
 #include "kafka/configs.h"
 #include "kafka/headers.h"
 #include "kafka/request_handler.h"
+#include "kafka/topic_configs.h"
 
 namespace lds::kafka {
 namespace {
@@ -64,6 +65,37 @@ std::vector<DescribeConfigsResponse::Config> broker_configs(
         c.synonyms.push_back({d.name, value, source_id(source)});
       }
     }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The entries of one DescribeConfigs TOPIC resource: every topic config (or those named), each
+// the value of the broker key it follows, with that key's source and synonyms (Kafka's
+// ConfigHelper.createTopicConfigEntry for a topic without overrides), else Kafka's default.
+std::vector<DescribeConfigsResponse::Config> topic_configs(
+    const std::vector<DescribedConfig>& described,
+    const std::optional<std::vector<std::string>>& keys, bool with_synonyms) {
+  std::set<std::string> wanted;
+  if (keys) wanted.insert(keys->begin(), keys->end());
+  std::vector<DescribeConfigsResponse::Config> out;
+  for (const TopicConfigDefault& t : topic_config_defaults()) {
+    if (!wanted.empty() && wanted.count(std::string(t.name)) == 0) continue;
+    DescribeConfigsResponse::Config c;
+    c.name = t.name;
+    c.value = std::string(t.value);
+    c.config_source = config_source::kDefaultConfig;
+    for (const DescribedConfig& d : described) {
+      if (t.broker_key.empty() || d.name != t.broker_key) continue;
+      c.value = d.value;
+      c.config_source = source_id(d.source);
+      for (const auto& [source, value] : d.synonyms) {
+        if (with_synonyms) c.synonyms.push_back({d.name, value, source_id(source)});
+      }
+    }
+    c.is_default = c.config_source == config_source::kDefaultConfig;
+    c.read_only = false;  // as Kafka lists topic configs
+    c.is_sensitive = false;
     out.push_back(std::move(c));
   }
   return out;
@@ -137,11 +169,16 @@ std::string RequestHandler::describe_configs(std::string_view body, int16_t vers
         }
       }
     } else if (res.resource_type == resource_type::kTopic) {
-      // Topics keep no configs here (CreateTopics reads retention.bytes for placement only).
+      // Topics keep no overrides here (CreateTopics reads retention.bytes for placement only),
+      // so each config is its broker key's value or Kafka's default.
       if (std::string why = layout::topic_name_problem(res.resource_name); !why.empty()) {
         refuse({error::kInvalidTopicException, why});
       } else if (hosted.count(res.resource_name) == 0) {
         refuse({error::kUnknownTopicOrPartition, std::nullopt});
+      } else {
+        if (!described) described = broker_.describe_configs();
+        result.configs = topic_configs(*described, res.configuration_keys,
+                                       version >= 1 && request.include_synonyms);
       }
     } else {
       refuse({error::kInvalidRequest,

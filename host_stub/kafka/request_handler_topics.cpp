@@ -162,6 +162,9 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
       refuse(error::kInvalidTopicException, why);
     } else if (hosted.count(t.name) != 0) {
       refuse(error::kTopicAlreadyExists, "Topic '" + t.name + "' already exists.");
+    } else if (std::string collision = broker_.logs().topic_collision_problem(t.name);
+               !collision.empty()) {
+      refuse(error::kInvalidTopicException, collision);
     } else {
       auto plan = plan_topic(t, broker_id_);
       if (auto* refusal = std::get_if<Refusal>(&plan)) {

@@ -50,6 +50,15 @@ TEST(LogLayout, FutureAndDeleteNamesOfA249CharacterTopicFitIn255Bytes) {
   }
 }
 
+// Kafka's Topic.hasCollision: '.' and '_' are the same character in metric names.
+TEST(LogLayout, TopicNamesCollideWhenTheyDifferOnlyInDotsAgainstUnderscores) {
+  EXPECT_TRUE(topic_names_collide("a.b", "a_b"));
+  EXPECT_TRUE(topic_names_collide("x_y.z", "x.y_z"));
+  EXPECT_FALSE(topic_names_collide("a.b", "a.b"));
+  EXPECT_FALSE(topic_names_collide("a.b", "a-b"));
+  EXPECT_FALSE(topic_names_collide("a.b", "a.bc"));
+}
+
 TEST(LogLayout, NamesThatFitKeepTheWholeTopic) {
   EXPECT_EQ(future_dir("t", 0, kId), "t-0." + kId + "-future");
   EXPECT_EQ(delete_dir("t", 3, kId), "t-3." + kId + "-delete");

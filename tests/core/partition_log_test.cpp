@@ -127,9 +127,10 @@ TEST_F(PartitionLogTest, ReadFindsOffsetsInEarlierSegments) {
 }
 
 TEST_F(PartitionLogTest, ClientBatchesAreCheckedBeforeAnythingIsWritten) {
-  auto code_of = [](const std::string& batches, uint64_t segment_bytes = 1 << 20) {
+  auto code_of = [](const std::string& batches, uint64_t segment_bytes = 1 << 20,
+                    uint64_t max_message_bytes = 1048588) {
     try {
-      PartitionLog::check_batches(batches, segment_bytes);
+      PartitionLog::check_batches(batches, "t-0", segment_bytes, max_message_bytes);
       return ErrorCode::kNone;
     } catch (const KafkaError& e) {
       return e.code();
@@ -145,6 +146,9 @@ TEST_F(PartitionLogTest, ClientBatchesAreCheckedBeforeAnythingIsWritten) {
   magic1[16] = 1;
   EXPECT_EQ(code_of(magic1), ErrorCode::kInvalidRecord);
   EXPECT_EQ(code_of(good, good.size() - 1), ErrorCode::kRecordListTooLarge);
+  // message.max.bytes judges each batch's whole size, Kafka's sizeInBytes.
+  EXPECT_EQ(code_of(good + good, 1 << 20, good.size()), ErrorCode::kNone);
+  EXPECT_EQ(code_of(good + good, 1 << 20, good.size() - 1), ErrorCode::kMessageTooLarge);
   EXPECT_EQ(code_of(""), ErrorCode::kInvalidRecord);
 }
 

@@ -9,6 +9,7 @@
 #   kafka_admin_client.py ADDR delete NAME
 #   kafka_admin_client.py ADDR partitions NAME COUNT [validate] [assign=BROKER]
 #   kafka_admin_client.py ADDR describe-configs BROKER [KEY ...]   ("configs": {KEY: {...}})
+#   kafka_admin_client.py ADDR describe-topic-configs TOPIC [KEY ...]   (the same, of a topic)
 #   kafka_admin_client.py ADDR alter-configs BROKER [KEY=VALUE ...]
 #   kafka_admin_client.py ADDR move NAME PARTITION DIR   (waits for the move; "log_dirs": [...])
 import json
@@ -51,10 +52,11 @@ def run(client, address, op, args):
         client.create_partitions({name: NewPartitions(count, assignments)},
                                  validate_only="validate" in flags)
         return {}
-    if op == "describe-configs":
+    if op in ("describe-configs", "describe-topic-configs"):
         # kafka-python reads the keys asked for from the configs dict's keys.
         keys = {key: None for key in args[1:]} or None
-        resource = ConfigResource(ConfigResourceType.BROKER, args[0], configs=keys)
+        kind = ConfigResourceType.BROKER if op == "describe-configs" else ConfigResourceType.TOPIC
+        resource = ConfigResource(kind, args[0], configs=keys)
         responses = client.describe_configs([resource], include_synonyms=True)
         configs = {}
         error_code, message = 0, ""

@@ -1,8 +1,9 @@
 // kafka_admin_listener_test.cpp: the admin side of the Kafka listener on a running lds-host, driven
 // by unmodified clients: kafka-python's KafkaAdminClient creating partitions and reading and
 // changing configs (a strategy hot swap placing the next topic), confluent-kafka's AdminClient,
-// replica moves sent by kafka-python with the request classes of kafka_requests.py, and a
-// DescribeLogDirs v5 whose bytes this test writes and reads itself.
+// replica moves sent by kafka-python with the request classes of kafka_requests.py, a
+// DescribeLogDirs v5 whose bytes this test writes and reads itself, and topic names that collide
+// ('.' against '_') refused on both the Kafka listener and the admin socket.
 #include <fstream>
 #include <string>
 #include <vector>
@@ -53,6 +54,9 @@ TEST_F(KafkaTopicsTest, KafkaPythonCreatesPartitionsAndAltersConfigsThatHotSwapT
   EXPECT_EQ(configs["admin.max.connections"]["value"], "64");
   EXPECT_EQ(configs["admin.max.connections"]["source"], 5);  // DEFAULT_CONFIG
   EXPECT_EQ(configs["log.dirs"]["value"], admin_config(admin, "log.dirs")["value"]);
+  EXPECT_EQ(configs["message.max.bytes"]["value"], "1048588");  // Kafka's default
+  EXPECT_EQ(configs["message.max.bytes"]["source"], 5);         // DEFAULT_CONFIG
+  EXPECT_EQ(configs["message.max.bytes"]["read_only"], false);
   const json one = admin_client(address_, "describe-configs 0 log.level");
   EXPECT_EQ(one["configs"].size(), 1u) << one.dump();
 
@@ -274,6 +278,61 @@ TEST_F(KafkaListenerTest, AChangeThroughIncrementalAlterConfigsIsLoggedWithItsSo
       " info  [lds.broker] log.partition.expected.bytes: 0 → 2048 (Kafka "
       "IncrementalAlterConfigs)\n");
   EXPECT_NE(at, std::string::npos) << log;
+}
+
+// Kafka refuses a topic whose name differs from an existing one's only in '.' against '_' (their
+// metric names would be the same), with its controller's sentence; so do both ways of creating a
+// topic here.
+TEST_F(KafkaTopicsTest, ATopicWhoseNameCollidesWithAnExistingOneIsRefused) {
+  if (!kafka_python_available()) {
+    GTEST_SKIP() << "python3-kafka does not import under /usr/bin/python3 (tools/install-deps.sh)";
+  }
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
+  EXPECT_EQ(admin_client(address_, "create a.b 1 1")["error_code"], 0);
+  const json refused = admin_client(address_, "create a_b 1 1");
+  EXPECT_EQ(refused["error_code"], 17) << refused.dump();  // INVALID_TOPIC_EXCEPTION
+  EXPECT_NE(
+      refused["message"].get<std::string>().find("Topic 'a_b' collides with existing topic: a.b"),
+      std::string::npos)
+      << refused.dump();
+  const json by_socket = call({{"api", "CreatePartitions"}, {"topic", "a_b"}, {"partitions", {0}}});
+  EXPECT_EQ(by_socket["partitions"][0]["error"], "INVALID_TOPIC_EXCEPTION") << by_socket.dump();
+  EXPECT_EQ(by_socket["partitions"][0]["message"], "Topic 'a_b' collides with existing topic: a.b");
+  EXPECT_EQ(partitions_per_dir("a_b"), (std::vector<int>{0, 0}));
+  // More partitions of the existing topic, and names without '.' or '_', are fine.
+  EXPECT_EQ(admin_client(address_, "partitions a.b 2")["error_code"], 0);
+  EXPECT_EQ(admin_client(address_, "create a-b 1 1")["error_code"], 0);
+  EXPECT_EQ(partitions_per_dir("a.b"), (std::vector<int>{1, 1}));
+}
+
+// DescribeConfigs of a TOPIC lists every topic config Kafka lists: Kafka's defaults, and the value
+// of the broker key a topic config follows with that key's source (this broker keeps no topic
+// overrides); a topic it does not host gets UNKNOWN_TOPIC_OR_PARTITION.
+TEST_F(KafkaTopicsTest, DescribeConfigsOfATopicListsEveryTopicConfigWithItsSource) {
+  if (!kafka_python_available()) {
+    GTEST_SKIP() << "python3-kafka does not import under /usr/bin/python3 (tools/install-deps.sh)";
+  }
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1)));
+  EXPECT_EQ(admin_client(address_, "create t 1 1")["error_code"], 0);
+  EXPECT_EQ(admin_client(address_, "alter-configs 0 message.max.bytes=2000000")["error_code"], 0);
+  const json described = admin_client(address_, "describe-topic-configs t");
+  ASSERT_EQ(described["error_code"], 0) << described.dump();
+  const json& configs = described["configs"];
+  EXPECT_EQ(configs.size(), 33u) << described.dump();
+  auto expect = [&](const std::string& name, const std::string& value, int source) {
+    EXPECT_EQ(configs[name]["value"], value) << name;
+    EXPECT_EQ(configs[name]["source"], source) << name;
+    EXPECT_EQ(configs[name]["read_only"], false) << name;
+  };
+  expect("cleanup.policy", "delete", 5);  // DEFAULT_CONFIG
+  expect("retention.ms", "604800000", 5);
+  expect("retention.bytes", "-1", 5);
+  expect("segment.bytes", "1073741824", 5);
+  expect("max.message.bytes", "2000000", 2);  // DYNAMIC_BROKER_CONFIG: message.max.bytes
+  EXPECT_EQ(configs["max.message.bytes"]["synonyms"][0], json::array({"2000000", 2}));
+  const json one = admin_client(address_, "describe-topic-configs t segment.bytes");
+  EXPECT_EQ(one["configs"].size(), 1u) << one.dump();
+  EXPECT_EQ(admin_client(address_, "describe-topic-configs absent")["error_code"], 3);
 }
 
 }  // namespace

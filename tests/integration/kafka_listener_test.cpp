@@ -99,7 +99,7 @@ TEST_F(KafkaListenerTest, ApiVersionsAdvertisesWhatIsImplementedAndAnswersNewerV
   EXPECT_EQ(v3->api_keys, (std::vector<Api>{{0, 3, 7},
                                             {1, 4, 11},
                                             {2, 1, 2},
-                                            {3, 0, 4},
+                                            {3, 0, 5},
                                             {18, 0, 3},
                                             {19, 0, 4},
                                             {20, 0, 3},
@@ -134,12 +134,12 @@ TEST_F(KafkaListenerTest, UnknownApiKeyClosesOnlyThatConnection) {
   EXPECT_TRUE(api_versions_v3(good, 2).has_value());
   // An implemented API in a version outside its range is closed the same way.
   KafkaConnection old(port_);
-  ASSERT_TRUE(old.send_request(3, 5, 1, 1, std::string(4, '\xff') + std::string(1, '\0')));
+  ASSERT_TRUE(old.send_request(3, 6, 1, 1, std::string(4, '\xff') + std::string(1, '\0')));
   EXPECT_TRUE(old.closed_by_peer());
   EXPECT_TRUE(api_versions_v3(good, 3).has_value());
   const std::string log = server_log();
   EXPECT_NE(log.find("unknown or unsupported API key 12345"), std::string::npos) << log;
-  EXPECT_NE(log.find("unsupported version 5 of Metadata"), std::string::npos) << log;
+  EXPECT_NE(log.find("unsupported version 6 of Metadata"), std::string::npos) << log;
 }
 
 // kafka-python asks FindCoordinator (key 10, not advertised: consumer groups need Apache Kafka)
@@ -249,7 +249,16 @@ TEST_F(KafkaListenerTest, SilentClientDoesNotDelayOthers) {
 TEST_F(KafkaListenerTest, MetadataNamesThisBrokerAsLeaderAndControllerAndUnknownTopics) {
   ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
   call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1, 2}}});
-  for (int16_t version = 0; version <= 4; ++version) {
+  // The cluster id is the one the log dirs' meta.properties hold (generated at the first start,
+  // as no cluster.id is configured).
+  std::ifstream meta(config_.log_dirs[0] / "meta.properties");
+  std::string line, cluster_id;
+  while (std::getline(meta, line)) {
+    if (line.rfind("cluster.id=", 0) == 0)
+      cluster_id = line.substr(std::string("cluster.id=").size());
+  }
+  ASSERT_EQ(cluster_id.size(), 22u) << "a Kafka Uuid";
+  for (int16_t version = 0; version <= 5; ++version) {
     KafkaConnection c(port_);
     kafka::Writer body;
     kafka::write_metadata_request(body, {std::vector<std::string>{"t", "missing"}, false}, version);
@@ -265,12 +274,55 @@ TEST_F(KafkaListenerTest, MetadataNamesThisBrokerAsLeaderAndControllerAndUnknown
     if (version >= 1) {
       EXPECT_EQ(m.controller_id, 0);
     }
+    if (version >= 2) {
+      EXPECT_EQ(m.cluster_id, cluster_id);
+    }
     ASSERT_EQ(m.topics.size(), 2u);
     EXPECT_EQ(m.topics[0].name, "t");
     EXPECT_EQ(m.topics[0].error_code, 0);
     EXPECT_EQ(m.topics[0].partitions.size(), 3u);
     EXPECT_EQ(m.topics[1].name, "missing");
     EXPECT_EQ(m.topics[1].error_code, 3);  // UNKNOWN_TOPIC_OR_PARTITION
+  }
+}
+
+// A log dir that fails while the broker runs takes its partitions' only replica offline: Metadata
+// then answers them as Kafka does, without a leader, so that clients stop sending to them.
+TEST_F(KafkaListenerTest, MetadataAnswersPartitionsOfAnOfflineDirWithoutALeader) {
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
+  const json created =
+      call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
+  ASSERT_EQ(created["partitions"][0]["logDir"], config_.log_dirs[0].string()) << created.dump();
+  // disk0 turns into a file: the next append there fails, and disk0 goes offline.
+  fs::rename(config_.log_dirs[0], temp_ / "disk0-gone");
+  std::ofstream(config_.log_dirs[0]) << "not a directory";
+  EXPECT_EQ(call({{"api", "Produce"}, {"topic", "t"}, {"partition", 0}, {"bytes", 100}})["error"],
+            "KAFKA_STORAGE_ERROR");
+  for (int16_t version : {int16_t{1}, int16_t{5}}) {
+    KafkaConnection c(port_);
+    kafka::Writer body;
+    kafka::write_metadata_request(body, {std::vector<std::string>{"t"}, false}, version);
+    ASSERT_TRUE(c.send_request(3, version, 12, 1, body.bytes()));
+    std::optional<std::string> reply = c.read_frame();
+    ASSERT_TRUE(reply.has_value()) << "v" << version;
+    kafka::Reader in(*reply);
+    EXPECT_EQ(kafka::read_response_header(in, 0), 12);
+    const kafka::MetadataResponse m = kafka::read_metadata_response(in, version);
+    EXPECT_EQ(in.remaining(), 0u);
+    ASSERT_EQ(m.topics.size(), 1u);
+    ASSERT_EQ(m.topics[0].partitions.size(), 2u);
+    const auto& lost = m.topics[0].partitions[0];
+    EXPECT_EQ(lost.error_code, 5) << "v" << version;  // LEADER_NOT_AVAILABLE
+    EXPECT_EQ(lost.leader_id, -1);
+    EXPECT_EQ(lost.replica_nodes, std::vector<int32_t>{0});
+    EXPECT_TRUE(lost.isr_nodes.empty());
+    EXPECT_EQ(lost.offline_replicas,
+              version >= 5 ? std::vector<int32_t>{0} : std::vector<int32_t>{});
+    const auto& kept = m.topics[0].partitions[1];
+    EXPECT_EQ(kept.error_code, 0);
+    EXPECT_EQ(kept.leader_id, 0);
+    EXPECT_EQ(kept.isr_nodes, std::vector<int32_t>{0});
+    EXPECT_TRUE(kept.offline_replicas.empty());
   }
 }
 

@@ -1,7 +1,8 @@
 // kafka_records_test.cpp: records through the Kafka listener of a running lds-host, with kcat:
 // 10,000 keyed messages with headers produced and consumed back in order, the segments valid
 // Kafka logs batch by batch, the same messages read again after a move to another log dir, and a
-// kill -9 during a produce losing no acknowledged message and leaving whole batches only.
+// kill -9 during a produce losing no acknowledged message and leaving whole batches only; and a
+// batch one byte over message.max.bytes refused with nothing written.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "core/record_batch.h"
+#include "kafka/produce.h"
 #include "kafka_listener_fixture.h"
 
 extern char** environ;
@@ -248,6 +250,54 @@ TEST_F(KafkaRecordsTest, KillNineDuringAProduceLosesNoAcknowledgedMessage) {
     ASSERT_EQ(m.key, key_of(static_cast<int>(offset)));
     ASSERT_EQ(m.value, value_of(static_cast<int>(offset)));
   }
+}
+
+// A batch whose size (Kafka's sizeInBytes: the whole batch with its 12-byte log overhead) is over
+// message.max.bytes (default 1048588) is refused for its partition with MESSAGE_TOO_LARGE and
+// nothing is written; a batch of exactly that size is taken, as Kafka compares with ">".
+TEST_F(KafkaListenerTest, ABatchOverMessageMaxBytesIsRefusedWithNothingWritten) {
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1)));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
+  // One record whose value makes the batch exactly `size` bytes.
+  auto batch_of = [](size_t size) {
+    kafka::Record r;
+    r.value = std::string(size - 100, 'x');
+    std::string batch = kafka::build_batch(0, 1700000000000, {r});
+    r.value->resize(r.value->size() + size - batch.size());
+    batch = kafka::build_batch(0, 1700000000000, {r});
+    EXPECT_EQ(batch.size(), size);
+    return batch;
+  };
+  kafka::ProduceRequest request;
+  request.topics.push_back({"t", {{0, batch_of(1048589)}, {1, batch_of(1048588)}}});
+  kafka::Writer body;
+  kafka::write_produce_request(body, request, 7);
+  KafkaConnection c(port_);
+  ASSERT_TRUE(c.send_request(0, 7, 21, 1, body.bytes()));
+  std::optional<std::string> reply = c.read_frame();
+  ASSERT_TRUE(reply.has_value());
+  kafka::Reader in(*reply);
+  EXPECT_EQ(kafka::read_response_header(in, 0), 21);
+  const kafka::ProduceResponse r = kafka::read_produce_response(in, 7);
+  ASSERT_EQ(r.topics.size(), 1u);
+  ASSERT_EQ(r.topics[0].partitions.size(), 2u);
+  EXPECT_EQ(r.topics[0].partitions[0].error_code, 10);  // MESSAGE_TOO_LARGE
+  EXPECT_EQ(r.topics[0].partitions[0].base_offset, -1);
+  EXPECT_EQ(r.topics[0].partitions[1].error_code, 0);
+  EXPECT_EQ(r.topics[0].partitions[1].base_offset, 0);
+
+  // t-0 holds nothing, in the admin API's sizes and on disk; t-1 holds its batch.
+  std::map<std::string, uint64_t> sizes;
+  for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+    for (const auto& p : d["partitions"]) sizes[p["partition"]] = p["size"].get<uint64_t>();
+  }
+  EXPECT_EQ(sizes["t-0"], 0u);
+  EXPECT_EQ(sizes["t-1"], 1048588u);
+  uint64_t on_disk = 0;
+  for (const auto& f : fs::directory_iterator(config_.log_dirs[0] / "t-0")) {
+    if (f.is_regular_file()) on_disk += f.file_size();
+  }
+  EXPECT_EQ(on_disk, 0u);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// messages_test.cpp: ApiVersions 0-3, Metadata 0-4 and DescribeLogDirs 0-5, field by field from
+// messages_test.cpp: ApiVersions 0-3, Metadata 0-5 and DescribeLogDirs 0-5, field by field from
 // Kafka's message definitions (clients/src/main/resources/common/message/*.json; DescribeLogDirs
 // v5 from KIP-1066). The flexible versions are checked byte for byte against hand-assembled input.
 #include <gtest/gtest.h>
@@ -68,7 +68,7 @@ MetadataResponse sample_metadata() {
   r.controller_id = 0;
   MetadataResponse::Topic t;
   t.name = "t";
-  t.partitions.push_back({0, 1, 0, {0}, {0}});
+  t.partitions.push_back({0, 1, 0, {0}, {0}, {}});
   r.topics.push_back(t);
   return r;
 }
@@ -94,7 +94,7 @@ TEST(Metadata, Version4AddsRackClusterControllerThrottleAndInternal) {
                             "00 00 00 01 00 00 00 01 74 00"  // topic "t", not internal
                             "00 00 00 01 00 00 00 00 00 01 00 00 00 00"
                             "00 00 00 01 00 00 00 00 00 00 00 01 00 00 00 00")));
-  for (int16_t v = 0; v <= 4; ++v) {
+  for (int16_t v = 0; v <= 5; ++v) {
     Writer out;
     write_metadata_response(out, sample_metadata(), v);
     Reader in(out.bytes());
@@ -103,6 +103,30 @@ TEST(Metadata, Version4AddsRackClusterControllerThrottleAndInternal) {
     EXPECT_EQ(back.topics.at(0).partitions.at(0).partition_index, 1);
     EXPECT_EQ(back.brokers.at(0).port, 9092);
   }
+}
+
+TEST(Metadata, Version5AddsEachPartitionsOfflineReplicas) {
+  MetadataResponse r = sample_metadata();
+  r.topics[0].partitions[0] = {5, 1, -1, {0}, {}, {0}};  // LEADER_NOT_AVAILABLE, no leader
+  Writer w;
+  write_metadata_response(w, r, 5);
+  EXPECT_EQ(to_hex(w.bytes()),
+            to_hex(from_hex("00 00 00 00"                                   // ThrottleTimeMs
+                            "00 00 00 01 00 00 00 00 00 01 68 00 00 23 84"  // broker 0 h:9092
+                            "ff ff 00 01 63 00 00 00 00"     // no rack, cluster "c", controller 0
+                            "00 00 00 01 00 00 00 01 74 00"  // topic "t", not internal
+                            "00 00 00 01 00 05 00 00 00 01 ff ff ff ff"  // partition 1, leader -1
+                            "00 00 00 01 00 00 00 00"                    // ReplicaNodes [0]
+                            "00 00 00 00"                                // IsrNodes []
+                            "00 00 00 01 00 00 00 00")));                // OfflineReplicas [0]
+  Reader in(w.bytes());
+  const MetadataResponse back = read_metadata_response(in, 5);
+  EXPECT_EQ(in.remaining(), 0u);
+  EXPECT_EQ(back.topics.at(0).partitions.at(0).offline_replicas, std::vector<int32_t>{0});
+  // Versions before 5 do not carry the field.
+  Writer w4;
+  write_metadata_response(w4, r, 4);
+  EXPECT_EQ(w4.size() + 8, w.size());
 }
 
 TEST(Metadata, AllTopicsIsEmptyInV0AndNullFromV1) {

@@ -16,6 +16,7 @@
 #include "kafka/create_partitions.h"
 #include "kafka/headers.h"
 #include "kafka/request_handler.h"
+#include "kafka/topic_configs.h"
 #include "temp_dir.h"
 
 namespace lds::kafka {
@@ -174,7 +175,7 @@ TEST_F(AdminRequestsTest, DescribeConfigsListsTheBrokersKeysWithSourcesAndSynony
   }
 }
 
-TEST_F(AdminRequestsTest, DescribeConfigsRefusesOtherBrokersAndAnswersTopicsEmpty) {
+TEST_F(AdminRequestsTest, DescribeConfigsRefusesOtherBrokersAndListsTheConfigsOfHostedTopics) {
   DescribeConfigsRequest request;
   request.resources = {{resource_type::kBroker, "7", std::nullopt},
                        {resource_type::kBroker, "x", std::nullopt},
@@ -187,7 +188,7 @@ TEST_F(AdminRequestsTest, DescribeConfigsRefusesOtherBrokersAndAnswersTopicsEmpt
             "Unexpected broker id, expected 0 or empty string, but received 7");
   EXPECT_EQ(r.results[1].error_message, "Broker id must be an integer, but it is: x");
   EXPECT_EQ(r.results[2].error_code, 0);
-  EXPECT_TRUE(r.results[2].configs.empty());
+  EXPECT_EQ(r.results[2].configs.size(), topic_config_defaults().size());
   EXPECT_EQ(r.results[2].resource_name, "t");
   EXPECT_EQ(r.results[3].error_code, 3);  // UNKNOWN_TOPIC_OR_PARTITION
 }

@@ -60,7 +60,7 @@ class RequestHandlerTest : public ::testing::Test {
     write_api_versions_request(av, {"client", "1.0"}, 3);
     out.push_back(request(18, 3, 2, av.bytes()));
     out.push_back(request(18, 0, 1, ""));
-    for (int16_t v : {int16_t{0}, int16_t{1}, int16_t{4}}) {
+    for (int16_t v : {int16_t{0}, int16_t{1}, int16_t{4}, int16_t{5}}) {
       Writer m;
       write_metadata_request(m, {std::vector<std::string>{"t", "u"}, true}, v);
       out.push_back(request(3, v, 1, m.bytes()));
@@ -136,7 +136,7 @@ TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
                                         "00 00 00 03 00 07 00"  // Produce 3-7
                                         "00 01 00 04 00 0b 00"  // Fetch 4-11
                                         "00 02 00 01 00 02 00"  // ListOffsets 1-2
-                                        "00 03 00 00 00 04 00"  // Metadata 0-4
+                                        "00 03 00 00 00 05 00"  // Metadata 0-5
                                         "00 12 00 00 00 03 00"  // ApiVersions 0-3
                                         "00 13 00 00 00 04 00"  // CreateTopics 0-4
                                         "00 14 00 00 00 03 00"  // DeleteTopics 0-3
@@ -206,6 +206,46 @@ TEST_F(RequestHandlerTest, MetadataTellsUnknownFromInvalidTopicNames) {
   EXPECT_EQ(m.brokers.at(0).port, 9092);
 }
 
+// A partition whose only replica is on an offline log dir has no leader: Kafka's metadata cache
+// answers LEADER_NOT_AVAILABLE, leader -1, no in-sync replica, and (v5+) the replica as offline.
+TEST_F(RequestHandlerTest, MetadataAnswersAPartitionOnAnOfflineDirAsLeaderless) {
+  (void)broker_->logs().create_partition("t", 1);  // the other dir
+  const std::vector<LogDirDescription> dirs = broker_->logs().describe();
+  uint32_t dir_of_t0 = 0;
+  for (uint32_t i = 0; i < dirs.size(); ++i) {
+    for (const auto& p : dirs[i].partitions) {
+      if (p.partition == "t-0") dir_of_t0 = i;
+    }
+  }
+  broker_->logs().mark_offline(dir_of_t0, "a test takes it offline");
+  for (int16_t version : {int16_t{4}, int16_t{5}}) {
+    Writer body;
+    write_metadata_request(body, {std::vector<std::string>{"t"}, false}, version);
+    const Reply r = handler_->handle(request(3, version, 1, body.bytes()));
+    ASSERT_TRUE(r.close_reason.empty()) << r.close_reason;
+    Reader in(r.frame);
+    EXPECT_EQ(read_response_header(in, 0), 42);
+    const MetadataResponse m = read_metadata_response(in, version);
+    ASSERT_EQ(m.topics.size(), 1u);
+    EXPECT_EQ(m.topics[0].error_code, 0);
+    ASSERT_EQ(m.topics[0].partitions.size(), 2u);
+    const MetadataResponse::Partition& offline = m.topics[0].partitions[0];
+    EXPECT_EQ(offline.partition_index, 0);
+    EXPECT_EQ(offline.error_code, 5);  // LEADER_NOT_AVAILABLE
+    EXPECT_EQ(offline.leader_id, -1);
+    EXPECT_EQ(offline.replica_nodes, std::vector<int32_t>{0});
+    EXPECT_EQ(offline.isr_nodes, std::vector<int32_t>{});
+    EXPECT_EQ(offline.offline_replicas,
+              version >= 5 ? std::vector<int32_t>{0} : std::vector<int32_t>{});
+    const MetadataResponse::Partition& online = m.topics[0].partitions[1];
+    EXPECT_EQ(online.partition_index, 1);
+    EXPECT_EQ(online.error_code, 0);
+    EXPECT_EQ(online.leader_id, 0);
+    EXPECT_EQ(online.isr_nodes, std::vector<int32_t>{0});
+    EXPECT_EQ(online.offline_replicas, std::vector<int32_t>{});
+  }
+}
+
 // A topic's expected size (retention.bytes) and append rate (lds.expected.bytes.in.per.sec) go to
 // placement; a value that is not a number is refused as Kafka refuses a LONG config.
 TEST_F(RequestHandlerTest, CreateTopicsReadsTheExpectedSizeAndRateConfigs) {
@@ -261,7 +301,7 @@ TEST_F(RequestHandlerTest, UnknownKeysAndVersionsAreClosedWithAReason) {
                                    "Produce (this broker serves "
                                    "3 to 7)"),
             std::string::npos);
-  EXPECT_NE(handler_->handle(request(3, 5, 1, "")).close_reason.find("unsupported version 5"),
+  EXPECT_NE(handler_->handle(request(3, 6, 1, "")).close_reason.find("unsupported version 6"),
             std::string::npos);
   EXPECT_NE(handler_->handle(request(35, -1, 1, "")).close_reason.find("unsupported version -1"),
             std::string::npos);
