@@ -152,9 +152,10 @@ uint64_t Balancer::strategy_generation() const {
 bool Balancer::drop_plan_of_old_strategy_locked(int64_t now) {
   const uint64_t generation = strategy_generation();
   if (planned_.empty() || generation == planned_generation_) return false;
-  log()->info("dropped {} planned moves: the strategy that ranked them (generation {}) is no "
-              "longer active (generation {} is); planning again with it",
-              planned_.size(), planned_generation_, generation);
+  log()->info(
+      "dropped {} planned moves: the strategy that ranked them (generation {}) is no "
+      "longer active (generation {} is); planning again with it",
+      planned_.size(), planned_generation_, generation);
   planned_.clear();
   // A balance round plans again at once; a drain once its moves in flight have ended.
   next_plan_ms_ = now;

@@ -159,7 +159,7 @@ class Balancer {
 
   mutable std::mutex mu_;  // guards everything below; one tick or request at a time
   std::deque<PlannedMove> planned_;
-  bool planned_drain_ = false;  // planned_ holds a drain's moves
+  bool planned_drain_ = false;       // planned_ holds a drain's moves
   uint64_t planned_generation_ = 0;  // the strategy generation that ranked planned_
   std::unordered_map<TopicPartition, Started, TopicPartitionHash> started_;
   BlockedMoves blocked_;  // moves that failed, left out of plans until something changes

@@ -19,8 +19,7 @@ class LogLimiter {
 
   // `max_keys` bounds the memory: past it, keys quiet for a whole interval are forgotten, and if
   // none is, all are (a line then comes through early, never is lost for good).
-  explicit LogLimiter(std::chrono::milliseconds interval, size_t max_keys = 4096,
-                      Clock clock = {});
+  explicit LogLimiter(std::chrono::milliseconds interval, size_t max_keys = 4096, Clock clock = {});
 
   // Whether a line for `key` may be logged now. If so, how many lines for `key` were left out
   // since the last one logged; nullopt: leave this one out (it is counted).
