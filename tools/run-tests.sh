@@ -38,6 +38,26 @@ esac
 stage() { printf '\n=== %s (%d s so far)\n' "$*" "$SECONDS"; }
 timeline=()
 timed() { timeline+=("$(printf '%-14s ended at %5d s' "$1" "$SECONDS")"); }
+# measured <name> <command...>: runs the command in a subshell and notes the CPU seconds (user +
+# system) it and its children used in $cpu_log, one "name seconds" line.
+cpu_log=$(mktemp)
+trap 'rm -f "$cpu_log"' EXIT
+measured() {
+  local name=$1
+  shift
+  (
+    set +e
+    "$@"
+    rc=$?
+    # times, a builtin, counts this subshell's children only when it runs in it: no pipe.
+    times >"$cpu_log.$BASHPID"
+    awk -v name="$name" 'NR == 2 {
+      split($1, u, /[ms]/); split($2, s, /[ms]/)
+      printf "%s %.0f\n", name, u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$cpu_log.$BASHPID" >>"$cpu_log"
+    rm -f "$cpu_log.$BASHPID"
+    exit "$rc"
+  )
+}
 
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
@@ -60,11 +80,12 @@ give_up() {  # give_up <exit code> <what failed>
   echo "tests: $passed passed, $((failed > 0 ? failed : 1)) failed ($2)"
   exit "$1"
 }
-run_ctest() {
-  local log rc
+run_ctest() {  # run_ctest <name> <ctest arguments...>
+  local ctest_name=$1 log rc
+  shift
   log=$(mktemp)
   set +e
-  ctest "$@" 2>&1 | tee "$log"
+  measured "$ctest_name" ctest "$@" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   set -e
   count_ctest "$log"
@@ -77,8 +98,8 @@ if [ "$quick" = 1 ]; then
   cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
     "${launcher[@]}" >/dev/null
-  cmake --build "$build" -j"$jobs"
-  run_ctest --test-dir "$build" --output-on-failure -j"$jobs" -L 'unit|contract|strategies|docs'
+  measured quick_build cmake --build "$build" -j"$jobs"
+  run_ctest quick_suites --test-dir "$build" --output-on-failure -j"$jobs" -L 'unit|contract|strategies|docs'
   stage "Quick tier passed"
   echo "tests: $passed passed, $failed failed"
   exit 0
@@ -95,6 +116,7 @@ clean_up() {
   for pid in "${background[@]}"; do kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; done
   for pid in "${background[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ ${#scratch[@]} -gt 0 ]; then rm -rf "${scratch[@]}"; fi
+  rm -f "$cpu_log"
 }
 trap clean_up EXIT
 work=$(mktemp -d)
@@ -111,14 +133,14 @@ start_background() {  # start_background <log> <command or function...>: its own
 
 # The style gate runs from the start, on one job: clang-tidy is CPU-bound, and it has the whole run
 # to finish. Its verdict is read at the Style stage.
-start_background "$work/style.log" nice -n 10 env LDS_TIDY_JOBS=1 "$repo/tools/check-style.sh" "$build-tidy"
+start_background "$work/style.log" measured style nice -n 10 env LDS_TIDY_JOBS=1 "$repo/tools/check-style.sh" "$build-tidy"
 style_pid=$last_pid
 
 stage "1. Release build ($build, -O3)"
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_FLAGS_RELEASE="-O3 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O3 -g1 -DNDEBUG" \
   -DLDS_UNITY_BUILD=ON -DLDS_BUILD_BENCHMARKS=ON "${launcher[@]}" >/dev/null
-cmake --build "$build" -j"$jobs" --target lds-host lds_strategies lds_benchmarks lds_suite_torture \
+measured release_build cmake --build "$build" -j"$jobs" --target lds-host lds_strategies lds_benchmarks lds_suite_torture \
   lds_suite_memcheck lds_suite_valgrind lds_suite_optimized lds_bad_plugin_files
 timed release_build
 
@@ -135,14 +157,14 @@ plain_stage() {
   echo "--- the benchmark smoke run (tools/bench.sh --smoke, on this build)"
   LDS_BENCH_BUILD_DIR="$build" "$repo/tools/bench.sh" --smoke
 }
-start_background "$work/plain.log" plain_stage
+start_background "$work/plain.log" measured plain_suites plain_stage
 plain_pid=$last_pid
 
 stage "3. AddressSanitizer + UndefinedBehaviorSanitizer build ($asan_build, clang -O0), every other suite"
 CC=clang CXX=clang++ cmake -S "$repo" -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS_DEBUG="-g1" -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DLDS_UNITY_BUILD=ON \
   -DLDS_SANITIZE=address,undefined -DLDS_BUILD_FUZZERS=ON "${launcher[@]}" >/dev/null
-nice -n 5 cmake --build "$asan_build" -j"$jobs"
+measured asan_build nice -n 5 cmake --build "$asan_build" -j"$jobs"
 timed asan_build
 
 # The ThreadSanitizer build runs beside the AddressSanitizer suite, which mostly waits.
@@ -153,14 +175,14 @@ build_tsan() {
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
     -DLDS_UNITY_BUILD=ON -DLDS_SANITIZE=thread "${launcher[@]}" >/dev/null
-  nice -n 5 cmake --build "$tsan_build" -j"$jobs" --target lds_suite_concurrency
+  measured tsan_build nice -n 5 cmake --build "$tsan_build" -j"$jobs" --target lds_suite_concurrency
 }
 start_background "$work/tsan.log" build_tsan
 tsan_pid=$last_pid
 
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-  run_ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" \
+  run_ctest asan_suite --test-dir "$asan_build" --output-on-failure -j"$jobs" \
     -LE 'demo|docs|packaging|torture|valgrind|optimized'
 timed asan_suite
 
@@ -179,11 +201,11 @@ timed tsan_build
 cat "$work/tsan.log"
 if [ "$tsan_ok" = 0 ]; then give_up 1 "the ThreadSanitizer build"; fi
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
-  run_ctest --test-dir "$tsan_build" -L concurrency --output-on-failure
+  run_ctest tsan_suite --test-dir "$tsan_build" -L concurrency --output-on-failure
 timed tsan_suite
 
 stage "6. libFuzzer targets ($asan_build), ${LDS_FUZZ_SECONDS:-60} s each, side by side"
-if ! "$repo/tools/run-fuzzers.sh" "$asan_build"; then give_up 1 "fuzzing"; fi
+if ! measured fuzzers "$repo/tools/run-fuzzers.sh" "$asan_build"; then give_up 1 "fuzzing"; fi
 passed=$((passed + 3))
 timed fuzzers
 
@@ -198,4 +220,6 @@ background=()
 stage "All stages passed in $SECONDS s"
 # When each part ended, in seconds from the start (stages overlap: see the header).
 printf '%s\n' "${timeline[@]}"
+# The CPU seconds (user + system) of each part, which the wall-clock time divides by the cores.
+awk '{ printf "%-14s %5d CPU-s\n", $1, $2; total += $2 } END { printf "%-14s %5d CPU-s\n", "all parts", total }' "$cpu_log"
 echo "tests: $passed passed, $failed failed"
