@@ -26,8 +26,6 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kAnyLogDir = "any";
-
 // One replica of this broker to place in a log dir, keyed "topic-partition-broker" as Kafka's
 // TopicPartitionReplica prints.
 struct ReplicaTarget {
@@ -109,12 +107,6 @@ std::vector<ReplicaTarget> targets_for(const std::vector<ReassignmentEntry>& ent
     return std::tie(a.topic, a.partition) < std::tie(b.topic, b.partition);
   });
   return out;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string all;
-  for (const auto& n : names) all += (all.empty() ? "" : ",") + n;
-  return all;
 }
 
 // Whether two spellings name one directory: the broker reports canonical paths, and a file may say
@@ -357,8 +349,8 @@ int run_reassign(const ReassignOptions& o) {
         names.reserve(pending.size());
         for (const auto& [name, t] : pending) names.push_back(name);
         std::cerr << "lds-host: Timed out before log directory move"
-                  << (names.size() == 1 ? "" : "s") << " could be started for: " << joined(names)
-                  << "\n";
+                  << (names.size() == 1 ? "" : "s")
+                  << " could be started for: " << comma_joined(names) << "\n";
         return 1;
       }
       // The replica is not here yet; the preference is remembered, and we keep asking.

@@ -9,6 +9,12 @@
 
 namespace lds::cli {
 
+// The log dir a reassignment file writes to let the broker choose ("any").
+inline constexpr const char* kAnyLogDir = "any";
+
+// The names joined with commas and nothing else ("a,b,c"), as Kafka's tool lists replicas.
+std::string comma_joined(const std::vector<std::string>& names);
+
 // One entry of a reassignment file.
 struct ReassignmentEntry {
   std::string topic;

@@ -14,8 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kAnyLogDir = "any";
-
 template <typename T>
 std::string kafka_list(const std::vector<T>& values) {  // Java's List.toString: [a, b]
   std::ostringstream out;
@@ -23,12 +21,6 @@ std::string kafka_list(const std::vector<T>& values) {  // Java's List.toString:
   for (size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
   out << "]";
   return out.str();
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string all;
-  for (const auto& n : names) all += (all.empty() ? "" : ",") + n;
-  return all;
 }
 
 // Kafka's JSON decoding (DecodeJson): a value of the wrong type, or a number outside int32, is
@@ -81,7 +73,7 @@ void check_reassignment(const std::vector<ReassignmentEntry>& entries) {
   }
   if (!duplicate_partitions.empty()) {
     throw std::runtime_error("Partition reassignment contains duplicate topic partitions: " +
-                             joined(duplicate_partitions));
+                             comma_joined(duplicate_partitions));
   }
   std::string duplicate_replicas;
   for (const auto& e : entries) {
@@ -96,7 +88,7 @@ void check_reassignment(const std::vector<ReassignmentEntry>& entries) {
     for (int32_t r : repeated) names.push_back(std::to_string(r));
     duplicate_replicas += (duplicate_replicas.empty() ? "" : ". ") + e.topic + "-" +
                           std::to_string(e.partition) + " contains multiple entries for " +
-                          joined(names);
+                          comma_joined(names);
   }
   if (!duplicate_replicas.empty()) {
     throw std::runtime_error("Partition replica lists may not contain duplicate entries: " +
@@ -150,6 +142,12 @@ std::vector<ReassignmentEntry> parse_reassignment(const std::string& json_text) 
   }
   check_reassignment(out);
   return out;
+}
+
+std::string comma_joined(const std::vector<std::string>& names) {
+  std::string all;
+  for (const auto& n : names) all += (all.empty() ? "" : ",") + n;
+  return all;
 }
 
 }  // namespace lds::cli
