@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "admin/admin_client.h"
+#include "private_mounts.h"
 
 extern char** environ;
 
@@ -348,6 +349,7 @@ std::string ServerFixture::mount_tmpfs(const fs::path& dir, uint64_t mib,
   if (ec) return "cannot create " + dir.string() + ": " + ec.message();
   std::string options = "size=" + std::to_string(mib) + "m,mode=0755";
   if (!more_options.empty()) options += "," + more_options;
+  if (std::string why = test::use_private_mount_namespace(); !why.empty()) return why;
   if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, options.c_str()) != 0) {
     return "mount -t tmpfs -o " + options + " on " + dir.string() + " failed: " + strerror(errno);
   }
@@ -385,10 +387,16 @@ std::string ServerFixture::mount_ext4_image(const fs::path& dir, uint64_t mib, u
     return "losetup --find --show " + image.string() + " failed: " + attached.err;
   }
   loop_devices_.push_back(device);  // detached in TearDown, whatever happens next
+  if (std::string why = test::use_private_mount_namespace(); !why.empty()) return why;
   if (::mount(device.c_str(), dir.c_str(), "ext4", 0, nullptr) != 0) {
     return "mount -t ext4 " + device + " on " + dir.string() + " failed: " + strerror(errno);
   }
   mounts_.push_back(dir);
+  // Detaching a mounted loop device makes the kernel detach it when the mount goes, even when the
+  // test is killed and its namespace takes the mount down.
+  if (ProcessResult r = run_program({losetup, "--detach", device}); r.exit_code == 0) {
+    loop_devices_.pop_back();
+  }
   return "";
 }
 

@@ -20,6 +20,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "private_mounts.h"
+
 namespace lds::torture {
 
 namespace {
@@ -98,6 +100,9 @@ void Environment::set_up_disks() {
     const fs::path disk = temp_ / ("disk" + std::to_string(i + 1));
     fs::create_directories(disk);
     if (as_root_) {
+      if (std::string why = test::use_private_mount_namespace(); !why.empty()) {
+        throw std::runtime_error("cannot mount the disks: " + why);
+      }
       const std::string options = "size=" + std::to_string(kDiskMiB[i]) + "m";
       if (::mount("tmpfs", disk.c_str(), "tmpfs", 0, options.c_str()) != 0) {
         throw std::runtime_error("cannot mount a tmpfs on " + disk.string() + ": " +
