@@ -115,7 +115,8 @@ class Broker {
   void log_overridden_file_values() const;
 
   mutable std::mutex control_mu_;  // one control operation at a time
-  std::function<void(const BrokerConfig&)> on_config_applied_;  // guarded by control_mu_
+  // set_on_config_applied()'s hook; guarded by control_mu_.
+  std::function<void(const BrokerConfig&)> on_config_applied_;
   ConfigStore store_;
   std::shared_ptr<const DiskProbe> probe_;
   StrategySlot slot_;

@@ -359,6 +359,17 @@ constexpr ConfigKey kKeys[] = {
                   const BrokerConfig& c) { return std::to_string(c.socket_request_max_bytes); },
      .doc = "the most bytes one request may carry: a larger Kafka frame closes its connection, "
             "and an admin Produce above it is refused with INVALID_REQUEST"},
+    {.name = "fetch.max.bytes",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("57671680"),
+     // Read-only in Kafka (ServerConfigs, not among the dynamic configs): a restart applies it.
+     .dynamic = false,
+     .parse = [](std::string_view key, const Setting& s, const fs::path&,
+                 BrokerConfig& c) { c.fetch_max_bytes = int32_at_least(s, key, 1024); },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.fetch_max_bytes); },
+     .doc = "the most bytes of records one Fetch answers, whatever its max_bytes asks; the first "
+            "batch comes whole all the same"},
     {.name = "connections.max.idle.ms",
      .type = ConfigType::kInt,
      .default_value = ConfigDefault::text_of("600000"),

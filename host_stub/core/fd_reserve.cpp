@@ -31,7 +31,9 @@ void fill_locked(Reserve& r) noexcept {
   }
 }
 
-bool out_of_descriptors(int error_number) { return error_number == EMFILE || error_number == ENFILE; }
+bool out_of_descriptors(int error_number) {
+  return error_number == EMFILE || error_number == ENFILE;
+}
 
 }  // namespace
 

@@ -82,8 +82,8 @@ struct StreamServer::State {
   size_t workers_running = 0;  // workers started whose loop has not returned
   std::condition_variable workers_done_cv;
   Connections connections;
-  size_t max_connections = 0;  // options.max_connections, or what set_max_connections() made it
-  size_t unsent = 0;           // pending_output() of every connection, added up
+  size_t max_connections = 0;     // options.max_connections, or what set_max_connections() made it
+  size_t unsent = 0;              // pending_output() of every connection, added up
   Clock::time_point next_reap{};  // when a loop waiting at max_connections looks for closed ones
   std::deque<std::shared_ptr<StreamConnection>> ready;  // connections with requests to answer
   std::condition_variable work_cv;

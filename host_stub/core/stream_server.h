@@ -52,7 +52,7 @@ class StreamServer {
   struct Options {
     std::string name;  // "admin server": in "Cannot start the admin server's threads"
     std::shared_ptr<spdlog::logger> log;
-    size_t workers = 4;          // at least one
+    size_t workers = 4;  // at least one
     // Connections open at once; 0 accepts none.
     size_t max_connections = kNoLimit;
     OverLimit over_limit = OverLimit::kRefuse;
@@ -89,8 +89,8 @@ class StreamServer {
   // Connections open now.
   size_t connections() const;
 
-  // Changes max_connections (kNoLimit: none). Lowered below the connections open, the least recently
-  // active ones not being answered are closed until it holds.
+  // Changes max_connections (kNoLimit: none). Lowered below the connections open, the least
+  // recently active ones not being answered are closed until it holds.
   void set_max_connections(size_t max_connections);
 
   // Bytes of queued replies not yet sent, over all connections.

@@ -167,9 +167,10 @@ class KafkaProtocol final : public StreamProtocol {
 
   void closing_idle(const StreamConnection& c) override {
     // Kafka's Selector says this at trace level only; an operator sees it at debug.
-    log()->debug("Closing the Kafka connection from {}: idle for more than {} ms "
-                 "(connections.max.idle.ms).",
-                 c.peer, idle_ms_);
+    log()->debug(
+        "Closing the Kafka connection from {}: idle for more than {} ms "
+        "(connections.max.idle.ms).",
+        c.peer, idle_ms_);
   }
 
   void abandoning(size_t handlers, std::chrono::seconds grace) override {

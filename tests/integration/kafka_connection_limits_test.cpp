@@ -57,8 +57,8 @@ bool send_fetch(KafkaConnection& c, int32_t correlation_id, int64_t offset, int3
   f.max_wait_ms = 0;
   f.min_bytes = 0;
   f.max_bytes = max_bytes;
-  f.topics.push_back({"t", {{.partition = 0, .fetch_offset = offset,
-                             .partition_max_bytes = max_bytes}}});
+  f.topics.push_back(
+      {"t", {{.partition = 0, .fetch_offset = offset, .partition_max_bytes = max_bytes}}});
   kafka::Writer body;
   kafka::write_fetch_request(body, f, 4);
   return c.send_request(1, 4, correlation_id, 1, body.bytes());
@@ -125,8 +125,8 @@ class KafkaConnectionLimitsTest : public KafkaListenerTest {
     const char* now = std::getenv("ASAN_OPTIONS");
     if (now != nullptr) asan_options_ = now;
     changed_asan_options_ = true;
-    const std::string options = (now != nullptr && *now != '\0' ? std::string(now) + ":" : "") +
-                                "quarantine_size_mb=0";
+    const std::string options =
+        (now != nullptr && *now != '\0' ? std::string(now) + ":" : "") + "quarantine_size_mb=0";
     ::setenv("ASAN_OPTIONS", options.c_str(), 1);
   }
 
@@ -188,8 +188,7 @@ TEST_F(KafkaConnectionLimitsTest, UnreadPipelinedFetchesKeepTheBrokersMemoryBoun
 }
 
 TEST_F(KafkaConnectionLimitsTest, ConnectionsIdleForConnectionsMaxIdleMsAreClosed) {
-  ASSERT_NO_FATAL_FAILURE(
-      start_with_listener(default_config(1), "connections.max.idle.ms = 300"));
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1), "connections.max.idle.ms = 300"));
   call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0}}});
   call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 0}, {"bytes", 4 * kMiB}});
   KafkaConnection silent(port_);
@@ -297,7 +296,8 @@ TEST_F(KafkaConnectionLimitsTest, AProduceSucceedsWithTheBrokerOutOfFileDescript
   ASSERT_TRUE(records.has_value());
   const std::vector<std::string_view> batches = kafka::split_batches(*records);
   ASSERT_EQ(batches.size(), 6u);
-  EXPECT_EQ(kafka::read_records(batches[5]).at(0).value, std::optional<std::string>("at the limit 4"));
+  EXPECT_EQ(kafka::read_records(batches[5]).at(0).value,
+            std::optional<std::string>("at the limit 4"));
   EXPECT_EQ(server_log().find("short of file descriptors"), std::string::npos) << server_log();
 
   clients.clear();

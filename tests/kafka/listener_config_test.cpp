@@ -87,8 +87,7 @@ TEST_F(ListenerConfig, ConnectionLimitsHaveKafkasDefaultsTypesAndBounds) {
             std::string::npos);
   EXPECT_NE(error_of("max.connections = -1\n").find("max.connections: must be an integer from 0"),
             std::string::npos);
-  EXPECT_NE(error_of("max.connections = 2147483648\n").find("max.connections"),
-            std::string::npos);
+  EXPECT_NE(error_of("max.connections = 2147483648\n").find("max.connections"), std::string::npos);
 }
 
 }  // namespace
