@@ -269,8 +269,7 @@ TEST_F(CappedFetchTest, FetchMaxBytesCapsMaxBytesAndMinBytes) {
   // max_bytes of 1 MiB: 1024 bytes' worth, one batch of about 700.
   FetchRequest r = fetch_of(0);
   r.max_bytes = 1 << 20;
-  EXPECT_EQ(decode_fetch(fetch_reply(r)).topics.at(0).partitions.at(0).records->size(),
-            big.size());
+  EXPECT_EQ(decode_fetch(fetch_reply(r)).topics.at(0).partitions.at(0).records->size(), big.size());
   // The first batch comes whole even past the cap (KIP-74).
   std::vector<Record> huge(1);
   huge[0].value = std::string(5000, 'h');
