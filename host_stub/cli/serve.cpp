@@ -67,7 +67,8 @@ int serve(const std::string& config_file) {
       options.max_connections = config.max_connections;
       options.idle_ms = config.connections_max_idle_ms;
       kafka_listener = std::make_unique<kafka::KafkaListener>(options);
-      // max.connections is dynamic. The hook goes before the listener: stop() below clears it.
+      // max.connections is dynamic: each change applied reaches the listener. The hook is
+      // cleared once the listener has stopped, below.
       broker.set_on_config_applied([l = kafka_listener.get()](const BrokerConfig& c) {
         l->set_max_connections(c.max_connections);
       });
