@@ -64,7 +64,14 @@ int serve(const std::string& config_file) {
       options.host = config.listener_host;
       options.port = config.listener_port;
       options.max_frame_bytes = config.socket_request_max_bytes;
+      options.max_connections = config.max_connections;
+      options.idle_ms = config.connections_max_idle_ms;
       kafka_listener = std::make_unique<kafka::KafkaListener>(options);
+      // max.connections is dynamic: each change applied reaches the listener. The hook is
+      // cleared once the listener has stopped, below.
+      broker.set_on_config_applied([l = kafka_listener.get()](const BrokerConfig& c) {
+        l->set_max_connections(c.max_connections);
+      });
       kafka_handler = std::make_unique<kafka::RequestHandler>(
           broker, kafka::Endpoint{kafka_listener->bound_host(), kafka_listener->bound_port()});
       // A Produce wakes the Fetches waiting for data. The listener stops before it goes.
@@ -102,6 +109,7 @@ int serve(const std::string& config_file) {
     // swap uses nothing of the broker, but it is inside plugin code all the same.
     size_t abandoned_handlers = server.stop();
     if (kafka_listener) abandoned_handlers += kafka_listener->stop();
+    broker.set_on_config_applied(nullptr);
     broker.balancer().stop();
     const size_t inside = LoadedStrategy::threads_inside();
     if (inside > 0) {

@@ -158,6 +158,12 @@ void Broker::apply(const BrokerConfig& next, bool reload, const std::function<vo
     slot_.publish(std::move(loaded));
   }
   if (swapped || cordons_changed) note_cordons_kept_by_broker();
+  if (on_config_applied_) on_config_applied_(next);
+}
+
+void Broker::set_on_config_applied(std::function<void(const BrokerConfig&)> hook) {
+  std::lock_guard lock(control_mu_);
+  on_config_applied_ = std::move(hook);
 }
 
 void Broker::note_cordons_kept_by_broker() const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -82,6 +83,11 @@ class Broker {
   Balancer& balancer() { return *balancer_; }
   BrokerConfig config() const;
 
+  // Called with the whole config after each dynamic change is applied (alter_configs,
+  // replace_dynamic_configs, reload_file), with the control lock held: for what lives outside
+  // the broker, such as the Kafka listener's max.connections. Set before serving; null: none.
+  void set_on_config_applied(std::function<void(const BrokerConfig&)> hook);
+
  private:
   // Applies a validated config: strategy (loading it if its name or options changed), cordons,
   // expected bytes and log level. `commit` persists `changes` once the strategy has loaded.
@@ -109,6 +115,8 @@ class Broker {
   void log_overridden_file_values() const;
 
   mutable std::mutex control_mu_;  // one control operation at a time
+  // set_on_config_applied()'s hook; guarded by control_mu_.
+  std::function<void(const BrokerConfig&)> on_config_applied_;
   ConfigStore store_;
   std::shared_ptr<const DiskProbe> probe_;
   StrategySlot slot_;

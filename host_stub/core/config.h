@@ -69,6 +69,7 @@ struct BrokerConfig {
   int64_t rate_window_ms = 300000;        // log.dir.rate.window.ms (dynamic), >= 1
   uint64_t segment_bytes = 0;             // log.segment.bytes (dynamic), >= 14
   uint64_t max_message_bytes = 0;         // message.max.bytes (dynamic), 0 to 2^31 - 1
+  int32_t max_connections = 0;            // max.connections (dynamic), Kafka connections, >= 0
   std::string log_level;                  // log.level (dynamic): trace|debug|info|warn|error|off
   // replica.alter.log.dirs.io.max.bytes.per.second (dynamic): kNoMoveThrottle (Kafka's default,
   // Long.MAX_VALUE) is no throttle; 0 lets no byte through, so moves wait without copying.
@@ -83,6 +84,12 @@ struct BrokerConfig {
   std::string listener_host;
   int32_t listener_port = 0;
   int32_t socket_request_max_bytes = 0;  // socket.request.max.bytes (static), >= 1
+  // fetch.max.bytes (static), >= 1024: the most bytes of records one Fetch answers (Kafka caps a
+  // consumer's max_bytes with it).
+  int32_t fetch_max_bytes = 0;
+  // connections.max.idle.ms (static): a Kafka connection with no I/O this long is closed;
+  // negative: never.
+  int64_t connections_max_idle_ms = 0;
 
   bool is_cordoned(const std::filesystem::path& canonical_dir) const;
   // Options of the given strategy as (key, value) pairs, empty when none are set.

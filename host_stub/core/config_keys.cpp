@@ -359,6 +359,37 @@ constexpr ConfigKey kKeys[] = {
                   const BrokerConfig& c) { return std::to_string(c.socket_request_max_bytes); },
      .doc = "the most bytes one request may carry: a larger Kafka frame closes its connection, "
             "and an admin Produce above it is refused with INVALID_REQUEST"},
+    {.name = "fetch.max.bytes",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("57671680"),
+     // Read-only in Kafka (ServerConfigs, not among the dynamic configs): a restart applies it.
+     .dynamic = false,
+     .parse = [](std::string_view key, const Setting& s, const fs::path&,
+                 BrokerConfig& c) { c.fetch_max_bytes = int32_at_least(s, key, 1024); },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.fetch_max_bytes); },
+     .doc = "the most bytes of records one Fetch answers, whatever its max_bytes asks; the first "
+            "batch comes whole all the same"},
+    {.name = "connections.max.idle.ms",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("600000"),
+     // Read-only in Kafka (not among SocketServer's reconfigurable configs): a restart applies it.
+     .dynamic = false,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           // Kafka's type (long) with no bound: negative keeps idle connections open.
+           const std::optional<int64_t> value = parse_int(s.text);
+           if (!value) {
+             throw ConfigError(s.where + "Invalid value " + printable(s.text) +
+                               " for configuration " + std::string(key) +
+                               ": Not a number of type LONG.");
+           }
+           c.connections_max_idle_ms = *value;
+         },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.connections_max_idle_ms); },
+     .doc = "a Kafka connection with no byte read or written for this long is closed; negative: "
+            "never"},
     {.name = "num.replica.alter.log.dirs.threads",
      .type = ConfigType::kInt,
      .default_value = ConfigDefault::text_of("1"),
@@ -466,6 +497,17 @@ constexpr ConfigKey kKeys[] = {
                   const BrokerConfig& c) { return std::to_string(c.max_message_bytes); },
      .doc = "the largest record batch a Produce may carry; a larger one is refused with "
             "MESSAGE_TOO_LARGE and nothing of that partition's records is written"},
+    {.name = "max.connections",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("2147483647"),
+     // Dynamic in Kafka too (SocketServer.ReconfigurableConfigs).
+     .dynamic = true,
+     .parse = [](std::string_view key, const Setting& s, const fs::path&,
+                 BrokerConfig& c) { c.max_connections = int32_at_least(s, key, 0); },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.max_connections); },
+     .doc = "Kafka connections open at once; a client beyond it waits, unaccepted, until one "
+            "closes, and lowering it closes the least recently active"},
     {.name = "log.level",
      .type = ConfigType::kString,
      .default_value = ConfigDefault::text_of("info"),

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/durable_file.h"
+#include "core/fd_reserve.h"
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
@@ -106,6 +107,8 @@ int LogManager::dir_index(const fs::path& dir) const {
 void LogManager::startup() {
   std::vector<std::pair<uint32_t, fs::path>> futures;
   if (!options_.in_memory) {
+    // Descriptors kept back for segment files while there are plenty (fd_reserve.h).
+    fill_descriptor_reserve();
     open_dirs();
   } else {
     std::lock_guard lock(mu_);

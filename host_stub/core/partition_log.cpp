@@ -11,6 +11,7 @@
 
 #include "core/durable_file.h"
 #include "core/errors.h"
+#include "core/fd_reserve.h"
 #include "core/log_layout.h"
 #include "core/logging.h"
 #include "core/record_batch.h"
@@ -180,7 +181,9 @@ int64_t PartitionLog::append(const fs::path& dir, std::string& batches, uint64_t
                                           segments_.back().bytes + batches.size() > segment_bytes);
   const LogSegment active = roll ? LogSegment{first, 0} : segments_.back();
   const fs::path path = dir / layout::segment_file(static_cast<uint64_t>(active.base_offset));
-  const Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  // Clients holding every descriptor the process may have do not stop an append: the reserve
+  // gives one up (fd_reserve.h).
+  const ReservedFd fd = open_reserved(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
   if (!fd) throw FileError(errno, roll ? "create" : "open", path);
   size_t done = 0;
   int err = 0;
@@ -215,7 +218,9 @@ std::string PartitionLog::read(const fs::path& dir, int64_t offset, uint64_t max
   if (seg == segments_.begin()) return {};
   --seg;
   const fs::path path = dir / layout::segment_file(static_cast<uint64_t>(seg->base_offset));
-  const Fd fd = open_file(path, O_RDONLY | O_CLOEXEC);
+  const ReservedFd reserved = open_reserved(path, O_RDONLY);  // a Fetch, as an append
+  if (!reserved) throw FileError(errno, "open", path);
+  const Fd& fd = reserved.fd();
   uint64_t position = 0;
   if (hint_segment_ == seg->base_offset && hint_offset_ <= offset) position = hint_position_;
   // Find the batch that holds `offset`.

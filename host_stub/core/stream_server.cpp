@@ -19,12 +19,21 @@
 #include <stdexcept>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 namespace lds {
 namespace {
 
 // Queued replies beyond which the loop stops reading from a client until it catches up.
 constexpr size_t kMaxPendingOutput = 4 << 20;
+
+// A connection's buffers larger than this are given back once empty: one large request or reply
+// must not leave its connection holding that much for ever.
+constexpr size_t kKeptCapacity = 64 << 10;
+
+void give_back_if_large(std::string& buffer) {
+  if (buffer.empty() && buffer.capacity() > kKeptCapacity) std::string().swap(buffer);
+}
 
 }  // namespace
 
@@ -40,10 +49,21 @@ struct StreamServer::State {
   State(const State&) = delete;
   State& operator=(const State&) = delete;
 
+  using Connections = std::map<int, std::shared_ptr<StreamConnection>>;
+
   void event_loop();
   void accept_all();
   size_t reap_closed_locked();  // mu held
+  // Closes the connection's descriptor and forgets it; returns the next one. mu held.
+  Connections::iterator erase_locked(Connections::iterator it);
+  // Past max_connections (lowered since they opened): marks the least recently active connections
+  // not being answered dead until the rest fit. mu held.
+  void shed_excess_locked();
   bool wants_input_locked(StreamConnection& c) const;
+  // Whether the connection's unsent replies leave room for answering its next request. mu held.
+  bool may_answer_locked(const StreamConnection& c) const;
+  // Queues `bytes` as the connection's next reply. mu held.
+  void queue_reply_locked(StreamConnection& c, std::string bytes);
   void read_from(const std::shared_ptr<StreamConnection>& c);
   void write_to(const std::shared_ptr<StreamConnection>& c);
   void close_idle(Clock::time_point now);
@@ -61,7 +81,10 @@ struct StreamServer::State {
   bool stopping = false;
   size_t workers_running = 0;  // workers started whose loop has not returned
   std::condition_variable workers_done_cv;
-  std::map<int, std::shared_ptr<StreamConnection>> connections;
+  Connections connections;
+  size_t max_connections = 0;     // options.max_connections, or what set_max_connections() made it
+  size_t unsent = 0;              // pending_output() of every connection, added up
+  Clock::time_point next_reap{};  // when a loop waiting at max_connections looks for closed ones
   std::deque<std::shared_ptr<StreamConnection>> ready;  // connections with requests to answer
   std::condition_variable work_cv;
   uint64_t wake_generation = 0;  // counts wake_parked() calls
@@ -86,6 +109,7 @@ StreamServer::StreamServer(int listen_fd, std::shared_ptr<StreamProtocol> protoc
   }
   State& st = *state_;
   st.listen_fd = listen_fd;
+  st.max_connections = st.options.max_connections;
   st.spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (::pipe2(st.wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     throw std::runtime_error("Cannot create the " + st.options.name +
@@ -149,8 +173,7 @@ size_t StreamServer::stop() {
         ++it;
         continue;
       }
-      ::close(it->first);
-      it = st.connections.erase(it);
+      it = st.erase_locked(it);
     }
     ::close(st.listen_fd);
     st.listen_fd = -1;
@@ -169,6 +192,21 @@ size_t StreamServer::connections() const {
   if (!state_) return 0;
   std::lock_guard lock(state_->mu);
   return state_->connections.size();
+}
+
+void StreamServer::set_max_connections(size_t max_connections) {
+  if (!state_) return;
+  {
+    std::lock_guard lock(state_->mu);
+    state_->max_connections = max_connections;
+  }
+  state_->wake();
+}
+
+size_t StreamServer::unsent_bytes() const {
+  if (!state_) return 0;
+  std::lock_guard lock(state_->mu);
+  return state_->unsent;
 }
 
 void StreamServer::wake_parked() {
@@ -196,6 +234,55 @@ bool StreamServer::State::wants_input_locked(StreamConnection& c) const {
   return protocol->more_input_wanted(c);
 }
 
+bool StreamServer::State::may_answer_locked(const StreamConnection& c) const {
+  const size_t own = c.pending_output();
+  return own == 0 || (own < options.unsent_per_connection && unsent < options.unsent_total);
+}
+
+void StreamServer::State::queue_reply_locked(StreamConnection& c, std::string bytes) {
+  if (bytes.empty()) return;
+  unsent += bytes.size();
+  if (c.output_sent > 0) {
+    // Drop what was sent before adding: the buffer holds unsent bytes only, and not for long.
+    c.output.erase(0, c.output_sent);
+    c.output_sent = 0;
+  }
+  if (c.output.empty()) {
+    c.output = std::move(bytes);
+  } else {
+    c.output += bytes;
+  }
+}
+
+StreamServer::State::Connections::iterator StreamServer::State::erase_locked(
+    Connections::iterator it) {
+  StreamConnection& c = *it->second;
+  unsent -= c.pending_output();
+  c.output.clear();
+  c.output_sent = 0;
+  ::close(c.fd);
+  return connections.erase(it);
+}
+
+void StreamServer::State::shed_excess_locked() {
+  if (connections.size() <= max_connections) return;
+  std::vector<StreamConnection*> open;
+  for (auto& [fd, c] : connections) {
+    if (!c->dead) open.push_back(c.get());
+  }
+  if (open.size() <= max_connections) return;
+  size_t excess = open.size() - max_connections;
+  std::sort(open.begin(), open.end(), [](const StreamConnection* a, const StreamConnection* b) {
+    return a->last_active < b->last_active;
+  });
+  for (StreamConnection* c : open) {
+    if (excess == 0) break;
+    if (c->busy) continue;  // closed once no longer needed, should the limit still call for it
+    c->dead = true;
+    --excess;
+  }
+}
+
 void StreamServer::State::event_loop() {
   std::vector<pollfd> fds;
   std::vector<std::shared_ptr<StreamConnection>> polled;
@@ -210,11 +297,13 @@ void StreamServer::State::event_loop() {
       std::lock_guard lock(mu);
       if (stopping) return;
       const Clock::time_point now = Clock::now();
+      shed_excess_locked();
       for (auto it = connections.begin(); it != connections.end();) {
         const std::shared_ptr<StreamConnection>& c = it->second;
         // A parked request is asked again when due; until then the connection's next requests
-        // wait behind it.
-        const bool due = c->parked ? c->parked_until <= now : protocol->request_ready(*c);
+        // wait behind it. A connection whose client is slow to read its replies is muted.
+        const bool due = c->parked ? c->parked_until <= now
+                                   : may_answer_locked(*c) && protocol->request_ready(*c);
         if (!c->busy && !c->closing && !c->dead && due) {
           c->busy = true;
           ready.push_back(c);
@@ -225,8 +314,7 @@ void StreamServer::State::event_loop() {
           c->closing = true;
         }
         if (!c->busy && (c->dead || (c->closing && c->pending_output() == 0))) {
-          ::close(c->fd);
-          it = connections.erase(it);
+          it = erase_locked(it);
           continue;
         }
         short events = 0;
@@ -237,6 +325,16 @@ void StreamServer::State::event_loop() {
           polled.push_back(c);
         }
         ++it;
+      }
+      if (options.over_limit == OverLimit::kWait && connections.size() >= max_connections) {
+        // At the limit, new connections wait in the backlog: the listening socket is not polled.
+        // The loop sees a client's close only where it reads from it, so once a second it looks
+        // at every connection for one.
+        if (now >= next_reap) {
+          next_reap = now + std::chrono::seconds(1);
+          reap_closed_locked();
+        }
+        if (connections.size() >= max_connections) fds[1].fd = -1;  // poll() skips it
       }
     }
     const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next_wake - Clock::now());
@@ -283,10 +381,10 @@ void StreamServer::State::accept_all() {
     if (fd < 0) return;  // none left, the client left before we took it, or a transient error
     std::string peer_text = protocol->accepted(fd, peer);
     std::lock_guard lock(mu);
-    if (options.max_connections > 0) {
+    {
       size_t open = connections.size();
-      if (open >= options.max_connections) open = reap_closed_locked();
-      if (open >= options.max_connections) {
+      if (open >= max_connections) open = reap_closed_locked();
+      if (open >= max_connections) {
         protocol->refuse(fd, StreamRefusal::kTooManyConnections, connections.size());
         ::close(fd);
         continue;
@@ -297,6 +395,9 @@ void StreamServer::State::accept_all() {
     c->peer = std::move(peer_text);
     c->last_active = Clock::now();
     connections.emplace(fd, std::move(c));
+    if (options.over_limit == OverLimit::kWait && connections.size() >= max_connections) {
+      return;  // the next ones wait in the backlog
+    }
   }
 }
 
@@ -314,8 +415,7 @@ size_t StreamServer::State::reap_closed_locked() {
     // A connection being answered is closed by the loop once its worker is done with it.
     if (!c->busy && (c->dead || ((c->closing || (c->peer_closed && !protocol->request_ready(*c))) &&
                                  c->pending_output() == 0))) {
-      ::close(c->fd);
-      it = connections.erase(it);
+      it = erase_locked(it);
       continue;
     }
     if (!c->dead && !c->closing && !c->peer_closed) ++open;
@@ -350,6 +450,8 @@ void StreamServer::State::write_to(const std::shared_ptr<StreamConnection>& c) {
                              MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n > 0) {
       c->output_sent += static_cast<size_t>(n);
+      unsent -= static_cast<size_t>(n);
+      c->last_active = Clock::now();
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -359,14 +461,18 @@ void StreamServer::State::write_to(const std::shared_ptr<StreamConnection>& c) {
   }
   c->output.clear();
   c->output_sent = 0;
+  give_back_if_large(c->output);
 }
 
 void StreamServer::State::close_idle(Clock::time_point now) {
   std::lock_guard lock(mu);
   for (auto& [fd, c] : connections) {
-    if (!c->busy && !c->parked && !c->closing && !c->dead && now - c->last_active > options.idle) {
+    // Idle whatever it waits for: a request cut short, a client that reads no reply, a parked
+    // request (Kafka's Selector closes such connections too). Closed at once: replies its client
+    // has not read in all that time are not waited for.
+    if (!c->busy && !c->dead && now - c->last_active > options.idle) {
       protocol->closing_idle(*c);
-      c->closing = true;
+      c->dead = true;
     }
   }
 }
@@ -406,9 +512,12 @@ void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c) {
           request = std::move(*c->parked);
           c->parked.reset();
           taken = true;
-        } else if (protocol->take_request(*c, request)) {
+        } else if (may_answer_locked(*c) && protocol->take_request(*c, request)) {
+          // Muted otherwise: the loop hands the connection to a worker again once its client
+          // has read enough.
           request.received = Clock::now();
           taken = true;
+          give_back_if_large(c->input);
         }
       }
       if (!taken) {
@@ -432,7 +541,7 @@ void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c) {
     if (!queued && !reply.bytes.empty()) sent = protocol->send_now(c->fd, reply.bytes);
     {
       std::lock_guard lock(mu);
-      if (queued) c->output += reply.bytes;
+      if (queued) queue_reply_locked(*c, std::move(reply.bytes));
       if (reply.close || !sent) {
         c->closing = true;
         if (reply.close) c->input.clear();

@@ -34,6 +34,19 @@ std::shared_ptr<spdlog::logger> log() {
 // until it catches up (the StreamServer also stops while 4 MiB of replies wait for it).
 constexpr size_t kReadAhead = 1 << 20;
 
+// The StreamServer's idle limit for connections.max.idle.ms: a negative value closes no idle
+// connection (Kafka's Selector then keeps no idle expiry), 0 any connection idle at all.
+std::chrono::milliseconds idle_limit(int64_t idle_ms) {
+  if (idle_ms < 0) return std::chrono::milliseconds(0);
+  return std::chrono::milliseconds(std::max<int64_t>(idle_ms, 1));
+}
+
+// The StreamServer's connection limit for max.connections, which has no "no limit" value: 0
+// accepts none, as Kafka's acceptor then waits for ever.
+size_t connection_limit(int32_t max_connections) {
+  return static_cast<size_t>(std::max(max_connections, 0));
+}
+
 // The numeric host of `addr`, and its port.
 std::pair<std::string, int32_t> host_and_port(const sockaddr_storage& addr) {
   char host[INET6_ADDRSTRLEN] = {};
@@ -67,8 +80,9 @@ std::string host_of(const std::string& address) {
 // are queued, in request order, for the event loop to send.
 class KafkaProtocol final : public StreamProtocol {
  public:
-  KafkaProtocol(std::shared_ptr<KafkaListener::Handler> handler, int32_t max_frame_bytes)
-      : handler_(std::move(handler)), max_frame_bytes_(max_frame_bytes) {}
+  KafkaProtocol(std::shared_ptr<KafkaListener::Handler> handler, int32_t max_frame_bytes,
+                int64_t idle_ms)
+      : handler_(std::move(handler)), max_frame_bytes_(max_frame_bytes), idle_ms_(idle_ms) {}
 
   bool more_input_wanted(const StreamConnection& c) const override {
     if (c.input.size() < kReadAhead) return true;
@@ -139,8 +153,24 @@ class KafkaProtocol final : public StreamProtocol {
 
   void refuse(int /*fd*/, StreamRefusal why, size_t /*open*/) override {
     if (why == StreamRefusal::kOutOfDescriptors) {
-      log()->warn("Refused a Kafka connection: out of file descriptors.");
+      const std::optional<uint64_t> left_out = refusal_lines_.admit("descriptors");
+      if (!left_out) return;
+      log()->warn(
+          "Refused a Kafka connection: out of file descriptors{}. Produce and Fetch keep working "
+          "(descriptors are kept back for segment files); raise the open-file limit (ulimit -n) "
+          "or lower max.connections.",
+          *left_out == 0 ? ""
+                         : " (" + std::to_string(*left_out) +
+                               " more refused since the last such line; one line a minute)");
     }
+  }
+
+  void closing_idle(const StreamConnection& c) override {
+    // Kafka's Selector says this at trace level only; an operator sees it at debug.
+    log()->debug(
+        "Closing the Kafka connection from {}: idle for more than {} ms "
+        "(connections.max.idle.ms).",
+        c.peer, idle_ms_);
   }
 
   void abandoning(size_t handlers, std::chrono::seconds grace) override {
@@ -170,7 +200,9 @@ class KafkaProtocol final : public StreamProtocol {
 
   const std::shared_ptr<KafkaListener::Handler> handler_;
   const int32_t max_frame_bytes_;
+  const int64_t idle_ms_;
   LogLimiter closing_lines_{std::chrono::minutes(1)};
+  LogLimiter refusal_lines_{std::chrono::minutes(1)};
 };
 
 }  // namespace
@@ -215,13 +247,17 @@ KafkaListener::KafkaListener(Options options)
   bound_address_ = address_text(bound);
   std::tie(bound_host_, bound_port_) = host_and_port(bound);
   server_ = std::make_unique<StreamServer>(
-      listen_fd, std::make_shared<KafkaProtocol>(handler_, options_.max_frame_bytes),
+      listen_fd,
+      std::make_shared<KafkaProtocol>(handler_, options_.max_frame_bytes, options_.idle_ms),
       StreamServer::Options{.name = "Kafka listener",
                             .log = log(),
                             .workers = std::max<size_t>(options_.workers, 1),
-                            .max_connections = 0,
-                            .idle = std::chrono::milliseconds(0),
-                            .stop_grace = kStopGrace});
+                            .max_connections = connection_limit(options_.max_connections),
+                            .over_limit = StreamServer::OverLimit::kWait,
+                            .idle = idle_limit(options_.idle_ms),
+                            .stop_grace = kStopGrace,
+                            .unsent_per_connection = options_.unsent_per_connection,
+                            .unsent_total = options_.unsent_total});
 }
 
 void KafkaListener::start(Handler handler) {
@@ -236,6 +272,14 @@ KafkaListener::~KafkaListener() { stop(); }
 size_t KafkaListener::stop() { return server_->stop(); }
 
 size_t KafkaListener::connections() const { return server_->connections(); }
+
+void KafkaListener::set_max_connections(int32_t max_connections) {
+  if (max_connections == options_.max_connections) return;
+  options_.max_connections = max_connections;
+  server_->set_max_connections(connection_limit(max_connections));
+}
+
+size_t KafkaListener::unsent_bytes() const { return server_->unsent_bytes(); }
 
 void KafkaListener::wake_waiting() { server_->wake_parked(); }
 

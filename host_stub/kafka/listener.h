@@ -8,6 +8,17 @@
 // Fetch waiting for data holds no thread either: the handler's Reply::retry_at parks it (see
 // StreamServer), and wake_waiting() asks the parked ones again.
 //
+// Memory: a connection is muted, as Kafka mutes one while its response is unsent, once
+// Options::unsent_per_connection bytes of its replies wait for its client to read them; its
+// pipelined requests then wait, 1 MiB of them read ahead at most. Once Options::unsent_total bytes
+// wait over all connections, every connection with anything unsent is muted. So a client that
+// pipelines Fetches and never reads holds one reply and that budget, not one reply per request.
+//
+// Connections (Kafka's SocketServerConfigs): at most max.connections are open; a client beyond it
+// waits, unaccepted, until one closes, as Kafka's acceptor blocks. A connection with no byte read
+// or written for connections.max.idle.ms is closed, however it came to be idle: a frame cut
+// short, replies its client never reads, nothing at all.
+//
 // A frame above the size limit, or a handler's request to close (an unknown API, a malformed
 // request), closes that connection only, with a log line naming the peer and the reason.
 #pragma once
@@ -35,6 +46,10 @@ class KafkaListener {
     int32_t port = 0;                     // 0: any free port
     int32_t max_frame_bytes = 104857600;  // socket.request.max.bytes
     size_t workers = 4;
+    int32_t max_connections = 2147483647;  // max.connections: 0 accepts none
+    int64_t idle_ms = 600000;              // connections.max.idle.ms; negative: never closed
+    size_t unsent_per_connection = size_t{256} << 10;
+    size_t unsent_total = size_t{64} << 20;
   };
 
   // Binds and listens; nothing is served until start(). Throws std::runtime_error naming the
@@ -64,6 +79,13 @@ class KafkaListener {
 
   // Connections open now.
   size_t connections() const;
+
+  // max.connections changed (a dynamic key). Lowered below the connections open, the least
+  // recently active ones are closed, as Kafka does.
+  void set_max_connections(int32_t max_connections);
+
+  // Bytes of replies waiting for their clients to read them.
+  size_t unsent_bytes() const;
 
   // Data has arrived: every parked request (a waiting Fetch) is asked again now.
   void wake_waiting();

@@ -65,7 +65,10 @@ std::optional<std::pair<std::string, int32_t>> split_partition_name(const std::s
 }  // namespace
 
 RequestHandler::RequestHandler(Broker& broker, Endpoint advertised)
-    : broker_(broker), advertised_(std::move(advertised)), broker_id_(broker.config().broker_id) {}
+    : broker_(broker),
+      advertised_(std::move(advertised)),
+      broker_id_(broker.config().broker_id),
+      fetch_max_bytes_(broker.config().fetch_max_bytes) {}
 
 Reply RequestHandler::handle(std::string_view frame,
                              std::chrono::steady_clock::time_point received) const {

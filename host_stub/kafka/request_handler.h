@@ -80,6 +80,7 @@ class RequestHandler {
   Broker& broker_;
   Endpoint advertised_;
   int32_t broker_id_;
+  int32_t fetch_max_bytes_;  // fetch.max.bytes, a static key
   std::function<void()> on_append_;
 };
 

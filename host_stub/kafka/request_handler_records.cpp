@@ -34,6 +34,17 @@ bool first_batch_is_zstd(std::string_view records) {
   }
 }
 
+// The offset after the last record of `batches`, whole batches read from `fetch_offset` on;
+// `fetch_offset` itself when there are none.
+int64_t offset_after(std::string_view batches, int64_t fetch_offset) {
+  int64_t next = fetch_offset;
+  for (std::string_view b : split_batches(batches)) {
+    const RecordBatchHeader h = read_batch_header(b);
+    next = h.base_offset + h.last_offset_delta + 1;
+  }
+  return next;
+}
+
 int16_t response_header_of(ApiKey key, int16_t version) {
   return static_cast<int16_t>(
       response_header_version(*find_api(static_cast<int16_t>(key)), version));
@@ -132,10 +143,16 @@ Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t corr
     r.error_code = error::kFetchSessionIdNotFound;
     return encoded();
   }
-  // Kafka's limits (ReplicaManager.readFromLog): each partition reads at most its
+  // Kafka's limits (KafkaApis.handleFetchRequest, ReplicaManager.readFromLog): max_bytes at most
+  // fetch.max.bytes, min_bytes at most that; each partition reads at most its
   // partition_max_bytes and what is left of max_bytes, except that until some partition has
   // returned data, the first batch comes whole however large (KIP-74).
-  int64_t left = std::max<int32_t>(request.max_bytes, 0);
+  const int32_t max_bytes = std::min(std::max<int32_t>(request.max_bytes, 0), fetch_max_bytes_);
+  const int32_t min_bytes = std::min(request.min_bytes, max_bytes);
+  int64_t left = max_bytes;
+  // Records left behind for want of max_bytes: the reply is as full as it may be. Kafka's
+  // DelayedFetch, which counts the bytes available rather than those read, answers it now.
+  bool full = false;
   bool whole_first_batch = true;
   int64_t bytes = 0;
   bool failed = false;
@@ -148,7 +165,8 @@ Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t corr
       FetchResponse::Partition out;
       out.partition_index = p.partition;
       out.records = std::string();
-      const int64_t limit = std::min<int64_t>(std::max<int32_t>(p.partition_max_bytes, 0), left);
+      const int64_t partition_max = std::max<int32_t>(p.partition_max_bytes, 0);
+      const int64_t limit = std::min(partition_max, left);
       try {
         LogManager::ReadResult got = broker_.logs().read({t.topic, p.partition}, p.fetch_offset,
                                                          static_cast<uint64_t>(limit));
@@ -160,6 +178,10 @@ Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t corr
         out.log_start_offset = got.offsets.log_start_offset;
         if (request.isolation_level == 1) out.aborted_transactions.emplace();
         const auto size = static_cast<int64_t>(got.batches.size());
+        if (left < partition_max &&
+            offset_after(got.batches, p.fetch_offset) < got.offsets.log_end_offset) {
+          full = true;
+        }
         if (size > 0) whole_first_batch = false;
         bytes += size;
         left = std::max<int64_t>(0, left - size);
@@ -177,7 +199,7 @@ Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t corr
     r.topics.push_back(std::move(result));
   }
   const auto deadline = received + std::chrono::milliseconds(std::max(request.max_wait_ms, 0));
-  if (request.max_wait_ms <= 0 || partitions == 0 || bytes >= request.min_bytes || failed ||
+  if (request.max_wait_ms <= 0 || partitions == 0 || bytes >= min_bytes || full || failed ||
       std::chrono::steady_clock::now() >= deadline) {
     return encoded();
   }

@@ -1,5 +1,6 @@
-// listener_config_test.cpp: the listeners and socket.request.max.bytes keys: Kafka's
-// PLAINTEXT://host:port format, one sentence for anything else, and their defaults.
+// listener_config_test.cpp: the listeners, socket.request.max.bytes, connections.max.idle.ms and
+// max.connections keys: Kafka's PLAINTEXT://host:port format, one sentence for anything else,
+// Kafka's defaults, types and bounds.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -68,6 +69,25 @@ TEST_F(ListenerConfig, MalformedListenersAreRefused) {
   }
   EXPECT_NE(error_of("socket.request.max.bytes = 0\n").find("socket.request.max.bytes"),
             std::string::npos);
+}
+
+TEST_F(ListenerConfig, ConnectionLimitsHaveKafkasDefaultsTypesAndBounds) {
+  BrokerConfig c = read("");
+  EXPECT_EQ(c.connections_max_idle_ms, 600000);
+  EXPECT_EQ(c.max_connections, 2147483647);
+  c = read("connections.max.idle.ms = 300\nmax.connections = 0\n");
+  EXPECT_EQ(c.connections_max_idle_ms, 300);
+  EXPECT_EQ(c.max_connections, 0);
+  // A long with no bound: negative keeps idle connections open.
+  EXPECT_EQ(read("connections.max.idle.ms = -1\n").connections_max_idle_ms, -1);
+  EXPECT_EQ(read("connections.max.idle.ms = 9223372036854775807\n").connections_max_idle_ms,
+            INT64_MAX);
+  EXPECT_NE(error_of("connections.max.idle.ms = \"soon\"\n")
+                .find("connections.max.idle.ms: must be an integer, not a string"),
+            std::string::npos);
+  EXPECT_NE(error_of("max.connections = -1\n").find("max.connections: must be an integer from 0"),
+            std::string::npos);
+  EXPECT_NE(error_of("max.connections = 2147483648\n").find("max.connections"), std::string::npos);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // listener_test.cpp: the Kafka listener's transport with a stand-in handler: replies in request
 // order under a slow handler and several workers, a client that never reads its replies holding
-// no one else up, a waiting request (a Fetch's max_wait_ms) holding neither a worker nor its
-// connection's order, a close requested by the handler sent after the replies before it, and
-// stop() with connections open.
+// no one else up nor more than one reply of memory (per connection and over all of them), a
+// waiting request (a Fetch's max_wait_ms) holding neither a worker nor its connection's order, a
+// close requested by the handler sent after the replies before it, connections.max.idle.ms,
+// max.connections (fixed and lowered), and stop() with connections open.
 #include "kafka/listener.h"
 
 #include <arpa/inet.h>
@@ -14,10 +15,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/wire.h"
 #include "frame_client.h"
@@ -115,6 +119,163 @@ TEST(KafkaListener, AClientThatNeverReadsHoldsNoOneElseUp) {
     ASSERT_TRUE(reply.has_value()) << id;
     EXPECT_EQ(id_of(*reply), id);
   }
+}
+
+// Waits until `value` has not changed for 300 ms (at most 5 s); returns it.
+size_t settled(const std::function<size_t()>& value) {
+  size_t last = value();
+  for (int still = 0, i = 0; still < 30 && i < 500; ++i) {
+    std::this_thread::sleep_for(10ms);
+    const size_t now = value();
+    still = now == last ? still + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+TEST(KafkaListener, AClientThatPipelinesAndNeverReadsIsMutedHoldingOneReply) {
+  KafkaListener listener(local_options());
+  std::atomic<int> answered{0};
+  listener.start([&answered](std::string_view f, auto /*received*/) {
+    ++answered;
+    return echo(f);
+  });
+  // 60 requests for 4 MiB replies each, sent at once and never read: 240 MiB if all were
+  // answered. The socket's buffers take a few replies; the broker holds the one it could not send
+  // and answers nothing more.
+  constexpr int32_t kReply = 4 << 20;
+  Client hog(listener.bound_port());
+  std::string burst;
+  for (int32_t id = 0; id < 60; ++id) burst += request(id, kReply);
+  ASSERT_TRUE(hog.send_all(burst));
+  const size_t unsent = settled([&] { return listener.unsent_bytes(); });
+  EXPECT_LE(unsent, size_t{256 << 10} + kReply + 8);
+  EXPECT_GT(unsent, 0u);
+  const int before = answered.load();
+  EXPECT_LE(before, 10) << "the requests behind the unread replies were answered";
+  // Everyone else is served meanwhile.
+  for (int32_t id = 0; id < 5; ++id) {
+    Client other(listener.bound_port());
+    ASSERT_TRUE(other.send_all(request(1000 + id, 10)));
+    std::optional<std::string> reply = other.read_frame(5s);
+    ASSERT_TRUE(reply.has_value()) << id;
+    EXPECT_EQ(id_of(*reply), 1000 + id);
+  }
+  EXPECT_EQ(answered.load(), before + 5);
+  // The client reads at last: every reply, whole and in order.
+  for (int32_t id = 0; id < 60; ++id) {
+    std::optional<std::string> reply = hog.read_frame(10s);
+    ASSERT_TRUE(reply.has_value()) << id;
+    EXPECT_EQ(id_of(*reply), id);
+    EXPECT_EQ(reply->size(), 4u + kReply);
+  }
+  EXPECT_EQ(listener.unsent_bytes(), 0u);
+}
+
+TEST(KafkaListener, UnreadRepliesOverAllConnectionsStayWithinTheTotalBudget) {
+  KafkaListener::Options o = local_options();
+  o.unsent_per_connection = 4 << 20;
+  o.unsent_total = 1 << 20;
+  KafkaListener listener(o);
+  listener.start([](std::string_view f, auto /*received*/) { return echo(f); });
+  // Five clients each ask for 200 replies of 64 KiB and read none: within its own budget each
+  // could hold 4 MiB; together they hold about the total budget, one reply more each at most.
+  constexpr int32_t kReply = 64 << 10;
+  std::vector<std::unique_ptr<Client>> hogs;
+  for (int c = 0; c < 5; ++c) {
+    hogs.push_back(std::make_unique<Client>(listener.bound_port()));
+    std::string burst;
+    for (int32_t id = 0; id < 200; ++id) burst += request(c * 1000 + id, kReply);
+    ASSERT_EQ(hogs.back()->send_some(burst), burst.size());
+  }
+  const size_t unsent = settled([&] { return listener.unsent_bytes(); });
+  EXPECT_LE(unsent, size_t{1 << 20} + 5 * (kReply + 8));
+  EXPECT_GE(unsent, size_t{1 << 20});
+  Client other(listener.bound_port());
+  ASSERT_TRUE(other.send_all(request(7, 10)));
+  EXPECT_TRUE(other.read_frame(5s).has_value());
+  for (int c = 0; c < 5; ++c) {
+    for (int32_t id = 0; id < 200; ++id) {
+      std::optional<std::string> reply = hogs[static_cast<size_t>(c)]->read_frame(10s);
+      ASSERT_TRUE(reply.has_value()) << c << "/" << id;
+      ASSERT_EQ(id_of(*reply), c * 1000 + id);
+    }
+  }
+}
+
+// Reads whatever comes until the server closes the connection; false if it does not within
+// `timeout`. Reading is activity: call it once the connection is closed or meant to be.
+bool read_until_closed(Client& c, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (c.read_frame(200ms).has_value()) continue;
+    if (c.closed_by_peer(50ms)) return true;
+  }
+  return false;
+}
+
+TEST(KafkaListener, ConnectionsIdleForConnectionsMaxIdleMsAreClosed) {
+  KafkaListener::Options o = local_options();
+  o.idle_ms = 300;
+  KafkaListener listener(o);
+  listener.start([](std::string_view f, auto /*received*/) { return echo(f); });
+  Client silent(listener.bound_port());
+  Client half(listener.bound_port());
+  Client unread(listener.bound_port());
+  Client busy(listener.bound_port());
+  ASSERT_TRUE(half.send_all(std::string("\x00\x00\x10\x00\x00\x00", 6)));  // a frame cut short
+  std::string burst;
+  for (int32_t id = 0; id < 20; ++id) burst += request(id, 4 << 20);
+  ASSERT_TRUE(unread.send_all(burst));  // replies it never reads
+  // A client that asks every 100 ms is not idle; the three others are closed meanwhile, the
+  // unsent replies with them.
+  const auto start = std::chrono::steady_clock::now();
+  int32_t id = 0;
+  for (; id < 40 && (id < 5 || listener.connections() > 1); ++id) {
+    ASSERT_TRUE(busy.send_all(request(id))) << id;
+    ASSERT_TRUE(busy.read_frame(2s).has_value()) << id;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_LT(id, 40) << listener.connections() << " connections still open";
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 300ms);
+  EXPECT_EQ(listener.connections(), 1u);
+  EXPECT_EQ(listener.unsent_bytes(), 0u);
+  EXPECT_TRUE(read_until_closed(silent, 3s));
+  EXPECT_TRUE(read_until_closed(half, 3s));
+  EXPECT_TRUE(read_until_closed(unread, 10s));
+}
+
+TEST(KafkaListener, ConnectionsBeyondMaxConnectionsWaitUntilOneCloses) {
+  KafkaListener::Options o = local_options();
+  o.max_connections = 2;
+  KafkaListener listener(o);
+  listener.start([](std::string_view f, auto /*received*/) { return echo(f); });
+  auto first = std::make_unique<Client>(listener.bound_port());
+  Client second(listener.bound_port());
+  ASSERT_TRUE(first->send_all(request(1)) && second.send_all(request(2)));
+  ASSERT_TRUE(first->read_frame(2s).has_value() && second.read_frame(2s).has_value());
+  // The third is connected by the kernel but not accepted: its request is not answered.
+  Client third(listener.bound_port());
+  ASSERT_TRUE(third.connected());
+  ASSERT_TRUE(third.send_all(request(3)));
+  EXPECT_FALSE(third.read_frame(500ms).has_value());
+  EXPECT_EQ(listener.connections(), 2u);
+  ASSERT_TRUE(second.send_all(request(22)));
+  EXPECT_TRUE(second.read_frame(2s).has_value());
+  // One closes: the third is taken and answered.
+  first.reset();
+  std::optional<std::string> reply = third.read_frame(5s);
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(id_of(*reply), 3);
+
+  // Lowered below the connections open: the least recently active goes.
+  ASSERT_TRUE(third.send_all(request(33)));
+  ASSERT_TRUE(third.read_frame(2s).has_value());
+  listener.set_max_connections(1);
+  EXPECT_TRUE(read_until_closed(second, 3s));
+  ASSERT_TRUE(third.send_all(request(34)));
+  EXPECT_TRUE(third.read_frame(2s).has_value());
+  EXPECT_EQ(listener.connections(), 1u);
 }
 
 // Id -2 stands for a Fetch finding nothing: it waits `size` milliseconds from its arrival, or

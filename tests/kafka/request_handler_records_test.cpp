@@ -33,7 +33,8 @@ class RecordsHandlerTest : public ::testing::Test {
     ASSERT_NE(plugins, nullptr) << "LDS_PLUGIN_DIR is not set (CTest sets it)";
     const auto file = dir_.path() / "broker.toml";
     std::ofstream(file) << "log.dirs = [\"d1\"]\nplugin.dir = \"" << plugins
-                        << "\"\nadmin.socket = \"unused.sock\"\nlog.level = \"off\"\n";
+                        << "\"\nadmin.socket = \"unused.sock\"\nlog.level = \"off\"\n"
+                        << extra_config_;
     broker_ = std::make_unique<Broker>(file);
     broker_->start();
     broker_->logs().create_partition("t", 0);
@@ -134,6 +135,7 @@ class RecordsHandlerTest : public ::testing::Test {
     return out;
   }
 
+  std::string extra_config_;  // TOML lines a derived fixture adds to the broker's file
   test::TempDir dir_;
   std::unique_ptr<Broker> broker_;
   std::unique_ptr<RequestHandler> handler_;
@@ -249,6 +251,38 @@ TEST_F(RecordsHandlerTest, FetchKeepsToTheByteLimitsButReturnsTheFirstBatchWhole
   EXPECT_EQ(r.topics.at(0).partitions.at(0).records->size(), 2 * one);
   EXPECT_EQ(r.topics.at(0).partitions.at(1).records->size(), 0u);
   EXPECT_EQ(r.topics.at(0).partitions.at(1).high_watermark, 30);
+}
+
+// fetch.max.bytes caps what a Fetch asks for, as Kafka caps a consumer's max_bytes and min_bytes
+// with it: a client cannot have a reply of more built in memory.
+class CappedFetchTest : public RecordsHandlerTest {
+ protected:
+  CappedFetchTest() { extra_config_ = "fetch.max.bytes = 1024\n"; }
+};
+
+TEST_F(CappedFetchTest, FetchMaxBytesCapsMaxBytesAndMinBytes) {
+  std::vector<Record> records(1);
+  records[0].value = std::string(600, 'v');
+  const std::string big = build_batch(0, 1700000000000, records);
+  ASSERT_GT(big.size(), 600u);
+  for (int i = 0; i < 4; ++i) produce_ok(7, {{0, big}});
+  // max_bytes of 1 MiB: 1024 bytes' worth, one batch of about 700.
+  FetchRequest r = fetch_of(0);
+  r.max_bytes = 1 << 20;
+  EXPECT_EQ(decode_fetch(fetch_reply(r)).topics.at(0).partitions.at(0).records->size(), big.size());
+  // The first batch comes whole even past the cap (KIP-74).
+  std::vector<Record> huge(1);
+  huge[0].value = std::string(5000, 'h');
+  produce_ok(7, {{1, build_batch(0, 1700000000000, huge)}});
+  r.topics[0].partitions[0].partition = 1;
+  EXPECT_GT(decode_fetch(fetch_reply(r)).topics.at(0).partitions.at(0).records->size(), 5000u);
+  // min_bytes above the cap waits for no more than the cap: two batches here answer at once.
+  FetchRequest wait = fetch_of(2, 1 << 20, 5000);
+  wait.min_bytes = 1 << 20;
+  wait.max_bytes = 1 << 20;
+  const Reply answered = fetch_reply(wait);
+  EXPECT_FALSE(answered.retry_at.has_value());
+  EXPECT_EQ(decode_fetch(answered).topics.at(0).partitions.at(0).records->size(), big.size());
 }
 
 TEST_F(RecordsHandlerTest, AFetchAtTheLogEndWaitsUntilDataArrivesOrMaxWaitPasses) {
