@@ -452,6 +452,7 @@ std::vector<LogDirDescription> LogManager::describe() const {
       out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
     } else {
       out[p->dir].unreadable_partitions.push_back(p->tp.str());
+      out[p->dir].unreadable_bytes += p->size;
     }
     // A move in progress shows as a future replica in its destination, as Kafka reports it.
     const ReplicaMover::Move* m = mover_->find_locked(p->tp);
