@@ -240,11 +240,14 @@ class LogManager {
   // them, after checking every batch's framing and CRC32C, and gives their records offsets from
   // the log end offset on by rewriting each baseOffset (it lies outside the CRC). All or nothing:
   // a refused request appends no batch. Returns the offset of the first record appended. Throws
-  // KafkaError CORRUPT_MESSAGE (framing or CRC), INVALID_RECORD (a magic other than 2),
-  // MESSAGE_TOO_LARGE (a batch larger than message.max.bytes), RECORD_LIST_TOO_LARGE (larger
-  // than log.segment.bytes), UNKNOWN_TOPIC_OR_PARTITION, or
-  // KAFKA_STORAGE_ERROR as append() does.
-  int64_t append_batches(const TopicPartition& tp, std::string batches);
+  // KafkaError CORRUPT_MESSAGE (framing or CRC), INVALID_RECORD (a magic other than 2, a record
+  // count other than lastOffsetDelta + 1), MESSAGE_TOO_LARGE (a batch larger than
+  // message.max.bytes), RECORD_LIST_TOO_LARGE (larger than log.segment.bytes),
+  // UNKNOWN_TOPIC_OR_PARTITION, or KAFKA_STORAGE_ERROR as append() does. `validate` is
+  // PartitionLog::check_batches' hook: the Kafka listener's checks of each batch after its framing,
+  // size and CRC, which throw KafkaError (or a subclass, passed on as it is) to refuse the request.
+  int64_t append_batches(const TopicPartition& tp, std::string batches,
+                         const PartitionLog::BatchValidator& validate = nullptr);
 
   // Kafka's Fetch of one partition: whole batches, from the one holding `offset` on (it may start
   // before `offset`, as Kafka's do; clients skip what they did not ask for), at most `max_bytes`

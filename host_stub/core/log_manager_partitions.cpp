@@ -227,10 +227,12 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
   return p->size;
 }
 
-int64_t LogManager::append_batches(const TopicPartition& tp, std::string batches) {
-  PartitionLog::check_batches(batches, tp.str(), segment_bytes_.load(std::memory_order_relaxed),
-                              max_message_bytes_.load(std::memory_order_relaxed));
+int64_t LogManager::append_batches(const TopicPartition& tp, std::string batches,
+                                   const PartitionLog::BatchValidator& validate) {
+  // As Kafka's ReplicaManager: the partition first (unknown, offline), then its log's checks.
   const std::shared_ptr<Partition> p = hosted_online(tp);
+  PartitionLog::check_batches(batches, tp.str(), segment_bytes_.load(std::memory_order_relaxed),
+                              max_message_bytes_.load(std::memory_order_relaxed), validate);
   std::lock_guard io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
   if (options_.in_memory) {
