@@ -5,6 +5,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libboost-dev libspdlog-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
+  # The codecs of compressed record batches (gzip, snappy, lz4, zstd), read by the Kafka listener.
+  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
   clang libclang-rt-14-dev clang-format clang-tidy
   python3 util-linux procps

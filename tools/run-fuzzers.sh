@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# run-fuzzers.sh <fuzz build>: runs the three libFuzzer targets (config loader, admin request
-# parser, Kafka frame and request parser) side by side for LDS_FUZZ_SECONDS (60) each, from their
-# seed corpora. Any crash, sanitizer report, timeout or out-of-memory fails it, and the input that
+# run-fuzzers.sh <fuzz build>: runs the four libFuzzer targets (config loader, admin request
+# parser, Kafka frame and request parser, Kafka's validation of a produced record batch) side by
+# side for LDS_FUZZ_SECONDS (60) each, from their seed corpora. Any crash, sanitizer report, timeout or out-of-memory fails it, and the input that
 # triggers it is copied to <fuzz build>/artifacts/. Called by run-tests.sh.
 set -euo pipefail
 
@@ -17,7 +17,7 @@ clean_up() {
 }
 trap clean_up EXIT
 
-targets=(config admin_request kafka_request)
+targets=(config admin_request kafka_request record_batch)
 for target in "${targets[@]}"; do
   seeds="$repo/tests/fuzz/corpus/${target%_request}"
   mkdir -p "$work/$target"

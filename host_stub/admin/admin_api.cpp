@@ -150,6 +150,7 @@ json AdminApi::describe_log_dirs() {
          {"isCordoned", d.cordoned},
          {"partitions", partitions},
          {"unreadablePartitions", d.unreadable_partitions},
+         {"unreadableBytes", d.unreadable_bytes},
          {"failedMoves", failed_moves}});
   }
   json out = ok();

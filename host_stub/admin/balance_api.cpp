@@ -79,6 +79,11 @@ json describe_balance(Broker& broker) {
   out["drainBytesLeft"] = s.drain_bytes_left;
   out["lastRound"] = s.last_round;
   out["waiting"] = s.waiting.empty() ? json(nullptr) : json(s.waiting);
+  // How the last drain ended: `drain --wait` reads it once `draining` is null.
+  out["lastDrain"] = s.last_drain.empty() ? json(nullptr)
+                                          : json{{"logDir", s.last_drain},
+                                                 {"result", s.last_drain_result},
+                                                 {"message", s.last_drain_message}};
   return out;
 }
 

@@ -128,14 +128,26 @@ int wait_for_drain(const DrainArgs& args, uint64_t total) {
     const uint64_t left = r.value("drainBytesLeft", 0ull);
     bar.update(total - std::min(total, left));
     if (!r["draining"].is_string()) {
-      // The drain is over: the dir is empty, or it stopped short (the broker logs why).
+      // The drain is over: the dir is empty, or it stopped short. The broker says how it ended
+      // ("Drain of /d1 stopped: 3 replicas (24.0 MiB) remain on it, now offline: ...").
+      const json last = r.value("lastDrain", json());
+      if (last.is_object() && last.value("logDir", "") == args.dir &&
+          last.value("result", "") != "drained") {
+        bar.stop();
+        std::cerr << "lds-host: " << last.value("message", "") << "\n";
+        return kExitRefused;
+      }
+      // Whatever the broker says, the dir must hold no replica: none listed, none unreadable.
       const json d = json::parse(client.call(json{{"api", "DescribeLogDirs"}}.dump()));
       for (const auto& broker : d["brokers"]) {
         for (const auto& dir : broker["logDirs"]) {
-          if (dir.value("logDir", "") == args.dir && !dir["partitions"].empty()) {
+          if (dir.value("logDir", "") != args.dir) continue;
+          const size_t remaining =
+              dir["partitions"].size() + dir.value("unreadablePartitions", json::array()).size();
+          if (remaining > 0) {
             bar.stop();
-            std::cerr << "lds-host: the drain of " << args.dir << " stopped with "
-                      << dir["partitions"].size() << " partitions left; see the broker's log.\n";
+            std::cerr << "lds-host: the drain of " << args.dir << " stopped with " << remaining
+                      << " partitions left; see the broker's log.\n";
             return kExitRefused;
           }
         }

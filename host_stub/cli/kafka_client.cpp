@@ -107,7 +107,7 @@ std::string KafkaClient::call(int16_t api_key, int16_t api_version, const std::s
 }
 
 std::string kafka_error_name(int16_t code) {
-  for (int i = 0; i <= static_cast<int>(ErrorCode::kInvalidRecord); ++i) {
+  for (int i = 0; i <= static_cast<int>(ErrorCode::kLast); ++i) {
     const auto e = static_cast<ErrorCode>(i);
     if (error_number(e) == code) return error_name(e);
   }

@@ -81,6 +81,11 @@ int print_log_dirs(const json& r) {
       uint64_t data = 0;
       for (const auto& p : d["partitions"]) data += p["size"].get<uint64_t>();
       const bool online = d["error"].is_null();
+      // An offline dir lists no partition; it still holds its replicas, unreadable: they are its
+      // PARTS and DATA (their sizes when it went offline).
+      const size_t unreadable = d.value("unreadablePartitions", json::array()).size();
+      const size_t parts = online ? d["partitions"].size() : unreadable;
+      if (!online) data = d.value("unreadableBytes", 0ull);
       const double fill = fill_percent(d);
       char fill_text[16] = "-";
       if (fill >= 0) {
@@ -98,8 +103,8 @@ int print_log_dirs(const json& r) {
                   d["isCordoned"].get<bool>() ? "yes" : "no",
                   online ? human_bytes(d["totalBytes"].get<uint64_t>()).c_str() : "-",
                   online ? human_bytes(d["usableBytes"].get<uint64_t>()).c_str() : "-", fill_text,
-                  projected_text, human_bytes(d.value("reservedBytes", 0ull)).c_str(),
-                  d["partitions"].size(), human_bytes(data).c_str());
+                  projected_text, human_bytes(d.value("reservedBytes", 0ull)).c_str(), parts,
+                  human_bytes(data).c_str());
       if (!online) std::printf("    error: %s\n", d.value("errorMessage", "").c_str());
     }
     if (fullest >= 0 && broker["logDirs"].size() > 1) std::printf("(* the fullest log dir)\n");
@@ -111,6 +116,19 @@ int print_log_dirs(const json& r) {
           s.value("name", "?").c_str());
     }
     for (const auto& d : broker["logDirs"]) {
+      const json unreadable = d.value("unreadablePartitions", json::array());
+      if (!unreadable.empty()) {
+        std::printf(
+            "  %s (OFFLINE): %zu unreadable %s (%s):", d["logDir"].get<std::string>().c_str(),
+            unreadable.size(), unreadable.size() == 1 ? "replica" : "replicas",
+            human_bytes(d.value("unreadableBytes", 0ull)).c_str());
+        int n = 0;
+        for (const auto& name : unreadable) {
+          std::printf("%s %s", n % 4 == 0 ? "\n   " : ",", name.get<std::string>().c_str());
+          ++n;
+        }
+        std::printf("\n");
+      }
       if (d["partitions"].empty()) continue;
       // Largest first: what to move when a dir fills up.
       std::vector<json> partitions(d["partitions"].begin(), d["partitions"].end());

@@ -49,6 +49,7 @@ BalanceSnapshot balance_snapshot(
       if (p.is_future) dir.reserved_bytes += p.offset_lag;
     }
     snap.model.dirs.push_back(std::move(dir));
+    snap.offline.push_back({d.unreadable_partitions, d.unreadable_bytes});
   }
   for (size_t i = 0; i < described.size(); ++i) {
     for (const PartitionDescription& p : described[i].partitions) {

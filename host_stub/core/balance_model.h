@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/balance_planner.h"
 #include "core/log_manager.h"
@@ -28,9 +30,17 @@ struct MoveProgress {
   uint64_t size = 0;  // the replica's size now; it grows while appends continue
 };
 
+// An offline dir's replicas, still this broker's but unreadable until a restart finds the dir again
+// (LogDirDescription::unreadable_partitions), sorted by topic and partition.
+struct OfflineReplicas {
+  std::vector<std::string> names;  // "t-0"
+  uint64_t bytes = 0;              // their sizes when the dir went offline
+};
+
 struct BalanceSnapshot {
   BalanceModel model;
   std::unordered_map<TopicPartition, MoveProgress, TopicPartitionHash> moves;
+  std::vector<OfflineReplicas> offline;  // by dir index; empty for an online dir
 };
 
 // The LogManager's directories (log.dirs order, so a model dir index is a log-dir index) and

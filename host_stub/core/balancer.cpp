@@ -299,8 +299,7 @@ void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
   }
   if (left == 0) {
     log()->info("drained {}", draining_);
-    draining_.clear();
-    drain_waiting_.clear();
+    end_drain_locked("drained", "Drained " + draining_ + ".");
     return;
   }
   if (moves_held_locked()) {
@@ -337,6 +336,51 @@ void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
   warn_once_locked(drain_waiting_);
 }
 
+void Balancer::end_drain_locked(const std::string& result, const std::string& message) {
+  last_drain_ = draining_;
+  last_drain_result_ = result;
+  last_drain_message_ = message;
+  draining_.clear();
+  drain_waiting_.clear();
+}
+
+void Balancer::stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap) {
+  // Its moves in flight were stopped with the dir (observe_locked); the planned ones cannot start.
+  if (planned_drain_) {
+    planned_.clear();
+    planned_drain_ = false;
+  }
+  static const OfflineReplicas kNone;
+  const OfflineReplicas& left =
+      draining_index_ < snap.offline.size() ? snap.offline[draining_index_] : kNone;
+  if (left.names.empty()) {
+    // Every replica had left it before it went offline.
+    log()->info("drained {} (it is now offline)", draining_);
+    end_drain_locked("drained", "Drained " + draining_ + ".");
+    return;
+  }
+  // A few names say which; the count says how many (a disk may hold thousands).
+  constexpr size_t kNamed = 20;
+  std::string names;
+  for (size_t i = 0; i < left.names.size() && i < kNamed; ++i) {
+    names.append(i == 0 ? "" : ", ").append(left.names[i]);
+  }
+  // Appended: GCC 12 at -O3 reports a false -Wrestrict on `" " + std::to_string(n)`.
+  if (left.names.size() > kNamed) {
+    names.append(" and ").append(std::to_string(left.names.size() - kNamed)).append(" more");
+  }
+  const bool one = left.names.size() == 1;
+  std::string message = "Drain of " + draining_ + " stopped: ";
+  message.append(std::to_string(left.names.size()))
+      .append(one ? " replica (" : " replicas (")
+      .append(format_byte_size(left.bytes))
+      .append(one ? ") remains" : ") remain")
+      .append(" on it, now offline: ")
+      .append(names);
+  log()->error("{}", message);
+  end_drain_locked("stopped", message);
+}
+
 void Balancer::notify(const std::vector<BalanceMoveEvent>& ended) {
   std::function<void(const BalanceMoveEvent&)> listener;
   {
@@ -367,6 +411,10 @@ void Balancer::tick() {
     observe_locked(snap, now, ended);
     if (!ended.empty()) snap = snapshot_locked();
     unblock_locked(snap.model, now);
+    if (!draining_.empty() && draining_index_ < snap.model.dirs.size() &&
+        !snap.model.dirs[draining_index_].online) {
+      stop_drain_of_offline_dir_locked(snap);
+    }
     if (!draining_.empty() && planned_.empty() && started_.empty()) plan_drain_locked(snap);
     start_moves_locked(snap, now);
     if (planned_.empty() && started_.empty() && !planned_drain_ && balancing_ &&
@@ -389,13 +437,30 @@ void Balancer::tick() {
 }
 
 void Balancer::start() {
-  std::lock_guard lock(thread_mu_);
-  if (thread_.joinable()) return;
-  stopping_ = false;
-  thread_ = std::thread([this] { run_thread(); });
+  {
+    std::lock_guard lock(thread_mu_);
+    if (thread_.joinable()) return;
+    stopping_ = false;
+    thread_ = std::thread([this] { run_thread(); });
+  }
+  // A move that ends wakes the thread: the next planned move starts then, not at the next tick.
+  logs_.set_move_ended_listener([this] {
+    {
+      std::lock_guard lock(thread_mu_);
+      poked_ = true;
+    }
+    wake_.notify_all();
+  });
 }
 
 void Balancer::stop() {
+  bool started;
+  {
+    std::lock_guard lock(thread_mu_);
+    started = thread_.joinable();
+  }
+  // Waits for a call of the listener in progress: none reaches this object once it is gone.
+  if (started) logs_.set_move_ended_listener({});
   {
     std::lock_guard lock(thread_mu_);
     stopping_ = true;
@@ -414,8 +479,9 @@ void Balancer::run_thread() {
     {
       std::unique_lock lock(thread_mu_);
       wake_.wait_for(lock, std::chrono::milliseconds(std::clamp<int64_t>(interval, 10, 1000)),
-                     [&] { return stopping_; });
+                     [&] { return stopping_ || poked_; });
       if (stopping_) return;
+      poked_ = false;
     }
     try {
       tick();

@@ -63,6 +63,11 @@ struct BalanceStatus {
   // Why the balancer or the drain makes no move although it wants to (every candidate move
   // failed, or none has a destination), and when it tries again; empty otherwise.
   std::string waiting;
+  // How the last drain ended, once it has: its dir (empty before the first), "drained",
+  // "stopped" (its dir went offline with replicas still on it) or "cancelled", and the sentence.
+  std::string last_drain;
+  std::string last_drain_result;
+  std::string last_drain_message;
 };
 
 // A finished or stopped move, for whoever watches the balancer (the simulator's checks).
@@ -88,12 +93,14 @@ class Balancer {
   // next tick.
   void configure(const BalanceConfig& config, uint64_t throttle_bytes_per_sec);
 
-  // Starts and stops the thread that ticks every min(interval, 1 s).
+  // Starts and stops the thread that ticks every min(interval, 1 s), and at once whenever a move
+  // of the LogManager ends, so that the next planned move starts then, not a tick later.
   void start();
   void stop();
 
   // One pass: notes the moves that ended, starts planned moves while fewer than
   // max.concurrent.moves run, and plans a round when enabled, idle and the interval has passed.
+  // A drain whose dir went offline stops there, naming the replicas left on it.
   void tick();
 
   // The round that would run now (balance --plan); changes nothing.
@@ -139,6 +146,10 @@ class Balancer {
   void warn_once_locked(const std::string& text);
   // A drain's next moves once the previous ones ended, or why it waits (drain_waiting_).
   void plan_drain_locked(const BalanceSnapshot& snap);
+  // The drained dir went offline: the drain ends, its planned moves dropped; it is "stopped",
+  // naming the replicas left there, or "drained" when none is.
+  void stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap);
+  void end_drain_locked(const std::string& result, const std::string& message);
   // The generation of the active strategy (0 before the first), which ranks every plan.
   uint64_t strategy_generation() const;
   // Drops the planned moves when the strategy that ranked them is no longer the active one, so
@@ -178,13 +189,15 @@ class Balancer {
   uint32_t draining_index_ = 0;
   uint64_t drain_bytes_ = 0;
   std::string drain_waiting_;  // why the drain makes no move now, or empty
-  std::string last_warning_;   // the last "waits" warning logged, so each is logged once
+  std::string last_drain_, last_drain_result_, last_drain_message_;  // BalanceStatus's
+  std::string last_warning_;  // the last "waits" warning logged, so each is logged once
   std::string last_round_;
   std::function<void(const BalanceMoveEvent&)> listener_;
 
   std::mutex thread_mu_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool poked_ = false;  // a move ended since the last pass
   std::thread thread_;
 };
 

@@ -82,8 +82,10 @@ size_t Balancer::cancel() {
     started_.clear();
     balancing_ = false;
     cancelled_ = true;
-    if (!draining_.empty()) log()->info("drain of {} cancelled", draining_);
-    draining_.clear();
+    if (!draining_.empty()) {
+      log()->info("drain of {} cancelled", draining_);
+      end_drain_locked("cancelled", "The drain of " + draining_ + " was cancelled.");
+    }
     drain_waiting_.clear();
     last_warning_.clear();
     log()->info("balance round cancelled: {} moves stopped, {} planned moves dropped", stopped,
@@ -159,6 +161,9 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
     balancing_ = false;
     draining_ = snap.model.dirs[static_cast<size_t>(index)].path;
     draining_index_ = static_cast<uint32_t>(index);
+    last_drain_.clear();
+    last_drain_result_.clear();
+    last_drain_message_.clear();
     drain_bytes_ = plan.bytes;
     drain_waiting_.clear();
     log()->info("draining {}: {} moves of {} to the other log directories", draining_,
@@ -199,6 +204,9 @@ BalanceStatus Balancer::status() const {
     }
   }
   s.last_round = last_round_;
+  s.last_drain = last_drain_;
+  s.last_drain_result = last_drain_result_;
+  s.last_drain_message = last_drain_message_;
   // A move is in flight until a tick has seen it end (counted it, or blocked it): so a status
   // with nothing in flight is one the balancer has already planned from.
   for (const auto& [tp, f] : started_) {

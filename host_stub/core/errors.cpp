@@ -41,6 +41,8 @@ constexpr ErrorRow kErrors[] = {
     {ErrorCode::kRecordListTooLarge, "RECORD_LIST_TOO_LARGE", 18, "RecordBatchTooLargeException"},
     {ErrorCode::kMessageTooLarge, "MESSAGE_TOO_LARGE", 10, "RecordTooLargeException"},
     {ErrorCode::kInvalidRecord, "INVALID_RECORD", 87, "InvalidRecordException"},
+    {ErrorCode::kUnsupportedCompressionType, "UNSUPPORTED_COMPRESSION_TYPE", 76,
+     "UnsupportedCompressionTypeException"},
     {ErrorCode::kUnknownServerError, "UNKNOWN_SERVER_ERROR", -1, "UnknownServerException"},
 };
 

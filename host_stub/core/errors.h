@@ -29,7 +29,10 @@ enum class ErrorCode {
   kCorruptMessage,            // a record batch whose CRC or framing is wrong
   kRecordListTooLarge,        // record batches larger than a segment may hold
   kMessageTooLarge,           // one record batch larger than message.max.bytes
-  kInvalidRecord,             // a record batch this broker does not take (not magic 2)
+  kInvalidRecord,             // a record batch Kafka's validation refuses (count, records, ...)
+  // A codec the Produce version may not use, or a codec number that names none.
+  kUnsupportedCompressionType,
+  kLast = kUnsupportedCompressionType,  // the last code, for walks over all of them
 };
 
 // "NONE", "UNKNOWN_TOPIC_OR_PARTITION", ... exactly as Kafka spells them.

@@ -83,6 +83,7 @@ struct LogDirDescription {
   // dir again; Kafka lists none for such a dir, and its tools then say "not found in any live log
   // dir".
   std::vector<std::string> unreadable_partitions;
+  uint64_t unreadable_bytes = 0;  // their sizes when the dir went offline, summed
 };
 
 // The last failed move of a replica (KIP-113), until a new move of it starts.
@@ -239,11 +240,14 @@ class LogManager {
   // them, after checking every batch's framing and CRC32C, and gives their records offsets from
   // the log end offset on by rewriting each baseOffset (it lies outside the CRC). All or nothing:
   // a refused request appends no batch. Returns the offset of the first record appended. Throws
-  // KafkaError CORRUPT_MESSAGE (framing or CRC), INVALID_RECORD (a magic other than 2),
-  // MESSAGE_TOO_LARGE (a batch larger than message.max.bytes), RECORD_LIST_TOO_LARGE (larger
-  // than log.segment.bytes), UNKNOWN_TOPIC_OR_PARTITION, or
-  // KAFKA_STORAGE_ERROR as append() does.
-  int64_t append_batches(const TopicPartition& tp, std::string batches);
+  // KafkaError CORRUPT_MESSAGE (framing or CRC), INVALID_RECORD (a magic other than 2, a record
+  // count other than lastOffsetDelta + 1), MESSAGE_TOO_LARGE (a batch larger than
+  // message.max.bytes), RECORD_LIST_TOO_LARGE (larger than log.segment.bytes),
+  // UNKNOWN_TOPIC_OR_PARTITION, or KAFKA_STORAGE_ERROR as append() does. `validate` is
+  // PartitionLog::check_batches' hook: the Kafka listener's checks of each batch after its framing,
+  // size and CRC, which throw KafkaError (or a subclass, passed on as it is) to refuse the request.
+  int64_t append_batches(const TopicPartition& tp, std::string batches,
+                         const PartitionLog::BatchValidator& validate = nullptr);
 
   // Kafka's Fetch of one partition: whole batches, from the one holding `offset` on (it may start
   // before `offset`, as Kafka's do; clients skip what they did not ask for), at most `max_bytes`
@@ -305,9 +309,13 @@ class LogManager {
   // a move in progress and any remembered preference. A replica not hosted yet gets
   // REPLICA_NOT_AVAILABLE and the destination is remembered for its creation.
   AlterResult alter_replica_log_dir(const TopicPartition& tp, const std::string& destination);
-  // replica.alter.log.dirs.io.max.bytes.per.second: kNoMoveThrottle (or more) is none; 0 holds
-  // every move without copying until it is raised. Applies to running moves.
+  // replica.alter.log.dirs.io.max.bytes.per.second, for all moves together (the catch-up of each
+  // included): kNoMoveThrottle (or more) is none; 0 holds every move without copying until it is
+  // raised. Applies to running moves.
   void set_move_throttle(uint64_t bytes_per_second);
+  // `listener` runs on a mover thread, no lock of this LogManager held, each time a move ends
+  // (completed, failed or cancelled); replacing it waits for a call in progress. Empty: none.
+  void set_move_ended_listener(std::function<void()> listener);
   // Moves queued or running.
   size_t moves_in_progress() const;
   // The last failed move of each hosted replica that has one, by partition name. A move fails

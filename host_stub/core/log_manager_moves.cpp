@@ -19,6 +19,10 @@ void LogManager::set_move_throttle(uint64_t bytes_per_second) {
   mover_->set_throttle(bytes_per_second);
 }
 
+void LogManager::set_move_ended_listener(std::function<void()> listener) {
+  mover_->set_move_ended_listener(std::move(listener));
+}
+
 size_t LogManager::moves_in_progress() const { return mover_->in_progress(); }
 
 std::vector<FailedMoveDescription> LogManager::failed_moves() const {

@@ -227,10 +227,12 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
   return p->size;
 }
 
-int64_t LogManager::append_batches(const TopicPartition& tp, std::string batches) {
-  PartitionLog::check_batches(batches, tp.str(), segment_bytes_.load(std::memory_order_relaxed),
-                              max_message_bytes_.load(std::memory_order_relaxed));
+int64_t LogManager::append_batches(const TopicPartition& tp, std::string batches,
+                                   const PartitionLog::BatchValidator& validate) {
+  // As Kafka's ReplicaManager: the partition first (unknown, offline), then its log's checks.
   const std::shared_ptr<Partition> p = hosted_online(tp);
+  PartitionLog::check_batches(batches, tp.str(), segment_bytes_.load(std::memory_order_relaxed),
+                              max_message_bytes_.load(std::memory_order_relaxed), validate);
   std::lock_guard io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
   if (options_.in_memory) {
@@ -452,6 +454,7 @@ std::vector<LogDirDescription> LogManager::describe() const {
       out[p->dir].partitions.push_back({p->tp.str(), p->size, 0, false});
     } else {
       out[p->dir].unreadable_partitions.push_back(p->tp.str());
+      out[p->dir].unreadable_bytes += p->size;
     }
     // A move in progress shows as a future replica in its destination, as Kafka reports it.
     const ReplicaMover::Move* m = mover_->find_locked(p->tp);

@@ -105,7 +105,8 @@ uint64_t PartitionLog::size_in_bytes() const {
 }
 
 void PartitionLog::check_batches(std::string_view batches, const std::string& partition,
-                                 uint64_t segment_bytes, uint64_t max_message_bytes) {
+                                 uint64_t segment_bytes, uint64_t max_message_bytes,
+                                 const BatchValidator& validate) {
   if (batches.size() > segment_bytes) {
     throw KafkaError(ErrorCode::kRecordListTooLarge,
                      "The record batches of " + std::to_string(batches.size()) +
@@ -148,9 +149,17 @@ void PartitionLog::check_batches(std::string_view batches, const std::string& pa
                            " fails its CRC32C check (" + std::to_string(h.crc) + " stored, " +
                            std::to_string(kafka::compute_batch_crc(batch)) + " computed).");
     }
+    if (validate) validate(batch);
     if (h.record_count < 1 || h.last_offset_delta < 0) {
       throw KafkaError(ErrorCode::kInvalidRecord,
                        "The record batch at byte " + std::to_string(at) + " holds no record.");
+    }
+    // The offsets an append gives the batch are lastOffsetDelta + 1: its records', no more.
+    if (int64_t{h.last_offset_delta} + 1 != h.record_count) {
+      throw KafkaError(ErrorCode::kInvalidRecord,
+                       "The record batch at byte " + std::to_string(at) + " has lastOffsetDelta " +
+                           std::to_string(h.last_offset_delta) + " for " +
+                           std::to_string(h.record_count) + " records.");
     }
     at += h.size_in_bytes();
   }

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -32,7 +33,8 @@ namespace {
 constexpr uint64_t kChunkBytes = 32ull << 20;
 // A throttled move copies at most this much per chunk (a tenth of a second's worth below it).
 constexpr uint64_t kThrottledChunkBytes = 1 << 20;
-// Below this many bytes left to copy, the mover takes the partition's I/O lock and finishes.
+// Below this many bytes left to copy, the mover takes the partition's I/O lock and finishes; under
+// a throttle, below one range's worth (range_bytes), paid for before the lock is taken.
 constexpr uint64_t kCatchUpBytes = 4 << 20;
 
 // Crash-test seams: LDS_CRASH_POINT=<name> kills the process with SIGKILL when a move reaches that
@@ -54,64 +56,98 @@ void crash_point(const char* name) {
   }
 }
 
-// replica.alter.log.dirs.io.max.bytes.per.second for one move's bulk copy. The limit is read
-// before each chunk, so a change applies to running moves. kNoMoveThrottle (the default) and above
-// is no limit; 0 is a quota that lets no byte through, as in Kafka, so the copy waits for it to be
-// raised.
-class Throttle {
- public:
-  explicit Throttle(const std::atomic<uint64_t>& bytes_per_second)
-      : bytes_per_second_(bytes_per_second) {}
+// Whether `limit` (replica.alter.log.dirs.io.max.bytes.per.second) limits at all: 0 holds every
+// move, kNoMoveThrottle (the default) and above is none.
+bool is_limit(uint64_t limit) { return limit > 0 && limit < kNoMoveThrottle; }
 
-  // True, after a short sleep, while the limit is 0: the caller copies nothing and looks again
-  // (and at cancellation) when this returns.
-  bool paused() {
-    if (bytes_per_second_.load(std::memory_order_relaxed) != 0) return false;
-    std::this_thread::sleep_for(kPausedPoll);
-    window_start_ = std::chrono::steady_clock::now();  // a raised limit starts a fresh window
-    window_bytes_ = 0;
-    return true;
-  }
-
-  // The most the next chunk may copy: a tenth of a second's worth (4 KiB at least), so pacing
-  // stays smooth under a low limit; nothing when the limit has just become 0.
-  uint64_t next_budget() {
-    limit_ = bytes_per_second_.load(std::memory_order_relaxed);
-    if (limit_ == 0) return 0;
-    return limited() ? std::max<uint64_t>(std::min(kThrottledChunkBytes, limit_ / 10), 4096)
-                     : kChunkBytes;
-  }
-
-  // Sleeps until the bytes of this one-second window no longer run ahead of limit * elapsed.
-  void pace(uint64_t copied) {
-    if (!limited()) return;
-    window_bytes_ += copied;
-    auto due =
-        window_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(static_cast<double>(window_bytes_) /
-                                                          static_cast<double>(limit_)));
-    std::this_thread::sleep_until(due);
-    if (std::chrono::steady_clock::now() - window_start_ > std::chrono::seconds(1)) {
-      window_start_ = std::chrono::steady_clock::now();
-      window_bytes_ = 0;
-    }
-  }
-
- private:
-  // How often a paused copy looks at the limit again.
-  static constexpr std::chrono::milliseconds kPausedPoll{50};
-
-  bool limited() const { return limit_ > 0 && limit_ < kNoMoveThrottle; }
-
-  const std::atomic<uint64_t>& bytes_per_second_;
-  uint64_t limit_ = kNoMoveThrottle;
-  std::chrono::steady_clock::time_point window_start_ = std::chrono::steady_clock::now();
-  uint64_t window_bytes_ = 0;
-};
+// The most one range of a copy may hold under `limit`: a tenth of a second's worth (4 KiB at
+// least, 1 MiB at most), so pacing stays smooth under a low limit; kChunkBytes without a limit.
+uint64_t range_bytes(uint64_t limit) {
+  return is_limit(limit) ? std::max<uint64_t>(std::min(kThrottledChunkBytes, limit / 10), 4096)
+                         : kChunkBytes;
+}
 
 }  // namespace
 
-ReplicaMover::ReplicaMover(LogManager& logs) : logs_(logs) {}
+// replica.alter.log.dirs.io.max.bytes.per.second, shared by every move: all of them together copy
+// at most that many bytes a second, every byte counted, the catch-up's included, as Kafka's
+// intra-broker quota does. The limit is read before each range, so a change applies to running
+// moves (and starts a fresh schedule); 0 is a quota that lets no byte through, as in Kafka, so the
+// copies wait for it to be raised.
+//
+// The schedule is one point in time, `due_`: when every byte accounted so far has been paid for at
+// the limit. A copy of n bytes pushes it n / limit further (from the copy's start, if the moves
+// were idle), and its mover sleeps until then: after the copy for the bulk ranges, before it for
+// the catch-up, which holds the partition's I/O lock and so must not sleep.
+class MoveThrottle {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit MoveThrottle(const std::atomic<uint64_t>& bytes_per_second)
+      : bytes_per_second_(bytes_per_second) {}
+
+  uint64_t limit() const { return bytes_per_second_.load(std::memory_order_relaxed); }
+
+  // The limit is 0: waits a little, for the caller to look at the limit and cancellation again.
+  static void pause() { std::this_thread::sleep_for(kPausedPoll); }
+
+  // `bytes` were copied from `started` on: sleeps until the moves' copies so far fit the limit.
+  void copied(uint64_t bytes, Clock::time_point started) {
+    const uint64_t l = limit();
+    if (!is_limit(l)) return;
+    sleep_until(account(bytes, started, l), l);
+  }
+
+  // Sleeps until `bytes` more may be copied at once, paid for in advance. False when the limit
+  // is 0 (again): the caller copies nothing.
+  bool before_copy(uint64_t bytes) {
+    const uint64_t l = limit();
+    if (l == 0) return false;
+    if (is_limit(l)) sleep_until(account(bytes, Clock::now(), l), l);
+    return true;
+  }
+
+  // `bytes` were copied beyond what before_copy() paid for (appends that came meanwhile): the
+  // next copy of any move waits for them.
+  void owe(uint64_t bytes) {
+    const uint64_t l = limit();
+    if (is_limit(l) && bytes > 0) account(bytes, Clock::now(), l);
+  }
+
+ private:
+  // How often a paused copy looks at the limit again, and the longest sleep between two looks at
+  // a changed limit.
+  static constexpr std::chrono::milliseconds kPausedPoll{50};
+  static constexpr std::chrono::milliseconds kLongestSleep{100};
+
+  Clock::time_point account(uint64_t bytes, Clock::time_point from, uint64_t l) {
+    std::lock_guard lock(mu_);
+    if (l != schedule_limit_) {  // a new limit: what was owed under the old one is forgiven
+      schedule_limit_ = l;
+      due_ = from;
+    }
+    due_ = std::max(due_, from) +
+           std::chrono::duration_cast<Clock::duration>(
+               std::chrono::duration<double>(static_cast<double>(bytes) / static_cast<double>(l)));
+    return due_;
+  }
+
+  // Sleeps until `due`, or until the limit changes from `l` (the new one applies at once).
+  void sleep_until(Clock::time_point due, uint64_t l) const {
+    for (auto now = Clock::now(); now < due && limit() == l; now = Clock::now()) {
+      std::this_thread::sleep_for(std::min<Clock::duration>(
+          due - now, std::chrono::duration_cast<Clock::duration>(kLongestSleep)));
+    }
+  }
+
+  const std::atomic<uint64_t>& bytes_per_second_;
+  std::mutex mu_;  // guards the two below
+  uint64_t schedule_limit_ = 0;
+  Clock::time_point due_{};
+};
+
+ReplicaMover::ReplicaMover(LogManager& logs)
+    : logs_(logs), throttle_(std::make_unique<MoveThrottle>(bytes_per_second_)) {}
 
 ReplicaMover::~ReplicaMover() { stop(); }
 
@@ -131,6 +167,11 @@ void ReplicaMover::stop() {
 
 void ReplicaMover::set_throttle(uint64_t bytes_per_second) {
   bytes_per_second_.store(bytes_per_second, std::memory_order_relaxed);
+}
+
+void ReplicaMover::set_move_ended_listener(std::function<void()> listener) {
+  std::lock_guard lock(listener_mu_);
+  move_ended_ = std::move(listener);
 }
 
 size_t ReplicaMover::in_progress() const {
@@ -275,8 +316,12 @@ void ReplicaMover::run_thread() {
     } catch (const std::exception& e) {
       handle_failure(m, e);
     }
-    std::lock_guard lock(logs_.mu_);
-    running_--;
+    {
+      std::lock_guard lock(logs_.mu_);
+      running_--;
+    }
+    std::lock_guard lock(listener_mu_);
+    if (move_ended_) move_ended_();
   }
 }
 
@@ -399,22 +444,37 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
 
   // Bulk copy while appends continue: large ranges, each segment opened once.
   SegmentCopier copier(src, m->future);
-  Throttle throttle(bytes_per_second_);
+  MoveThrottle& throttle = *throttle_;
+  uint64_t paid = 0;  // bytes of the catch-up paid for in advance
   for (;;) {
     if (abandoned()) return drop_future();
-    if (throttle.paused()) continue;  // the limit is 0: not even the catch-up may copy
+    const uint64_t limit = throttle.limit();
+    if (limit == 0) {  // not even the catch-up may copy
+      MoveThrottle::pause();
+      continue;
+    }
+    const uint64_t range = range_bytes(limit);
     uint64_t committed, copied;
     {
       std::lock_guard lock(logs_.mu_);
       committed = p.size;
       copied = m->copied;
-      if (committed - std::min(committed, copied) <= kCatchUpBytes) break;
     }
-    const uint64_t to = std::min(committed, copied + throttle.next_budget());
+    const uint64_t left = committed - std::min(committed, copied);
+    // The catch-up copies what is left with appends paused: a few MiB without a limit; under one,
+    // at most one range, paid for now, so the limit holds for every byte and the pause stays as
+    // short as the copy.
+    if (left <= (is_limit(limit) ? range : kCatchUpBytes)) {
+      if (!throttle.before_copy(left)) continue;  // the limit became 0 meanwhile
+      paid = left;
+      break;
+    }
+    const uint64_t to = std::min(committed, copied + range);
+    const auto started = MoveThrottle::Clock::now();
     copier.copy(copied, to);
     progress(to - copied);
     crash_point("during_copy");
-    throttle.pace(to - copied);
+    throttle.copied(to - copied, started);
   }
 
   // Catch up with appends stopped, make the copy durable, mark it complete, promote.
@@ -432,6 +492,7 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
   if (copied < committed) {
     copier.copy(copied, committed);
     progress(committed - copied);
+    throttle.owe(committed - copied - std::min(committed - copied, paid));
   }
   copier.copy_partition_metadata();
   copier.sync();

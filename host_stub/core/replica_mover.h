@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -29,6 +31,8 @@
 #include "core/reservation.h"
 
 namespace lds {
+
+class MoveThrottle;  // replica_mover.cpp
 
 // The moves of one LogManager. It shares the LogManager's state lock (mu_): a move's counts and
 // reservation in its destination change together with its partition's bookkeeping.
@@ -65,9 +69,14 @@ class ReplicaMover {
   // Stops the threads: a running move drops its future copy, queued moves never start.
   void stop();
 
-  // replica.alter.log.dirs.io.max.bytes.per.second: kNoMoveThrottle (or more) is none; 0 holds
-  // every move without copying until it is raised. Applies to running moves.
+  // replica.alter.log.dirs.io.max.bytes.per.second: the bytes per second all moves together copy,
+  // the catch-up of each included; kNoMoveThrottle (or more) is none; 0 holds every move without
+  // copying until it is raised. Applies to running moves.
   void set_throttle(uint64_t bytes_per_second);
+  // Called on a mover thread, with no lock of the LogManager held, each time a move ends
+  // (promoted, failed, cancelled or dropped), so that whoever queues moves can start the next one
+  // at once. Replacing it waits for a call in progress; an empty function is none.
+  void set_move_ended_listener(std::function<void()> listener);
   size_t in_progress() const;  // queued or running
 
   // The state lock held: the move of `tp`, or null.
@@ -123,6 +132,9 @@ class ReplicaMover {
 
   std::condition_variable wake_;
   std::atomic<uint64_t> bytes_per_second_{kNoMoveThrottle};
+  std::unique_ptr<MoveThrottle> throttle_;  // shared by every move, reads bytes_per_second_
+  std::mutex listener_mu_;                  // held while the listener runs
+  std::function<void()> move_ended_;
   std::vector<std::thread> threads_;
 };
 

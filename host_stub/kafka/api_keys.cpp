@@ -10,7 +10,7 @@ namespace {
 // record batches only when Produce 3+ and Fetch 4+ are both advertised, hence their lower bounds.
 // By key: ApiVersions lists them in this order.
 constexpr ApiRange kApis[] = {
-    {ApiKey::kProduce, 3, 7, 9},
+    {ApiKey::kProduce, 3, 8, 9},
     {ApiKey::kFetch, 4, 11, 12},
     {ApiKey::kListOffsets, 1, 2, 6},
     {ApiKey::kMetadata, 0, 5, 9},

@@ -1,5 +1,5 @@
 // produce.cpp: Produce request and response, from Kafka's ProduceRequest.json and
-// ProduceResponse.json (versions 3 to 7).
+// ProduceResponse.json (versions 3 to 8).
 #include "kafka/produce.h"
 
 namespace lds::kafka {
@@ -51,6 +51,14 @@ void write_produce_response(Writer& out, const ProduceResponse& response, int16_
       out.int64(p.base_offset);
       out.int64(p.log_append_time_ms);
       if (version >= 5) out.int64(p.log_start_offset);
+      if (version >= 8) {
+        out.array_length(static_cast<int32_t>(p.record_errors.size()), false);
+        for (const auto& e : p.record_errors) {
+          out.int32(e.batch_index);
+          out.nullable_string(e.message, false);
+        }
+        out.nullable_string(p.error_message, false);
+      }
     }
   }
   out.int32(response.throttle_time_ms);
@@ -70,7 +78,17 @@ ProduceResponse read_produce_response(Reader& in, int16_t version) {
       p.base_offset = in.int64();
       p.log_append_time_ms = in.int64();
       if (version >= 5) p.log_start_offset = in.int64();
-      t.partitions.push_back(p);
+      if (version >= 8) {
+        const int32_t errors = in.non_null_array_length(false);
+        for (int32_t k = 0; k < errors; ++k) {
+          ProduceResponse::Partition::RecordError e;
+          e.batch_index = in.int32();
+          e.message = in.nullable_string(false);
+          p.record_errors.push_back(std::move(e));
+        }
+        p.error_message = in.nullable_string(false);
+      }
+      t.partitions.push_back(std::move(p));
     }
     r.topics.push_back(std::move(t));
   }

@@ -1,6 +1,7 @@
-// produce.h: Produce (key 0) versions 3 to 7, none of them flexible. Version 3 is the first that
-// carries v2 record batches and a transactional id; versions 4 to 7 change no field here (5 adds
-// the response's LogStartOffset, 7 allows ZStandard batches).
+// produce.h: Produce (key 0) versions 3 to 8, none of them flexible. Version 3 is the first that
+// carries v2 record batches and a transactional id; versions 4 to 8 change no request field (5
+// adds the response's LogStartOffset, 7 allows ZStandard batches, 8 adds the response's
+// RecordErrors and ErrorMessage, KIP-467).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,15 @@ struct ProduceResponse {
     int64_t base_offset = -1;
     int64_t log_append_time_ms = -1;  // -1: the topic uses CreateTime
     int64_t log_start_offset = -1;    // v5+
+    // v8+: the records that made the batch be refused (BatchIndexAndErrorMessage), and one
+    // sentence for the whole refusal.
+    struct RecordError {
+      int32_t batch_index = 0;
+      std::optional<std::string> message;
+      bool operator==(const RecordError&) const = default;
+    };
+    std::vector<RecordError> record_errors;
+    std::optional<std::string> error_message;
   };
   struct Topic {
     std::string name;

@@ -9,30 +9,16 @@
 #include <utility>
 
 #include "core/broker.h"
-#include "core/record_batch.h"
 #include "kafka/api_keys.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
 #include "kafka/list_offsets.h"
 #include "kafka/produce.h"
+#include "kafka/record_validator.h"
 #include "kafka/request_handler.h"
 
 namespace lds::kafka {
 namespace {
-
-// Kafka's compression codec number for ZStandard (attributes bits 0-2), which Produce accepts only
-// from version 7 on.
-constexpr int kZstd = 4;
-
-// Whether the first batch of `records` is ZStandard-compressed; false when it cannot be read (the
-// LogManager then refuses it with the right error).
-bool first_batch_is_zstd(std::string_view records) {
-  try {
-    return read_batch_header(records).compression() == kZstd;
-  } catch (const ParseError&) {
-    return false;
-  }
-}
 
 // The offset after the last record of `batches`, whole batches read from `fetch_offset` on;
 // `fetch_offset` itself when there are none.
@@ -68,19 +54,20 @@ Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t co
       out.index = p.index;
       const TopicPartition tp{t.name, p.index};
       std::string failure;
-      // Kafka's own checks before the log sees the records (KafkaApis, ProduceRequest).
+      // Kafka's order: the request's checks of the records (ProduceRequest.validateRecords), the
+      // partition, the log's checks (framing, size, CRC) and, for a batch that passes them,
+      // LogValidator's (kafka/record_validator.h). A refused batch reaches no log.
       if (!valid_acks) {
         out.error_code = error::kInvalidRequiredAcks;
         failure = "INVALID_REQUIRED_ACKS";
-      } else if (!p.records || p.records->empty()) {
-        out.error_code = error::kInvalidRecord;
-        failure = "INVALID_RECORD";
-      } else if (version < 7 && first_batch_is_zstd(*p.records)) {
-        out.error_code = error::kUnsupportedCompressionType;
-        failure = "UNSUPPORTED_COMPRESSION_TYPE";
       } else {
+        const std::string partition = tp.str();
         try {
-          out.base_offset = broker_.logs().append_batches(tp, std::move(*p.records));
+          validate_produce_records(p.records ? std::string_view(*p.records) : std::string_view(),
+                                   version, partition);
+          out.base_offset = broker_.logs().append_batches(
+              tp, std::move(*p.records),
+              [&partition](std::string_view batch) { validate_client_batch(batch, partition); });
           appended = true;
           try {
             out.log_start_offset = broker_.logs().log_offsets(tp).log_start_offset;
@@ -91,6 +78,12 @@ Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t co
           out.error_code = error_code_of(e.code());
           failure = error_name(e.code());
           out.base_offset = -1;
+          out.error_message = e.what();
+          if (const auto* refused = dynamic_cast<const RecordValidationError*>(&e)) {
+            for (const RecordError& bad : refused->record_errors()) {
+              out.record_errors.push_back({bad.batch_index, bad.message});
+            }
+          }
         }
       }
       if (!failure.empty()) failures += (failures.empty() ? "" : ", ") + tp.str() + ": " + failure;

@@ -258,5 +258,58 @@ TEST_F(BalancerTest, ARoundOnRequestReturnsToIdleOnceItsMovesEndWhenTheBalancerI
   EXPECT_EQ(s.state, "idle") << s.last_round;
 }
 
+// A drain whose dir goes offline (a disk remounted read-only) cannot move what is left there: it
+// stops, and says so with the replicas left, their count and bytes, instead of "drained".
+TEST_F(BalancerTest, ADrainWhoseDirGoesOfflineStopsNamingTheReplicasLeftOnIt) {
+  config_.enable = false;
+  balancer_->configure(config_, kNoMoveThrottle);
+  const DrainPlan plan = balancer_->drain("/a", [] {});
+  ASSERT_EQ(plan.moves.size(), 8u) << plan.problem;
+  for (int moved = 0; moved < 2; ++moved) {
+    const BalanceStatus s = balancer_->status();
+    ASSERT_EQ(s.in_flight.size(), 1u);
+    EXPECT_EQ(logs_->advance_in_memory_move(s.in_flight[0].tp, 10 * kGiB), 10 * kGiB);
+    now_ += 10;
+    balancer_->tick();
+  }
+  ASSERT_EQ(balancer_->status().in_flight.size(), 1u) << "the third move is under way";
+  logs_->mark_offline(0, "test: remounted read-only");
+  now_ += 10;
+  balancer_->tick();
+  const BalanceStatus s = balancer_->status();
+  const std::vector<std::string> left = logs_->describe()[0].unreadable_partitions;
+  ASSERT_EQ(left.size(), 6u);
+  std::string names;
+  for (const std::string& name : left) names += (names.empty() ? "" : ", ") + name;
+  EXPECT_EQ(s.state, "disabled");
+  EXPECT_EQ(s.draining, "");
+  EXPECT_TRUE(s.in_flight.empty());
+  EXPECT_EQ(s.planned, 0u);
+  EXPECT_EQ(s.last_drain, "/a");
+  EXPECT_EQ(s.last_drain_result, "stopped");
+  EXPECT_EQ(s.last_drain_message,
+            "Drain of /a stopped: 6 replicas (60.0 GiB) remain on it, now offline: " + names);
+  EXPECT_EQ(s.moves, 2u);
+}
+
+// A drain that empties its dir says so.
+TEST_F(BalancerTest, ADrainThatEmptiesItsDirEndsDrained) {
+  config_.enable = false;
+  config_.max_concurrent_moves = 8;
+  balancer_->configure(config_, kNoMoveThrottle);
+  ASSERT_EQ(balancer_->drain("/a", [] {}).moves.size(), 8u);
+  for (const BalanceMoveStatus& m : balancer_->status().in_flight) {
+    EXPECT_EQ(logs_->advance_in_memory_move(m.tp, 10 * kGiB), 10 * kGiB);
+  }
+  now_ += 10;
+  balancer_->tick();
+  balancer_->tick();
+  const BalanceStatus s = balancer_->status();
+  EXPECT_EQ(s.draining, "");
+  EXPECT_EQ(s.last_drain, "/a");
+  EXPECT_EQ(s.last_drain_result, "drained");
+  EXPECT_EQ(s.last_drain_message, "Drained /a.");
+}
+
 }  // namespace
 }  // namespace lds

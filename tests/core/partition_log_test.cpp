@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 
+#include "batch_bytes.h"
 #include "core/durable_file.h"
 #include "core/errors.h"
 #include "core/log_layout.h"
@@ -150,6 +151,38 @@ TEST_F(PartitionLogTest, ClientBatchesAreCheckedBeforeAnythingIsWritten) {
   EXPECT_EQ(code_of(good + good, 1 << 20, good.size()), ErrorCode::kNone);
   EXPECT_EQ(code_of(good + good, 1 << 20, good.size() - 1), ErrorCode::kMessageTooLarge);
   EXPECT_EQ(code_of(""), ErrorCode::kInvalidRecord);
+  // lastOffsetDelta + 1 is what an append adds to the log end: it must be the record count (2^31
+  // - 1 for one record would move the log end two billion offsets on).
+  EXPECT_EQ(code_of(test::with_field<int32_t>(good, test::kLastOffsetDeltaAt, INT32_MAX)),
+            ErrorCode::kInvalidRecord);
+  EXPECT_EQ(code_of(test::with_field<int32_t>(good, test::kRecordCountAt, 2)),
+            ErrorCode::kInvalidRecord);
+}
+
+TEST_F(PartitionLogTest, TheValidatorSeesEachBatchWhoseFramingSizeAndCrcHold) {
+  const std::string good = client_batch(3);
+  std::vector<std::string> seen;
+  const PartitionLog::BatchValidator record = [&](std::string_view b) { seen.emplace_back(b); };
+  PartitionLog::check_batches(good + client_batch(1), "t-0", 1 << 20, 1048588, record);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], good);
+  EXPECT_EQ(seen[1], client_batch(1));
+  // Not a batch whose CRC fails: that is CORRUPT_MESSAGE first.
+  seen.clear();
+  std::string flipped = good;
+  flipped.back() ^= 1;
+  EXPECT_THROW(PartitionLog::check_batches(flipped, "t-0", 1 << 20, 1048588, record), KafkaError);
+  EXPECT_TRUE(seen.empty());
+  // What it throws refuses the batches, as it is.
+  const PartitionLog::BatchValidator refuse = [](std::string_view) {
+    throw KafkaError(ErrorCode::kUnsupportedCompressionType, "no");
+  };
+  try {
+    PartitionLog::check_batches(good, "t-0", 1 << 20, 1048588, refuse);
+    ADD_FAILURE() << "not refused";
+  } catch (const KafkaError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupportedCompressionType);
+  }
 }
 
 TEST_F(PartitionLogTest, ARestartFindsTheSameOffsetsAndSegments) {

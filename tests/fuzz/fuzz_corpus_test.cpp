@@ -1,6 +1,7 @@
 // fuzz_corpus_test.cpp: every hand-written seed of the fuzzers' corpora (bad configs, bad admin
 // requests) gets its exact expected message, listed in config_corpus.json and admin_corpus.json;
-// every captured Kafka client request (corpus/kafka) is served.
+// every captured Kafka client request (corpus/kafka) is served; every record batch seed
+// (corpus/record_batch) passes Kafka's validation.
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 
@@ -19,6 +20,7 @@
 #include "fuzz_harness.h"
 #include "kafka/framing.h"
 #include "kafka/headers.h"
+#include "kafka/record_validator.h"
 #include "kafka_harness.h"
 
 namespace lds::fuzz {
@@ -154,6 +156,18 @@ TEST(FuzzCorpus, EveryKafkaSeedIsARealClientRequestThatIsServed) {
     EXPECT_TRUE(reply.close_reason.empty()) << reply.close_reason;
     EXPECT_FALSE(reply.retry_at.has_value());
     EXPECT_EQ(reply_problem(frame, reply), "");
+    if (header.api_key == 0 && !reply.frame.empty()) {
+      // A real client's batch passes Kafka's validation (kafka/record_validator.h).
+      kafka::Reader out(reply.frame);
+      (void)kafka::read_response_header(out, 0);
+      for (const auto& t : kafka::read_produce_response(out, header.api_version).topics) {
+        for (const auto& p : t.partitions) {
+          EXPECT_TRUE(p.error_code != 2 && p.error_code != 76 && p.error_code != 87)
+              << t.name << "-" << p.index << ": " << p.error_code << " "
+              << p.error_message.value_or("");
+        }
+      }
+    }
   }
   // Produce, Fetch, ListOffsets, Metadata and ApiVersions at least, from each client library.
   for (int key : {0, 1, 2, 3, 18}) {
@@ -162,6 +176,29 @@ TEST(FuzzCorpus, EveryKafkaSeedIsARealClientRequestThatIsServed) {
   EXPECT_EQ(clients.count("rdkafka"), 1u);  // kcat and confluent-kafka (librdkafka)
   EXPECT_TRUE(std::any_of(clients.begin(), clients.end(),
                           [](const std::string& c) { return c.rfind("kafka-python", 0) == 0; }));
+}
+
+// The record batch seeds are valid batches a client sends: one per codec and record count built
+// with the codecs' libraries (gzip-5.bin, snappy-raw-5.bin as librdkafka writes snappy, ...), and
+// kcat's and kafka-python's own (kcat-zstd-30.bin, kafka-python-gzip-40.bin).
+TEST(FuzzCorpus, EveryRecordBatchSeedPassesKafkasValidation) {
+  const std::set<std::string> seeds = files_in(kCorpus / "record_batch");
+  EXPECT_GE(seeds.size(), 12u);
+  std::set<std::string> codecs;
+  for (const std::string& name : seeds) {
+    SCOPED_TRACE(name);
+    const std::string batch = bytes_of(kCorpus / "record_batch" / name);
+    EXPECT_NO_THROW(kafka::validate_produce_records(batch, 8, "t-0"));
+    try {
+      kafka::validate_client_batch(batch, "t-0");
+    } catch (const KafkaError& e) {
+      ADD_FAILURE() << e.what();
+    }
+    codecs.insert(name.substr(0, name.find('-')));
+  }
+  for (const char* codec : {"none", "gzip", "snappy", "lz4", "zstd", "kcat", "kafka"}) {
+    EXPECT_EQ(codecs.count(codec), 1u) << codec;
+  }
 }
 
 }  // namespace

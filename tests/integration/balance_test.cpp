@@ -2,13 +2,20 @@
 // of different sizes: the spread ends under the threshold with the data byte-identical and every
 // partition in exactly one dir; --plan changes nothing; a round on request ends back in the
 // disabled state; a drain empties a dir (and is refused up front when the others cannot hold it),
-// names the next step, and the retired dir's cordon is pruned at the next start; a third-party
+// names the next step, and the retired dir's cordon is pruned at the next start; a drain starts its
+// next move when one ends, not at the next tick; a drain whose dir goes offline says what is left
+// there and exits 1, and the runbook's copy off a read-only disk serves it again; a third-party
 // strategy that forbids a dir is honoured;
 // kill -9 during balancer and drain moves loses and duplicates nothing.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
 #include <thread>
 
 #include "admin/admin_client.h"
@@ -204,6 +211,128 @@ TEST_F(BalanceTest, DrainEmptiesTheDirAndSavesItsCordon) {
   EXPECT_EQ(partitions_in(disk(1)), 0u);
 }
 
+// A drain is not bound to the balancer's tick (once a second at the default interval): the next
+// move starts as soon as one ends. One move at a time, 40 empty replicas would take 40 ticks.
+TEST_F(BalanceTest, ADrainStartsItsNextMoveWhenOneEndsNotAtTheNextTick) {
+  start(default_config(3));
+  set_configs({{"log.dir.balance.max.concurrent.moves", "1"}});
+  constexpr int kEmpty = 40;
+  json partitions = json::array();
+  std::vector<int> ids;
+  for (int p = 0; p < kEmpty; ++p) {
+    partitions.push_back({{"topic", "e"}, {"partition", p}});
+    ids.push_back(p);
+  }
+  // Every one in disk1: a remembered KIP-113 preference, then one creation.
+  call_ok({{"api", "AlterReplicaLogDirs"},
+           {"dirs", json::array({{{"path", disk(1).string()}, {"partitions", partitions}}})}});
+  call_ok({{"api", "CreatePartitions"}, {"topic", "e"}, {"partitions", ids}});
+  ASSERT_EQ(partitions_in(disk(1)), static_cast<size_t>(kEmpty));
+  const auto started = Clock::now();
+  ProcessResult r =
+      run_host({"drain", "--dir", disk(1).string(), "--wait", "--socket", socket_.string()}, 120);
+  const double took = std::chrono::duration<double>(Clock::now() - started).count();
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err << server_log();
+  EXPECT_EQ(partitions_in(disk(1)), 0u);
+  EXPECT_EQ(placement().size(), static_cast<size_t>(kEmpty));
+  // Tick-bound it takes 39 ticks of 1 s; a quarter of that is a generous bound.
+  EXPECT_LT(took, 10.0) << kEmpty << " empty replicas drained in " << took << " s";
+}
+
+// disk1 is remounted read-only while a drain copies its replicas off (4 MiB each at 4 MiB/s, one
+// at a time), and the next Produce there takes it offline. The replicas left there cannot move:
+// `drain --wait` names them with their count and bytes and exits 1, the broker logs the same
+// sentence (not "drained"), and `describe` shows them under the offline dir. The runbook's way off
+// a read-only but readable disk (docs/operations.md: stop the broker, copy them to another log
+// dir, take the disk out of log.dirs, start) serves them again, whole.
+TEST_F(BalanceTest, ADrainWhoseDirGoesOfflineNamesWhatIsLeftThereAndTheRunbookCopiesItOff) {
+  ServerConfig c = default_config(3);
+  REQUIRE_TMPFS(c, (std::vector<uint64_t>{64, 64, 64}));
+  start(c);
+  constexpr int kReplicas = 6;
+  place_on(disk(1), "x", kReplicas, 4 * kMiB);
+  set_configs({{"log.dir.balance.max.concurrent.moves", "1"},
+               {"replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(4 * kMiB)},
+               {"log.level", "info"}});
+  ProcessResult drain;
+  std::thread waiter([&] {
+    drain =
+        run_host({"drain", "--dir", disk(1).string(), "--wait", "--socket", socket_.string()}, 120);
+  });
+  const bool two_moved = wait_for([&] { return partitions_in(disk(1)) <= kReplicas - 2; });
+  if (two_moved) {
+    ASSERT_EQ(::mount("tmpfs", disk(1).c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr), 0)
+        << "mount -o remount,ro " << disk(1) << ": " << std::strerror(errno);
+    for (const auto& p : dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(1))["partitions"]) {
+      const std::string name = p["partition"].get<std::string>();
+      call({{"api", "Produce"},
+            {"topic", "x"},
+            {"partition", std::stoi(name.substr(2))},
+            {"bytes", 100}});
+      break;
+    }
+  }
+  waiter.join();
+  ASSERT_TRUE(two_moved) << server_log();
+  const json d1 = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(1));
+  ASSERT_FALSE(d1["error"].is_null()) << d1.dump();
+  const json left = d1["unreadablePartitions"];
+  ASSERT_GE(left.size(), 1u) << d1.dump();
+  std::string names;
+  for (const auto& n : left) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+  char bytes[32];
+  std::snprintf(bytes, sizeof bytes, "%.1f MiB", 4.0 * static_cast<double>(left.size()));
+  const std::string sentence =
+      "Drain of " + disk(1).string() + " stopped: " + std::to_string(left.size()) +
+      (left.size() == 1 ? " replica (" : " replicas (") + bytes +
+      (left.size() == 1 ? ") remains" : ") remain") + " on it, now offline: " + names;
+  EXPECT_EQ(drain.exit_code, 1) << drain.out << drain.err;
+  EXPECT_EQ(drain.err, "lds-host: " + sentence + "\n") << drain.out;
+  EXPECT_EQ(drain.out.find("Drained"), std::string::npos) << drain.out;
+  EXPECT_NE(server_log().find(sentence), std::string::npos) << server_log();
+  EXPECT_EQ(server_log().find("drained " + disk(1).string()), std::string::npos) << server_log();
+  const json status = call_ok({{"api", "DescribeBalance"}});
+  EXPECT_TRUE(status["draining"].is_null()) << status.dump();
+  EXPECT_EQ(status["lastDrain"]["result"], "stopped") << status.dump();
+
+  // describe: the offline dir's row counts its unreadable replicas, and names them.
+  const ProcessResult d = run_host({"describe", "--socket", socket_.string()});
+  EXPECT_EQ(d.exit_code, 0) << d.err;
+  char tail[64];
+  std::snprintf(tail, sizeof tail, " %6zu %11s", left.size(), bytes);
+  bool row = false;
+  std::istringstream lines(d.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with(disk(1).string() + " ") && line.find("OFFLINE") != std::string::npos) {
+      row = true;
+      EXPECT_TRUE(line.ends_with(tail)) << line;
+    }
+  }
+  EXPECT_TRUE(row) << d.out;
+  EXPECT_NE(d.out.find("  " + disk(1).string() + " (OFFLINE): " + std::to_string(left.size()) +
+                       (left.size() == 1 ? " unreadable replica (" : " unreadable replicas (") +
+                       bytes + "):"),
+            std::string::npos)
+      << d.out;
+
+  // The runbook: stop, copy each replica left to another log dir with cp -a, take the read-only
+  // disk out of log.dirs, start.
+  stop();
+  for (const auto& n : left) {
+    const ProcessResult cp = run_program(
+        {"cp", "-a", (disk(1) / n.get<std::string>()).string(), disk(2).string() + "/"});
+    ASSERT_EQ(cp.exit_code, 0) << cp.err;
+  }
+  ServerConfig without = config_;
+  without.log_dirs.erase(without.log_dirs.begin());
+  start(without);
+  expect_intact("x", kReplicas, 4 * kMiB);
+  const int first = std::stoi(left[0].get<std::string>().substr(2));
+  const json r =
+      call_ok({{"api", "Produce"}, {"topic", "x"}, {"partition", first}, {"bytes", 100}});
+  EXPECT_EQ(r.value("size", 0ull), 4 * kMiB + 100) << r.dump();
+}
+
 TEST_F(BalanceTest, DrainIsRefusedUpFrontNamingTheShortfallWhenTheOthersCannotHoldIt) {
   ServerConfig c = default_config(3, "size");
   REQUIRE_TMPFS(c, (std::vector<uint64_t>{64, 16, 16}));
@@ -248,9 +377,12 @@ TEST_F(BalanceTest, AThirdPartyStrategyThatForbidsADirIsHonoured) {
   EXPECT_EQ(partitions_in(disk(3)), 0u);
   EXPECT_GT(partitions_in(disk(2)), 0u);
   // With the largest disk forbidden the spread cannot reach the threshold, and it says what
-  // blocks it.
-  const json stuck = call_ok({{"api", "DescribeBalance"}});
-  EXPECT_EQ(stuck["state"], "stuck");
+  // blocks it, from its next plan (the last move's end is seen at once, the plan an interval on).
+  json stuck;
+  EXPECT_TRUE(wait_for([&] {
+    stuck = call_ok({{"api", "DescribeBalance"}});
+    return stuck["state"] == "stuck";
+  })) << stuck.dump();
   EXPECT_NE(stuck["waiting"].get<std::string>().find(
                 "; no further move lowers the spread; the smallest candidate, t-"),
             std::string::npos)

@@ -96,7 +96,7 @@ TEST_F(KafkaListenerTest, ApiVersionsAdvertisesWhatIsImplementedAndAnswersNewerV
   ASSERT_TRUE(v3.has_value());
   EXPECT_EQ(v3->error_code, 0);
   using Api = kafka::ApiVersionsResponse::Api;
-  EXPECT_EQ(v3->api_keys, (std::vector<Api>{{0, 3, 7},
+  EXPECT_EQ(v3->api_keys, (std::vector<Api>{{0, 3, 8},
                                             {1, 4, 11},
                                             {2, 1, 2},
                                             {3, 0, 5},

@@ -1,8 +1,10 @@
 // kafka_records_test.cpp: records through the Kafka listener of a running lds-host, with kcat:
 // 10,000 keyed messages with headers produced and consumed back in order, the segments valid
 // Kafka logs batch by batch, the same messages read again after a move to another log dir, and a
-// kill -9 during a produce losing no acknowledged message and leaving whole batches only; and a
-// batch one byte over message.max.bytes refused with nothing written.
+// kill -9 during a produce losing no acknowledged message and leaving whole batches only; a
+// batch one byte over message.max.bytes refused with nothing written; and batches Kafka's
+// LogValidator refuses, each answered with Kafka's code, leaving the partition readable by kcat,
+// confluent-kafka and kafka-python, with batches of every codec before and after them.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -10,7 +12,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <climits>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -18,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "client_batches.h"
 #include "core/record_batch.h"
 #include "kafka/produce.h"
 #include "kafka_listener_fixture.h"
@@ -124,6 +129,13 @@ pid_t spawn_client(const std::vector<std::string>& argv, const fs::path& in, con
   if (::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) pid = -1;
   posix_spawn_file_actions_destroy(&actions);
   return pid;
+}
+
+// Lines "key:value" for kcat -P -K: of messages `from` to `to` - 1.
+fs::path write_message_range(const fs::path& file, int from, int to) {
+  std::ofstream out(file);
+  for (int i = from; i < to; ++i) out << key_of(i) << ':' << value_of(i) << '\n';
+  return file;
 }
 
 class KafkaRecordsTest : public KafkaListenerTest {
@@ -298,6 +310,277 @@ TEST_F(KafkaListenerTest, ABatchOverMessageMaxBytesIsRefusedWithNothingWritten) 
     if (f.is_regular_file()) on_disk += f.file_size();
   }
   EXPECT_EQ(on_disk, 0u);
+}
+
+// Reads partition `partition` of `topic` from its start to its end with confluent-kafka (assign,
+// no group) and checks message i at offset i is key-i, value-i; prints "read N".
+constexpr const char* kConfluentReader = R"(import sys
+from confluent_kafka import Consumer, KafkaError, TopicPartition, OFFSET_BEGINNING
+address, topic, partition = sys.argv[1], sys.argv[2], int(sys.argv[3])
+c = Consumer({"bootstrap.servers": address, "group.id": "lds-test", "enable.auto.commit": False,
+              "enable.partition.eof": True})
+c.assign([TopicPartition(topic, partition, OFFSET_BEGINNING)])
+n = 0
+while True:
+    m = c.poll(30)
+    if m is None:
+        sys.exit("no message and no end within 30 s after %d" % n)
+    if m.error():
+        if m.error().code() == KafkaError._PARTITION_EOF:
+            break
+        sys.exit("error after %d: %s" % (n, m.error()))
+    if m.offset() != n or m.key() != b"key-%d" % n or not m.value().startswith(b"value-%d-" % n):
+        sys.exit("offset %d holds %r, expected message %d" % (m.offset(), m.key(), n))
+    n += 1
+c.close()
+print("read", n)
+)";
+
+// The same with kafka-python, to the log end that end_offsets() gives.
+constexpr const char* kKafkaPythonReader = R"(import sys
+from kafka import KafkaConsumer, TopicPartition
+address, topic, partition = sys.argv[1], sys.argv[2], int(sys.argv[3])
+tp = TopicPartition(topic, partition)
+c = KafkaConsumer(bootstrap_servers=address, enable_auto_commit=False, consumer_timeout_ms=30000)
+c.assign([tp])
+c.seek_to_beginning(tp)
+end = c.end_offsets([tp])[tp]
+n = 0
+for m in c:
+    if m.offset != n or m.key != b"key-%d" % n or not m.value.startswith(b"value-%d-" % n):
+        sys.exit("offset %d holds %r, expected message %d" % (m.offset, m.key, n))
+    n += 1
+    if n == end:
+        break
+c.close()
+print("read", n, "of", end)
+)";
+
+// kafka-python's producer, gzip-compressing messages `first` to `first + count - 1` into one
+// partition, with kcat's headers (this broker's tests read them back as kcat -P -H wrote them).
+constexpr const char* kKafkaPythonGzipProducer = R"(import sys
+from kafka import KafkaProducer
+address, topic, partition, first, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+p = KafkaProducer(bootstrap_servers=address, compression_type="gzip", acks="all", linger_ms=100)
+for i in range(first, first + count):
+    value = ("value-%d-" % i + "v" * (40 + i % 17)).encode()
+    p.send(topic, partition=partition, key=b"key-%d" % i, value=value,
+           headers=[("trace", b"lds-test"), ("origin", b"kcat")])
+p.flush(30)
+p.close()
+print("sent", count)
+)";
+
+// Messages `first` to `first + count - 1` as kcat -P -K: -H trace=lds-test -H origin=kcat sends
+// them, as records of one batch.
+std::vector<kafka::Record> message_records(int first, int count) {
+  std::vector<kafka::Record> records;
+  for (int i = 0; i < count; ++i) {
+    kafka::Record r;
+    r.offset_delta = i;
+    r.key = key_of(first + i);
+    r.value = value_of(first + i);
+    r.headers = {{"trace", "lds-test"}, {"origin", "kcat"}};
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+// Batches that Kafka's LogValidator refuses, sent as a client could send them (each one batch with
+// a valid CRC, through Produce v8): each gets Kafka's error code and a message, a record that does
+// not frame is named, nothing of them reaches the log, and real clients read the partition to its
+// end afterwards, compressed batches of every codec before and after them included.
+//
+// librdkafka 2.0 compresses only with zstd here: kcat -z gzip, snappy or lz4 sends uncompressed
+// batches ("Broker does not support compression type gzip"), as librdkafka infers those codecs
+// from APIs this broker does not advertise (FindCoordinator, key 10, for lz4). So partition 0
+// holds kcat's uncompressed and zstd batches, and gzip, snappy (framed and raw) and lz4 batches
+// built with the codecs' libraries and sent over the wire; partition 1 holds kafka-python's gzip
+// batches, what kafka-python itself can read back (Debian's python3-kafka has no snappy, lz4 or
+// zstd module).
+TEST_F(KafkaRecordsTest, BatchesKafkaRefusesGetItsCodesAndThePartitionStaysReadable) {
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1)));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
+  constexpr int kEach = 40;
+  int next0 = 0;  // the next message of partition 0
+  int next1 = 0;
+  auto kcat = [&](int partition, const std::string& codec, int& next) {
+    const fs::path input = write_message_range(
+        temp_ / ("m" + std::to_string(partition) + "-" + std::to_string(next) + ".txt"), next,
+        next + kEach);
+    const ProcessResult r =
+        run_command("kcat -P -b " + address_ + " -t t -p " + std::to_string(partition) +
+                        " -K: -H trace=lds-test -H origin=kcat -X acks=all -z " + codec + " -l " +
+                        input.string(),
+                    60);
+    ASSERT_EQ(r.exit_code, 0) << codec << ": " << r.out;
+    next += kEach;
+  };
+  KafkaConnection c(port_);
+  int32_t correlation_id = 100;
+  // One Produce v8 of `records` to partition `partition`; its answer.
+  auto produce_v8 = [&](const std::vector<std::pair<int32_t, std::string>>& batches) {
+    kafka::ProduceRequest request;
+    request.topics.push_back({"t", {}});
+    for (const auto& [partition, batch] : batches) {
+      request.topics[0].partitions.push_back({partition, batch});
+    }
+    kafka::Writer body;
+    kafka::write_produce_request(body, request, 8);
+    kafka::ProduceResponse r;
+    EXPECT_TRUE(c.send_request(0, 8, ++correlation_id, 1, body.bytes()));
+    const std::optional<std::string> reply = c.read_frame();
+    EXPECT_TRUE(reply.has_value());
+    if (!reply) return r;
+    kafka::Reader in(*reply);
+    EXPECT_EQ(kafka::read_response_header(in, 0), correlation_id);
+    r = kafka::read_produce_response(in, 8);
+    EXPECT_EQ(in.remaining(), 0u);
+    return r;
+  };
+  // Compressed batches built with the codecs' libraries, as the Java client would send them.
+  auto library_batch = [&](const std::string& codec, int& next) {
+    const std::vector<kafka::Record> records = message_records(next, kEach);
+    std::string batch;
+    if (codec == "snappy-raw") {
+      const std::string plain = kafka::build_batch(0, 1700000000000, records);
+      batch =
+          test::with_records_area(plain, kafka::compress_snappy_block(test::records_area(plain)),
+                                  static_cast<int>(kafka::Codec::kSnappy));
+    } else {
+      const kafka::Codec id = codec == "gzip"  ? kafka::Codec::kGzip
+                              : codec == "lz4" ? kafka::Codec::kLz4
+                                               : kafka::Codec::kSnappy;
+      batch = test::compressed_batch(id, records);
+    }
+    const kafka::ProduceResponse r = produce_v8({{0, batch}});
+    ASSERT_EQ(r.topics.at(0).partitions.at(0).error_code, 0)
+        << codec << ": " << r.topics[0].partitions[0].error_message.value_or("");
+    ASSERT_EQ(r.topics[0].partitions[0].base_offset, next) << codec;
+    next += kEach;
+  };
+  const fs::path gzip_producer = temp_ / "kafka_python_gzip_producer.py";
+  std::ofstream(gzip_producer) << kKafkaPythonGzipProducer;
+  const bool kafka_python = kafka_python_available();
+  auto kafka_python_gzip = [&](int& next) {
+    const ProcessResult r =
+        run_command("/usr/bin/python3 " + gzip_producer.string() + " " + address_ + " t 1 " +
+                        std::to_string(next) + " " + std::to_string(kEach),
+                    90);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    next += kEach;
+  };
+
+  ASSERT_NO_FATAL_FAILURE(kcat(0, "none", next0));
+  ASSERT_NO_FATAL_FAILURE(kcat(0, "zstd", next0));
+  for (const char* codec : {"gzip", "snappy", "snappy-raw", "lz4"}) {
+    ASSERT_NO_FATAL_FAILURE(library_batch(codec, next0));
+  }
+  if (kafka_python) {
+    ASSERT_NO_FATAL_FAILURE(kafka_python_gzip(next1));
+  } else {
+    ASSERT_NO_FATAL_FAILURE(kcat(1, "none", next1));
+  }
+  // What the log holds now: compressed batches of every codec among them.
+  std::set<int> codecs_stored;
+  for (const std::string& segment : {std::string("t-0"), std::string("t-1")}) {
+    for (const fs::path& file : segments_of(config_.log_dirs[0] / segment)) {
+      const std::string bytes = read_file(file);
+      for (std::string_view batch : kafka::split_batches(bytes)) {
+        codecs_stored.insert(kafka::read_batch_header(batch).compression());
+      }
+    }
+  }
+  EXPECT_EQ(codecs_stored, (std::set<int>{0, 1, 2, 3, 4}));
+
+  // Each bad batch breaks one rule; codes as Kafka answers them.
+  const std::string plain = kafka::build_batch(0, 1700000000000, test::numbered_records(3));
+  std::string area = test::records_area(plain);
+  area[4] = 100;  // the first record's key length, zigzag 50: past the record
+  std::string no_sequence = test::with_field<int64_t>(plain, test::kProducerIdAt, 5);
+  no_sequence = test::with_field<int32_t>(no_sequence, test::kBaseSequenceAt, -1);
+  struct Bad {
+    const char* what;
+    std::string batch;
+    int16_t code;
+  };
+  const std::vector<Bad> bad = {
+      {"records count != lastOffsetDelta + 1",
+       test::with_field<int32_t>(plain, test::kLastOffsetDeltaAt, 1), 87},
+      {"lastOffsetDelta 2^31 - 1",
+       test::with_field<int32_t>(kafka::build_batch(0, 1700000000000, test::numbered_records(1)),
+                                 test::kLastOffsetDeltaAt, INT32_MAX),
+       87},
+      {"a control batch", test::with_field<int16_t>(plain, test::kAttributesAt, 0x20), 87},
+      {"codec 7", test::with_records_area(plain, test::records_area(plain), 7), 76},
+      {"the gzip flag on uncompressed records",
+       test::with_records_area(plain, test::records_area(plain), 1), 87},
+      {"a malformed record under a valid CRC", test::with_records_area(plain, area, 0), 87},
+      {"a producer id with baseSequence -1", no_sequence, 87},
+  };
+  const auto sizes = [&] {
+    std::map<std::string, uint64_t> out;
+    for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+      for (const auto& p : d["partitions"]) out[p["partition"]] = p["size"].get<uint64_t>();
+    }
+    return out;
+  };
+  const std::map<std::string, uint64_t> sizes_before = sizes();
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.what);
+    const kafka::ProduceResponse r = produce_v8({{0, b.batch}, {1, b.batch}});
+    ASSERT_EQ(r.topics.at(0).partitions.size(), 2u);
+    for (const auto& p : r.topics[0].partitions) {
+      EXPECT_EQ(p.error_code, b.code);
+      EXPECT_EQ(p.base_offset, -1);
+      EXPECT_TRUE(p.error_message.has_value());
+    }
+    const auto& named = r.topics[0].partitions[0].record_errors;
+    if (std::string(b.what) == "a malformed record under a valid CRC") {
+      EXPECT_EQ(named.size(), 1u);
+      EXPECT_EQ(named.empty() ? -1 : named[0].batch_index, 0);
+      EXPECT_EQ(named.empty() ? std::nullopt : named[0].message,
+                "Record 0 does not frame as a Kafka record: its key of 50 bytes runs past it in "
+                "topic partition t-0");
+    } else {
+      EXPECT_TRUE(named.empty());
+    }
+  }
+  // Nothing of them was written.
+  EXPECT_EQ(sizes(), sizes_before);
+  EXPECT_EQ(expect_valid_kafka_log(config_.log_dirs[0] / "t-0"), next0);
+  EXPECT_EQ(expect_valid_kafka_log(config_.log_dirs[0] / "t-1"), next1);
+
+  // The partitions go on: more batches after them, then every client reads them to their end.
+  ASSERT_NO_FATAL_FAILURE(kcat(0, "zstd", next0));
+  ASSERT_NO_FATAL_FAILURE(library_batch("lz4", next0));
+  ASSERT_NO_FATAL_FAILURE(kcat(0, "none", next0));
+  ASSERT_NO_FATAL_FAILURE(kcat(1, "none", next1));
+  if (kafka_python) {
+    ASSERT_NO_FATAL_FAILURE(kafka_python_gzip(next1));
+  }
+  expect_all_messages(consume("t", 0), next0);
+  expect_all_messages(consume("t", 1), next1);
+  if (run_command("/usr/bin/python3 -c 'import confluent_kafka'").exit_code == 0) {
+    const fs::path reader = temp_ / "confluent_reader.py";
+    std::ofstream(reader) << kConfluentReader;
+    for (const auto& [partition, count] : {std::pair{0, next0}, std::pair{1, next1}}) {
+      const ProcessResult r = run_command("/usr/bin/python3 " + reader.string() + " " + address_ +
+                                              " t " + std::to_string(partition),
+                                          90);
+      EXPECT_EQ(r.exit_code, 0) << r.out;
+      EXPECT_NE(r.out.find("read " + std::to_string(count)), std::string::npos) << r.out;
+    }
+  }
+  if (kafka_python) {
+    const fs::path reader = temp_ / "kafka_python_reader.py";
+    std::ofstream(reader) << kKafkaPythonReader;
+    const ProcessResult r =
+        run_command("/usr/bin/python3 " + reader.string() + " " + address_ + " t 1", 90);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    const std::string n = std::to_string(next1);
+    EXPECT_NE(r.out.find("read " + n + " of " + n), std::string::npos) << r.out;
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// record_messages_test.cpp: Produce 3-7, Fetch 4-11 and ListOffsets 1-2, field by field from
+// record_messages_test.cpp: Produce 3-8, Fetch 4-11 and ListOffsets 1-2, field by field from
 // Kafka's message definitions (clients/src/main/resources/common/message/ProduceRequest.json,
 // ProduceResponse.json, FetchRequest.json, FetchResponse.json, ListOffsetsRequest.json and
 // ListOffsetsResponse.json): hand-assembled bytes decoded, and encoded back byte for byte.
@@ -17,7 +17,7 @@ using test::to_hex;
 
 // ProduceRequest.json, v3+: TransactionalId (nullable string), Acks, TimeoutMs, then TopicData
 // [Name, PartitionData [Index, Records (nullable bytes)]].
-TEST(Produce, RequestLayoutIsTheSameFromVersion3To7) {
+TEST(Produce, RequestLayoutIsTheSameFromVersion3To8) {
   const std::string bytes = from_hex(
       "ff ff"                    // TransactionalId null
       "ff ff"                    // Acks -1
@@ -28,7 +28,7 @@ TEST(Produce, RequestLayoutIsTheSameFromVersion3To7) {
       "61 62 63"                 //   "abc"
       "00 00 00 01 ff ff ff ff"  // Index 1, Records null
   );
-  for (int16_t v = 3; v <= 7; ++v) {
+  for (int16_t v = 3; v <= 8; ++v) {
     Reader in(bytes);
     const ProduceRequest r = read_produce_request(in, v);
     EXPECT_EQ(in.remaining(), 0u);
@@ -49,7 +49,13 @@ TEST(Produce, RequestLayoutIsTheSameFromVersion3To7) {
 
 ProduceResponse sample_produce_response() {
   ProduceResponse r;
-  r.topics.push_back({"t", {{0, 0, 5, -1, 2}, {1, 3, -1, -1, -1}}});
+  ProduceResponse::Partition ok;
+  ok.base_offset = 5;
+  ok.log_start_offset = 2;
+  ProduceResponse::Partition unknown;
+  unknown.index = 1;
+  unknown.error_code = 3;
+  r.topics.push_back({"t", {ok, unknown}});
   r.throttle_time_ms = 7;
   return r;
 }
@@ -78,7 +84,7 @@ TEST(Produce, ResponseAddsLogStartOffsetInVersion5) {
                                      "ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff"
                                      "ff ff ff ff ff ff ff ff"  // LogStartOffset -1
                                      "00 00 00 07")));
-  for (int16_t v = 3; v <= 7; ++v) {
+  for (int16_t v = 3; v <= 8; ++v) {
     Writer w;
     write_produce_response(w, sample_produce_response(), v);
     Reader in(w.bytes());
@@ -89,6 +95,45 @@ TEST(Produce, ResponseAddsLogStartOffsetInVersion5) {
     EXPECT_EQ(back.topics.at(0).partitions.at(1).error_code, 3);
     EXPECT_EQ(back.throttle_time_ms, 7);
   }
+}
+
+// ProduceResponse.json v8 (KIP-467): after LogStartOffset, RecordErrors [BatchIndex,
+// BatchIndexErrorMessage (nullable)] and ErrorMessage (nullable), neither flexible.
+TEST(Produce, ResponseAddsRecordErrorsAndErrorMessageInVersion8) {
+  ProduceResponse r = sample_produce_response();
+  ProduceResponse::Partition& refused = r.topics[0].partitions[1];
+  refused.error_code = 87;
+  refused.record_errors = {{2, std::string("bad")}, {5, std::nullopt}};
+  refused.error_message = "no";
+  Writer w;
+  write_produce_response(w, r, 8);
+  EXPECT_EQ(to_hex(w.bytes()),
+            to_hex(from_hex("00 00 00 01 00 01 74 00 00 00 02"
+                            "00 00 00 00 00 00"  // Index 0, ErrorCode 0
+                            "00 00 00 00 00 00 00 05 ff ff ff ff ff ff ff ff"
+                            "00 00 00 00 00 00 00 02"  // LogStartOffset 2
+                            "00 00 00 00"              // RecordErrors: none
+                            "ff ff"                    // ErrorMessage null
+                            "00 00 00 01 00 57"        // Index 1, INVALID_RECORD
+                            "ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff"
+                            "ff ff ff ff ff ff ff ff"
+                            "00 00 00 02"                 // RecordErrors: 2
+                            "00 00 00 02 00 03 62 61 64"  //   2, "bad"
+                            "00 00 00 05 ff ff"           //   5, null
+                            "00 02 6e 6f"                 // ErrorMessage "no"
+                            "00 00 00 07")));
+  Reader in(w.bytes());
+  const ProduceResponse back = read_produce_response(in, 8);
+  EXPECT_EQ(in.remaining(), 0u);
+  EXPECT_EQ(back.topics.at(0).partitions.at(1).record_errors, refused.record_errors);
+  EXPECT_EQ(back.topics.at(0).partitions.at(1).error_message, "no");
+  EXPECT_EQ(back.topics.at(0).partitions.at(0).error_message, std::nullopt);
+  // Before v8 neither is sent.
+  Writer w7;
+  write_produce_response(w7, r, 7);
+  Reader in7(w7.bytes());
+  EXPECT_TRUE(read_produce_response(in7, 7).topics.at(0).partitions.at(1).record_errors.empty());
+  EXPECT_EQ(in7.remaining(), 0u);
 }
 
 FetchRequest sample_fetch_request() {

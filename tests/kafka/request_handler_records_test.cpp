@@ -1,7 +1,9 @@
 // request_handler_records_test.cpp: Produce, Fetch and ListOffsets through the request handler
 // over a broker with real logs in a temp folder: offsets assigned from the log end, Kafka's
 // per-partition errors, acks=0 answered with silence, the byte limits of a Fetch, a Fetch that
-// waits for data, and the earliest and latest offsets.
+// waits for data, and the earliest and latest offsets; batches Kafka's validation refuses get its
+// code (and from v8 the records at fault) and reach no log, compressed ones of every codec are
+// appended and served as sent.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,9 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "client_batches.h"
 #include "core/broker.h"
 #include "core/logging.h"
 #include "core/record_batch.h"
+#include "kafka/compression.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
 #include "kafka/list_offsets.h"
@@ -196,6 +200,79 @@ TEST_F(RecordsHandlerTest, InvalidAcksAppendNothing) {
   for (const auto& p : refused.topics.at(0).partitions) EXPECT_EQ(p.error_code, 21);
   EXPECT_EQ(broker_->logs().log_offsets({"t", 0}).log_end_offset, 1);
   EXPECT_EQ(broker_->logs().log_offsets({"t", 1}).log_end_offset, 0);
+}
+
+TEST_F(RecordsHandlerTest, ARefusedBatchGetsKafkasCodeAndTheRecordsAtFaultAndReachesNoLog) {
+  ASSERT_EQ(produce_ok(8, {{0, batch(2)}}).topics.at(0).partitions.at(0).error_code, 0);
+  const std::string control = test::with_field<int16_t>(batch(1), test::kAttributesAt, 0x20);
+  const std::string plain = batch(2);
+  const std::string codec7 = test::with_records_area(plain, test::records_area(plain), 7);
+  // One record whose key (50 bytes by its length) runs past it, under a valid CRC.
+  std::string area = test::records_area(batch(1));
+  area[4] = 100;  // after length, attributes, timestampDelta, offsetDelta: the key's, zigzag 50
+  const std::string malformed = test::with_records_area(batch(1), area, 0);
+  const ProduceResponse r = produce_ok(8, {{0, control}, {1, plain + plain}, {7, codec7}}, "t");
+  const auto& p = r.topics.at(0).partitions;
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].error_code, 87);  // INVALID_RECORD
+  EXPECT_EQ(p[0].error_message,
+            "Clients are not allowed to write control records in topic partition t-0.");
+  EXPECT_TRUE(p[0].record_errors.empty());
+  EXPECT_EQ(p[1].error_code, 87);  // two batches for one partition
+  EXPECT_NE(p[1].error_message.value_or("").find("exactly one record batch per partition"),
+            std::string::npos);
+  // A partition this broker does not host is that first, whatever its batch holds (Kafka's
+  // ReplicaManager looks the partition up before the log validates).
+  EXPECT_EQ(p[2].error_code, 3);
+  for (const auto& part : p) EXPECT_EQ(part.base_offset, -1);
+
+  // On partitions that exist: codec 7, and a record that does not frame, named by its index.
+  broker_->logs().create_partition("u", 0);
+  broker_->logs().create_partition("u", 1);
+  const ProduceResponse u = produce_ok(8, {{0, codec7}, {1, malformed}}, "u");
+  EXPECT_EQ(u.topics.at(0).partitions.at(0).error_code, 76);  // UNSUPPORTED_COMPRESSION_TYPE
+  const auto& bad = u.topics.at(0).partitions.at(1);
+  EXPECT_EQ(bad.error_code, 87);
+  ASSERT_EQ(bad.record_errors.size(), 1u);
+  EXPECT_EQ(bad.record_errors[0].batch_index, 0);
+  EXPECT_EQ(bad.record_errors[0].message,
+            "Record 0 does not frame as a Kafka record: its key of 50 bytes runs past it in "
+            "topic partition u-1");
+  EXPECT_NE(bad.error_message.value_or("").find(*bad.record_errors[0].message), std::string::npos);
+  // Version 7 answers the same code without the list.
+  const ProduceResponse v7 = produce_ok(7, {{1, malformed}}, "u");
+  EXPECT_EQ(v7.topics.at(0).partitions.at(0).error_code, 87);
+  EXPECT_TRUE(v7.topics.at(0).partitions.at(0).record_errors.empty());
+
+  // Nothing of them reached a log: t-0 still ends at 2 and reads back its two records.
+  EXPECT_EQ(broker_->logs().log_offsets({"t", 0}).log_end_offset, 2);
+  EXPECT_EQ(broker_->logs().log_offsets({"u", 0}).log_end_offset, 0);
+  EXPECT_EQ(broker_->logs().log_offsets({"u", 1}).log_end_offset, 0);
+  const FetchResponse f = decode_fetch(fetch_reply(fetch_of(0)));
+  EXPECT_EQ(records_of(f.topics.at(0).partitions.at(0).records.value_or("")).size(), 2u);
+}
+
+TEST_F(RecordsHandlerTest, CompressedBatchesOfEveryCodecAreAppendedAndServedAsSent) {
+  std::vector<std::string> sent;
+  int64_t next = 0;
+  for (Codec codec : {Codec::kNone, Codec::kGzip, Codec::kSnappy, Codec::kLz4, Codec::kZstd}) {
+    sent.push_back(test::compressed_batch(codec, test::numbered_records(5)));
+    const ProduceResponse r = produce_ok(8, {{0, sent.back()}});
+    EXPECT_EQ(r.topics.at(0).partitions.at(0).error_code, 0)
+        << r.topics.at(0).partitions.at(0).error_message.value_or("");
+    EXPECT_EQ(r.topics.at(0).partitions.at(0).base_offset, next);
+    next += 5;
+  }
+  const FetchResponse f = decode_fetch(fetch_reply(fetch_of(0)));
+  const std::string got = f.topics.at(0).partitions.at(0).records.value_or("");
+  const std::vector<std::string_view> batches = split_batches(got);
+  ASSERT_EQ(batches.size(), sent.size());
+  for (size_t i = 0; i < sent.size(); ++i) {
+    // Byte for byte as sent, but for the baseOffset the log gave it (outside the CRC).
+    std::string expected = sent[i];
+    set_base_offset(expected, 0, static_cast<int64_t>(5 * i));
+    EXPECT_EQ(batches[i], expected) << "batch " << i;
+  }
 }
 
 TEST_F(RecordsHandlerTest, ZstdBatchesNeedProduceVersion7) {

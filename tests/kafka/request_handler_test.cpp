@@ -133,7 +133,7 @@ TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
   EXPECT_EQ(test::to_hex(r.frame),
             test::to_hex(test::from_hex("00 00 00 2a"           // correlation id, header v0
                                         "00 00 0e"              // no error, 13 APIs
-                                        "00 00 00 03 00 07 00"  // Produce 3-7
+                                        "00 00 00 03 00 08 00"  // Produce 3-8
                                         "00 01 00 04 00 0b 00"  // Fetch 4-11
                                         "00 02 00 01 00 02 00"  // ListOffsets 1-2
                                         "00 03 00 00 00 05 00"  // Metadata 0-5
@@ -299,7 +299,7 @@ TEST_F(RequestHandlerTest, UnknownKeysAndVersionsAreClosedWithAReason) {
   EXPECT_NE(handler_->handle(request(0, 2, 1, ""))
                 .close_reason.find("unsupported version 2 of "
                                    "Produce (this broker serves "
-                                   "3 to 7)"),
+                                   "3 to 8)"),
             std::string::npos);
   EXPECT_NE(handler_->handle(request(3, 6, 1, "")).close_reason.find("unsupported version 6"),
             std::string::npos);
