@@ -266,9 +266,11 @@ StreamServer::State::Connections::iterator StreamServer::State::erase_locked(
 
 void StreamServer::State::shed_excess_locked() {
   if (connections.size() <= max_connections) return;
+  // Only connections still open count: one whose client has left, or that is closing, is on its
+  // way out, and counting it would close a live client's connection in its place.
   std::vector<StreamConnection*> open;
   for (auto& [fd, c] : connections) {
-    if (!c->dead) open.push_back(c.get());
+    if (!c->dead && !c->closing && !c->peer_closed) open.push_back(c.get());
   }
   if (open.size() <= max_connections) return;
   size_t excess = open.size() - max_connections;
