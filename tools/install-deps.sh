@@ -4,6 +4,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
+  # lld links the test executables about four times faster than GNU ld (CMakeLists.txt, LDS_LINKER).
+  lld
   libboost-dev libspdlog-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev
   # The codecs of compressed record batches (gzip, snappy, lz4, zstd), read by the Kafka listener.
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
