@@ -21,12 +21,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // The replica.id a partition directory's lds.partition records: "" when it has no such file, no
-// replica.id, or is malformed. Throws FileError when the file cannot be read.
+// replica.id, or is malformed, or `partition_dir` is not a directory (a stray file at the name).
+// Throws FileError when the file cannot be read.
 std::string replica_id_in(const fs::path& partition_dir) {
   const fs::path file = partition_dir / layout::kPartitionMetadata;
   Fd in(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
   if (!in) {
-    if (errno == ENOENT) return "";
+    if (errno == ENOENT || errno == ENOTDIR) return "";
     check_syscall(-1, "open", file);
   }
   std::string text;
@@ -136,11 +137,12 @@ void LogManager::complete_pending_deletion(uint32_t dir, const PendingDeletion& 
   if (!e.replica_id.empty()) {
     const std::string found = replica_id_in(src);
     if (found != e.replica_id) {
+      // Not the replica that was deleted: one created again under the name, or a stray entry.
       log()->warn(
-          "Dropping the pending deletion of {} in {}{}: the {} there is {}, not replica.id {} "
-          "that was deleted, so it was created again under that name and is kept.",
+          "Dropping the pending deletion of {} in {}{}: the {} there {}, not replica.id {} that "
+          "was deleted, so it is kept.",
           name, d.path_text, moved, name,
-          found.empty() ? "without a replica.id" : "replica.id " + found, e.replica_id);
+          found.empty() ? "has no replica.id" : "is replica.id " + found, e.replica_id);
       return;
     }
   }
