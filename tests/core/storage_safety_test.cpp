@@ -371,7 +371,7 @@ TEST_F(StorageSafetyTest, ATopicDeletedOnAReadOnlyDiskStaysDeletedAfterTheMountP
   ASSERT_TRUE(fs::exists(dirs_[0] / "kept-0"));
   {
     auto m = start();
-    EXPECT_EQ(served(*m), std::vector<std::string>{"d1/kept-0"}) << "the deleted topic came back";
+    ASSERT_EQ(served(*m), std::vector<std::string>{"d1/kept-0"}) << "the deleted topic came back";
     EXPECT_EQ(dir_of(m->describe(), dirs_[0]).partitions[0].size, 7000u);
     EXPECT_FALSE(fs::exists(dirs_[1] / "gone-0"));
     EXPECT_FALSE(fs::exists(record_));
@@ -400,7 +400,7 @@ TEST_F(StorageSafetyTest, AStaleRecordDoesNotDeleteAPartitionCreatedAgainUnderTh
   fs::copy_file(saved, record_);
   LogCapture log("lds.log_manager");
   auto m = start();
-  EXPECT_EQ(served(*m), std::vector<std::string>{"d1/gone-0"});
+  ASSERT_EQ(served(*m), std::vector<std::string>{"d1/gone-0"});
   EXPECT_EQ(dir_of(m->describe(), dirs_[0]).partitions[0].size, 5000u);
   EXPECT_FALSE(fs::exists(record_));
   EXPECT_NE(log.text().find("Dropping the pending deletion of gone-0 in " + dirs_[0].string() +
