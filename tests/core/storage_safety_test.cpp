@@ -293,6 +293,40 @@ TEST_F(StorageSafetyTest, APendingDeletionFollowsItsDiskToAnotherLogDir) {
       << log.text();
 }
 
+// The disk is under no log dir that can be read: it may be under the one that failed its checks,
+// so the record is kept until it shows up.
+TEST_F(StorageSafetyTest, APendingDeletionWaitsWhileALogDirThatMayHoldItsDiskIsOffline) {
+  {
+    auto m = start();
+    ASSERT_EQ(fs::path(m->create_partition("gone", 0).log_dir), dirs_[0]);
+    m->mark_offline(0, "read-only");
+    ASSERT_EQ(m->delete_topic("gone").pending.size(), 1u);
+  }
+  const fs::path disk = tmp_.path() / "disk-a";
+  fs::rename(dirs_[0], disk);
+  fs::create_directories(dirs_[0]);  // another disk at d1, and d3 cannot be used
+  std::ofstream(dirs_[0] / "meta.properties")
+      << "broker.id=0\ndirectory.id=J8aAPcfLQt2bqs1JT_rMgQ\n";
+  fs::remove_all(dirs_[2]);
+  std::ofstream(dirs_[2]) << "not a directory";
+  {
+    LogCapture log("lds.log_manager");
+    auto m = start();
+    EXPECT_TRUE(served(*m).empty());
+    EXPECT_TRUE(fs::exists(record_)) << "the record was dropped while its disk may be in d3";
+    EXPECT_NE(log.text().find("The deletion of gone-0 in " + dirs_[0].string() +
+                              " stays pending: no online log directory has its directory.id "),
+              std::string::npos)
+        << log.text();
+  }
+  fs::remove(dirs_[2]);
+  fs::rename(disk, dirs_[2]);
+  auto m = start();
+  EXPECT_FALSE(fs::exists(dirs_[2] / "gone-0"));
+  EXPECT_FALSE(fs::exists(record_));
+  EXPECT_TRUE(served(*m).empty());
+}
+
 // Two tmpfs disks on `a` and `b`, in this test process's own mount namespace (root only); why()
 // says why not. Unmounted when the object goes.
 class TwoDisks {
