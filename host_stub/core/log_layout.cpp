@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <random>
@@ -142,35 +143,69 @@ std::string move_marker_text(std::string_view source, uint64_t size, std::string
          "\ntopic=" + std::string(topic) + "\npartition=" + std::to_string(partition) + "\n";
 }
 
-std::string partition_metadata_text(uint64_t expected_bytes) {
-  return "expected.bytes=" + std::to_string(expected_bytes) + "\n";
+std::string partition_metadata_text(uint64_t expected_bytes, std::string_view replica_id) {
+  std::string text = "expected.bytes=" + std::to_string(expected_bytes) + "\n";
+  if (!replica_id.empty()) text += "replica.id=" + std::string(replica_id) + "\n";
+  return text;
 }
+
+namespace {
+
+// A replica id as random_directory_id() writes one: URL-safe base64 characters, at most 64.
+bool valid_replica_id(std::string_view id) {
+  return !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+  });
+}
+
+// Reads one line of lds.partition into `out`; the clause saying why it cannot be, or "".
+std::string read_metadata_line(std::string_view l, int line, bool& found_bytes, bool& found_id,
+                               PartitionMetadata& out) {
+  constexpr std::string_view kBytes = "expected.bytes=";
+  constexpr std::string_view kId = "replica.id=";
+  const std::string at = "line " + std::to_string(line) + " is not ";
+  if (l.starts_with(kId)) {
+    const std::string_view id = l.substr(kId.size());
+    if (found_id || !valid_replica_id(id)) {
+      return at + (found_id ? "the only " : "") + "replica.id=<id>";
+    }
+    out.replica_id = std::string(id);
+    found_id = true;
+    return {};
+  }
+  uint64_t value = 0;
+  const std::string_view number = l.substr(std::min(l.size(), kBytes.size()));
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (!l.starts_with(kBytes) || number.empty() || ec != std::errc() ||
+      end != number.data() + number.size() || found_bytes) {
+    return at + (found_bytes ? "the only " : "") + "expected.bytes=<bytes>";
+  }
+  out.expected_bytes = value;
+  found_bytes = true;
+  return {};
+}
+
+}  // namespace
 
 PartitionMetadata parse_partition_metadata(std::string_view text) {
   PartitionMetadata out;
-  constexpr std::string_view kKey = "expected.bytes=";
   size_t line_start = 0;
-  bool found = false;
+  bool found_bytes = false;
+  bool found_id = false;
   for (int line = 1; line_start < text.size(); ++line) {
     size_t end = text.find('\n', line_start);
     if (end == std::string_view::npos) end = text.size();
     const std::string_view l = text.substr(line_start, end - line_start);
     line_start = end + 1;
     if (l.empty() || l.front() == '#') continue;
-    uint64_t value = 0;
-    const std::string_view number = l.substr(std::min(l.size(), kKey.size()));
-    auto [at, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-    if (!l.starts_with(kKey) || number.empty() || ec != std::errc() ||
-        at != number.data() + number.size() || found) {
-      out.problem = "line " + std::to_string(line) + " is not " + (found ? "the only " : "") +
-                    "expected.bytes=<bytes>";
-      out.expected_bytes = 0;
-      return out;
-    }
-    out.expected_bytes = value;
-    found = true;
+    out.problem = read_metadata_line(l, line, found_bytes, found_id, out);
+    if (!out.problem.empty()) break;
   }
-  if (!found) out.problem = "it has no expected.bytes=<bytes> line";
+  if (out.problem.empty() && !found_bytes) out.problem = "it has no expected.bytes=<bytes> line";
+  if (!out.problem.empty()) {
+    out.expected_bytes = 0;
+    out.replica_id.clear();
+  }
   return out;
 }
 

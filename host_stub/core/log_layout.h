@@ -18,9 +18,11 @@ inline constexpr std::string_view kLockFile = ".lock";
 // "partition="), which a capped future name no longer carries (move_marker_text).
 inline constexpr std::string_view kMoveCompleteMarker = "move.complete";
 // Inside a partition directory: what the partition was placed with, so that its reservation
-// survives a restart and a move ("expected.bytes=<n>\n", partition_metadata_text). Written
-// atomically at creation when the placement expected bytes, copied by a move with the segments;
-// a missing file means 0 (partitions created before it existed). Our own name: Kafka keeps its
+// survives a restart and a move ("expected.bytes=<n>\n"), and the replica's own identity
+// ("replica.id=<id>\n"), so that a pending deletion recorded for it can tell it from a partition
+// re-created under the same name (partition_metadata_text). Written atomically at every creation,
+// copied by a move with the segments; a missing file means 0 bytes and no identity (partitions
+// created before it existed), a file without replica.id no identity. Our own name: Kafka keeps its
 // partition.metadata beside it.
 inline constexpr std::string_view kPartitionMetadata = "lds.partition";
 // The longest name a log directory entry can have (NAME_MAX on Linux), as Kafka's LocalLog counts.
@@ -57,13 +59,16 @@ std::string segment_file(uint64_t base_offset);  // "00000000000000000000.log"
 // The completion marker's text for a move of (topic, partition) from `source` at `size` bytes.
 std::string move_marker_text(std::string_view source, uint64_t size, std::string_view topic,
                              int32_t partition);
-// The lds.partition text of a partition placed expecting `expected_bytes`.
-std::string partition_metadata_text(uint64_t expected_bytes);
-// The expected bytes an lds.partition text records, or the clause saying why it cannot be read
-// ("line 1 is not expected.bytes=<n>").
+// The lds.partition text of a partition placed expecting `expected_bytes`, with its replica.id
+// line when `replica_id` is not empty.
+std::string partition_metadata_text(uint64_t expected_bytes, std::string_view replica_id = {});
+// The expected bytes and replica id an lds.partition text records, or the clause saying why it
+// cannot be read ("line 1 is not expected.bytes=<n>"). replica.id is optional (files written
+// before it existed); expected.bytes is not.
 struct PartitionMetadata {
   uint64_t expected_bytes = 0;
-  std::string problem;  // "" when the text is well formed
+  std::string replica_id;  // "" when the file has none (or is malformed)
+  std::string problem;     // "" when the text is well formed
 };
 PartitionMetadata parse_partition_metadata(std::string_view text);
 

@@ -193,7 +193,7 @@ std::shared_ptr<const LoadedStrategy> LogManager::load_strategy(
 }
 
 std::string LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
-                                       uint64_t expected_bytes) {
+                                       uint64_t expected_bytes, const std::string& replica_id) {
   if (options_.in_memory) return "";
   const std::string& where = dirs_[dir_index]->path_text;
   // No meta.properties: the directory was unmounted (or replaced) underneath the broker, and a
@@ -230,11 +230,10 @@ std::string LogManager::create_on_disk(uint32_t dir_index, const TopicPartition&
   const fs::path segment = dir / layout::segment_file(0);
   try {
     open_file(segment, O_WRONLY | O_CREAT | O_EXCL, 0644, "create");
-    // What the partition was placed with, so its reservation survives a restart.
-    if (expected_bytes > 0) {
-      write_file_atomically(dir / layout::kPartitionMetadata,
-                            layout::partition_metadata_text(expected_bytes));
-    }
+    // What the partition was placed with, so its reservation survives a restart, and which
+    // replica it is, so a pending deletion never takes a partition re-created under its name.
+    write_file_atomically(dir / layout::kPartitionMetadata,
+                          layout::partition_metadata_text(expected_bytes, replica_id));
     fsync_folder(dirs_[dir_index]->path);
   } catch (const FileError& e) {
     std::error_code ec;
@@ -440,11 +439,12 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   std::string tried;
   std::string full;  // the refusals of the dirs whose filesystem is full, one sentence each
   size_t full_count = 0;
+  const std::string replica_id = layout::random_directory_id();
   for (uint32_t dir : attempt) {
     tried += (tried.empty() ? "" : ", ") + dirs_[dir]->path_text;
     std::string refusal;
     try {
-      refusal = create_on_disk(dir, tp, expected);
+      refusal = create_on_disk(dir, tp, expected, replica_id);
     } catch (const std::system_error& e) {
       if (is_resource_shortage(e.code().value())) {
         throw KafkaError(ErrorCode::kKafkaStorageError,
@@ -463,7 +463,8 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
       ++full_count;
       continue;
     }
-    add_partition(dir, tp, options_.in_memory ? PartitionLog() : PartitionLog::empty(), expected);
+    add_partition(dir, tp, options_.in_memory ? PartitionLog() : PartitionLog::empty(), expected,
+                  replica_id);
     {
       std::lock_guard lock(mu_);
       preferred_.erase(tp);

@@ -374,14 +374,15 @@ class LogManager {
                        std::vector<uint32_t>& indices) const;
   void fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
                   bool read_space) const;
-  // Creates <dir>/<topic>-<partition>/ with an empty first segment, and its lds.partition when
-  // `expected_bytes` > 0. Returns "" once created, or the sentence refusing the creation when the
-  // directory's filesystem is full (ENOSPC or EDQUOT at any step; nothing of it is left, and the
-  // directory stays online, so the next directory may be tried). Throws KafkaError for a name the
-  // filesystem cannot hold or a stray entry at the name (the directory stays online), FileError
-  // for the disk's failures (EROFS, EIO, ...: the caller marks the directory offline).
+  // Creates <dir>/<topic>-<partition>/ with an empty first segment, and its lds.partition with
+  // `expected_bytes` and `replica_id`. Returns "" once created, or the sentence refusing the
+  // creation when the directory's filesystem is full (ENOSPC or EDQUOT at any step; nothing of it
+  // is left, and the directory stays online, so the next directory may be tried). Throws KafkaError
+  // for a name the filesystem cannot hold or a stray entry at the name (the directory stays
+  // online), FileError for the disk's failures (EROFS, EIO, ...: the caller marks the directory
+  // offline).
   [[nodiscard]] std::string create_on_disk(uint32_t dir_index, const TopicPartition& tp,
-                                           uint64_t expected_bytes);
+                                           uint64_t expected_bytes, const std::string& replica_id);
   // startup(): locks every directory, then reads and checks every meta.properties, then writes the
   // missing ones; marks offline the directories that fail (log_manager_dirs.cpp).
   void open_dirs();
@@ -399,6 +400,13 @@ class LogManager {
   // directory that is readable again; a directory where that fails is marked offline. Throws
   // ConfigError when the record cannot be read or rewritten.
   void complete_pending_deletions();
+  // complete_pending_deletions(): the index of the online log.dirs entry that now holds the disk
+  // of `e` (its directory.id, wherever it is mounted); else -1, with `wait` saying why `e` stays
+  // pending, or `wait` empty when that disk is gone and `e` is dropped.
+  int locate_pending_deletion(const PendingDeletion& e, std::string& wait) const;
+  // Removes `e`'s replica from directory `dir` (online, with `e`'s directory.id) when it is there
+  // and is that replica (its replica.id, when `e` names one); throws on a disk failure.
+  void complete_pending_deletion(uint32_t dir, const PendingDeletion& e);
   // Records `pending` before those replicas stop being served; throws KAFKA_STORAGE_ERROR.
   void record_pending_deletions(const std::vector<PendingDeletion>& pending);
   // A finished move's old copy of `tp` in directory `dir` that could not be renamed aside
@@ -408,13 +416,16 @@ class LogManager {
   // again, the old copy would otherwise be served again after a restart. Never throws: a record
   // that cannot be written is logged.
   void record_stale_copy(uint32_t dir, const TopicPartition& tp, const std::string& reason);
-  // The record of `tp`'s replica in directory `dir` (mu_ held); _of: where `p` is hosted.
+  // The record of `tp`'s replica `replica_id` in directory `dir` (mu_ held); _of: where `p` is
+  // hosted.
   PendingDeletion pending_deletion_in(uint32_t dir, const TopicPartition& tp,
+                                      const std::string& replica_id,
                                       const std::string& reason) const;
   PendingDeletion pending_deletion_of(const Partition& p, const std::string& reason) const;
-  // Hosts `tp` in directory `dir_index` with `log` (its size is the partition's).
+  // Hosts `tp` in directory `dir_index` with `log` (its size is the partition's); `replica_id` is
+  // its lds.partition's ("" when it has none).
   void add_partition(uint32_t dir_index, const TopicPartition& tp, PartitionLog log,
-                     uint64_t expected);
+                     uint64_t expected, std::string replica_id);
   // The hosted partition `tp` on an online directory; throws KafkaError UNKNOWN_TOPIC_OR_PARTITION
   // or KAFKA_STORAGE_ERROR (mu_ not held).
   std::shared_ptr<Partition> hosted_online(const TopicPartition& tp) const;

@@ -47,6 +47,9 @@ struct LogManager::Partition {
   PartitionLog log;         // its segments and offsets; guarded by io
   Reservation reservation;  // on dirs_[dir]: expected bytes not written yet; guarded by mu_
   RateMeter rate;           // its appends; guarded by mu_
+  // Its lds.partition's replica.id, which a move copies with it: what a pending deletion of it
+  // names. "" for a partition created before the file held one. Set before it is hosted.
+  std::string replica_id;
 };
 
 namespace detail {

@@ -52,9 +52,10 @@ void LogManager::count_replica_locked(uint32_t dir_index, const std::string& top
 }
 
 void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, PartitionLog log,
-                               uint64_t expected) {
+                               uint64_t expected, std::string replica_id) {
   auto p = std::make_shared<Partition>();
   p->tp = tp;
+  p->replica_id = std::move(replica_id);
   p->dir = dir_index;
   p->size = log.size_in_bytes();
   p->log = std::move(log);
@@ -304,14 +305,15 @@ uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partit
 }
 
 PendingDeletion LogManager::pending_deletion_in(uint32_t dir, const TopicPartition& tp,
+                                                const std::string& replica_id,
                                                 const std::string& reason) const {
   const Dir& d = *dirs_[dir];
-  return PendingDeletion{tp.topic, tp.partition, d.path_text, d.directory_id, reason};
+  return PendingDeletion{tp.topic, tp.partition, d.path_text, d.directory_id, replica_id, reason};
 }
 
 PendingDeletion LogManager::pending_deletion_of(const Partition& p,
                                                 const std::string& reason) const {
-  return pending_deletion_in(p.dir, p.tp, reason);
+  return pending_deletion_in(p.dir, p.tp, p.replica_id, reason);
 }
 
 void LogManager::record_pending_deletions(const std::vector<PendingDeletion>& pending) {

@@ -143,35 +143,35 @@ std::string marker_mismatch(const Copy& c, const layout::Entry& e) {
   return {};
 }
 
-// The expected bytes a partition directory's lds.partition records: 0 when it has none (placed
-// without an expected size, or before the file existed), and 0 with a warning naming the file
-// when it cannot be read or is malformed. Never refuses the start.
-uint64_t read_expected_bytes(const fs::path& partition_dir) {
+// What a partition directory's lds.partition records: 0 bytes and no replica id when it has
+// none (placed before the file existed), and the same with a warning naming the file when it
+// cannot be read or is malformed. Never refuses the start.
+layout::PartitionMetadata read_partition_metadata(const fs::path& partition_dir) {
   const fs::path file = partition_dir / layout::kPartitionMetadata;
   if (::access(file.c_str(), F_OK) != 0) {
     if (errno != ENOENT) {
       log()->warn("Cannot read {} ({}); the partition's expected size is taken as 0.",
                   file.string(), std::strerror(errno));
     }
-    return 0;
+    return {};
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     log()->warn("Cannot open {}; the partition's expected size is taken as 0.", file.string());
-    return 0;
+    return {};
   }
   const std::string text((std::istreambuf_iterator<char>(in)), {});
   if (in.bad()) {
     log()->warn("Cannot read {}; the partition's expected size is taken as 0.", file.string());
-    return 0;
+    return {};
   }
-  const layout::PartitionMetadata meta = layout::parse_partition_metadata(text);
+  layout::PartitionMetadata meta = layout::parse_partition_metadata(text);
   if (!meta.problem.empty()) {
     log()->warn("Ignoring {}: {}; the partition's expected size is taken as 0.", file.string(),
                 meta.problem);
-    return 0;
+    return {};
   }
-  return meta.expected_bytes;
+  return meta;
 }
 
 std::string duplicate_message(const TopicPartition& tp, const fs::path& a, const fs::path& b) {
@@ -387,8 +387,9 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
         mark_offline(served->dir, ex.what());
       }
       if (dirs_[served->dir]->online) {
-        add_partition(served->dir, plan.tp, std::move(recovered.log),
-                      read_expected_bytes(served_path));
+        layout::PartitionMetadata meta = read_partition_metadata(served_path);
+        add_partition(served->dir, plan.tp, std::move(recovered.log), meta.expected_bytes,
+                      std::move(meta.replica_id));
       }
     }
     for (const Copy& d : plan.found->deleted) {

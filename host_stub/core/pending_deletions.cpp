@@ -66,6 +66,8 @@ void PendingDeletions::load() {
     d.partition = static_cast<int32_t>(*partition);
     d.log_dir = string_of(file_, *t, "log_dir", i);
     d.directory_id = string_of(file_, *t, "directory_id", i);
+    // Absent in records written before it existed: the name alone decides then.
+    d.replica_id = t->contains("replica_id") ? string_of(file_, *t, "replica_id", i) : "";
     d.reason = t->contains("reason") ? string_of(file_, *t, "reason", i) : "";
     entries_.push_back(std::move(d));
   }
@@ -79,11 +81,13 @@ void PendingDeletions::write(const std::vector<PendingDeletion>& entries) const 
   }
   toml::array list;
   for (const PendingDeletion& d : entries) {
-    list.push_back(toml::table{{"topic", d.topic},
-                               {"partition", static_cast<int64_t>(d.partition)},
-                               {"log_dir", d.log_dir},
-                               {"directory_id", d.directory_id},
-                               {"reason", d.reason}});
+    toml::table t{{"topic", d.topic},
+                  {"partition", static_cast<int64_t>(d.partition)},
+                  {"log_dir", d.log_dir},
+                  {"directory_id", d.directory_id}};
+    if (!d.replica_id.empty()) t.insert("replica_id", d.replica_id);
+    t.insert("reason", d.reason);
+    list.push_back(std::move(t));
   }
   std::ostringstream out;
   out << kHeader << toml::table{{"pending", std::move(list)}} << "\n";

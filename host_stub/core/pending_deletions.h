@@ -13,18 +13,27 @@ namespace lds {
 struct PendingDeletion {
   std::string topic;
   int32_t partition = 0;
-  std::string log_dir;       // canonical, one of log.dirs
-  std::string directory_id;  // the directory's meta.properties directory.id at the deletion
-  std::string reason;        // why the directory was offline
+  std::string log_dir;  // canonical, one of log.dirs at the deletion
+  // The directory's meta.properties directory.id at the deletion: the disk the replica is on,
+  // looked up under every log.dirs entry at the next start, wherever it is mounted by then.
+  std::string directory_id;
+  // The replica's own lds.partition replica.id: only a partition with that id is deleted, never
+  // one re-created under the same name. "" for a replica without one (created before the file
+  // held it), and in records written before the field existed: the name alone decides then.
+  std::string replica_id;
+  std::string reason;  // why the directory was offline
 
   bool same_replica(const PendingDeletion& other) const {
-    return topic == other.topic && partition == other.partition && log_dir == other.log_dir;
+    return topic == other.topic && partition == other.partition && log_dir == other.log_dir &&
+           replica_id == other.replica_id;
   }
 };
 
 // The record file, kept beside the config file (not in a log directory: one place that every
 // start reads, whichever log directories are online, so no copy can be missed or go stale). It is
-// TOML, one [[pending]] table per replica, and is only ever replaced whole, atomically, so a crash
+// TOML, one [[pending]] table per replica (topic, partition, log_dir, directory_id, and replica_id
+// when the replica has one; docs/on-disk-format.md), and is only ever replaced whole, atomically,
+// so a crash
 // at any point leaves the old record or the new one. Not synchronised: LogManager changes it under
 // its creation-and-deletion lock, or at startup.
 class PendingDeletions {

@@ -80,6 +80,13 @@ TEST(LogLayout, PartitionMetadataRoundTripsAndNamesWhatIsWrong) {
   EXPECT_EQ(parse_partition_metadata(partition_metadata_text(33554432)).expected_bytes, 33554432u);
   EXPECT_EQ(parse_partition_metadata(partition_metadata_text(33554432)).problem, "");
   EXPECT_EQ(parse_partition_metadata("# written by hand\nexpected.bytes=5\n").expected_bytes, 5u);
+  // The replica's identity, when it has one; a file without it (written before) reads as none.
+  const std::string with_id = partition_metadata_text(0, "J8aAPcfLQt2bqs1JT_rMgQ");
+  EXPECT_EQ(with_id, "expected.bytes=0\nreplica.id=J8aAPcfLQt2bqs1JT_rMgQ\n");
+  EXPECT_EQ(parse_partition_metadata(with_id).replica_id, "J8aAPcfLQt2bqs1JT_rMgQ");
+  EXPECT_EQ(parse_partition_metadata(with_id).problem, "");
+  EXPECT_EQ(parse_partition_metadata("replica.id=a-_9\nexpected.bytes=7\n").expected_bytes, 7u);
+  EXPECT_EQ(parse_partition_metadata("expected.bytes=7\n").replica_id, "");
   struct Bad {
     const char* text;
     const char* problem;
@@ -90,11 +97,17 @@ TEST(LogLayout, PartitionMetadataRoundTripsAndNamesWhatIsWrong) {
                        Bad{"expected.bytes=-1\n", "line 1 is not expected.bytes=<bytes>"},
                        Bad{"\nsize=12\n", "line 2 is not expected.bytes=<bytes>"},
                        Bad{"expected.bytes=1\nexpected.bytes=2\n",
-                           "line 2 is not the only expected.bytes=<bytes>"}}) {
+                           "line 2 is not the only expected.bytes=<bytes>"},
+                       Bad{"expected.bytes=1\nreplica.id=\n", "line 2 is not replica.id=<id>"},
+                       Bad{"expected.bytes=1\nreplica.id=a b\n", "line 2 is not replica.id=<id>"},
+                       Bad{"replica.id=a\nreplica.id=b\nexpected.bytes=1\n",
+                           "line 2 is not the only replica.id=<id>"},
+                       Bad{"replica.id=a\n", "it has no expected.bytes=<bytes> line"}}) {
     SCOPED_TRACE(b.text);
     const PartitionMetadata m = parse_partition_metadata(b.text);
     EXPECT_EQ(m.problem, b.problem);
     EXPECT_EQ(m.expected_bytes, 0u);
+    EXPECT_EQ(m.replica_id, "");
   }
 }
 

@@ -30,13 +30,15 @@ const std::string kTopicB = std::string(240, 'p') + "-topic-bb";
 
 class LongTopicTest : public test::ThreeDirTest {
  protected:
-  // Every entry of every log dir (recursively), without meta.properties and .lock.
+  // Every entry of every log dir (recursively), without meta.properties, .lock and
+  // each partition's lds.partition (written at every creation, copied by a move at its end).
   std::vector<std::string> listing() const {
     std::vector<std::string> out;
     for (const auto& d : dirs_) {
       for (const auto& e : fs::recursive_directory_iterator(d)) {
         if (e.path().filename() == layout::kMetaProperties) continue;
         if (e.path().filename() == layout::kLockFile) continue;
+        if (e.path().filename() == layout::kPartitionMetadata) continue;
         out.push_back(fs::relative(e.path(), tmp_.path()).string());
       }
     }

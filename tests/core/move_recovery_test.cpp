@@ -56,13 +56,15 @@ class MoveRecoveryTest : public test::ThreeDirTest {
   }
   std::vector<fs::path> roots() const { return {dirs_.begin(), dirs_.end()}; }
 
-  // Every entry of every log dir, relative to the temp folder, without meta.properties and .lock.
+  // Every entry of every log dir, relative to the temp folder, without meta.properties, .lock and
+  // each partition's lds.partition (written at every creation, copied by a move at its end).
   std::vector<std::string> listing() const {
     std::vector<std::string> out;
     for (const auto& d : dirs_) {
       for (const auto& e : fs::recursive_directory_iterator(d)) {
         if (e.path().filename() == layout::kMetaProperties) continue;
         if (e.path().filename() == layout::kLockFile) continue;
+        if (e.path().filename() == layout::kPartitionMetadata) continue;
         out.push_back(fs::relative(e.path(), tmp_.path()).string());
       }
     }

@@ -59,7 +59,13 @@ TEST_F(ReservationRestartTest, APartitionPlacedWithoutAnExpectedSizeReservesNoth
   {
     auto m = make();
     m->create_partition("t", 0, 0);
-    EXPECT_FALSE(fs::exists(dirs_[0] / "t-0" / layout::kPartitionMetadata));
+    // The file is written still, for the replica's identity; it records no expected size.
+    std::ifstream in(dirs_[0] / "t-0" / layout::kPartitionMetadata);
+    const layout::PartitionMetadata meta =
+        layout::parse_partition_metadata(std::string(std::istreambuf_iterator<char>(in), {}));
+    EXPECT_EQ(meta.problem, "");
+    EXPECT_EQ(meta.expected_bytes, 0u);
+    EXPECT_EQ(meta.replica_id.size(), 22u) << meta.replica_id;
   }
   auto m = make();
   EXPECT_EQ(reserved(*m), (std::vector<uint64_t>{0, 0, 0}));

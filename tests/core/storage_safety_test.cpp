@@ -1,10 +1,12 @@
 // storage_safety_test.cpp: the LogManager's append and delete paths under storage faults: an
 // append past the space left is refused before a byte is written, and a topic deleted while one
-// of its directories is offline is deleted for good once the directory is back.
+// of its directories is offline is deleted for good once the directory is back, wherever its disk
+// is mounted by then, and without taking a partition re-created under the same name.
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -14,6 +16,7 @@
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "host_test_support.h"
+#include "private_mounts.h"
 
 namespace lds {
 
@@ -21,6 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using test::FakeDiskProbe;
+using test::LogCapture;
 using test::TempDir;
 
 constexpr uint64_t kMB = 1000ull * 1000;
@@ -262,6 +266,198 @@ TEST_F(StorageSafetyTest, AMalformedRecordRefusesStartupAndIsLeftAsItIs) {
   }
   std::ifstream in(record_);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
+}
+
+// The same disk at another path: its directory.id, read under every log.dirs entry, says where the
+// replica is now. A rename stands for the swap of mount points here; the next test swaps real ones.
+TEST_F(StorageSafetyTest, APendingDeletionFollowsItsDiskToAnotherLogDir) {
+  {
+    auto m = start();
+    ASSERT_EQ(fs::path(m->create_partition("gone", 0).log_dir), dirs_[0]);
+    ASSERT_EQ(fs::path(m->create_partition("kept", 0).log_dir), dirs_[1]);
+    m->mark_offline(0, "read-only");
+    ASSERT_EQ(m->delete_topic("gone").pending.size(), 1u);
+  }
+  const fs::path spare = tmp_.path() / "spare";
+  fs::rename(dirs_[0], spare);
+  fs::rename(dirs_[1], dirs_[0]);
+  fs::rename(spare, dirs_[1]);
+  LogCapture log("lds.log_manager");
+  auto m = start();
+  EXPECT_EQ(served(*m), std::vector<std::string>{"d1/kept-0"});
+  EXPECT_FALSE(fs::exists(dirs_[1] / "gone-0"));
+  EXPECT_FALSE(fs::exists(record_));
+  EXPECT_NE(log.text().find("Completed the pending deletion of gone-0 in " + dirs_[1].string() +
+                            " (its directory.id "),
+            std::string::npos)
+      << log.text();
+}
+
+// The disk is under no log dir that can be read: it may be under the one that failed its checks,
+// so the record is kept until it shows up.
+TEST_F(StorageSafetyTest, APendingDeletionWaitsWhileALogDirThatMayHoldItsDiskIsOffline) {
+  {
+    auto m = start();
+    ASSERT_EQ(fs::path(m->create_partition("gone", 0).log_dir), dirs_[0]);
+    m->mark_offline(0, "read-only");
+    ASSERT_EQ(m->delete_topic("gone").pending.size(), 1u);
+  }
+  const fs::path disk = tmp_.path() / "disk-a";
+  fs::rename(dirs_[0], disk);
+  fs::create_directories(dirs_[0]);  // another disk at d1, and d3 cannot be used
+  std::ofstream(dirs_[0] / "meta.properties")
+      << "broker.id=0\ndirectory.id=J8aAPcfLQt2bqs1JT_rMgQ\n";
+  fs::remove_all(dirs_[2]);
+  std::ofstream(dirs_[2]) << "not a directory";
+  {
+    LogCapture log("lds.log_manager");
+    auto m = start();
+    EXPECT_TRUE(served(*m).empty());
+    EXPECT_TRUE(fs::exists(record_)) << "the record was dropped while its disk may be in d3";
+    EXPECT_NE(log.text().find("The deletion of gone-0 in " + dirs_[0].string() +
+                              " stays pending: no online log directory has its directory.id "),
+              std::string::npos)
+        << log.text();
+  }
+  fs::remove(dirs_[2]);
+  fs::rename(disk, dirs_[2]);
+  auto m = start();
+  EXPECT_FALSE(fs::exists(dirs_[2] / "gone-0"));
+  EXPECT_FALSE(fs::exists(record_));
+  EXPECT_TRUE(served(*m).empty());
+}
+
+// Two tmpfs disks on `a` and `b`, in this test process's own mount namespace (root only); why()
+// says why not. Unmounted when the object goes.
+class TwoDisks {
+ public:
+  TwoDisks(const fs::path& a, const fs::path& b, fs::path spare)
+      : points_{a, b}, spare_(std::move(spare)) {
+    if (::geteuid() != 0) {
+      why_ = "not running as root, so tmpfs disks cannot be mounted";
+      return;
+    }
+    why_ = test::use_private_mount_namespace();
+    for (size_t i = 0; i < 2 && why_.empty(); ++i) {
+      fs::create_directories(points_[i]);
+      if (::mount("tmpfs", points_[i].c_str(), "tmpfs", 0, "size=4m,mode=0755") != 0) {
+        why_ = "mount -t tmpfs on " + points_[i].string() + " failed: " + std::strerror(errno);
+      } else {
+        mounted_ = i + 1;
+      }
+    }
+  }
+  ~TwoDisks() {
+    for (size_t i = 0; i < mounted_; ++i) {
+      if (::umount2(points_[i].c_str(), 0) != 0) ::umount2(points_[i].c_str(), MNT_DETACH);
+    }
+  }
+  TwoDisks(const TwoDisks&) = delete;
+  TwoDisks& operator=(const TwoDisks&) = delete;
+  const std::string& why() const { return why_; }
+
+  // Remounts the disk on mount point `i` read-only, or writable again; "" or why not.
+  std::string set_read_only(size_t i, bool read_only) const {
+    const unsigned long flags = MS_REMOUNT | (read_only ? MS_RDONLY : 0);
+    if (::mount("tmpfs", points_[i].c_str(), "tmpfs", flags, nullptr) == 0) return "";
+    return "remount of " + points_[i].string() + " failed: " + std::strerror(errno);
+  }
+  // Swaps the two disks' mount points, as an fstab that names disks by device order does after a
+  // reboot finds them in another order; "" or why not.
+  std::string swap() const {
+    fs::create_directories(spare_);
+    for (const auto& [from, to] : {std::pair{points_[0], spare_}, std::pair{points_[1], points_[0]},
+                                   std::pair{spare_, points_[1]}}) {
+      if (::mount(from.c_str(), to.c_str(), nullptr, MS_MOVE, nullptr) != 0) {
+        return "mount --move " + from.string() + " " + to.string() +
+               " failed: " + std::strerror(errno);
+      }
+    }
+    return "";
+  }
+
+ private:
+  std::array<fs::path, 2> points_;
+  fs::path spare_;
+  size_t mounted_ = 0;
+  std::string why_;
+};
+
+TEST_F(StorageSafetyTest, ATopicDeletedOnAReadOnlyDiskStaysDeletedAfterTheMountPointsSwap) {
+  TwoDisks disks(dirs_[0], dirs_[1], tmp_.path() / "spare");
+  if (!disks.why().empty()) GTEST_SKIP() << disks.why();
+  {
+    auto m = start();
+    ASSERT_EQ(fs::path(m->create_partition("gone", 0).log_dir), dirs_[0]);
+    ASSERT_EQ(fs::path(m->create_partition("kept", 0).log_dir), dirs_[1]);
+    ASSERT_EQ(m->append("gone", 0, 5000), 5000u);
+    ASSERT_EQ(m->append("kept", 0, 7000), 7000u);
+    ASSERT_EQ(disks.set_read_only(0, true), "");
+    const DeletedTopic done = m->delete_topic("gone");
+    ASSERT_EQ(done.pending.size(), 1u) << "the read-only disk's replica is not answered pending";
+    EXPECT_EQ(done.pending[0].log_dir, dirs_[0].string());
+    EXPECT_TRUE(served(*m) == std::vector<std::string>{"d2/kept-0"});
+  }
+  // Writable again, and the disks are on each other's mount point at the restart.
+  ASSERT_EQ(disks.set_read_only(0, false), "");
+  ASSERT_EQ(disks.swap(), "");
+  ASSERT_TRUE(fs::exists(dirs_[1] / "gone-0"));
+  ASSERT_TRUE(fs::exists(dirs_[0] / "kept-0"));
+  {
+    auto m = start();
+    ASSERT_EQ(served(*m), std::vector<std::string>{"d1/kept-0"}) << "the deleted topic came back";
+    EXPECT_EQ(dir_of(m->describe(), dirs_[0]).partitions[0].size, 7000u);
+    EXPECT_FALSE(fs::exists(dirs_[1] / "gone-0"));
+    EXPECT_FALSE(fs::exists(record_));
+  }
+  auto m = start();
+  EXPECT_EQ(served(*m), std::vector<std::string>{"d1/kept-0"});
+}
+
+// A record that outlived its deletion (restored with the config folder from a backup) names the
+// replica that was deleted; the partition created since under the same name is another one.
+TEST_F(StorageSafetyTest, AStaleRecordDoesNotDeleteAPartitionCreatedAgainUnderTheSameName) {
+  {
+    auto m = start();
+    ASSERT_EQ(fs::path(m->create_partition("gone", 0).log_dir), dirs_[0]);
+    m->mark_offline(0, "read-only");
+    ASSERT_EQ(m->delete_topic("gone").pending.size(), 1u);
+  }
+  const fs::path saved = tmp_.path() / "saved-record";
+  fs::copy_file(record_, saved);
+  {
+    auto m = start();
+    EXPECT_FALSE(fs::exists(dirs_[0] / "gone-0"));
+    ASSERT_EQ(fs::path(m->create_partition("gone", 0).log_dir), dirs_[0]);
+    ASSERT_EQ(m->append("gone", 0, 5000), 5000u);
+  }
+  fs::copy_file(saved, record_);
+  LogCapture log("lds.log_manager");
+  auto m = start();
+  ASSERT_EQ(served(*m), std::vector<std::string>{"d1/gone-0"});
+  EXPECT_EQ(dir_of(m->describe(), dirs_[0]).partitions[0].size, 5000u);
+  EXPECT_FALSE(fs::exists(record_));
+  EXPECT_NE(log.text().find("Dropping the pending deletion of gone-0 in " + dirs_[0].string() +
+                            ": the gone-0 there is replica.id "),
+            std::string::npos)
+      << log.text();
+}
+
+// A record written before it named the replica (no replica_id) still deletes by the name.
+TEST_F(StorageSafetyTest, ARecordWithoutAReplicaIdDeletesByTheName) {
+  std::string directory_id;
+  {
+    auto m = start();
+    ASSERT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[0]);
+    directory_id = dir_of(m->describe(), dirs_[0]).directory_id;
+  }
+  std::ofstream(record_) << "[[pending]]\ndirectory_id = \"" << directory_id << "\"\nlog_dir = \""
+                         << dirs_[0].string()
+                         << "\"\npartition = 0\nreason = \"gone\"\ntopic = \"t\"\n";
+  auto m = start();
+  EXPECT_FALSE(fs::exists(dirs_[0] / "t-0"));
+  EXPECT_FALSE(fs::exists(record_));
+  EXPECT_TRUE(served(*m).empty());
 }
 
 }  // namespace
