@@ -31,6 +31,10 @@ struct BalanceDir {
   // Usable bytes less everything promised there (partitions' expected bytes too), what a move
   // into it is checked against; the balancer watches it to see space freed.
   uint64_t free_bytes = 0;
+  // The filesystem it is on (DiskSpace::filesystem), 0 when unknown. Dirs with one non-zero id
+  // share one filesystem: the planner counts its size, used bytes and room once, and fills it as
+  // one (each of its dirs shows the filesystem's fill).
+  uint64_t filesystem = 0;
 };
 
 // One hosted replica as the planner sees it.

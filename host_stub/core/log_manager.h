@@ -77,6 +77,7 @@ struct LogDirDescription {
   uint64_t usable_bytes = 0;
   uint64_t reserved_bytes = 0;
   bool space_known = false;
+  uint64_t filesystem = 0;  // DiskSpace::filesystem: dirs with one non-zero id share their space
   bool cordoned = false;
   std::vector<PartitionDescription> partitions;
   // An offline dir's replicas ("t-0"), still this broker's but unreadable until a restart finds the
