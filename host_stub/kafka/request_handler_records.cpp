@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/broker.h"
+#include "core/record_batch.h"
 #include "kafka/api_keys.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
