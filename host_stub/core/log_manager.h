@@ -434,6 +434,13 @@ class LogManager {
   // Throws KAFKA_STORAGE_ERROR when p's directory cannot take `bytes` more: its usable bytes less
   // what is reserved there for other partitions and moves. p's I/O lock is held.
   void refuse_append_past_free_space(const Partition& p, uint64_t bytes) const;
+  // Each directory's filesystem as the probe reads it (DiskSpace::filesystem), 0 for an offline
+  // one or when unknown; read without mu_.
+  std::vector<uint64_t> dir_filesystems() const;
+  // What is reserved on directory `dir`'s filesystem (mu_ held): its reservations and those of
+  // the online directories sharing its filesystem, by `filesystems` from dir_filesystems().
+  uint64_t reserved_on_filesystem_locked(uint32_t dir,
+                                         const std::vector<uint64_t>& filesystems) const;
   // A move promoted p into directory `to`, which already counts it (it counted the future copy).
   void relocate_locked(Partition& p, uint32_t to);
 
