@@ -350,6 +350,12 @@ double balance_fill_percent(const BalanceModel& model, uint32_t dir) {
   return BalanceProjection(model).fill(dir) * 100;
 }
 
+uint64_t balance_room_bytes(const BalanceModel& model, uint32_t dir) {
+  if (dir >= model.dirs.size() || model.dirs[dir].total_bytes == 0) return 0;
+  const BalanceProjection proj(model);
+  return static_cast<uint64_t>(std::max(0.0, proj.total(dir) - proj.physical(dir)));
+}
+
 std::string balance_move_problem(const BalanceModel& model, uint32_t from, uint32_t to,
                                  uint64_t bytes) {
   BalanceProjection proj(model);

@@ -141,6 +141,10 @@ std::string balance_move_problem(const BalanceModel& model, uint32_t from, uint3
 // Dir `dir`'s fill in percent once the moves in flight end (what the planner balances).
 double balance_fill_percent(const BalanceModel& model, uint32_t dir);
 
+// The bytes dir `dir`'s filesystem can still take: its size less its used bytes and what the moves
+// in flight into any of its dirs have still to copy.
+uint64_t balance_room_bytes(const BalanceModel& model, uint32_t dir);
+
 struct DrainPlan {
   std::vector<PlannedMove> moves;
   uint64_t bytes = 0;            // every byte on the drained dir that has to move

@@ -1,6 +1,6 @@
 // balance_shared_filesystem_test.cpp: the balance and drain planners on log directories that share
-// one filesystem: its size and room are counted once, its dirs read one fill, and a drain that
-// would overfill it is refused naming the dirs and the figures.
+// one filesystem: its size and room are counted once (a move's room check too), its dirs read one
+// fill, and a drain that would overfill it is refused naming the dirs and the figures.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -108,6 +108,17 @@ TEST(BalanceSharedFilesystem, PlanFiguresCountTheSharedFilesystemOnce) {
   EXPECT_DOUBLE_EQ(plan.dirs[0].after_percent, 40);
   EXPECT_DOUBLE_EQ(plan.dirs[1].after_percent, 35);
   for (const PlannedMove& mv : plan.moves) EXPECT_EQ(mv.from, 0u);
+}
+
+TEST(BalanceSharedFilesystem, RoomLeftForAMoveCountsTheMovesIntoEveryDirOfTheFilesystem) {
+  // What the balancer checks before it starts a planned move: 40 MiB, 1 used, 10 MiB still to be
+  // copied into /d1 and 8 into /d2 leave 21 MiB for a move into either.
+  BalanceModel m = shared_layout(100 * kMiB, 0, 1 * kMiB);
+  m.dirs[1].reserved_bytes = 10 * kMiB;
+  m.dirs[2].reserved_bytes = 8 * kMiB;
+  EXPECT_EQ(balance_room_bytes(m, 1), 21 * kMiB);
+  EXPECT_EQ(balance_room_bytes(m, 2), 21 * kMiB);
+  EXPECT_EQ(balance_room_bytes(m, 0), 100 * kMiB);
 }
 
 TEST(BalanceSharedFilesystem, DirsOfOneFilesystemAreNothingToBalance) {
