@@ -107,7 +107,7 @@ struct DirFill {
 struct BalancePlan {
   bool act = false;             // the spread called for a round (or one was asked for)
   bool target_reached = false;  // after the planned moves every eligible dir is in the band
-  double ideal_percent = 0;     // Σused / Σtotal over the eligible dirs
+  double ideal_percent = 0;     // Σused / Σtotal over the eligible dirs' filesystems
   double threshold_percent = 0;
   double spread_before_percent = 0;  // max fill minus min fill over the eligible dirs
   double spread_after_percent = 0;
@@ -147,8 +147,9 @@ uint64_t balance_room_bytes(const BalanceModel& model, uint32_t dir);
 
 struct DrainPlan {
   std::vector<PlannedMove> moves;
-  uint64_t bytes = 0;            // every byte on the drained dir that has to move
-  uint64_t room_bytes = 0;       // what the other eligible dirs can take, moves in flight counted
+  uint64_t bytes = 0;       // every byte on the drained dir that has to move
+  uint64_t room_bytes = 0;  // what the other eligible dirs can take, moves in flight counted, each
+                            // filesystem once
   uint64_t shortfall_bytes = 0;  // bytes that found no destination; 0 when the drain can run
   std::vector<TopicPartition> unplaced;  // the partitions that found no destination
   std::string problem;                   // the refusal sentence, empty when the drain can run
