@@ -20,6 +20,17 @@ bool parse_partition_name(const std::string& name, TopicPartition* tp) {
   return true;
 }
 
+// The reservations of described[i] and of the other online dirs on its filesystem.
+uint64_t reserved_on_filesystem(const std::vector<LogDirDescription>& described, size_t i) {
+  const LogDirDescription& d = described[i];
+  if (d.filesystem == 0) return d.reserved_bytes;
+  uint64_t reserved = 0;
+  for (const LogDirDescription& o : described) {
+    if (o.filesystem == d.filesystem && o.error == ErrorCode::kNone) reserved += o.reserved_bytes;
+  }
+  return reserved;
+}
+
 }  // namespace
 
 PartitionRate partition_rates_for_balance(const LogManager& logs) {
@@ -43,7 +54,10 @@ BalanceSnapshot balance_snapshot(
     if (dir.online && d.space_known && d.total_bytes > 0) {
       dir.total_bytes = d.total_bytes;
       dir.used_bytes = d.total_bytes - std::min(d.usable_bytes, d.total_bytes);
-      dir.free_bytes = d.usable_bytes - std::min(d.usable_bytes, d.reserved_bytes);
+      // Every reservation on its filesystem takes from the same usable bytes.
+      const uint64_t reserved = reserved_on_filesystem(described, i);
+      dir.free_bytes = d.usable_bytes - std::min(d.usable_bytes, reserved);
+      dir.filesystem = d.filesystem;
     }
     for (const PartitionDescription& p : d.partitions) {
       if (p.is_future) dir.reserved_bytes += p.offset_lag;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/balance_projection.h"
 #include "core/byte_size.h"
 
 namespace lds {
@@ -16,74 +17,9 @@ namespace {
 constexpr double kOvershoot = 1.10;   // a pick may exceed the needed transfer by at most 10%
 constexpr size_t kLargestTries = 16;  // past the 10% rule: candidates tried before giving up
 
-bool eligible(const BalanceDir& d) { return d.online && !d.cordoned && d.total_bytes > 0; }
+using detail::BalanceProjection;
 
-// The planner's working state: every eligible dir's projected bytes as planned moves add up.
-class Projection {
- public:
-  explicit Projection(const BalanceModel& model) : model_(model) {
-    const size_t n = model.dirs.size();
-    effective_.assign(n, 0);
-    physical_.assign(n, 0);
-    for (size_t i = 0; i < n; ++i) {
-      const BalanceDir& d = model.dirs[i];
-      physical_[i] = static_cast<double>(d.used_bytes) + static_cast<double>(d.reserved_bytes);
-      effective_[i] = physical_[i];
-      if (eligible(d)) dirs_.push_back(static_cast<uint32_t>(i));
-    }
-    // A partition moving away counts where it is going (its destination reserved it), not where
-    // it still is.
-    for (const BalancePartition& p : model.partitions) {
-      if (p.moving && p.dir < n) effective_[p.dir] -= static_cast<double>(p.size);
-    }
-    double used = 0, total = 0;
-    for (uint32_t i : dirs_) {
-      used += std::max(0.0, effective_[i]);
-      total += static_cast<double>(model.dirs[i].total_bytes);
-    }
-    ideal_ = total > 0 ? used / total : 0;
-  }
-
-  const std::vector<uint32_t>& dirs() const { return dirs_; }
-  double ideal() const { return ideal_; }
-  double total(uint32_t d) const { return static_cast<double>(model_.dirs[d].total_bytes); }
-  double fill(uint32_t d) const { return std::max(0.0, effective_[d]) / total(d); }
-  double physical(uint32_t d) const { return physical_[d]; }
-  double effective(uint32_t d) const { return effective_[d]; }
-
-  // Max fill minus min fill over the eligible dirs, with `bytes` moved from `from` to `to` when
-  // from != to.
-  double spread(uint32_t from = 0, uint32_t to = 0, double bytes = 0) const {
-    double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
-    for (uint32_t d : dirs_) {
-      double e = effective_[d];
-      if (from != to) {
-        if (d == from) e -= bytes;
-        if (d == to) e += bytes;
-      }
-      const double f = std::max(0.0, e) / total(d);
-      lo = std::min(lo, f);
-      hi = std::max(hi, f);
-    }
-    return dirs_.empty() ? 0 : hi - lo;
-  }
-
-  void move(uint32_t from, uint32_t to, double bytes) {
-    effective_[from] -= bytes;
-    effective_[to] += bytes;
-    physical_[to] += bytes;  // the source frees its bytes only once the move ends
-  }
-
-  // Whether `bytes` more fit on dir `d` at all.
-  bool fits(uint32_t d, double bytes) const { return physical_[d] + bytes <= total(d); }
-
- private:
-  const BalanceModel& model_;
-  std::vector<uint32_t> dirs_;
-  std::vector<double> effective_;  // bytes it will hold once the moves in flight and planned end
-  std::vector<double> physical_;   // bytes it will hold at most on the way there
-  double ideal_ = 0;
-};
+bool eligible(const BalanceDir& d) { return detail::balance_eligible(d); }
 
 // A partition that may move: its size and its index in the model.
 struct Candidate {
@@ -104,14 +40,54 @@ bool may_move(const BalancePartition& p, const BalanceSettings& s) {
   return true;
 }
 
-std::vector<DestinationCandidate> destinations(const Projection& proj, const BalanceModel& model,
-                                               uint32_t from, bool below_ideal_only) {
+// The eligible dirs but `from`, with their filesystems' projected figures. A balance
+// (`below_ideal_only`) offers none on from's filesystem: a move there changes no fill.
+std::vector<DestinationCandidate> destinations(const BalanceProjection& proj, uint32_t from,
+                                               bool below_ideal_only) {
   std::vector<DestinationCandidate> out;
   for (uint32_t d : proj.dirs()) {
     if (d == from) continue;
+    if (below_ideal_only && proj.filesystem(d) == proj.filesystem(from)) continue;
     if (below_ideal_only && proj.fill(d) >= proj.ideal()) continue;
-    out.push_back(
-        {d, model.dirs[d].total_bytes, static_cast<uint64_t>(std::max(0.0, proj.physical(d)))});
+    out.push_back({d, static_cast<uint64_t>(proj.total(d)),
+                   static_cast<uint64_t>(std::max(0.0, proj.physical(d)))});
+  }
+  return out;
+}
+
+// The room on the filesystems of the eligible dirs but `dir`, each filesystem counted once.
+uint64_t room_outside(const BalanceProjection& proj, uint32_t dir) {
+  std::vector<uint32_t> counted;
+  double room = 0;
+  for (uint32_t d : proj.dirs()) {
+    const uint32_t f = proj.filesystem(d);
+    if (d == dir || std::find(counted.begin(), counted.end(), f) != counted.end()) continue;
+    counted.push_back(f);
+    room += std::max(0.0, proj.total(d) - proj.physical(d));
+  }
+  return static_cast<uint64_t>(room);
+}
+
+// ", /d1 and /d2 share one filesystem, counted once" for each filesystem that two or more of the
+// eligible dirs but `dir` are on; empty when none share.
+std::string shared_filesystems(const BalanceProjection& proj, const BalanceModel& model,
+                               uint32_t dir) {
+  std::string out;
+  std::vector<uint32_t> told;
+  for (uint32_t d : proj.dirs()) {
+    const uint32_t f = proj.filesystem(d);
+    if (d == dir || std::find(told.begin(), told.end(), f) != told.end()) continue;
+    std::vector<std::string> paths;
+    for (uint32_t o : proj.dirs()) {
+      if (o != dir && proj.filesystem(o) == f) paths.push_back(model.dirs[o].path);
+    }
+    if (paths.size() < 2) continue;
+    told.push_back(f);
+    out += ", ";
+    for (size_t k = 0; k < paths.size(); ++k) {
+      out += (k == 0 ? "" : k + 1 == paths.size() ? " and " : ", ") + paths[k];
+    }
+    out += " share one filesystem, counted once";
   }
   return out;
 }
@@ -122,7 +98,7 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
                          const RankDestinations& rank) {
   BalancePlan plan;
   plan.threshold_percent = settings.threshold_percent;
-  Projection proj(model);
+  BalanceProjection proj(model);
   const double ideal = proj.ideal();
   const double quarter = settings.threshold_percent / 400.0;  // threshold/4 as a fraction
   const double band_lo = ideal - quarter, band_hi = ideal + quarter;
@@ -134,10 +110,10 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
     DirFill f{model.dirs[i].path, eligible(model.dirs[i]), 0, 0};
     if (f.eligible) f.before_percent = proj.fill(d) * 100;
     plan.dirs.push_back(f);
-    if (f.eligible) {
-      excess += std::max(0.0, std::floor(proj.effective(d) - band_hi * proj.total(d)));
-      deficit += std::max(0.0, std::floor(band_lo * proj.total(d) - proj.effective(d)));
-    }
+  }
+  for (uint32_t d : proj.filesystems()) {  // a filesystem's dirs share its excess or deficit
+    excess += std::max(0.0, std::floor(proj.effective(d) - band_hi * proj.total(d)));
+    deficit += std::max(0.0, std::floor(band_lo * proj.total(d) - proj.effective(d)));
   }
   // Every plan that reaches the band moves at least the excesses over its top, and at least the
   // deficits under its bottom: the larger of the two is the round's lower bound.
@@ -158,6 +134,11 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
   };
   if (proj.dirs().size() < 2) {
     return finish("fewer than two online, uncordoned log directories: nothing to balance");
+  }
+  if (proj.filesystems().size() < 2) {
+    return finish(
+        "the online, uncordoned log directories share one filesystem: nothing to "
+        "balance");
   }
   const double spread = plan.spread_before_percent;
   const std::string spread_text = percent_text(spread);
@@ -194,18 +175,19 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
   // Takes the move of on[from][k] to the first ranked destination it fits in that lowers the
   // spread.
   // Within a round a dir either gives or takes, never both: a plan that moved bytes back and forth
-  // would move more than the lower bound for nothing.
-  std::vector<int> role(model.dirs.size(), 0);  // +1 gives, -1 takes
+  // would move more than the lower bound for nothing. Dirs sharing a filesystem share its role.
+  std::vector<int> fs_role(model.dirs.size(), 0);  // +1 gives, -1 takes; by filesystem
+  auto role = [&](uint32_t d) -> int& { return fs_role[proj.filesystem(d)]; };
   auto try_move = [&](uint32_t from, size_t k) {
     const Candidate c = on[from][k];
     const BalancePartition& p = model.partitions[c.index];
     const double bytes = static_cast<double>(c.size);
-    const std::vector<DestinationCandidate> cands = destinations(proj, model, from, true);
+    const std::vector<DestinationCandidate> cands = destinations(proj, from, true);
     if (cands.empty()) return false;
     const double before = proj.spread();
     for (uint32_t to : rank(p, cands)) {
       if (to == from || to >= model.dirs.size() || !eligible(model.dirs[to])) continue;
-      if (role[to] > 0 || proj.fill(to) >= ideal) continue;
+      if (role(to) > 0 || proj.fill(to) >= ideal) continue;
       if (!proj.fits(to, bytes)) continue;
       if (proj.spread(from, to, bytes) >= before) continue;
       PlannedMove m;
@@ -219,8 +201,8 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
       plan.moves.push_back(std::move(m));
       plan.planned_bytes += c.size;
       proj.move(from, to, bytes);
-      role[from] = 1;
-      role[to] = -1;
+      role(from) = 1;
+      role(to) = -1;
       on[from].erase(on[from].begin() + static_cast<std::ptrdiff_t>(k));
       return true;
     }
@@ -238,7 +220,7 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
     bool moved = false;
     for (uint32_t from : sources) {
       auto& list = on[from];
-      if (list.empty() || role[from] < 0) continue;
+      if (list.empty() || role(from) < 0) continue;
       // The needed transfer: its excess over the band's top; when the spread is over the
       // threshold with no dir over the band (one dir far under it), its excess over the ideal.
       double need = proj.effective(from) - band_hi * proj.total(from);
@@ -275,7 +257,7 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
       // draining" in docs/operations.md.)
       double room = 0;
       for (uint32_t d : proj.dirs()) {
-        if (d != from && role[d] <= 0 && proj.fill(d) < ideal) {
+        if (d != from && role(d) <= 0 && proj.fill(d) < ideal) {
           room = std::max(room, band_hi * proj.total(d) - proj.effective(d));
         }
       }
@@ -302,7 +284,7 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
     const Candidate* smallest = nullptr;
     uint32_t from = 0;
     for (uint32_t d : proj.dirs()) {
-      if (role[d] < 0 || proj.fill(d) <= ideal || on[d].empty()) continue;
+      if (role(d) < 0 || proj.fill(d) <= ideal || on[d].empty()) continue;
       if (smallest == nullptr || on[d].front() < *smallest) {
         smallest = &on[d].front();
         from = d;
@@ -320,10 +302,10 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
     // Of the destinations the strategy accepts, the one with the most room left: if the replica
     // does not fit there, it fits nowhere.
     std::optional<uint32_t> best;
-    const std::vector<DestinationCandidate> cands = destinations(proj, model, from, true);
+    const std::vector<DestinationCandidate> cands = destinations(proj, from, true);
     for (uint32_t to : cands.empty() ? std::vector<uint32_t>{} : rank(p, cands)) {
       if (to == from || to >= model.dirs.size() || !eligible(model.dirs[to])) continue;
-      if (role[to] > 0 || proj.fill(to) >= ideal) continue;
+      if (role(to) > 0 || proj.fill(to) >= ideal) continue;
       if (!best || proj.total(to) - proj.physical(to) > proj.total(*best) - proj.physical(*best)) {
         best = to;
       }
@@ -365,12 +347,18 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
 
 double balance_fill_percent(const BalanceModel& model, uint32_t dir) {
   if (dir >= model.dirs.size() || model.dirs[dir].total_bytes == 0) return 0;
-  return Projection(model).fill(dir) * 100;
+  return BalanceProjection(model).fill(dir) * 100;
+}
+
+uint64_t balance_room_bytes(const BalanceModel& model, uint32_t dir) {
+  if (dir >= model.dirs.size() || model.dirs[dir].total_bytes == 0) return 0;
+  const BalanceProjection proj(model);
+  return static_cast<uint64_t>(std::max(0.0, proj.total(dir) - proj.physical(dir)));
 }
 
 std::string balance_move_problem(const BalanceModel& model, uint32_t from, uint32_t to,
                                  uint64_t bytes) {
-  Projection proj(model);
+  BalanceProjection proj(model);
   const auto& dirs = proj.dirs();
   if (std::find(dirs.begin(), dirs.end(), from) == dirs.end() ||
       std::find(dirs.begin(), dirs.end(), to) == dirs.end()) {
@@ -386,7 +374,7 @@ std::string balance_move_problem(const BalanceModel& model, uint32_t from, uint3
 
 DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinations& rank) {
   DrainPlan plan;
-  Projection proj(model);
+  BalanceProjection proj(model);
   std::vector<uint32_t> leaving;
   for (size_t i = 0; i < model.partitions.size(); ++i) {
     const BalancePartition& p = model.partitions[i];
@@ -395,17 +383,14 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
   std::sort(leaving.begin(), leaving.end(), [&](uint32_t a, uint32_t b) {
     return model.partitions[a].size > model.partitions[b].size;
   });
-  for (uint32_t d : proj.dirs()) {
-    if (d != dir)
-      plan.room_bytes += static_cast<uint64_t>(std::max(0.0, proj.total(d) - proj.physical(d)));
-  }
+  plan.room_bytes = room_outside(proj, dir);
   uint64_t unplaced = 0;
   for (uint32_t i : leaving) {
     const BalancePartition& p = model.partitions[i];
     plan.bytes += p.size;
     const double bytes = static_cast<double>(p.size);
     bool placed = false;
-    const std::vector<DestinationCandidate> cands = destinations(proj, model, dir, false);
+    const std::vector<DestinationCandidate> cands = destinations(proj, dir, false);
     if (!cands.empty()) {
       for (uint32_t to : rank(p, cands)) {
         if (to == dir || to >= model.dirs.size() || !eligible(model.dirs[to])) continue;
@@ -450,8 +435,8 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
       plan.shortfall_bytes = plan.bytes - plan.room_bytes;
       plan.problem = head +
                      "do not fit on the other online, uncordoned log directories, which can take " +
-                     room + " with moves in flight counted; " +
-                     std::to_string(plan.shortfall_bytes) + " bytes short.";
+                     room + " with moves in flight counted" + shared_filesystems(proj, model, dir) +
+                     "; " + std::to_string(plan.shortfall_bytes) + " bytes short.";
     } else {
       plan.shortfall_bytes = unplaced;
       const std::string which =
@@ -459,8 +444,8 @@ DrainPlan plan_drain(const BalanceModel& model, uint32_t dir, const RankDestinat
                        : std::to_string(plan.unplaced.size()) +
                              (plan.unplaced.size() == 1 ? " empty partition of it fits"
                                                         : " empty partitions of it fit");
-      plan.problem = head + "would fit in the " + room +
-                     " the other log directories can take, but " + which +
+      plan.problem = head + "would fit in the " + room + " the other log directories can take" +
+                     shared_filesystems(proj, model, dir) + ", but " + which +
                      " in no single one of them as the strategy ranks them.";
     }
   }

@@ -31,6 +31,10 @@ struct BalanceDir {
   // Usable bytes less everything promised there (partitions' expected bytes too), what a move
   // into it is checked against; the balancer watches it to see space freed.
   uint64_t free_bytes = 0;
+  // The filesystem it is on (DiskSpace::filesystem), 0 when unknown. Dirs with one non-zero id
+  // share one filesystem: the planner counts its size, used bytes and room once, and fills it as
+  // one (each of its dirs shows the filesystem's fill).
+  uint64_t filesystem = 0;
 };
 
 // One hosted replica as the planner sees it.
@@ -103,7 +107,7 @@ struct DirFill {
 struct BalancePlan {
   bool act = false;             // the spread called for a round (or one was asked for)
   bool target_reached = false;  // after the planned moves every eligible dir is in the band
-  double ideal_percent = 0;     // Σused / Σtotal over the eligible dirs
+  double ideal_percent = 0;     // Σused / Σtotal over the eligible dirs' filesystems
   double threshold_percent = 0;
   double spread_before_percent = 0;  // max fill minus min fill over the eligible dirs
   double spread_after_percent = 0;
@@ -137,10 +141,15 @@ std::string balance_move_problem(const BalanceModel& model, uint32_t from, uint3
 // Dir `dir`'s fill in percent once the moves in flight end (what the planner balances).
 double balance_fill_percent(const BalanceModel& model, uint32_t dir);
 
+// The bytes dir `dir`'s filesystem can still take: its size less its used bytes and what the moves
+// in flight into any of its dirs have still to copy.
+uint64_t balance_room_bytes(const BalanceModel& model, uint32_t dir);
+
 struct DrainPlan {
   std::vector<PlannedMove> moves;
-  uint64_t bytes = 0;            // every byte on the drained dir that has to move
-  uint64_t room_bytes = 0;       // what the other eligible dirs can take, moves in flight counted
+  uint64_t bytes = 0;       // every byte on the drained dir that has to move
+  uint64_t room_bytes = 0;  // what the other eligible dirs can take, moves in flight counted, each
+                            // filesystem once
   uint64_t shortfall_bytes = 0;  // bytes that found no destination; 0 when the drain can run
   std::vector<TopicPartition> unplaced;  // the partitions that found no destination
   std::string problem;                   // the refusal sentence, empty when the drain can run

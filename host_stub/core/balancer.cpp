@@ -205,7 +205,7 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
         problem = to.path + " is offline";
       } else if (to.cordoned) {
         problem = to.path + " is cordoned";
-      } else if (to.used_bytes + to.reserved_bytes + p->size > to.total_bytes) {
+      } else if (p->size > balance_room_bytes(model, m.to)) {  // its filesystem's room
         problem = to.path + " no longer has room for it";
       } else if (!planned_drain_) {
         // The dirs changed since the plan (appends, new partitions): a move that no longer helps

@@ -12,6 +12,9 @@ struct DiskSpace {
   bool known = false;         // false when the size could not be read (LDS_DIR_SPACE_UNKNOWN)
   uint64_t total_bytes = 0;   // f_blocks * f_frsize
   uint64_t usable_bytes = 0;  // f_bavail * f_frsize: what the broker may still write
+  // The filesystem it is on (st_dev of the directory); 0 when unknown. Directories with one
+  // non-zero id share their space: it is counted once.
+  uint64_t filesystem = 0;
 };
 
 class DiskProbe {

@@ -77,6 +77,7 @@ struct LogDirDescription {
   uint64_t usable_bytes = 0;
   uint64_t reserved_bytes = 0;
   bool space_known = false;
+  uint64_t filesystem = 0;  // DiskSpace::filesystem: dirs with one non-zero id share their space
   bool cordoned = false;
   std::vector<PartitionDescription> partitions;
   // An offline dir's replicas ("t-0"), still this broker's but unreadable until a restart finds the
@@ -444,6 +445,13 @@ class LogManager {
   // Throws KAFKA_STORAGE_ERROR when p's directory cannot take `bytes` more: its usable bytes less
   // what is reserved there for other partitions and moves. p's I/O lock is held.
   void refuse_append_past_free_space(const Partition& p, uint64_t bytes) const;
+  // Each directory's filesystem as the probe reads it (DiskSpace::filesystem), 0 for an offline
+  // one or when unknown; read without mu_.
+  std::vector<uint64_t> dir_filesystems() const;
+  // What is reserved on directory `dir`'s filesystem (mu_ held): its reservations and those of
+  // the online directories sharing its filesystem, by `filesystems` from dir_filesystems().
+  uint64_t reserved_on_filesystem_locked(uint32_t dir,
+                                         const std::vector<uint64_t>& filesystems) const;
   // A move promoted p into directory `to`, which already counts it (it counted the future copy).
   void relocate_locked(Partition& p, uint32_t to);
 

@@ -37,6 +37,26 @@ std::vector<FailedMoveDescription> LogManager::failed_moves() const {
   return out;
 }
 
+std::vector<uint64_t> LogManager::dir_filesystems() const {
+  std::vector<uint64_t> out;
+  out.reserve(dirs_.size());
+  for (const auto& d : dirs_) out.push_back(probe_->read(d->path).filesystem);
+  return out;
+}
+
+uint64_t LogManager::reserved_on_filesystem_locked(uint32_t dir,
+                                                   const std::vector<uint64_t>& filesystems) const {
+  const uint64_t fs_id = dir < filesystems.size() ? filesystems[dir] : 0;
+  uint64_t reserved = dirs_[dir]->reserved.bytes();
+  if (fs_id == 0) return reserved;
+  for (uint32_t i = 0; i < dirs_.size() && i < filesystems.size(); ++i) {
+    if (i != dir && filesystems[i] == fs_id && dirs_[i]->online) {
+      reserved += dirs_[i]->reserved.bytes();
+    }
+  }
+  return reserved;
+}
+
 LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& tp,
                                                           const std::string& destination) {
   std::lock_guard create_lock(create_mu_);
@@ -60,6 +80,7 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
   }
   // Read before any lock: statvfs may be slow.
   const DiskSpace space = p ? probe_->read(dirs_[static_cast<uint32_t>(dest)]->path) : DiskSpace{};
+  const std::vector<uint64_t> filesystems = p ? dir_filesystems() : std::vector<uint64_t>{};
   {
     std::lock_guard lock(mu_);
     const Dir& d = *dirs_[static_cast<uint32_t>(dest)];
@@ -90,9 +111,11 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
     }
     if (running != nullptr && running->dest == static_cast<uint32_t>(dest)) return {};
     // Refused up front when the replica cannot fit: the destination's usable bytes less what is
-    // already promised there (reservations of its partitions and of the moves into it).
+    // already promised there (reservations of its partitions and of the moves into it, and into
+    // the directories sharing its filesystem).
     const Dir& d = *dirs_[static_cast<uint32_t>(dest)];
-    const uint64_t reserved = d.reserved.bytes();
+    const uint64_t reserved =
+        reserved_on_filesystem_locked(static_cast<uint32_t>(dest), filesystems);
     const uint64_t free = space.usable_bytes > reserved ? space.usable_bytes - reserved : 0;
     if (space.known && !options_.in_memory && p->size > free) {
       return {ErrorCode::kKafkaStorageError,

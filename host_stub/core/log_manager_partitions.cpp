@@ -442,6 +442,7 @@ std::vector<LogDirDescription> LogManager::describe() const {
       desc.space_known = space.known;
       desc.total_bytes = space.total_bytes;
       desc.usable_bytes = space.usable_bytes;
+      desc.filesystem = space.filesystem;
     }
     out.push_back(std::move(desc));
   }

@@ -370,11 +370,12 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
     std::error_code ec;
     fs::remove_all(m->future, ec);
     uint64_t needed, reserved;
+    const std::vector<uint64_t> filesystems = logs_.dir_filesystems();
     {
       std::lock_guard lock(logs_.mu_);
       if (owns_locked(m)) cancel_locked(tp);  // releases the move's reservation
       needed = p.size;
-      reserved = logs_.dirs_[m->dest]->reserved.bytes();
+      reserved = logs_.reserved_on_filesystem_locked(m->dest, filesystems);
     }
     const DiskSpace space = logs_.probe_->read(logs_.dirs_[m->dest]->path);
     const uint64_t free =

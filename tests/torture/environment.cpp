@@ -245,6 +245,19 @@ bool Environment::filled(size_t i) const {
   return fs::exists(disks_[i] / kFillFile, ec);
 }
 
+std::string Environment::add_log_dir_beside(size_t i) {
+  if (!as_root_) return "not root";
+  if (log_dirs_.size() > kDiskMiB.size()) return "a disk holds two log dirs already";
+  const fs::path dir = disks_[i] / ("logs" + std::to_string(log_dirs_.size() + 1));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+  disks_.push_back(disks_[i]);
+  log_dirs_.push_back(dir);
+  write_config();
+  return "";
+}
+
 std::string Environment::remount(size_t i, bool read_only) {
   if (!as_root_) return "not root";
   const std::optional<int> code =

@@ -56,6 +56,11 @@ class Environment {
   bool filled(size_t i) const;
   // `mount -o remount,ro|rw` of disk i; "" or why not.
   std::string remount(size_t i, bool read_only);
+  // Adds a log dir on the disk of log dir i, beside it (two log dirs on one filesystem), to the
+  // config the next start reads; "" or why not (not root, or a disk holds two already).
+  std::string add_log_dir_beside(size_t i);
+  // Whether log dirs i and j are on one disk.
+  bool same_disk(size_t i, size_t j) const { return disks_[i] == disks_[j]; }
 
   // The last `bytes` of the server log (every start appended).
   std::string log_tail(size_t bytes = 4000) const;

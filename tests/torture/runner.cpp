@@ -718,11 +718,25 @@ std::string Runner::step_second_broker() {
   return "";
 }
 
+std::string Runner::step_share_filesystem(const Step& s) {
+  if (!env_.add_log_dir_beside(s.a % env_.dir_count()).empty()) return "";
+  broken_.push_back(false);
+  ++stats_["shared_filesystem"];
+  return restart();
+}
+
 std::string Runner::step_remount(const Step& s) {
   const size_t i = s.a % env_.dir_count();
-  size_t broken = 0;
-  for (bool b : broken_) broken += b ? 1 : 0;
-  if (broken_[i] || broken + 1 >= env_.dir_count()) return "";  // keep one dir healthy
+  // Every log dir on the disk may go offline with it.
+  std::vector<bool> on_disk(env_.dir_count(), false);
+  size_t broken = 0, breaking = 0;
+  for (size_t j = 0; j < env_.dir_count(); ++j) {
+    on_disk[j] = env_.same_disk(i, j);
+    if (on_disk[j] && broken_[j]) return "";
+    broken += broken_[j] ? 1 : 0;
+    breaking += on_disk[j] ? 1 : 0;
+  }
+  if (broken + breaking >= env_.dir_count()) return "";  // keep one dir healthy
   json d;
   if (std::string p = quick_check(&d); !p.empty()) return p;
   // tmpfs refuses a read-only remount (EBUSY) while a file on it is open for writing, as during a
@@ -731,11 +745,12 @@ std::string Runner::step_remount(const Step& s) {
     ++stats_["ro_refused"];
     return "";
   }
-  // From here the dir may go offline at its first I/O error; it stays offline until a restart.
-  broken_[i] = true;
+  // From here its dirs may go offline at their first I/O error, and stay so until a restart.
+  for (size_t j = 0; j < env_.dir_count(); ++j) broken_[j] = broken_[j] || on_disk[j];
   std::string problem;
   for (const auto& dir : log_dirs_of(d)) {
-    if (dir_index(dir["logDir"]) != i) continue;
+    const size_t j = dir_index(dir["logDir"]);
+    if (j >= on_disk.size() || !on_disk[j]) continue;
     for (const auto& p : dir["partitions"]) {
       std::string topic;
       int32_t number = 0;
@@ -761,7 +776,8 @@ std::string Runner::step_remount(const Step& s) {
   json after;
   if (std::string p = quick_check(&after); !p.empty()) return p;
   for (const auto& dir : log_dirs_of(after)) {
-    if (dir_index(dir["logDir"]) == i)
+    const size_t j = dir_index(dir["logDir"]);
+    if (j < on_disk.size() && on_disk[j])
       ++stats_[dir["error"].is_null() ? "ro_stayed_online" : "ro_offline"];
   }
   return "";
@@ -813,6 +829,8 @@ std::string Runner::execute(const Step& s) {
       return "";
     case Kind::kRemountReadOnly:
       return step_remount(s);
+    case Kind::kShareFilesystem:
+      return step_share_filesystem(s);
   }
   return "";
 }

@@ -110,6 +110,9 @@ class Runner {
   std::string step_strategy(const Step& s);
   std::string step_second_broker();
   std::string step_remount(const Step& s);
+  // A log dir added on the disk of dir a % dirs, beside it, and the broker restarted with it: from
+  // then on two log dirs share one filesystem (once a run; root only).
+  std::string step_share_filesystem(const Step& s);
 
   Environment& env_;
   bool hostile_plugins_;

@@ -24,7 +24,7 @@ constexpr std::array kWeights = {
     Weighted{Kind::kBalancer, 3, false},     Weighted{Kind::kDrain, 2, false},
     Weighted{Kind::kSettle, 4, false},       Weighted{Kind::kFillDisk, 2, true},
     Weighted{Kind::kUnfillDisk, 3, true},    Weighted{Kind::kRemountReadOnly, 1, true},
-    Weighted{Kind::kKafkaProduce, 8, false},
+    Weighted{Kind::kKafkaProduce, 8, false}, Weighted{Kind::kShareFilesystem, 1, true},
 };
 
 }  // namespace
@@ -90,6 +90,8 @@ const char* kind_name(Kind kind) {
       return "unfill-disk";
     case Kind::kRemountReadOnly:
       return "remount-ro";
+    case Kind::kShareFilesystem:
+      return "share-filesystem";
   }
   return "?";
 }
@@ -132,6 +134,8 @@ const char* kind_enumerator(Kind kind) {
       return "kUnfillDisk";
     case Kind::kRemountReadOnly:
       return "kRemountReadOnly";
+    case Kind::kShareFilesystem:
+      return "kShareFilesystem";
   }
   return "kSettle";
 }

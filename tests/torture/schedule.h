@@ -27,6 +27,7 @@ enum class Kind {
   kFillDisk,
   kUnfillDisk,
   kRemountReadOnly,
+  kShareFilesystem,
 };
 
 struct Step {
@@ -37,7 +38,7 @@ struct Step {
 };
 
 // `count` steps drawn from `seed` with the weights of schedule.cpp; the root-only kinds (fill,
-// remount) only when `as_root`.
+// remount, share-filesystem) only when `as_root`.
 std::vector<Step> make_schedule(uint64_t seed, size_t count, bool as_root);
 
 const char* kind_name(Kind kind);
