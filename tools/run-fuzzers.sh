@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # run-fuzzers.sh <fuzz build>: runs the four libFuzzer targets (config loader, admin request
 # parser, Kafka frame and request parser, Kafka's validation of a produced record batch) side by
-# side for LDS_FUZZ_SECONDS (60) each, from their seed corpora. Any crash, sanitizer report, timeout or out-of-memory fails it, and the input that
+# side for LDS_FUZZ_SECONDS (30) each, from their seed corpora. Any crash, sanitizer report, timeout or out-of-memory fails it, and the input that
 # triggers it is copied to <fuzz build>/artifacts/. Called by run-tests.sh.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 fuzz_build=$1
-fuzz_seconds="${LDS_FUZZ_SECONDS:-60}"
+fuzz_seconds="${LDS_FUZZ_SECONDS:-30}"
 work=$(mktemp -d)
 pids=()
 clean_up() {

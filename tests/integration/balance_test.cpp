@@ -263,8 +263,9 @@ TEST_F(BalanceTest, ADrainWhoseDirGoesOfflineNamesWhatIsLeftThereAndTheRunbookCo
   if (two_moved) {
     ASSERT_EQ(::mount("tmpfs", disk(1).c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr), 0)
         << "mount -o remount,ro " << disk(1) << ": " << std::strerror(errno);
-    const json described = call_ok({{"api", "DescribeLogDirs"}});  // outlives the loop
-    for (const auto& p : dir_entry(described, disk(1))["partitions"]) {
+    // Held here: a range-for over a member of a temporary reads freed memory.
+    const json partitions = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(1))["partitions"];
+    for (const auto& p : partitions) {
       const std::string name = p["partition"].get<std::string>();
       call({{"api", "Produce"},
             {"topic", "x"},
