@@ -66,6 +66,9 @@ class StreamProtocol {
   // Whether `c.input` holds a request for a worker. May mark `c` dead when the input can never
   // make a valid request.
   virtual bool request_ready(StreamConnection& c) = 0;
+  // Called with the server's lock held, once request_ready(c): whether the next request is one
+  // that may take long, for the server's slow pool (StreamServer::Options::slow_workers).
+  virtual bool slow(const StreamConnection& /*c*/) const { return false; }
   // Cuts the next request out of `c.input`; false when there is none (yet).
   virtual bool take_request(StreamConnection& c, StreamRequest& request) = 0;
 

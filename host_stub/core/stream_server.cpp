@@ -67,8 +67,11 @@ struct StreamServer::State {
   void read_from(const std::shared_ptr<StreamConnection>& c);
   void write_to(const std::shared_ptr<StreamConnection>& c);
   void close_idle(Clock::time_point now);
-  void worker_loop();
-  void serve(const std::shared_ptr<StreamConnection>& c);
+  // The pool that answers `c`'s next request: the slow one for what the protocol calls slow, when
+  // there is a slow pool. mu held.
+  Lane lane_of_locked(StreamConnection& c) const;
+  void worker_loop(Lane lane);
+  void serve(const std::shared_ptr<StreamConnection>& c, Lane lane);
   void wake();
 
   const std::shared_ptr<StreamProtocol> protocol;
@@ -85,8 +88,9 @@ struct StreamServer::State {
   size_t max_connections = 0;     // options.max_connections, or what set_max_connections() made it
   size_t unsent = 0;              // pending_output() of every connection, added up
   Clock::time_point next_reap{};  // when a loop waiting at max_connections looks for closed ones
-  std::deque<std::shared_ptr<StreamConnection>> ready;  // connections with requests to answer
-  std::condition_variable work_cv;
+  // Connections with requests to answer, and the wake-up of the workers that answer them, by lane.
+  std::deque<std::shared_ptr<StreamConnection>> ready[2];
+  std::condition_variable work_cv[2];
   uint64_t wake_generation = 0;  // counts wake_parked() calls
 };
 
@@ -121,13 +125,14 @@ void StreamServer::start() {
   State& st = *state_;
   const size_t workers = std::max<size_t>(st.options.workers, 1);
   try {
-    for (size_t i = 0; i < workers; ++i) {
+    for (size_t i = 0; i < workers + st.options.slow_workers; ++i) {
       {
         std::lock_guard lock(st.mu);
         ++st.workers_running;
       }
+      const Lane lane = i < workers ? Lane::kFast : Lane::kSlow;
       try {
-        workers_.emplace_back([state = state_] { state->worker_loop(); });
+        workers_.emplace_back([state = state_, lane] { state->worker_loop(lane); });
       } catch (...) {
         std::lock_guard lock(st.mu);
         --st.workers_running;
@@ -140,7 +145,7 @@ void StreamServer::start() {
       std::lock_guard lock(st.mu);
       st.stopping = true;
     }
-    st.work_cv.notify_all();
+    for (auto& cv : st.work_cv) cv.notify_all();
     for (auto& w : workers_) w.join();
     workers_.clear();
     throw std::runtime_error("Cannot start the " + st.options.name +
@@ -159,7 +164,7 @@ size_t StreamServer::stop() {
     st.stopping = true;
   }
   st.wake();
-  st.work_cv.notify_all();
+  for (auto& cv : st.work_cv) cv.notify_all();
   if (loop_.joinable()) loop_.join();
   {
     std::unique_lock lock(st.mu);
@@ -308,8 +313,9 @@ void StreamServer::State::event_loop() {
                                    : may_answer_locked(*c) && protocol->request_ready(*c);
         if (!c->busy && !c->closing && !c->dead && due) {
           c->busy = true;
-          ready.push_back(c);
-          work_cv.notify_one();
+          const auto lane = static_cast<size_t>(lane_of_locked(*c));
+          ready[lane].push_back(c);
+          work_cv[lane].notify_one();
         }
         if (!c->busy && c->parked) next_wake = std::min(next_wake, c->parked_until);
         if (!c->busy && c->peer_closed && !c->dead && !c->parked && !protocol->request_ready(*c)) {
@@ -479,37 +485,45 @@ void StreamServer::State::close_idle(Clock::time_point now) {
   }
 }
 
-void StreamServer::State::worker_loop() {
+StreamServer::Lane StreamServer::State::lane_of_locked(StreamConnection& c) const {
+  if (options.slow_workers == 0 || c.parked) return Lane::kFast;
+  return protocol->slow(c) ? Lane::kSlow : Lane::kFast;
+}
+
+void StreamServer::State::worker_loop(Lane lane) {
+  const auto i = static_cast<size_t>(lane);
   for (;;) {
     std::shared_ptr<StreamConnection> c;
     {
       std::unique_lock lock(mu);
-      work_cv.wait(lock, [this] { return stopping || !ready.empty(); });
+      work_cv[i].wait(lock, [this, i] { return stopping || !ready[i].empty(); });
       if (stopping) {
         --workers_running;
         workers_done_cv.notify_all();
         return;
       }
-      c = std::move(ready.front());
-      ready.pop_front();
+      c = std::move(ready[i].front());
+      ready[i].pop_front();
     }
-    serve(c);
-    wake();
+    serve(c, lane);
+    wake();  // the loop hands the connection's next request, if another lane's, to that lane
   }
 }
 
 // Answers the connection's requests one after another, in order, until none is left. A worker that
 // sends its replies itself answers all it finds; one whose replies are queued stops at shutdown,
 // as the loop that would send them has ended.
-void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c) {
+void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c, Lane lane) {
   const bool queued = protocol->queues_replies();
-  for (;;) {
+  for (bool first = true;; first = false) {
     StreamRequest request;
     uint64_t generation = 0;
     {
       std::lock_guard lock(mu);
       bool taken = false;
-      if (!(queued && stopping) && !c->dead && !c->closing) {
+      // A next request for the other lane goes back to the loop, which hands it to that lane.
+      const bool other_lane = !first && lane_of_locked(*c) != lane;
+      if (!(queued && stopping) && !c->dead && !c->closing && !other_lane) {
         if (c->parked) {
           request = std::move(*c->parked);
           c->parked.reset();

@@ -8,6 +8,10 @@
 // and the loop hands it to a worker again when it is due or wake_parked() says something changed.
 // So a waiting client holds no thread, and however many wait, everyone else is served.
 //
+// Requests that may take long (the protocol says which) can have a pool of their own, so that
+// a burst of them leaves the quick ones their workers. A connection still has one worker at a
+// time: its requests stay in order, each answered by its lane's pool.
+//
 // Queued replies are held in memory until the client reads them, so a client that pipelines
 // requests and never reads must not have them all answered: a connection whose unsent replies
 // reach a small budget is muted (its next requests wait, unread beyond the protocol's read-ahead)
@@ -53,6 +57,10 @@ class StreamServer {
     std::string name;  // "admin server": in "Cannot start the admin server's threads"
     std::shared_ptr<spdlog::logger> log;
     size_t workers = 4;  // at least one
+    // A second pool, for the requests StreamProtocol::slow() names (a creation of thousands of
+    // partitions), so that they never hold every worker while quick requests wait. 0: the one
+    // pool answers everything.
+    size_t slow_workers = 0;
     // Connections open at once; 0 accepts none.
     size_t max_connections = kNoLimit;
     OverLimit over_limit = OverLimit::kRefuse;
@@ -100,7 +108,8 @@ class StreamServer {
   void wake_parked();
 
  private:
-  struct State;  // shared with the threads
+  enum class Lane : size_t { kFast = 0, kSlow = 1 };  // which pool answers a request
+  struct State;                                       // shared with the threads
 
   std::shared_ptr<State> state_;
   std::vector<std::thread> workers_;

@@ -20,6 +20,7 @@
 
 #include "core/log_limiter.h"
 #include "core/logging.h"
+#include "kafka/api_keys.h"
 #include "kafka/framing.h"
 
 namespace lds::kafka {
@@ -105,6 +106,24 @@ class KafkaProtocol final : public StreamProtocol {
       return false;
     }
     return cut.state == FrameCut::kComplete;
+  }
+
+  // The first frame's request header starts with its API key.
+  bool slow(const StreamConnection& c) const override {
+    if (c.input.size() < 6) return false;
+    const auto key = static_cast<int16_t>((static_cast<uint8_t>(c.input[4]) << 8) |
+                                          static_cast<uint8_t>(c.input[5]));
+    switch (static_cast<ApiKey>(key)) {
+      case ApiKey::kCreateTopics:
+      case ApiKey::kDeleteTopics:
+      case ApiKey::kCreatePartitions:
+      case ApiKey::kAlterReplicaLogDirs:
+      case ApiKey::kAlterConfigs:
+      case ApiKey::kIncrementalAlterConfigs:
+        return true;
+      default:
+        return false;
+    }
   }
 
   bool take_request(StreamConnection& c, StreamRequest& request) override {
@@ -252,6 +271,7 @@ KafkaListener::KafkaListener(Options options)
       StreamServer::Options{.name = "Kafka listener",
                             .log = log(),
                             .workers = std::max<size_t>(options_.workers, 1),
+                            .slow_workers = options_.slow_workers,
                             .max_connections = connection_limit(options_.max_connections),
                             .over_limit = StreamServer::OverLimit::kWait,
                             .idle = idle_limit(options_.idle_ms),

@@ -46,6 +46,9 @@ class KafkaListener {
     int32_t port = 0;                     // 0: any free port
     int32_t max_frame_bytes = 104857600;  // socket.request.max.bytes
     size_t workers = 4;
+    // Workers of their own for what may take long (creations, deletions, moves, config changes,
+    // which may swap the strategy), so that Produce, Fetch and Metadata always find a worker.
+    size_t slow_workers = 2;
     int32_t max_connections = 2147483647;  // max.connections: 0 accepts none
     int64_t idle_ms = 600000;              // connections.max.idle.ms; negative: never closed
     size_t unsent_per_connection = size_t{256} << 10;

@@ -26,7 +26,8 @@
 namespace lds {
 namespace {
 
-// One request a line; the reply is "ok <line>\n". The line "block" waits until release(). The line
+// One request a line; the reply is "ok <line>\n". A line starting "slow" is for the slow pool. The
+// lines "block" and "slow block" wait until release(). The line
 // "wait <ms>" is parked (StreamReply::retry) until <ms> after it arrived, or until set_ready() and
 // the server's wake_parked().
 class LineProtocol final : public StreamProtocol {
@@ -37,6 +38,7 @@ class LineProtocol final : public StreamProtocol {
   bool request_ready(StreamConnection& c) override {
     return c.input.find('\n') != std::string::npos;
   }
+  bool slow(const StreamConnection& c) const override { return c.input.starts_with("slow"); }
   bool take_request(StreamConnection& c, StreamRequest& request) override {
     const size_t nl = c.input.find('\n');
     if (nl == std::string::npos) return false;
@@ -45,7 +47,7 @@ class LineProtocol final : public StreamProtocol {
     return true;
   }
   StreamReply answer(const StreamConnection& /*c*/, StreamRequest request) override {
-    if (request.bytes == "block") {
+    if (request.bytes == "block" || request.bytes == "slow block") {
       std::unique_lock lock(mu_);
       blocked_ = true;
       cv_.notify_all();
@@ -251,6 +253,42 @@ TEST_P(StreamServerTest, ParkedRequestsHoldNoWorkerAndKeepTheirOrder) {
     EXPECT_EQ(read_lines(fd, 2), "ok wait 60000\nok after\n");
     ::close(fd);
   }
+  EXPECT_EQ(server.stop(), 0u);
+}
+
+// Slow requests have their own workers: with its one slow worker stuck and more slow requests
+// queued, quick requests are still answered, a connection's requests keep their order across the
+// lanes, and the queued slow ones are answered once the stuck one returns.
+TEST_P(StreamServerTest, SlowRequestsNeverHoldTheQuickOnesWorkers) {
+  int port = 0;
+  auto protocol = std::make_shared<LineProtocol>(GetParam());
+  StreamServer::Options o = options(1);
+  o.slow_workers = 1;
+  StreamServer server(listen_on_loopback(port), protocol, o);
+  server.start();
+  std::vector<int> slow;
+  for (int i = 0; i < 3; ++i) {
+    slow.push_back(connect_to(port));
+    ASSERT_EQ(::send(slow.back(), "slow block\n", 11, 0), 11);
+  }
+  protocol->wait_until_blocked();
+  const int mixed = connect_to(port);
+  ASSERT_EQ(::send(mixed, "a\nb\n", 4, 0), 4);
+  EXPECT_EQ(read_lines(mixed, 2), "ok a\nok b\n");
+  for (int i = 0; i < 5; ++i) {
+    const int fd = connect_to(port);
+    ASSERT_EQ(::send(fd, "x\n", 2, 0), 2);
+    EXPECT_EQ(read_lines(fd, 1), "ok x\n");
+    ::close(fd);
+  }
+  protocol->release();
+  for (int fd : slow) {
+    EXPECT_EQ(read_lines(fd, 1), "ok slow block\n");
+    ::close(fd);
+  }
+  ASSERT_EQ(::send(mixed, "c\nslow d\ne\nslow f\n", 19, 0), 19);
+  EXPECT_EQ(read_lines(mixed, 4), "ok c\nok slow d\nok e\nok slow f\n");
+  ::close(mixed);
   EXPECT_EQ(server.stop(), 0u);
 }
 

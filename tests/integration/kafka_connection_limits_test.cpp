@@ -2,9 +2,11 @@
 // Kafka listener, and what it cannot: 60 pipelined Fetches of a 4 MiB partition never read (the
 // broker's memory stays bounded, everyone else is served, the replies then come whole and in
 // order), connections.max.idle.ms closing idle, half-sent and unread connections, max.connections
-// (a client beyond it waits; lowered through the admin API, the least recently active go), and a
-// Produce and a Fetch that still succeed with the broker out of file descriptors.
+// (a client beyond it waits; lowered through the admin API, the least recently active go), a
+// Produce and a Fetch that still succeed with the broker out of file descriptors, and creations
+// stuck in a strategy plugin that leave everything else answered.
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,8 +22,10 @@
 
 #include "core/record_batch.h"
 #include "core/wire.h"
+#include "kafka/create_topics.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
+#include "kafka/metadata.h"
 #include "kafka/produce.h"
 #include "kafka_listener_fixture.h"
 #include "server_fixture.h"
@@ -302,6 +306,66 @@ TEST_F(KafkaConnectionLimitsTest, AProduceSucceedsWithTheBrokerOutOfFileDescript
 
   clients.clear();
   ::prlimit(pid, RLIMIT_NOFILE, &original, nullptr);
+}
+
+// Creations, deletions, moves and config changes have workers of their own. Five CreateTopics
+// stuck for good (a strategy plugin that never returns from rank for topic "hang"), more than the
+// listener's request workers, leave Produce, Fetch and Metadata answered on other connections.
+TEST_F(KafkaConnectionLimitsTest, CreationsStuckInAPluginLeaveProduceFetchAndMetadataAnswered) {
+  const fs::path plugins = make_dir("plugins");
+  ::chmod(plugins.c_str(), 0755);
+  for (const fs::path& file : {build_plugin_dir() / "liblds_partition.so",
+                               fs::path(LDS_BAD_PLUGIN_DIR) / "liblds_bad_rank_hangs.so"}) {
+    fs::copy_file(file, plugins / file.filename());
+    ::chmod((plugins / file.filename()).c_str(), 0755);
+  }
+  ServerConfig config = default_config(1, "bad_rank_hangs");
+  config.plugin_dir = plugins;
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(config));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0}}});
+  KafkaConnection producer(port_);
+  kafka::Record record;
+  record.value = std::string("before");
+  ASSERT_EQ(produce(producer, 1, kafka::build_batch(0, 1700000000000, {record})), 0);
+
+  std::vector<std::unique_ptr<KafkaConnection>> creators;
+  for (int32_t i = 0; i < 5; ++i) {
+    kafka::CreateTopicsRequest create;
+    kafka::CreateTopicsRequest::Topic topic;
+    topic.name = "hang";
+    topic.num_partitions = 1;
+    topic.replication_factor = 1;
+    create.topics.push_back(topic);
+    kafka::Writer body;
+    kafka::write_create_topics_request(body, create, 4);
+    creators.push_back(std::make_unique<KafkaConnection>(port_));
+    ASSERT_TRUE(creators.back()->send_request(19, 4, 100 + i, 1, body.bytes()));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (server_log().find("rank hangs for hang-0") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_NE(server_log().find("rank hangs for hang-0"), std::string::npos) << server_log();
+
+  record.value = std::string("while creations hang");
+  EXPECT_EQ(produce(producer, 2, kafka::build_batch(0, 1700000000000, {record})), 0);
+  ASSERT_TRUE(send_fetch(producer, 3, 0, 1 << 20));
+  std::optional<std::string> records = records_of(producer.read_frame(), 3);
+  ASSERT_TRUE(records.has_value());
+  EXPECT_EQ(kafka::split_batches(*records).size(), 2u);
+  KafkaConnection reader(port_);
+  kafka::Writer body;
+  kafka::write_metadata_request(body, {std::vector<std::string>{"t"}, false}, 4);
+  ASSERT_TRUE(reader.send_request(3, 4, 4, 1, body.bytes()));
+  std::optional<std::string> reply = reader.read_frame();
+  ASSERT_TRUE(reply.has_value()) << "no answer to Metadata while creations hang";
+  kafka::Reader in(*reply);
+  EXPECT_EQ(kafka::read_response_header(in, 0), 4);
+  const kafka::MetadataResponse metadata = kafka::read_metadata_response(in, 4);
+  ASSERT_EQ(metadata.topics.size(), 1u);
+  EXPECT_EQ(metadata.topics[0].error_code, 0);
+  for (auto& c : creators) EXPECT_FALSE(c->read_frame(0ms).has_value());  // still stuck
 }
 
 }  // namespace
