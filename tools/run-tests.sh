@@ -149,7 +149,8 @@ timed release_build
 plain_stage() {
   set -e
   echo "--- suites of the Release build (labels demo, docs, packaging, torture, optimized)"
-  ctest --test-dir "$build" --output-on-failure -j"$jobs" -L 'demo|docs|packaging|torture|optimized'
+  # One job more than the cores: the two torture halves take two for minutes, mostly waiting.
+  ctest --test-dir "$build" --output-on-failure -j$((jobs + 1)) -L 'demo|docs|packaging|torture|optimized'
   echo "--- Valgrind memcheck: plugins loaded and unloaded (label memcheck)"
   ctest --test-dir "$build" -T memcheck -L memcheck --output-on-failure -j"$jobs"
   echo "--- lds-host serve and 1,000 swap cycles under Valgrind (label valgrind)"
