@@ -181,9 +181,10 @@ build_tsan() {
 start_background "$work/tsan.log" build_tsan
 tsan_pid=$last_pid
 
+# One job more than the cores: most of these suites wait on a broker, a move or a kill -9.
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-  run_ctest asan_suite --test-dir "$asan_build" --output-on-failure -j"$jobs" \
+  run_ctest asan_suite --test-dir "$asan_build" --output-on-failure -j$((jobs + 1)) \
     -LE 'demo|docs|packaging|torture|valgrind|optimized'
 timed asan_suite
 
