@@ -77,7 +77,7 @@ std::optional<int64_t> parse_int(std::string_view text) {
   return value;
 }
 
-int64_t int_in_range(const Setting& s, std::string_view key, int64_t min, int64_t max) {
+int64_t int_in_range(const ConfigSetting& s, std::string_view key, int64_t min, int64_t max) {
   std::optional<int64_t> value = parse_int(s.text);
   if (!value || *value < min || *value > max) {
     std::string range =
@@ -89,14 +89,14 @@ int64_t int_in_range(const Setting& s, std::string_view key, int64_t min, int64_
   return *value;
 }
 
-int32_t int32_at_least(const Setting& s, std::string_view key, int32_t min) {
+int32_t int32_at_least(const ConfigSetting& s, std::string_view key, int32_t min) {
   return static_cast<int32_t>(int_in_range(s, key, min, std::numeric_limits<int32_t>::max()));
 }
 
 // A Kafka LONG config with Range.atLeast(0), refused with the text of Kafka's ConfigException
 // ("Invalid value <v> for configuration <key>: <why>") from ConfigDef.parseType and
 // Range.ensureValid, with the full stop every error here ends with.
-uint64_t kafka_long_at_least_zero(const Setting& s, std::string_view key) {
+uint64_t kafka_long_at_least_zero(const ConfigSetting& s, std::string_view key) {
   std::optional<int64_t> value = parse_int(s.text);
   if (!value || *value < 0) {
     throw ConfigError(s.where + "Invalid value " + printable(s.text) + " for configuration " +
@@ -106,11 +106,11 @@ uint64_t kafka_long_at_least_zero(const Setting& s, std::string_view key) {
   return static_cast<uint64_t>(*value);
 }
 
-uint64_t count_of(const Setting& s, std::string_view key) {
+uint64_t count_of(const ConfigSetting& s, std::string_view key) {
   return static_cast<uint64_t>(int_in_range(s, key, 0, std::numeric_limits<int64_t>::max()));
 }
 
-fs::path non_empty_path(const Setting& s, std::string_view key, const fs::path& base) {
+fs::path non_empty_path(const ConfigSetting& s, std::string_view key, const fs::path& base) {
   if (s.text.empty()) throw_key_error(s.where, key, "must not be empty");
   return canonical_path(base, s.text);
 }
@@ -121,7 +121,8 @@ bool is_inside(const fs::path& inner, const fs::path& outer) {
   return o == outer.end() && i != inner.end();
 }
 
-void parse_log_dirs(std::string_view key, const Setting& s, const fs::path& base, BrokerConfig& c) {
+void parse_log_dirs(std::string_view key, const ConfigSetting& s, const fs::path& base,
+                    BrokerConfig& c) {
   if (s.items.empty()) throw_key_error(s.where, key, "must not be empty");
   std::vector<fs::path> dirs;
   for (size_t i = 0; i < s.items.size(); ++i) {
@@ -144,7 +145,8 @@ void parse_log_dirs(std::string_view key, const Setting& s, const fs::path& base
   c.log_dirs = std::move(dirs);
 }
 
-void parse_cordoned(std::string_view key, const Setting& s, const fs::path& base, BrokerConfig& c) {
+void parse_cordoned(std::string_view key, const ConfigSetting& s, const fs::path& base,
+                    BrokerConfig& c) {
   std::vector<std::string> invalid;
   std::string first_invalid_at;  // where the first bad entry is written
   for (size_t i = 0; i < s.items.size(); ++i) {
@@ -167,7 +169,7 @@ void parse_cordoned(std::string_view key, const Setting& s, const fs::path& base
   if (!invalid.empty()) throw_cordon_error(first_invalid_at, s.items, invalid);
 }
 
-void parse_strategy_option(std::string_view key, const Setting& s, const fs::path&,
+void parse_strategy_option(std::string_view key, const ConfigSetting& s, const fs::path&,
                            BrokerConfig& c) {
   std::optional<StrategyOptionName> option = split_strategy_option(key);
   if (!option) throw_key_error(s.where, key, "unknown config key");
@@ -191,7 +193,8 @@ std::string bool_text(bool value) { return value ? "true" : "false"; }
 
 // Kafka's listener format, PLAINTEXT://host:port (an IPv6 host in brackets). One listener, and
 // only PLAINTEXT: this broker speaks no TLS or SASL.
-void parse_listeners(std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+void parse_listeners(std::string_view key, const ConfigSetting& s, const fs::path&,
+                     BrokerConfig& c) {
   c.listener_host.clear();
   c.listener_port = 0;
   const std::string& text = s.text;

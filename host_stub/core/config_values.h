@@ -15,7 +15,6 @@
 namespace lds::detail {
 
 namespace fs = std::filesystem;
-using Setting = ConfigSetting;
 
 // Built by appending: GCC 12 at -O3 reports a false -Wrestrict on `"\"" + std::string(s)`.
 std::string in_quotes(std::string_view s);
@@ -39,27 +38,29 @@ bool is_plugin_name(std::string_view s);
 
 std::optional<int64_t> parse_int(std::string_view text);
 
-int64_t int_in_range(const Setting& s, std::string_view key, int64_t min, int64_t max);
+int64_t int_in_range(const ConfigSetting& s, std::string_view key, int64_t min, int64_t max);
 
-int32_t int32_at_least(const Setting& s, std::string_view key, int32_t min);
+int32_t int32_at_least(const ConfigSetting& s, std::string_view key, int32_t min);
 
 // A Kafka LONG config with Range.atLeast(0), refused with the text of Kafka's ConfigException
 // ("Invalid value <v> for configuration <key>: <why>") from ConfigDef.parseType and
 // Range.ensureValid, with the full stop every error here ends with.
-uint64_t kafka_long_at_least_zero(const Setting& s, std::string_view key);
+uint64_t kafka_long_at_least_zero(const ConfigSetting& s, std::string_view key);
 
-uint64_t count_of(const Setting& s, std::string_view key);
+uint64_t count_of(const ConfigSetting& s, std::string_view key);
 
-fs::path non_empty_path(const Setting& s, std::string_view key, const fs::path& base);
+fs::path non_empty_path(const ConfigSetting& s, std::string_view key, const fs::path& base);
 
 // Whether `inner` lies strictly inside `outer`; both canonical.
 bool is_inside(const fs::path& inner, const fs::path& outer);
 
-void parse_log_dirs(std::string_view key, const Setting& s, const fs::path& base, BrokerConfig& c);
+void parse_log_dirs(std::string_view key, const ConfigSetting& s, const fs::path& base,
+                    BrokerConfig& c);
 
-void parse_cordoned(std::string_view key, const Setting& s, const fs::path& base, BrokerConfig& c);
+void parse_cordoned(std::string_view key, const ConfigSetting& s, const fs::path& base,
+                    BrokerConfig& c);
 
-void parse_strategy_option(std::string_view key, const Setting& s, const fs::path&,
+void parse_strategy_option(std::string_view key, const ConfigSetting& s, const fs::path&,
                            BrokerConfig& c);
 
 std::string format_strategy_option(std::string_view key, const BrokerConfig& c);
@@ -68,7 +69,8 @@ std::string bool_text(bool value);
 
 // Kafka's listener format, PLAINTEXT://host:port (an IPv6 host in brackets). One listener, and
 // only PLAINTEXT: this broker speaks no TLS or SASL.
-void parse_listeners(std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c);
+void parse_listeners(std::string_view key, const ConfigSetting& s, const fs::path&,
+                     BrokerConfig& c);
 
 std::string format_listeners(std::string_view, const BrokerConfig& c);
 
