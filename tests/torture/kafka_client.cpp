@@ -70,8 +70,9 @@ Delivery produce_through_listener(const fs::path& script, const std::string& add
   }
   if (*code != 0 || !done || !keys.empty()) {
     d.problem = "the Kafka client exited with " + std::to_string(*code) + " leaving " +
-                std::to_string(keys.size()) +
-                " messages without a delivery report: " + text.substr(0, 1000);
+                std::to_string(keys.size()) + " messages without a delivery report (the first " +
+                (keys.empty() ? std::string("none") : *keys.begin()) +
+                "); its output ends: " + text.substr(text.size() > 1000 ? text.size() - 1000 : 0);
   }
   return d;
 }

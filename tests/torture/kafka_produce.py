@@ -8,9 +8,16 @@
 #
 #   kafka_produce.py HOST:PORT TOPIC PARTITION < messages
 import json
+import os
 import sys
 
 from confluent_kafka import KafkaException, Producer
+
+
+def emit(report):
+    # One write(2) per line: librdkafka logs to stderr, which shares this file, from its own
+    # threads, and print() may write a line and its newline apart, letting a log line in between.
+    os.write(1, (json.dumps(report) + "\n").encode())
 
 
 def main():
@@ -28,9 +35,9 @@ def main():
     def report(err, msg):
         key = msg.key().decode()
         if err is not None:
-            print(json.dumps({"key": key, "error": str(err)}), flush=True)
+            emit({"key": key, "error": str(err)})
         else:
-            print(json.dumps({"key": key, "offset": msg.offset()}), flush=True)
+            emit({"key": key, "offset": msg.offset()})
 
     for line in sys.stdin:
         key, value = line.rstrip("\n").split("\t", 1)
@@ -38,10 +45,10 @@ def main():
             producer.produce(topic, value=value.encode(), key=key.encode(), partition=partition,
                              on_delivery=report)
         except (BufferError, KafkaException) as e:
-            print(json.dumps({"key": key, "error": "not sent: " + str(e)}), flush=True)
+            emit({"key": key, "error": "not sent: " + str(e)})
         producer.poll(0)
     left = producer.flush(15)
-    print(json.dumps({"done": left == 0, "undelivered": left}), flush=True)
+    emit({"done": left == 0, "undelivered": left})
 
 
 if __name__ == "__main__":
