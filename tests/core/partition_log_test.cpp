@@ -15,6 +15,7 @@
 #include "core/errors.h"
 #include "core/log_layout.h"
 #include "core/record_batch.h"
+#include "file_bytes.h"
 #include "temp_dir.h"
 
 namespace lds {
@@ -36,10 +37,7 @@ std::string client_batch(int n, const std::string& tag = "v") {
   return kafka::build_batch(0, 1700000000000, records);
 }
 
-std::string file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+std::string file(const fs::path& p) { return test::file_bytes(p); }
 
 std::vector<std::string> segment_names(const fs::path& dir) {
   std::vector<std::string> out;

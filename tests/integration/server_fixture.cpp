@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "admin/admin_client.h"
+#include "file_bytes.h"
 #include "private_mounts.h"
 
 extern char** environ;
@@ -144,12 +145,7 @@ bool has_exited(pid_t pid) {
   return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'Z';
 }
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+std::string read_file(const fs::path& file) { return test::file_bytes(file); }
 
 void ServerFixture::SetUp() {
   valgrind_ = valgrind_requested();

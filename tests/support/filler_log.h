@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <span>
 #include <string>
@@ -18,6 +16,7 @@
 #include "core/log_layout.h"
 #include "core/record_batch.h"
 #include "core/wire.h"
+#include "file_bytes.h"
 
 namespace lds::test {
 
@@ -48,8 +47,7 @@ inline std::string filler_log_problem(const std::filesystem::path& partition_dir
   uint64_t total = 0;
   std::string want;
   for (const auto& [base, path] : segments) {
-    std::ifstream in(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    const std::string bytes = file_bytes(path);
     total += bytes.size();
     if (!bytes.empty() && static_cast<int64_t>(base) != next) {
       return path.string() + " is named for offset " + std::to_string(base) +

@@ -3,11 +3,11 @@
 #pragma once
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "file_bytes.h"
 
 namespace lds::test {
 
@@ -24,8 +24,7 @@ inline std::map<std::string, std::string> tree_bytes(
         out[it->path().string()] = "<dir>";
         continue;
       }
-      std::ifstream in(it->path(), std::ios::binary);
-      out[it->path().string()] = std::string(std::istreambuf_iterator<char>(in), {});
+      out[it->path().string()] = file_bytes(it->path());
     }
   }
   return out;

@@ -719,7 +719,11 @@ std::string Runner::step_second_broker() {
 }
 
 std::string Runner::step_share_filesystem(const Step& s) {
-  if (!env_.add_log_dir_beside(s.a % env_.dir_count()).empty()) return "";
+  const size_t i = s.a % env_.dir_count();
+  // A new dir on a full disk cannot take its meta.properties, and goes offline at the restart as
+  // it should; the schedule adds one only where it is not breaking the disk too.
+  if (env_.filled(i) || broken_[i]) return "";
+  if (!env_.add_log_dir_beside(i).empty()) return "";
   broken_.push_back(false);
   ++stats_["shared_filesystem"];
   return restart();
