@@ -1,4 +1,5 @@
-// environment.cpp: temp folder, tmpfs disks, config file and the lds-host child of a torture run.
+// environment.cpp: temp folder, tmpfs and ext4 disks, config file and the lds-host child of a
+// torture run.
 #include "environment.h"
 
 #include <fcntl.h>
@@ -6,6 +7,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +22,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "file_bytes.h"
 #include "private_mounts.h"
 
 namespace lds::torture {
@@ -28,6 +31,10 @@ namespace {
 
 constexpr std::array<uint64_t, 3> kDiskMiB = {64, 128, 256};
 constexpr const char* kFillFile = "torture-fill";
+constexpr const char* kInodeFiller = "torture-inodes";
+// The ext4 image: small, so that filling it writes little to the real disk, and with few inodes.
+constexpr uint64_t kExt4MiB = 24;
+constexpr const char* kExt4Inodes = "128";
 
 bool socket_accepts(const fs::path& path) {
   sockaddr_un addr{};
@@ -56,7 +63,7 @@ int status_code(int status) {
 }  // namespace
 
 Environment::Environment(const fs::path& host, const fs::path& plugin_dir,
-                         const fs::path& hostile_plugin_dir)
+                         const std::vector<fs::path>& extra_plugin_dirs)
     : host_(host), as_root_(::geteuid() == 0) {
   std::string pattern = (fs::temp_directory_path() / "lds-torture-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
@@ -68,7 +75,9 @@ Environment::Environment(const fs::path& host, const fs::path& plugin_dir,
   config_file_ = temp_ / "broker.toml";
   log_file_ = temp_ / "server.log";
   try {
-    set_up_plugins(plugin_dir, hostile_plugin_dir);
+    std::vector<fs::path> from{plugin_dir};
+    from.insert(from.end(), extra_plugin_dirs.begin(), extra_plugin_dirs.end());
+    set_up_plugins(from);
     set_up_disks();
   } catch (...) {
     clean_up();
@@ -76,10 +85,10 @@ Environment::Environment(const fs::path& host, const fs::path& plugin_dir,
   }
 }
 
-void Environment::set_up_plugins(const fs::path& plugin_dir, const fs::path& hostile_plugin_dir) {
+void Environment::set_up_plugins(const std::vector<fs::path>& dirs) {
   plugin_dir_ = temp_ / "plugins";
   fs::create_directories(plugin_dir_);
-  for (const fs::path& from : {plugin_dir, hostile_plugin_dir}) {
+  for (const fs::path& from : dirs) {
     if (from.empty()) continue;
     std::error_code ec;
     size_t copied = 0;
@@ -235,25 +244,92 @@ uint64_t Environment::fill(size_t i) {
   return written;
 }
 
+uint64_t Environment::exhaust_inodes(size_t i) {
+  if (!as_root_) return 0;
+  const fs::path dir = disks_[i] / kInodeFiller;
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return 0;
+  // Bounded by the filesystem's inodes (a tmpfs has one per page of its size at most).
+  uint64_t made = 0;
+  for (uint64_t n = 0;; ++n) {
+    const fs::path file = dir / std::to_string(n);
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      if (errno == EEXIST) continue;
+      break;
+    }
+    ::close(fd);
+    ++made;
+  }
+  return made;
+}
+
 void Environment::unfill(size_t i) {
   std::error_code ec;
   fs::remove(disks_[i] / kFillFile, ec);
+  fs::remove_all(disks_[i] / kInodeFiller, ec);
 }
 
 bool Environment::filled(size_t i) const {
   std::error_code ec;
-  return fs::exists(disks_[i] / kFillFile, ec);
+  return fs::exists(disks_[i] / kFillFile, ec) || fs::exists(disks_[i] / kInodeFiller, ec);
 }
 
 std::string Environment::add_log_dir_beside(size_t i) {
   if (!as_root_) return "not root";
-  if (log_dirs_.size() > kDiskMiB.size()) return "a disk holds two log dirs already";
+  if (shared_disk_) return "a disk holds two log dirs already";
   const fs::path dir = disks_[i] / ("logs" + std::to_string(log_dirs_.size() + 1));
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return "cannot create " + dir.string() + ": " + ec.message();
   disks_.push_back(disks_[i]);
   log_dirs_.push_back(dir);
+  shared_disk_ = true;
+  write_config();
+  return "";
+}
+
+std::string Environment::add_ext4_disk() {
+  if (!as_root_) return "not root";
+  if (ext4_dir_ != SIZE_MAX) return "the ext4 disk is there already";
+  const auto tool = [](const char* name) {
+    for (const char* dir : {"/usr/sbin/", "/sbin/"}) {
+      if (::access((std::string(dir) + name).c_str(), X_OK) == 0) return std::string(dir) + name;
+    }
+    return std::string();
+  };
+  const std::string mkfs = tool("mkfs.ext4");
+  const std::string losetup = tool("losetup");
+  if (mkfs.empty() || losetup.empty()) return "mkfs.ext4 or losetup is not in /usr/sbin or /sbin";
+  const fs::path image = temp_ / "ext4.img";
+  const fs::path disk = temp_ / "disk-ext4";
+  const fs::path out = temp_ / "ext4-tool.out";
+  std::error_code ec;
+  fs::create_directories(disk, ec);
+  // Sparse: only what the filesystem writes reaches the real disk, at most kExt4MiB.
+  std::ofstream(image, std::ios::binary).close();
+  fs::resize_file(image, kExt4MiB << 20, ec);
+  if (ec) return "cannot size " + image.string() + ": " + ec.message();
+  if (run_child({mkfs, "-q", "-F", "-N", kExt4Inodes, image.string()}, "/dev/null", out, 60) != 0) {
+    return "mkfs.ext4 " + image.string() + " failed: " + test::file_bytes(out);
+  }
+  if (run_child({losetup, "--find", "--show", image.string()}, "/dev/null", out, 60) != 0) {
+    return "losetup --find --show " + image.string() + " failed: " + test::file_bytes(out);
+  }
+  std::string device = test::file_bytes(out);
+  device = device.substr(0, device.find('\n'));
+  const bool mounted = ::mount(device.c_str(), disk.c_str(), "ext4", 0, nullptr) == 0;
+  const int mount_errno = errno;
+  // Detached while mounted, the loop device goes with the mount, however the run ends.
+  run_child({losetup, "--detach", device}, "/dev/null", out, 60);
+  if (!mounted) {
+    return "mount -t ext4 " + device + " on " + disk.string() + ": " + std::strerror(mount_errno);
+  }
+  mounted_.push_back(disk);
+  fs::create_directories(disk / "logs", ec);
+  if (ec) return "cannot create " + (disk / "logs").string() + ": " + ec.message();
+  ext4_dir_ = log_dirs_.size();
+  disks_.push_back(disk);
+  log_dirs_.push_back(disk / "logs");
   write_config();
   return "";
 }
@@ -298,11 +374,19 @@ std::optional<int> run_child(const std::vector<std::string>& argv, const fs::pat
 }
 
 std::string Environment::log_tail(size_t bytes) const {
-  std::ifstream in(log_file_, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  const std::string all = s.str();
+  const std::string all = test::file_bytes(log_file_);
   return all.size() <= bytes ? all : all.substr(all.size() - bytes);
+}
+
+uint64_t Environment::log_size() const {
+  std::error_code ec;
+  const uint64_t size = fs::file_size(log_file_, ec);
+  return ec ? 0 : size;
+}
+
+std::string Environment::log_since(uint64_t offset) const {
+  const std::string all = test::file_bytes(log_file_);
+  return offset < all.size() ? all.substr(offset) : "";
 }
 
 }  // namespace lds::torture

@@ -1,7 +1,7 @@
 // environment.h: what one torture run owns: a temp folder, three disks (tmpfs of 64, 128 and
-// 256 MiB as root, plain folders otherwise), a plugin folder, the broker config (admin socket and
-// a Kafka listener on a free port) and the lds-host child. The destructor kills the child,
-// unmounts and removes everything, on every way out.
+// 256 MiB as root, plain folders otherwise; a small ext4 image may join them), a plugin folder,
+// the broker config (admin socket and a Kafka listener on a free port) and the lds-host child.
+// The destructor kills the child, unmounts and removes everything, on every way out.
 #pragma once
 
 #include <sys/types.h>
@@ -19,10 +19,10 @@ namespace fs = std::filesystem;
 class Environment {
  public:
   // The broker's plugin.dir is a folder of the run's own holding a copy of every plugin in
-  // `plugin_dir` and in `hostile_plugin_dir` (none when empty). Throws std::runtime_error saying
-  // what could not be set up.
+  // `plugin_dir` and in each of `extra_plugin_dirs` (empty paths skipped). Throws
+  // std::runtime_error saying what could not be set up.
   Environment(const fs::path& host, const fs::path& plugin_dir,
-              const fs::path& hostile_plugin_dir = {});
+              const std::vector<fs::path>& extra_plugin_dirs = {});
   ~Environment();
   Environment(const Environment&) = delete;
   Environment& operator=(const Environment&) = delete;
@@ -49,9 +49,13 @@ class Environment {
   // still running after `timeout_ms` (then it is killed).
   std::optional<int> run_second_broker(int timeout_ms);
 
-  // Fills disk i (a tmpfs) with a file until the disk is full; the bytes written. Does nothing
-  // without root, when the disks are plain folders on the real disk.
+  // Fills disk i (a tmpfs or the ext4 image) with a file until the disk is full; the bytes
+  // written. Does nothing without root, when the disks are plain folders on the real disk.
   uint64_t fill(size_t i);
+  // Creates empty files on disk i until its filesystem has no inode left; the files made. Root
+  // only, as fill().
+  uint64_t exhaust_inodes(size_t i);
+  // Gives back what fill() and exhaust_inodes() took.
   void unfill(size_t i);
   bool filled(size_t i) const;
   // `mount -o remount,ro|rw` of disk i; "" or why not.
@@ -59,15 +63,24 @@ class Environment {
   // Adds a log dir on the disk of log dir i, beside it (two log dirs on one filesystem), to the
   // config the next start reads; "" or why not (not root, or a disk holds two already).
   std::string add_log_dir_beside(size_t i);
+  // Adds a log dir on an ext4 filesystem of its own, a loop-mounted image of a few MiB in the temp
+  // folder made with few inodes, to the config the next start reads; "" or why not (not root,
+  // mkfs.ext4 or losetup missing, no free loop device, or added already).
+  std::string add_ext4_disk();
+  // The index of the ext4 image's log dir; dir_count() when there is none.
+  size_t ext4_dir() const { return ext4_dir_ == SIZE_MAX ? dir_count() : ext4_dir_; }
   // Whether log dirs i and j are on one disk.
   bool same_disk(size_t i, size_t j) const { return disks_[i] == disks_[j]; }
 
   // The last `bytes` of the server log (every start appended).
   std::string log_tail(size_t bytes = 4000) const;
+  // The server log's size now, and what it holds from `offset` on: what one start wrote.
+  uint64_t log_size() const;
+  std::string log_since(uint64_t offset) const;
 
  private:
   void set_up_disks();
-  void set_up_plugins(const fs::path& plugin_dir, const fs::path& hostile_plugin_dir);
+  void set_up_plugins(const std::vector<fs::path>& from);
   // Kills the child, unmounts the disks, removes the temp folder.
   void clean_up();
   pid_t spawn(const fs::path& log);
@@ -83,6 +96,8 @@ class Environment {
   std::vector<fs::path> log_dirs_;
   std::vector<fs::path> mounted_;
   bool as_root_ = false;
+  bool shared_disk_ = false;  // add_log_dir_beside() was done
+  size_t ext4_dir_ = SIZE_MAX;
   pid_t pid_ = -1;
   std::optional<int> exit_code_;
 };

@@ -50,6 +50,7 @@ RunOptions options_from_env() {
   o.host = host != nullptr ? host : LDS_HOST_EXE;
   o.plugin_dir = plugins != nullptr ? plugins : LDS_BUILD_PLUGIN_DIR;
   o.hostile_plugin_dir = LDS_BAD_PLUGIN_DIR;
+  o.forbid_plugin_dir = LDS_FORBID_PLUGIN_DIR;
   if (std::string why = kafka_client_problem(LDS_KAFKA_PRODUCE); why.empty()) {
     o.kafka_client = LDS_KAFKA_PRODUCE;
   } else {
@@ -157,7 +158,10 @@ int run_regressions(const RunOptions& options) {
 std::string verdict_after(const RunOptions& options, const std::vector<Step>& steps,
                           const std::function<void(const fs::path&)>& corrupt) {
   Environment env(options.host, options.plugin_dir);
-  Runner runner(env, false, options.kafka_client);
+  RunOptions shipped_only = options;
+  shipped_only.hostile_plugin_dir.clear();
+  shipped_only.forbid_plugin_dir.clear();
+  Runner runner(env, shipped_only);
   if (std::string p = env.start(); !p.empty()) {
     std::printf("self-test: start failed: %s\n", p.c_str());
     return "";
@@ -263,6 +267,7 @@ std::string drop_root(const RunOptions& options, int* code) {
   const std::pair<fs::path, int> needs[] = {{options.host, X_OK},
                                             {options.plugin_dir, R_OK | X_OK},
                                             {options.hostile_plugin_dir, R_OK | X_OK},
+                                            {options.forbid_plugin_dir, R_OK | X_OK},
                                             {options.kafka_client, R_OK},
                                             {fs::temp_directory_path(), W_OK | X_OK}};
   for (const auto& [p, mode] : needs) {

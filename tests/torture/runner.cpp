@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "describe_answer.h"
 #include "kafka_client.h"
 #include "reliability_support.h"
 
@@ -31,46 +32,6 @@ constexpr uint64_t kPartitionBudget = 10ull << 20;
 constexpr uint64_t kClientMessages = 100;
 constexpr uint64_t kClientValueBytes = 600;
 constexpr int kClientTimeoutSeconds = 30;
-constexpr std::array<const char*, 3> kShipped = {"partition", "size", "cordon"};
-
-struct Hostile {
-  const char* name;
-  bool loads;  // passes the load checks; every real placement then falls back
-};
-
-// tests/bad_plugins: five whose rank misbehaves at every real placement (the host falls back to
-// partition-count order, cordons still applied), and seven that break the handshake, create or
-// the dry run, one of them hanging in create and one in its dry-run rank (each swap to those is
-// refused, and the active strategy stays).
-constexpr std::array kHostile = {
-    Hostile{"bad_rank_error", true},
-    Hostile{"bad_rank_duplicate", true},
-    Hostile{"bad_rank_out_of_range", true},
-    Hostile{"bad_rank_too_long", true},
-    Hostile{"bad_rank_unterminated", true},
-    Hostile{"bad_no_entry", false},
-    Hostile{"bad_wrong_major", false},
-    Hostile{"bad_null_rank", false},
-    Hostile{"bad_create_fails", false},
-    Hostile{"bad_create_hangs", false},
-    Hostile{"bad_rank_hangs_in_dry_run", false},
-    Hostile{"bad_truncated", false},
-};
-
-json log_dirs_of(const json& describe) {
-  if (!describe.contains("brokers") || describe["brokers"].empty()) return json::array();
-  return describe["brokers"][0]["logDirs"];
-}
-
-bool any_future(const json& describe) {
-  for (const auto& d : log_dirs_of(describe)) {
-    for (const auto& p : d["partitions"]) {
-      if (p["isFuture"].get<bool>()) return true;
-    }
-  }
-  return false;
-}
-
 // Which partition is where, with its size: what must not change while the disks are scanned.
 std::string placement(const json& describe) {
   std::string out;
@@ -80,18 +41,6 @@ std::string placement(const json& describe) {
     out += d["error"].dump() + ";";
   }
   return out;
-}
-
-// "t-12" -> ("t", 12); false for any other name.
-bool parse_partition_name(const std::string& name, std::string* topic, int32_t* number) {
-  const size_t dash = name.rfind('-');
-  if (dash == std::string::npos || dash == 0 || dash + 1 == name.size()) return false;
-  for (size_t i = dash + 1; i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return false;
-  }
-  *topic = name.substr(0, dash);
-  *number = std::stoi(name.substr(dash + 1));
-  return true;
 }
 
 // "NOT_LEADER_OR_FOLLOWER" of confluent-kafka's
@@ -627,46 +576,6 @@ std::string Runner::step_cordon(const Step& s) {
   return "";
 }
 
-// Half the swaps (all of them without hostile plugins) go to a shipped strategy, which must be
-// taken; the others to a hostile plugin, which is taken or refused as its fault says.
-std::string Runner::step_strategy(const Step& s) {
-  if (!hostile_plugins_ || s.c % 2 == 0) {
-    const char* name = kShipped[s.b % kShipped.size()];
-    if (std::string p = set_config("log.directory.select.strategy", name); !p.empty()) return p;
-    strategy_ = name;
-    return "";
-  }
-  const Hostile& h = kHostile[s.b % kHostile.size()];
-  std::string problem;
-  const json r =
-      call({{"api", "IncrementalAlterConfigs"},
-            {"configs",
-             json::array(
-                 {{{"name", "log.directory.select.strategy"}, {"op", "SET"}, {"value", h.name}}})}},
-           &problem);
-  if (!problem.empty()) return problem;
-  const std::string error = r.value("error", "");
-  if (h.loads && error != "NONE") {
-    return std::string("the swap to ") + h.name + ", which loads, answered " + error + ": " +
-           r.value("message", "");
-  }
-  if (!h.loads && error == "NONE") {
-    return std::string("the swap to ") + h.name + ", which must be refused, was taken";
-  }
-  ++stats_[std::string(h.loads ? "hostile_taken" : "hostile_refused")];
-  if (h.loads) strategy_ = h.name;
-  const json c = call({{"api", "DescribeConfigs"}}, &problem);
-  if (!problem.empty()) return problem;
-  for (const auto& e : c.value("configs", json::array())) {
-    if (e.value("name", "") == "log.directory.select.strategy" &&
-        e.value("value", "") != strategy_) {
-      return "after the swap to " + std::string(h.name) + " the active strategy is " +
-             e.value("value", "") + ", not " + strategy_;
-    }
-  }
-  return "";
-}
-
 std::string Runner::check_moves_into_cordons(
     const std::map<std::string, std::vector<size_t>>& copies, const json& describe) {
   std::map<std::string, size_t> now;
@@ -714,75 +623,6 @@ std::string Runner::step_second_broker() {
   ++stats_["second_broker_refused"];
   if (*code != 2) {
     return "a second broker on the same dirs exited with " + std::to_string(*code) + ", expected 2";
-  }
-  return "";
-}
-
-std::string Runner::step_share_filesystem(const Step& s) {
-  const size_t i = s.a % env_.dir_count();
-  // A new dir on a full disk cannot take its meta.properties, and goes offline at the restart as
-  // it should; the schedule adds one only where it is not breaking the disk too.
-  if (env_.filled(i) || broken_[i]) return "";
-  if (!env_.add_log_dir_beside(i).empty()) return "";
-  broken_.push_back(false);
-  ++stats_["shared_filesystem"];
-  return restart();
-}
-
-std::string Runner::step_remount(const Step& s) {
-  const size_t i = s.a % env_.dir_count();
-  // Every log dir on the disk may go offline with it.
-  std::vector<bool> on_disk(env_.dir_count(), false);
-  size_t broken = 0, breaking = 0;
-  for (size_t j = 0; j < env_.dir_count(); ++j) {
-    on_disk[j] = env_.same_disk(i, j);
-    if (on_disk[j] && broken_[j]) return "";
-    broken += broken_[j] ? 1 : 0;
-    breaking += on_disk[j] ? 1 : 0;
-  }
-  if (broken + breaking >= env_.dir_count()) return "";  // keep one dir healthy
-  json d;
-  if (std::string p = quick_check(&d); !p.empty()) return p;
-  // tmpfs refuses a read-only remount (EBUSY) while a file on it is open for writing, as during a
-  // copy or an append: the step is then skipped, and nothing was broken.
-  if (std::string p = env_.remount(i, true); !p.empty()) {
-    ++stats_["ro_refused"];
-    return "";
-  }
-  // From here its dirs may go offline at their first I/O error, and stay so until a restart.
-  for (size_t j = 0; j < env_.dir_count(); ++j) broken_[j] = broken_[j] || on_disk[j];
-  std::string problem;
-  for (const auto& dir : log_dirs_of(d)) {
-    const size_t j = dir_index(dir["logDir"]);
-    if (j >= on_disk.size() || !on_disk[j]) continue;
-    for (const auto& p : dir["partitions"]) {
-      std::string topic;
-      int32_t number = 0;
-      if (!parse_partition_name(p["partition"], &topic, &number)) continue;
-      const json r = call(
-          {{"api", "Produce"}, {"topic", topic}, {"partition", number}, {"bytes", 4096}}, &problem);
-      if (!problem.empty()) break;
-      const std::string name = p["partition"];
-      if (r.value("error", "") == "NONE" && parts_.contains(name)) {
-        parts_[name].acked = r.value("size", uint64_t{0});
-      }
-    }
-  }
-  // Held read-only a while longer (0 to 1 s), so a move's renames may meet the read-only disk.
-  std::this_thread::sleep_for(std::chrono::milliseconds((s.c % 5) * 250));
-  std::string back = env_.remount(i, false);
-  for (int attempt = 0; !back.empty() && attempt < 50; ++attempt) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    back = env_.remount(i, false);
-  }
-  if (!back.empty()) return "cannot remount " + env_.disk(i).string() + " read-write: " + back;
-  if (!problem.empty()) return problem;
-  json after;
-  if (std::string p = quick_check(&after); !p.empty()) return p;
-  for (const auto& dir : log_dirs_of(after)) {
-    const size_t j = dir_index(dir["logDir"]);
-    if (j < on_disk.size() && on_disk[j])
-      ++stats_[dir["error"].is_null() ? "ro_stayed_online" : "ro_offline"];
   }
   return "";
 }
@@ -835,13 +675,26 @@ std::string Runner::execute(const Step& s) {
       return step_remount(s);
     case Kind::kShareFilesystem:
       return step_share_filesystem(s);
+    case Kind::kMalformedProduce:
+      return step_malformed_produce(s);
+    case Kind::kUnreadFetches:
+      return step_unread_fetches(s);
+    case Kind::kMarkedFuture:
+      return step_marked_future(s);
+    case Kind::kRenamedSegment:
+      return step_renamed_segment(s);
+    case Kind::kExt4Disk:
+      return step_ext4_disk(s);
+    case Kind::kSwapQueuedMoves:
+      return step_swap_queued_moves(s);
   }
   return "";
 }
 
 Outcome run_schedule(const std::vector<Step>& steps, const RunOptions& options) {
-  Environment env(options.host, options.plugin_dir, options.hostile_plugin_dir);
-  Runner runner(env, !options.hostile_plugin_dir.empty(), options.kafka_client);
+  Environment env(options.host, options.plugin_dir,
+                  {options.hostile_plugin_dir, options.forbid_plugin_dir});
+  Runner runner(env, options);
   const auto with_stats = [&](Outcome o) {
     o.stats = runner.stats();
     return o;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -34,6 +35,9 @@ struct RunOptions {
   // The test plugins of tests/bad_plugins, offered to strategy swaps beside the shipped ones;
   // empty: the shipped ones only.
   fs::path hostile_plugin_dir;
+  // The "forbiddir" test strategy of tests/integration, for the swaps under queued balancer moves;
+  // empty: those steps are skipped.
+  fs::path forbid_plugin_dir;
   // kafka_produce.py, the Kafka client of the kafka-produce steps; empty: those steps are skipped.
   fs::path kafka_client;
   bool verbose = false;
@@ -44,10 +48,13 @@ Outcome run_schedule(const std::vector<Step>& steps, const RunOptions& options);
 
 class Runner {
  public:
-  Runner(Environment& env, bool hostile_plugins, fs::path kafka_client = {})
+  // The steps that need a plugin or a client of `options` are skipped when it is not given; the
+  // environment must hold the plugins given.
+  Runner(Environment& env, const RunOptions& options)
       : env_(env),
-        hostile_plugins_(hostile_plugins),
-        kafka_client_(std::move(kafka_client)),
+        hostile_plugins_(!options.hostile_plugin_dir.empty()),
+        forbid_plugin_(!options.forbid_plugin_dir.empty()),
+        kafka_client_(options.kafka_client),
         broken_(env.dir_count(), false) {}
 
   // What the steps achieved so far, as "name=count" pairs.
@@ -108,14 +115,50 @@ class Runner {
   std::string step_sighup(const Step& s);
   std::string step_cordon(const Step& s);
   std::string step_strategy(const Step& s);
+  std::string step_swap_queued_moves(const Step& s);
   std::string step_second_broker();
   std::string step_remount(const Step& s);
   // A log dir added on the disk of dir a % dirs, beside it, and the broker restarted with it: from
   // then on two log dirs share one filesystem (once a run; root only).
   std::string step_share_filesystem(const Step& s);
+  std::string step_ext4_disk(const Step& s);
+
+  // A partition the broker lists in a healthy dir (holding acknowledged bytes when `with_bytes`),
+  // the `r`-th of those, with the dir's index and the Kafka listener's port (0: none); nullopt
+  // when there is none, or the listing failed (then `problem` says why).
+  struct Target {
+    std::string name;
+    size_t dir = 0;
+    int port = 0;
+  };
+  std::optional<Target> healthy_target(uint64_t r, bool with_bytes, std::string* problem);
+  // A Produce of a batch Kafka's LogValidator refuses (hostile_kafka.h): answered with Kafka's
+  // code, nothing appended, the partition still read from the start.
+  std::string step_malformed_produce(const Step& s);
+  // Fetches pipelined on one connection and not read: the broker's memory stays bounded, another
+  // client is served in time, and the replies read late come whole and in order.
+  std::string step_unread_fetches(const Step& s);
+  // Kills the broker; true when partition `name` is then in one dir (`copy`), with no move copy,
+  // marker or deletion of it anywhere, so it can be tampered with.
+  bool stop_for_tampering(const std::string& name, fs::path* copy);
+  // Every file and dir under the log dirs with its bytes, except deleted partitions' (which any
+  // start may finish deleting).
+  std::map<std::string, std::string> live_tree() const;
+  // Starts the broker over a tampered dir: "" when it refuses (exit code 2), saying `expected`,
+  // with live_tree() unchanged; else what happened.
+  std::string refused_start(const std::string& expected, const char* what);
+  // With the broker stopped, a copy of a partition in another dir marked complete by a move but
+  // holding no segment, half of one, or a marker without its size: the start refuses, changing
+  // nothing; the copy removed, the broker serves the source whole.
+  std::string step_marked_future(const Step& s);
+  // With the broker stopped, a partition's last segment renamed past its first offset: the start
+  // refuses, changing nothing; renamed back, the broker serves it whole.
+  std::string step_renamed_segment(const Step& s);
 
   Environment& env_;
   bool hostile_plugins_;
+  bool forbid_plugin_;
+  bool ext4_unavailable_logged_ = false;
   fs::path kafka_client_;
   uint64_t client_messages_ = 0;             // keys of the client's messages are unique in a run
   std::string strategy_ = "partition";       // the active strategy, as the broker must report it

@@ -16,15 +16,18 @@ struct Weighted {
 
 // Data steps dominate; faults are rare enough that data builds up between them.
 constexpr std::array kWeights = {
-    Weighted{Kind::kCreate, 10, false},      Weighted{Kind::kDelete, 3, false},
-    Weighted{Kind::kProduce, 25, false},     Weighted{Kind::kMove, 10, false},
-    Weighted{Kind::kCancelMove, 3, false},   Weighted{Kind::kCordon, 4, false},
-    Weighted{Kind::kStrategy, 4, false},     Weighted{Kind::kSighup, 3, false},
-    Weighted{Kind::kKillRestart, 3, false},  Weighted{Kind::kSecondBroker, 2, false},
-    Weighted{Kind::kBalancer, 3, false},     Weighted{Kind::kDrain, 2, false},
-    Weighted{Kind::kSettle, 4, false},       Weighted{Kind::kFillDisk, 2, true},
-    Weighted{Kind::kUnfillDisk, 3, true},    Weighted{Kind::kRemountReadOnly, 1, true},
-    Weighted{Kind::kKafkaProduce, 8, false}, Weighted{Kind::kShareFilesystem, 1, true},
+    Weighted{Kind::kCreate, 10, false},          Weighted{Kind::kDelete, 3, false},
+    Weighted{Kind::kProduce, 25, false},         Weighted{Kind::kMove, 10, false},
+    Weighted{Kind::kCancelMove, 3, false},       Weighted{Kind::kCordon, 4, false},
+    Weighted{Kind::kStrategy, 4, false},         Weighted{Kind::kSighup, 3, false},
+    Weighted{Kind::kKillRestart, 3, false},      Weighted{Kind::kSecondBroker, 2, false},
+    Weighted{Kind::kBalancer, 3, false},         Weighted{Kind::kDrain, 2, false},
+    Weighted{Kind::kSettle, 4, false},           Weighted{Kind::kFillDisk, 2, true},
+    Weighted{Kind::kUnfillDisk, 3, true},        Weighted{Kind::kRemountReadOnly, 1, true},
+    Weighted{Kind::kKafkaProduce, 8, false},     Weighted{Kind::kShareFilesystem, 1, true},
+    Weighted{Kind::kMalformedProduce, 2, false}, Weighted{Kind::kUnreadFetches, 1, false},
+    Weighted{Kind::kMarkedFuture, 1, false},     Weighted{Kind::kRenamedSegment, 1, false},
+    Weighted{Kind::kExt4Disk, 2, true},          Weighted{Kind::kSwapQueuedMoves, 1, false},
 };
 
 }  // namespace
@@ -92,6 +95,18 @@ const char* kind_name(Kind kind) {
       return "remount-ro";
     case Kind::kShareFilesystem:
       return "share-filesystem";
+    case Kind::kMalformedProduce:
+      return "malformed-produce";
+    case Kind::kUnreadFetches:
+      return "unread-fetches";
+    case Kind::kMarkedFuture:
+      return "marked-future";
+    case Kind::kRenamedSegment:
+      return "renamed-segment";
+    case Kind::kExt4Disk:
+      return "ext4-disk";
+    case Kind::kSwapQueuedMoves:
+      return "swap-queued-moves";
   }
   return "?";
 }
@@ -136,6 +151,18 @@ const char* kind_enumerator(Kind kind) {
       return "kRemountReadOnly";
     case Kind::kShareFilesystem:
       return "kShareFilesystem";
+    case Kind::kMalformedProduce:
+      return "kMalformedProduce";
+    case Kind::kUnreadFetches:
+      return "kUnreadFetches";
+    case Kind::kMarkedFuture:
+      return "kMarkedFuture";
+    case Kind::kRenamedSegment:
+      return "kRenamedSegment";
+    case Kind::kExt4Disk:
+      return "kExt4Disk";
+    case Kind::kSwapQueuedMoves:
+      return "kSwapQueuedMoves";
   }
   return "kSettle";
 }

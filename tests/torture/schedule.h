@@ -28,6 +28,12 @@ enum class Kind {
   kUnfillDisk,
   kRemountReadOnly,
   kShareFilesystem,
+  kMalformedProduce,
+  kUnreadFetches,
+  kMarkedFuture,
+  kRenamedSegment,
+  kExt4Disk,
+  kSwapQueuedMoves,
 };
 
 struct Step {
@@ -38,7 +44,7 @@ struct Step {
 };
 
 // `count` steps drawn from `seed` with the weights of schedule.cpp; the root-only kinds (fill,
-// remount, share-filesystem) only when `as_root`.
+// remount, share-filesystem, ext4-disk) only when `as_root`.
 std::vector<Step> make_schedule(uint64_t seed, size_t count, bool as_root);
 
 const char* kind_name(Kind kind);
