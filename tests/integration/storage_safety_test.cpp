@@ -1,9 +1,10 @@
 // storage_safety_test.cpp: a real `lds-host serve` refusing a Produce above
 // socket.request.max.bytes or past the space left before writing a byte, `lds-host produce`
 // splitting a large amount into requests, and a topic deleted while one of its log dirs is offline
-// staying deleted after a restart, kill -9 included. The tmpfs cases need root and are skipped,
-// saying why, otherwise; the offline dir is a read-only tmpfs remount as root, and a dir without
-// write permission otherwise.
+// staying deleted after a restart, kill -9 included, and a full config folder: a config change or
+// a pending deletion that cannot be saved beside the config. The tmpfs cases need root and are
+// skipped, saying why, otherwise; the offline dir is a read-only tmpfs remount as root, and a dir
+// without write permission otherwise.
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -11,6 +12,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -225,6 +228,103 @@ TEST_F(StorageSafetyTest, KillNineRightAfterTheDeleteAnswerStillCompletesTheDele
   EXPECT_TRUE(served().empty()) << "the deleted topic came back";
   EXPECT_TRUE(copies_of(c.log_dirs, "t-0").empty());
   EXPECT_FALSE(fs::exists(pending_record()));
+}
+
+// The config folder on a tmpfs of its own, filled up once the broker runs: the dynamic file and
+// the pending-deletions record, kept beside the config, can no longer be written.
+class FullConfigFolderTest : public StorageSafetyTest {
+ protected:
+  void SetUp() override {
+    StorageSafetyTest::SetUp();
+    if (::geteuid() != 0) GTEST_SKIP() << "not root, so the config folder cannot be a tmpfs";
+    folder_ = make_dir("conf");
+    ASSERT_EQ(mount_tmpfs(folder_, 1), "");
+    config_file_ = folder_ / "broker.toml";
+  }
+  // Fills the folder's tmpfs with one file (at most its 1 MiB).
+  void fill_folder() {
+    const std::string chunk(64 << 10, 'F');
+    std::ofstream out(folder_ / "filler", std::ios::binary);
+    while (out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()))) {
+    }
+  }
+  // The folder's entries other than the filler.
+  std::set<std::string> folder_entries() const {
+    std::set<std::string> out;
+    for (const auto& e : fs::directory_iterator(folder_)) {
+      if (e.path().filename() != "filler") out.insert(e.path().filename().string());
+    }
+    return out;
+  }
+  // Sets the strategy, expecting `error`; the answer.
+  json set_strategy_expecting(const std::string& name, const std::string& error) {
+    json r = call({{"api", "IncrementalAlterConfigs"},
+                   {"configs", json::array({{{"name", "log.directory.select.strategy"},
+                                             {"op", "SET"},
+                                             {"value", name}}})}});
+    EXPECT_EQ(r.value("error", ""), error) << r.dump();
+    return r;
+  }
+  std::string active_strategy() {
+    return call_ok({{"api", "DescribeLogDirs"}})["strategy"].value("name", "?");
+  }
+  fs::path folder_;
+};
+
+TEST_F(FullConfigFolderTest, AConfigChangeThatCannotBeSavedIsRefusedAndChangesNothing) {
+  ServerConfig c = default_config(2);
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  set_strategy_expecting("size", "NONE");
+  const fs::path dynamic_file = config_file_.string() + ".dynamic";
+  const std::string dynamic = read_file(dynamic_file);
+  const auto entries = folder_entries();
+  fill_folder();
+  json r = set_strategy_expecting("cordon", "INVALID_CONFIG");
+  EXPECT_EQ(r.value("message", ""), dynamic_file.string() +
+                                        ": cannot write the dynamic config file: write failed: "
+                                        "No space left on device.");
+  EXPECT_EQ(active_strategy(), "size");
+  EXPECT_EQ(read_file(dynamic_file), dynamic);
+  EXPECT_EQ(folder_entries(), entries) << "a temp file was left behind";
+  // With room again, the same change is taken.
+  fs::remove(folder_ / "filler");
+  set_strategy_expecting("cordon", "NONE");
+  EXPECT_EQ(active_strategy(), "cordon");
+}
+
+// A replica in an offline dir is deleted only once its deletion is recorded: without room for the
+// record, the delete fails saying so, and that replica stays hosted, to be served again once its
+// dir is back, and deleted by the delete retried.
+TEST_F(FullConfigFolderTest, ADeleteThatCannotRecordItsPendingPartFailsAndKeepsThatReplica) {
+  ServerConfig c;
+  ASSERT_NO_FATAL_FAILURE(start_with_topic_on_every_dir(c));
+  const auto entries = folder_entries();
+  fill_folder();
+  ASSERT_NO_FATAL_FAILURE(refuse_writes(c.log_dirs[0]));
+  json r = call({{"api", "DeleteTopic"}, {"topic", "t"}});
+  EXPECT_EQ(r.value("error", ""), "KAFKA_STORAGE_ERROR") << r.dump();
+  const std::string message = r.value("message", "");
+  const std::string temp = (folder_ / ".broker.toml.pending-deletions.").string();
+  EXPECT_TRUE(
+      message.starts_with("Cannot record the pending deletion of t-0 in offline log "
+                          "directory " +
+                          c.log_dirs[0].string() + ": write " + temp))
+      << message;
+  EXPECT_TRUE(
+      message.ends_with(": No space left on device; the replicas not deleted yet stay hosted."))
+      << message;
+  EXPECT_EQ(folder_entries(), entries) << "a temp file or a record was left behind";
+  EXPECT_TRUE(fs::exists(c.log_dirs[0] / "t-0"));
+
+  fs::remove(folder_ / "filler");
+  ASSERT_NO_FATAL_FAILURE(allow_writes(c.log_dirs[0]));
+  ASSERT_NO_FATAL_FAILURE(restart());
+  EXPECT_EQ(
+      served(),
+      (std::vector<std::pair<std::string, int64_t>>{{c.log_dirs[0].string() + "/t-0", 10000}}));
+  EXPECT_EQ(call_ok({{"api", "DeleteTopic"}, {"topic", "t"}})["deleted"], 1);
+  EXPECT_TRUE(served().empty());
+  EXPECT_FALSE(fs::exists(c.log_dirs[0] / "t-0"));
 }
 
 }  // namespace
