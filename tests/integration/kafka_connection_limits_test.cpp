@@ -28,22 +28,13 @@
 #include "kafka/metadata.h"
 #include "kafka/produce.h"
 #include "kafka_listener_fixture.h"
+#include "process_rss.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
 namespace {
 
 constexpr uint64_t kMiB = 1 << 20;
-
-// VmRSS of process `pid`, in bytes; 0 when it cannot be read.
-uint64_t rss_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-  }
-  return 0;
-}
 
 // Descriptors process `pid` has open.
 size_t open_descriptors(pid_t pid) {
@@ -158,7 +149,7 @@ TEST_F(KafkaConnectionLimitsTest, UnreadPipelinedFetchesKeepTheBrokersMemoryBoun
     expected = *records;
   }
   std::this_thread::sleep_for(300ms);
-  const uint64_t before = rss_of(server_pid());
+  const uint64_t before = test::rss_of(server_pid());
   ASSERT_GT(before, 0u);
 
   // 60 Fetches of the whole partition, sent at once and never read: 240 MiB if all were
@@ -168,7 +159,7 @@ TEST_F(KafkaConnectionLimitsTest, UnreadPipelinedFetchesKeepTheBrokersMemoryBoun
   uint64_t peak = before;
   for (int i = 0; i < 20; ++i) {
     std::this_thread::sleep_for(100ms);
-    peak = std::max(peak, rss_of(server_pid()));
+    peak = std::max(peak, test::rss_of(server_pid()));
   }
   EXPECT_LT(peak - before, 64 * kMiB) << "RSS " << before << " -> " << peak;
 
@@ -179,7 +170,7 @@ TEST_F(KafkaConnectionLimitsTest, UnreadPipelinedFetchesKeepTheBrokersMemoryBoun
     ASSERT_TRUE(send_fetch(other, 300 + i, 0, 65536));
     EXPECT_TRUE(records_of(other.read_frame(), 300 + i).has_value());
   }
-  peak = std::max(peak, rss_of(server_pid()));
+  peak = std::max(peak, test::rss_of(server_pid()));
   EXPECT_LT(peak - before, 64 * kMiB) << "RSS " << before << " -> " << peak;
   RecordProperty("rss_growth_mib", std::to_string((peak - before) / kMiB));
 

@@ -379,6 +379,15 @@ std::string Runner::step_create(const Step& s) {
   } else {
     for (uint64_t i = 0; i <= s.b % 3; ++i) numbers.push_back(i);
   }
+  std::map<std::string, size_t> placed;
+  if (std::string p = create_partitions(topic, numbers, &placed); !p.empty()) return p;
+  stats_["created"] += placed.size();
+  return "";
+}
+
+std::string Runner::create_partitions(const std::string& topic, const json& numbers,
+                                      std::map<std::string, size_t>* placed,
+                                      std::vector<std::string>* errors) {
   json d;
   if (std::string p = quick_check(&d); !p.empty()) return p;
   std::set<size_t> cordoned;
@@ -390,17 +399,18 @@ std::string Runner::step_create(const Step& s) {
       call({{"api", "CreatePartitions"}, {"topic", topic}, {"partitions", numbers}}, &problem);
   if (!problem.empty()) return problem;
   for (const auto& p : r.value("partitions", json::array())) {
-    if (p.value("error", "") != "NONE") continue;
+    const std::string error = p.value("error", "?");
+    if (errors != nullptr) errors->push_back(error);
+    if (error != "NONE" || !p.value("created", false)) continue;
     const int32_t n = p["partition"].get<int32_t>();
     const std::string name = topic + "-" + std::to_string(n);
-    if (!p.value("created", false)) continue;
     const size_t i = dir_index(p["logDir"].get<std::string>());
     if (cordoned.contains(i)) {
       return "cordoned dir " + p["logDir"].get<std::string>() + " took new partition " + name;
     }
     parts_[name] = {topic, n, 0, {}};
-    ++stats_["created"];
     topics_.insert(topic);
+    (*placed)[name] = i;
   }
   return "";
 }

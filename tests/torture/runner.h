@@ -106,6 +106,12 @@ class Runner {
                                        const json& describe);
 
   std::string step_create(const Step& s);
+  // Creates partitions `numbers` of `topic`, checking each one created against the cordons in
+  // force just before, and adds it to the model; `placed` gets each one's dir index, `errors`
+  // (when given) each answer's error. "" or the violation.
+  std::string create_partitions(const std::string& topic, const json& numbers,
+                                std::map<std::string, size_t>* placed,
+                                std::vector<std::string>* errors = nullptr);
   std::string step_delete(const Step& s);
   std::string step_produce(const Step& s);
   // A Kafka client's messages through the listener: each one it is told was written joins the

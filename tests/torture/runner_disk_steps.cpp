@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "describe_answer.h"
 #include "runner.h"
@@ -111,29 +112,12 @@ std::string Runner::step_ext4_disk(const Step& s) {
     if (!parts_.contains(topic + "-" + std::to_string(n))) numbers.push_back(n);
   }
   if (numbers.empty()) return "";
-  json d;
-  if (std::string p = quick_check(&d); !p.empty()) return p;
-  std::set<size_t> cordoned;
-  for (const auto& dir : log_dirs_of(d)) {
-    if (dir.value("isCordoned", false)) cordoned.insert(dir_index(dir["logDir"]));
-  }
-  std::string problem;
-  const json r =
-      call({{"api", "CreatePartitions"}, {"topic", topic}, {"partitions", numbers}}, &problem);
-  if (!problem.empty()) return problem;
-  for (const auto& p : r.value("partitions", json::array())) {
-    const std::string error = p.value("error", "?");
-    ++stats_["ext4_create_" + error];
-    if (error != "NONE" || !p.value("created", false)) continue;
-    const int32_t n = p["partition"].get<int32_t>();
-    const std::string name = topic + "-" + std::to_string(n);
-    const size_t at = dir_index(p["logDir"].get<std::string>());
-    if (cordoned.contains(at)) {
-      return "cordoned dir " + p["logDir"].get<std::string>() + " took new partition " + name;
-    }
+  std::map<std::string, size_t> placed;
+  std::vector<std::string> errors;
+  if (std::string p = create_partitions(topic, numbers, &placed, &errors); !p.empty()) return p;
+  for (const std::string& error : errors) ++stats_["ext4_create_" + error];
+  for (const auto& [name, at] : placed) {
     ++stats_[at == i ? "ext4_placed_on_it" : "ext4_placed_elsewhere"];
-    parts_[name] = {topic, n, 0, {}};
-    topics_.insert(topic);
   }
   // The full dir must still be online: quick_check() holds every dir not broken to that.
   return quick_check();

@@ -15,6 +15,7 @@
 #include "describe_answer.h"
 #include "file_bytes.h"
 #include "hostile_kafka.h"
+#include "process_rss.h"
 #include "runner.h"
 #include "tree_bytes.h"
 
@@ -27,16 +28,6 @@ constexpr int kAnswerSeconds = 10;
 constexpr int kUnreadFetches = 60;
 constexpr int32_t kUnreadFetchBytes = 1 << 20;
 constexpr uint64_t kUnreadGrowthBound = 48ull << 20;
-
-// VmRSS of process `pid` in bytes; 0 when it cannot be read.
-uint64_t rss_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-  }
-  return 0;
-}
 
 // The first path whose content differs between two trees, "" when none does.
 std::string first_difference(const std::map<std::string, std::string>& a,
@@ -101,7 +92,7 @@ std::string Runner::step_unread_fetches(const Step& s) {
   const std::optional<Target> t = healthy_target(s.a, true, &problem);
   if (!t || t->port == 0) return problem;
   const Partition& part = parts_[t->name];
-  const uint64_t rss_before = rss_of(env_.pid());
+  const uint64_t rss_before = test::rss_of(env_.pid());
   UnreadFetches unread(t->port, part.topic, part.number, kUnreadFetches, kUnreadFetchBytes);
   if (!unread.send_problem().empty()) return unread.send_problem();
   // While they stay unread, the broker serves everyone else, in time.
@@ -111,7 +102,7 @@ std::string Runner::step_unread_fetches(const Step& s) {
            " stayed unread on one connection, another client's Fetch: " + p;
   }
   if (std::string p = quick_check(); !p.empty()) return p;
-  const uint64_t rss_held = rss_of(env_.pid());
+  const uint64_t rss_held = test::rss_of(env_.pid());
   if (rss_before > 0 && rss_held > rss_before + kUnreadGrowthBound) {
     return "the broker's memory grew from " + std::to_string(rss_before >> 20) + " to " +
            std::to_string(rss_held >> 20) + " MiB holding " + std::to_string(kUnreadFetches) +
