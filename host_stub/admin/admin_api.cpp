@@ -63,13 +63,13 @@ uint64_t bytes_value(const json& v, const char* name) {
   return v.get<uint64_t>();
 }
 
-json ok() { return json{{"error", error_name(ErrorCode::kNone)}, {"message", ""}}; }
-
 }  // namespace
 
 json error_response(ErrorCode error, const std::string& message) {
   return json{{"error", error_name(error)}, {"message", message}};
 }
+
+json ok_response() { return error_response(ErrorCode::kNone, ""); }
 
 AdminApi::AdminApi(Broker& broker, std::string listeners)
     : broker_(broker),
@@ -153,7 +153,7 @@ json AdminApi::describe_log_dirs() {
          {"unreadableBytes", d.unreadable_bytes},
          {"failedMoves", failed_moves}});
   }
-  json out = ok();
+  json out = ok_response();
   out["version"] = 1;
   out["brokers"] = json::array({{{"broker", broker_.config().broker_id}, {"logDirs", dirs}}});
   out["newPartitionExpectedBytes"] = expected;
@@ -247,7 +247,7 @@ json AdminApi::explain_placement(const json& request) {
   const TopicPartition tp{string_field(request, "topic"),
                           partition_value(field(request, "partition"), "partition")};
   const LogManager::PlacementRecall recall = broker_.logs().past_placement(tp);
-  json out = ok();
+  json out = ok_response();
   out["topic"] = tp.topic;
   out["partition"] = tp.partition;
   out["logDir"] = recall.log_dir;
@@ -277,7 +277,7 @@ json AdminApi::describe_placement(const json& request) {
     results.push_back(
         placement_json(broker_.logs().explain_placement(r.topic, p, r.expected, r.expected_rate)));
   }
-  json out = ok();
+  json out = ok_response();
   out["topic"] = r.topic;
   out["partitions"] = std::move(results);
   return out;
@@ -305,7 +305,7 @@ json AdminApi::create_partitions(const json& request) {
     }
     results.push_back(std::move(r));
   }
-  json out = ok();
+  json out = ok_response();
   out["topic"] = req.topic;
   out["partitions"] = std::move(results);
   return out;
@@ -320,7 +320,7 @@ json AdminApi::delete_topic(const json& request) {
                        {"logDir", d.log_dir},
                        {"reason", "Log directory " + d.log_dir + " is offline: " + d.reason}});
   }
-  json out = ok();
+  json out = ok_response();
   out["deleted"] = done.deleted;
   out["pending"] = std::move(pending);
   return out;
@@ -339,7 +339,7 @@ json AdminApi::produce(const json& request) {
                       std::to_string(max_request_bytes_) +
                       ") bytes; send more as several requests.");
   }
-  json out = ok();
+  json out = ok_response();
   out["size"] = broker_.logs().append(topic, partition, bytes);
   return out;
 }
@@ -374,7 +374,7 @@ json AdminApi::alter_replica_log_dirs(const json& request) {
                        {"error", error_name(r.error)},
                        {"message", r.message}});
   }
-  json out = ok();
+  json out = ok_response();
   out["results"] = std::move(results);
   return out;
 }
@@ -407,7 +407,7 @@ json AdminApi::incremental_alter_configs(const json& request) {
     changes.push_back(std::move(a));
   }
   broker_.alter_configs(changes, ConfigChangeSource::kAdminApi);
-  return ok();
+  return ok_response();
 }
 
 json AdminApi::describe_configs() {
@@ -425,7 +425,7 @@ json AdminApi::describe_configs() {
                     {"synonyms", std::move(synonyms)}});
   }
   const StrategyInfo s = broker_.strategy_info();
-  json out = ok();
+  json out = ok_response();
   out["configs"] = std::move(list);
   out["strategy"] = {{"name", s.name},
                      {"version", s.version},

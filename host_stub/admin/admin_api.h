@@ -48,5 +48,7 @@ class AdminApi {
 
 // An error response: {"error": NAME, "message": TEXT}.
 nlohmann::json error_response(ErrorCode error, const std::string& message);
+// The success response, before its own fields: {"error": "NONE", "message": ""}.
+nlohmann::json ok_response();
 
 }  // namespace lds

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "admin/admin_api.h"
 #include "core/broker.h"
 #include "core/config_keys.h"
 #include "core/errors.h"
@@ -11,8 +12,6 @@ namespace lds {
 namespace {
 
 using nlohmann::json;
-
-json ok() { return json{{"error", error_name(ErrorCode::kNone)}, {"message", ""}}; }
 
 json move_json(const PlannedMove& m, const std::vector<DirFill>& dirs) {
   return {{"topic", m.tp.topic},
@@ -62,7 +61,7 @@ json describe_balance(Broker& broker) {
                      {"copied", m.copied},
                      {"drain", m.drain}});
   }
-  json out = ok();
+  json out = ok_response();
   out["state"] = s.state;
   out["enabled"] = s.enabled;
   out["thresholdPercent"] = s.threshold_percent;
@@ -94,7 +93,7 @@ json balance(Broker& broker, const json& request) {
                      "Field 'action' is required: plan, execute or cancel.");
   }
   const std::string action = it->get<std::string>();
-  json out = ok();
+  json out = ok_response();
   if (action == "plan") {
     out["plan"] = plan_json(broker.balancer().plan());
   } else if (action == "execute") {
@@ -135,7 +134,7 @@ json drain_log_dir(Broker& broker, const json& request) {
   for (const PlannedMove& m : plan.moves) {
     moves.push_back({{"topic", m.tp.topic}, {"partition", m.tp.partition}, {"bytes", m.bytes}});
   }
-  json out = ok();
+  json out = ok_response();
   out["logDir"] = canonical_path("/", dir).string();
   out["bytes"] = plan.bytes;
   out["roomBytes"] = plan.room_bytes;

@@ -345,6 +345,13 @@ BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& setti
   return finish(summary);
 }
 
+const BalancePartition* BalanceModel::find(const TopicPartition& tp) const {
+  for (const BalancePartition& p : partitions) {
+    if (p.tp == tp) return &p;
+  }
+  return nullptr;
+}
+
 double balance_fill_percent(const BalanceModel& model, uint32_t dir) {
   if (dir >= model.dirs.size() || model.dirs[dir].total_bytes == 0) return 0;
   return BalanceProjection(model).fill(dir) * 100;

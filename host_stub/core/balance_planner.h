@@ -51,6 +51,9 @@ struct BalancePartition {
 struct BalanceModel {
   std::vector<BalanceDir> dirs;
   std::vector<BalancePartition> partitions;
+
+  // The replica `tp`, or nullptr when the model does not hold it.
+  const BalancePartition* find(const TopicPartition& tp) const;
 };
 
 struct BalanceSettings {

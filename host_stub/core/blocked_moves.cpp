@@ -7,17 +7,6 @@
 #include "core/io_errors.h"
 
 namespace lds {
-namespace {
-
-const BalancePartition* find_partition(const BalanceModel& model, const TopicPartition& tp) {
-  for (const BalancePartition& p : model.partitions) {
-    if (p.tp == tp) return &p;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 void BlockedMoves::add(const TopicPartition& tp, uint32_t to, const std::string& reason,
                        const BalanceModel& model, int64_t now) {
   Blocked b;
@@ -25,7 +14,7 @@ void BlockedMoves::add(const TopicPartition& tp, uint32_t to, const std::string&
   b.reason = reason;
   b.since_ms = now;
   b.free_bytes = to < model.dirs.size() ? model.dirs[to].free_bytes : 0;
-  const BalancePartition* p = find_partition(model, tp);
+  const BalancePartition* p = model.find(tp);
   if (is_out_of_space_for_move(reason)) {
     b.min_bytes = p != nullptr ? p->size : 0;
     // The new failure replaces the space failures into `to` it covers.
@@ -41,7 +30,7 @@ void BlockedMoves::add(const TopicPartition& tp, uint32_t to, const std::string&
 void BlockedMoves::expire(const BalanceModel& model, int64_t now, int64_t cooldown_ms) {
   std::erase_if(list_, [&](const Blocked& b) {
     if (now - b.since_ms >= cooldown_ms) return true;
-    if (b.tp && find_partition(model, *b.tp) == nullptr) return true;  // deleted
+    if (b.tp && model.find(*b.tp) == nullptr) return true;  // deleted
     return b.to < model.dirs.size() &&
            model.dirs[b.to].free_bytes >= b.free_bytes + kSpaceFreedBytes;
   });

@@ -4,11 +4,11 @@
 
 namespace lds::kafka {
 namespace {
-constexpr int16_t kFirstFlexible = 2;
+constexpr int16_t kDescribeLogDirsFirstFlexible = 2;
 }
 
 DescribeLogDirsRequest read_describe_log_dirs_request(Reader& in, int16_t version) {
-  const bool flexible = version >= kFirstFlexible;
+  const bool flexible = version >= kDescribeLogDirsFirstFlexible;
   DescribeLogDirsRequest r;
   std::optional<int32_t> n = in.array_length(flexible);
   if (n) {
@@ -28,7 +28,7 @@ DescribeLogDirsRequest read_describe_log_dirs_request(Reader& in, int16_t versio
 
 void write_describe_log_dirs_request(Writer& out, const DescribeLogDirsRequest& request,
                                      int16_t version) {
-  const bool flexible = version >= kFirstFlexible;
+  const bool flexible = version >= kDescribeLogDirsFirstFlexible;
   if (!request.topics) {
     out.array_length(std::nullopt, flexible);
   } else {
@@ -45,7 +45,7 @@ void write_describe_log_dirs_request(Writer& out, const DescribeLogDirsRequest& 
 
 void write_describe_log_dirs_response(Writer& out, const DescribeLogDirsResponse& response,
                                       int16_t version) {
-  const bool flexible = version >= kFirstFlexible;
+  const bool flexible = version >= kDescribeLogDirsFirstFlexible;
   out.int32(response.throttle_time_ms);
   if (version >= 3) out.int16(response.error_code);
   out.array_length(static_cast<int32_t>(response.results.size()), flexible);
@@ -76,7 +76,7 @@ void write_describe_log_dirs_response(Writer& out, const DescribeLogDirsResponse
 }
 
 DescribeLogDirsResponse read_describe_log_dirs_response(Reader& in, int16_t version) {
-  const bool flexible = version >= kFirstFlexible;
+  const bool flexible = version >= kDescribeLogDirsFirstFlexible;
   DescribeLogDirsResponse r;
   r.throttle_time_ms = in.int32();
   if (version >= 3) r.error_code = in.int16();

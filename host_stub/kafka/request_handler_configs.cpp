@@ -22,7 +22,7 @@ namespace lds::kafka {
 namespace {
 
 // A refused resource: its error code and Kafka's message.
-struct Refusal {
+struct ConfigRefusal {
   int16_t code = 0;
   std::optional<std::string> message;
 };
@@ -103,29 +103,29 @@ std::vector<DescribeConfigsResponse::Config> topic_configs(
 
 // Kafka's check of a BROKER resource name naming this broker (ConfigHelper for DescribeConfigs,
 // ConfigAdminManager for the alterations, whose sentences differ slightly).
-std::optional<Refusal> check_broker_name(const std::string& name, int32_t broker_id,
-                                         bool describe) {
+std::optional<ConfigRefusal> check_broker_name(const std::string& name, int32_t broker_id,
+                                               bool describe) {
   const std::optional<int32_t> id = parse_int(name);
   if (!id) {
-    return Refusal{error::kInvalidRequest, std::string(describe ? "Broker" : "Node") +
-                                               " id must be an integer, but it is: " + name};
+    return ConfigRefusal{error::kInvalidRequest, std::string(describe ? "Broker" : "Node") +
+                                                     " id must be an integer, but it is: " + name};
   }
   if (*id != broker_id) {
-    return Refusal{error::kInvalidRequest,
-                   "Unexpected broker id, expected " + std::to_string(broker_id) +
-                       (describe ? " or empty string," : ",") + " but received " + name};
+    return ConfigRefusal{error::kInvalidRequest,
+                         "Unexpected broker id, expected " + std::to_string(broker_id) +
+                             (describe ? " or empty string," : ",") + " but received " + name};
   }
   return std::nullopt;
 }
 
 // The checks ConfigAdminManager.preprocess makes of one alteration resource before it looks at
 // its type: duplicate keys, and null values (for IncrementalAlterConfigs, except with DELETE).
-std::optional<Refusal> check_alterations(const AlterConfigsRequest::Resource& resource,
-                                         bool incremental) {
+std::optional<ConfigRefusal> check_alterations(const AlterConfigsRequest::Resource& resource,
+                                               bool incremental) {
   std::set<std::string> names;
   for (const auto& c : resource.configs) {
     if (!names.insert(c.name).second) {
-      return Refusal{error::kInvalidRequest, "Error due to duplicate config keys"};
+      return ConfigRefusal{error::kInvalidRequest, "Error due to duplicate config keys"};
     }
   }
   std::string nulls;
@@ -134,7 +134,7 @@ std::optional<Refusal> check_alterations(const AlterConfigsRequest::Resource& re
     nulls += (nulls.empty() ? "" : ", ") + c.name;
   }
   if (!nulls.empty())
-    return Refusal{error::kInvalidRequest, "Null value not supported for : " + nulls};
+    return ConfigRefusal{error::kInvalidRequest, "Null value not supported for : " + nulls};
   return std::nullopt;
 }
 
@@ -153,7 +153,7 @@ std::string RequestHandler::describe_configs(std::string_view body, int16_t vers
     DescribeConfigsResponse::Result result;
     result.resource_type = res.resource_type;
     result.resource_name = res.resource_name;
-    auto refuse = [&](const Refusal& why) {
+    auto refuse = [&](const ConfigRefusal& why) {
       result.error_code = why.code;
       result.error_message = why.message;
     };
@@ -204,7 +204,7 @@ std::string RequestHandler::alter_configs(std::string_view body, bool incrementa
     AlterConfigsResponse::Result result;
     result.resource_type = res.resource_type;
     result.resource_name = res.resource_name;
-    auto refuse = [&](const Refusal& why) {
+    auto refuse = [&](const ConfigRefusal& why) {
       result.error_code = why.code;
       result.error_message = why.message;
     };
