@@ -518,6 +518,10 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
   io.unlock();
   std::error_code ec;
   if (!del.empty()) fs::remove_all(del, ec);  // a crash before this leaves it to the next start
+  if (ec) {
+    log()->warn("Could not remove {}: {}; it is removed at the next start.", del.string(),
+                ec.message());
+  }
 }
 
 fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& src) {

@@ -242,6 +242,35 @@ bool Runner::source_is_broken(const fs::path& marker) const {
   return false;
 }
 
+std::string Runner::log_lines_naming(const fs::path& leftover) const {
+  std::string name = leftover.filename().string();  // "t-0" of "t-0.<id>-delete"
+  name.resize(std::min(name.size(), name.rfind('.')));
+  std::istringstream log(env_.log_tail(1 << 20));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(log, line);) {
+    if (line.find(name) != std::string::npos) lines.push_back(line);
+  }
+  std::string out;
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) {
+    out += "\n  " + lines[i];
+  }
+  return out.empty() ? "none" : out;
+}
+
+bool Runner::old_copy_of_broken_move(const fs::path& deleted) const {
+  std::string name = deleted.filename().string();
+  if (!name.ends_with("-delete")) return false;
+  name.resize(name.size() - std::string_view("-delete").size());
+  const size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return false;
+  name.resize(dot);
+  for (size_t j = 0; j < env_.dir_count(); ++j) {
+    std::error_code ec;
+    if (broken_[j] && fs::exists(env_.log_dirs()[j] / name / "move.complete", ec)) return true;
+  }
+  return false;
+}
+
 std::string Runner::full_check() {
   // A move may start (balancer) or end between the listing and the scan: the scan counts only
   // when DescribeLogDirs shows the same placement before and after it.
@@ -265,7 +294,9 @@ std::string Runner::full_check() {
         if (!e.is_directory()) continue;
         const std::string name = e.path().filename().string();
         if (name.ends_with("-future") || name.ends_with("-delete")) {
-          if (!broken_[i]) leftovers.push_back(e.path().string());
+          if (!broken_[i] && !old_copy_of_broken_move(e.path())) {
+            leftovers.push_back(e.path().string());
+          }
           continue;
         }
         std::string topic;
@@ -305,7 +336,7 @@ std::string Runner::full_check() {
       last = "left over once no move was in flight: " + leftovers.front();
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (attempt < 49) continue;
-      return last;
+      return last + "; the broker's last lines on it: " + log_lines_naming(leftovers.front());
     }
     if (!problems.empty()) return problems.front();
     std::string verdict = check_copies(copies, after);

@@ -98,6 +98,13 @@ class Runner {
   // source could not be renamed aside keeps its marker in the new copy until a restart, which
   // finds the old copy again and knows by the marker which one is current.
   bool source_is_broken(const fs::path& marker) const;
+  // Whether `deleted`, a "-delete" dir, is the old copy of a move whose new copy is in a dir the
+  // schedule broke before the move could take its marker out: the broker keeps the old copy, as
+  // the only one it can read, until a restart finishes the move.
+  bool old_copy_of_broken_move(const fs::path& deleted) const;
+  // The server log's last three lines naming the partition of `leftover` (a -future or -delete
+  // dir), each on a line of its own; "none" when there is none.
+  std::string log_lines_naming(const fs::path& leftover) const;
   std::string restart();
   // The partitions' dirs against the last full check's: none may have moved into a dir that has
   // been cordoned all along since (the broker refuses such moves, the balancer and drain never
