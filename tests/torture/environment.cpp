@@ -202,6 +202,18 @@ void Environment::kill9() {
   pid_ = -1;
 }
 
+std::optional<int> Environment::terminate(int timeout_ms) {
+  if (pid_ <= 0) return exit_code_;
+  ::kill(pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!alive()) return exit_code_;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill9();
+  return std::nullopt;
+}
+
 bool Environment::alive() {
   if (pid_ <= 0) return false;
   int status = 0;

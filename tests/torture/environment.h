@@ -41,6 +41,9 @@ class Environment {
   std::string start();
   // SIGKILL and reap; no-op when not running.
   void kill9();
+  // SIGTERM, then waits up to `timeout_ms` for the child to exit: its exit code (128 + signal), or
+  // nullopt when it was still running (it is then killed with SIGKILL and reaped).
+  std::optional<int> terminate(int timeout_ms);
   // True while the child runs; reaps it (and records its exit code) once it has exited.
   bool alive();
   std::optional<int> exit_code() const { return exit_code_; }

@@ -379,8 +379,18 @@ std::string Runner::stats() const {
   return out;
 }
 
-std::string Runner::restart() {
+std::string Runner::restart(bool graceful) {
   ++stats_["restarts"];
+  if (graceful) {
+    ++stats_["graceful_stops"];
+    const uint64_t offset = env_.log_size();
+    const std::optional<int> code = env_.terminate(30000);
+    if (!code) return "the broker did not stop within 30 s of SIGTERM";
+    if (*code != 0) {
+      return "the broker exited with code " + std::to_string(*code) +
+             " after SIGTERM: " + env_.log_since(offset);
+    }
+  }
   env_.kill9();
   std::fill(broken_.begin(), broken_.end(), false);
   if (std::string p = env_.start(); !p.empty()) return "restart failed: " + p;
@@ -691,6 +701,8 @@ std::string Runner::execute(const Step& s) {
       return step_sighup(s);
     case Kind::kKillRestart:
       return restart();
+    case Kind::kGracefulRestart:
+      return restart(true);
     case Kind::kSecondBroker:
       return step_second_broker();
     case Kind::kBalancer: {

@@ -105,7 +105,9 @@ class Runner {
   // The server log's last three lines naming the partition of `leftover` (a -future or -delete
   // dir), each on a line of its own; "none" when there is none.
   std::string log_lines_naming(const fs::path& leftover) const;
-  std::string restart();
+  // Kills the broker (SIGKILL, or SIGTERM when `graceful`: it must then stop cleanly, exit 0,
+  // within 30 s), starts it again and checks everything once moves end.
+  std::string restart(bool graceful = false);
   // The partitions' dirs against the last full check's: none may have moved into a dir that has
   // been cordoned all along since (the broker refuses such moves, the balancer and drain never
   // plan them).

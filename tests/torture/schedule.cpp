@@ -28,6 +28,7 @@ constexpr std::array kWeights = {
     Weighted{Kind::kMalformedProduce, 2, false}, Weighted{Kind::kUnreadFetches, 1, false},
     Weighted{Kind::kMarkedFuture, 1, false},     Weighted{Kind::kRenamedSegment, 1, false},
     Weighted{Kind::kExt4Disk, 2, true},          Weighted{Kind::kSwapQueuedMoves, 1, false},
+    Weighted{Kind::kGracefulRestart, 2, false},
 };
 
 }  // namespace
@@ -107,6 +108,8 @@ const char* kind_name(Kind kind) {
       return "ext4-disk";
     case Kind::kSwapQueuedMoves:
       return "swap-queued-moves";
+    case Kind::kGracefulRestart:
+      return "sigterm-restart";
   }
   return "?";
 }
@@ -163,6 +166,8 @@ const char* kind_enumerator(Kind kind) {
       return "kExt4Disk";
     case Kind::kSwapQueuedMoves:
       return "kSwapQueuedMoves";
+    case Kind::kGracefulRestart:
+      return "kGracefulRestart";
   }
   return "kSettle";
 }

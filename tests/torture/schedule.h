@@ -34,6 +34,7 @@ enum class Kind {
   kRenamedSegment,
   kExt4Disk,
   kSwapQueuedMoves,
+  kGracefulRestart,
 };
 
 struct Step {
