@@ -14,11 +14,6 @@ namespace lds {
 namespace fs = std::filesystem;
 namespace {
 
-std::shared_ptr<spdlog::logger> balancer_log() {
-  static auto l = logger("lds.balancer");
-  return l;
-}
-
 int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -26,6 +21,11 @@ int64_t steady_ms() {
 }
 
 }  // namespace
+
+std::shared_ptr<spdlog::logger> Balancer::log() {
+  static auto l = logger("lds.balancer");
+  return l;
+}
 
 Balancer::Balancer(LogManager& logs, StrategySlot& slot, PartitionRate rate, Clock clock)
     : logs_(logs),
@@ -77,7 +77,7 @@ void Balancer::unblock_locked(const BalanceModel& model, int64_t now) {
 void Balancer::warn_once_locked(const std::string& text) {
   if (text == last_warning_) return;
   last_warning_ = text;
-  balancer_log()->warn("{}", text);
+  log()->warn("{}", text);
 }
 
 void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
@@ -97,8 +97,8 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
       }
       // The source went offline: stop, as a move from it can never finish.
       logs_.alter_replica_log_dir(tp, "any");
-      balancer_log()->warn("stopped moving {}: its source {} went offline", tp.str(),
-                           snap.model.dirs[f.move.from].path);
+      log()->warn("stopped moving {}: its source {} went offline", tp.str(),
+                  snap.model.dirs[f.move.from].path);
       ended.push_back({tp, f.started_ms, now, 0, false});
       it = started_.erase(it);
       continue;
@@ -110,8 +110,8 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
       bytes_moved_ += p->size;
       last_moved_[tp] = now;
       last_warning_.clear();  // progress: a later wait is news again
-      balancer_log()->info("moved {} ({}) from {} to {}", tp.str(), format_byte_size(p->size),
-                           snap.model.dirs[f.move.from].path, to_path);
+      log()->info("moved {} ({}) from {} to {}", tp.str(), format_byte_size(p->size),
+                  snap.model.dirs[f.move.from].path, to_path);
       ended.push_back({tp, f.started_ms, now, p->size, true});
     } else {
       // The mover keeps the reason of a failed move; a move that failed is not planned again
@@ -125,12 +125,11 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
         return m.partition == name && m.log_dir == to_path;
       });
       if (failed != failures.end() && p != nullptr) {
-        balancer_log()->warn("the move of {} to {} failed: {}", name, to_path, failed->message);
+        log()->warn("the move of {} to {} failed: {}", name, to_path, failed->message);
         blocked_.add(tp, f.move.to, failed->message, snap.model, now);
       } else {
-        balancer_log()->warn(
-            "the move of {} to {} did not finish (cancelled, or a dir went offline)", name,
-            to_path);
+        log()->warn("the move of {} to {} did not finish (cancelled, or a dir went offline)", name,
+                    to_path);
       }
       ended.push_back({tp, f.started_ms, now, 0, false});
     }
@@ -146,7 +145,7 @@ uint64_t Balancer::strategy_generation() const {
 bool Balancer::drop_plan_of_old_strategy_locked(int64_t now) {
   const uint64_t generation = strategy_generation();
   if (planned_.empty() || generation == planned_generation_) return false;
-  balancer_log()->info(
+  log()->info(
       "dropped {} planned moves: the strategy that ranked them (generation {}) is no "
       "longer active (generation {} is); planning again with it",
       planned_.size(), planned_generation_, generation);
@@ -208,8 +207,8 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
       }
     }
     if (!problem.empty()) {
-      balancer_log()->info("dropped the planned move of {} to {}: {}", m.tp.str(),
-                           snap.model.dirs[m.to].path, problem);
+      log()->info("dropped the planned move of {} to {}: {}", m.tp.str(),
+                  snap.model.dirs[m.to].path, problem);
       if (!planned_drain_) {
         // The plan no longer matches the dirs: plan again from what they hold now.
         planned_.clear();
@@ -219,15 +218,15 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
     }
     const LogManager::AlterResult r = logs_.alter_replica_log_dir(m.tp, snap.model.dirs[m.to].path);
     if (r.error != ErrorCode::kNone) {
-      balancer_log()->warn("could not start moving {} to {}: {}", m.tp.str(),
-                           snap.model.dirs[m.to].path, r.message);
+      log()->warn("could not start moving {} to {}: {}", m.tp.str(), snap.model.dirs[m.to].path,
+                  r.message);
       blocked_.add(m.tp, m.to, r.message, snap.model, now);
       continue;
     }
-    balancer_log()->info(
-        "moving {} ({}) from {} ({}%) to {} ({}%): {}", m.tp.str(), format_byte_size(p->size),
-        snap.model.dirs[m.from].path, percent_text(balance_fill_percent(model, m.from)),
-        snap.model.dirs[m.to].path, percent_text(balance_fill_percent(model, m.to)), m.reason);
+    log()->info("moving {} ({}) from {} ({}%) to {} ({}%): {}", m.tp.str(),
+                format_byte_size(p->size), snap.model.dirs[m.from].path,
+                percent_text(balance_fill_percent(model, m.from)), snap.model.dirs[m.to].path,
+                percent_text(balance_fill_percent(model, m.to)), m.reason);
     p->moving = true;
     p->moving_to = m.to;
     model.dirs[m.to].reserved_bytes += p->size;
@@ -247,7 +246,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
   const uint64_t generation = strategy_generation();  // before ranking: a swap meanwhile drops it
   BalancePlan plan = plan_balance(snap.model, settings, ranker_locked());
   if (!plan.act) {
-    if (balancing_) balancer_log()->info("balanced: {}", plan.summary);
+    if (balancing_) log()->info("balanced: {}", plan.summary);
     balancing_ = false;
     stuck_ = false;
     last_round_ = plan.summary;
@@ -256,8 +255,8 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
   if (plan.spread_before_percent <= settings.threshold_percent && !plan.target_reached) {
     // Hysteresis only carries a round on to the band when it can get there; moves that cannot
     // would be churn. The next round starts when the spread passes the threshold again.
-    balancer_log()->info("balancing stops at spread {} points: {}",
-                         percent_text(plan.spread_before_percent), plan.summary);
+    log()->info("balancing stops at spread {} points: {}", percent_text(plan.spread_before_percent),
+                plan.summary);
     balancing_ = false;
     stuck_ = false;
     last_round_ = plan.summary;
@@ -279,8 +278,8 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
   round_on_request_ = false;
   lower_bound_bytes_ += plan.lower_bound_bytes;
   last_round_ = plan.summary;
-  balancer_log()->info("balance round {}: ideal fill {}%, {}", rounds_,
-                       percent_text(plan.ideal_percent), plan.summary);
+  log()->info("balance round {}: ideal fill {}%, {}", rounds_, percent_text(plan.ideal_percent),
+              plan.summary);
   planned_drain_ = false;
   planned_.assign(plan.moves.begin(), plan.moves.end());
   planned_generation_ = generation;
@@ -292,7 +291,7 @@ void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
     if (p.dir == draining_index_) left += p.size + 1;
   }
   if (left == 0) {
-    balancer_log()->info("drained {}", draining_);
+    log()->info("drained {}", draining_);
     end_drain_locked("drained", "Drained " + draining_ + ".");
     return;
   }
@@ -349,7 +348,7 @@ void Balancer::stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap) {
       draining_index_ < snap.offline.size() ? snap.offline[draining_index_] : kNone;
   if (left.names.empty()) {
     // Every replica had left it before it went offline.
-    balancer_log()->info("drained {} (it is now offline)", draining_);
+    log()->info("drained {} (it is now offline)", draining_);
     end_drain_locked("drained", "Drained " + draining_ + ".");
     return;
   }
@@ -371,7 +370,7 @@ void Balancer::stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap) {
       .append(one ? ") remains" : ") remain")
       .append(" on it, now offline: ")
       .append(names);
-  balancer_log()->error("{}", message);
+  log()->error("{}", message);
   end_drain_locked("stopped", message);
 }
 
@@ -480,7 +479,7 @@ void Balancer::run_thread() {
     try {
       tick();
     } catch (const std::exception& e) {
-      balancer_log()->error("balancer pass failed: {}", e.what());
+      log()->error("balancer pass failed: {}", e.what());
     }
   }
 }

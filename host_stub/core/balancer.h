@@ -15,6 +15,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,6 +29,10 @@
 #include "core/errors.h"
 #include "core/log_manager.h"
 #include "core/strategy_slot.h"
+
+namespace spdlog {
+class logger;
+}
 
 namespace lds {
 
@@ -123,6 +128,8 @@ class Balancer {
   void set_move_listener(std::function<void(const BalanceMoveEvent&)> listener);
 
  private:
+  // The "lds.balancer" logger, which balancer.cpp and balancer_calls.cpp both write to.
+  static std::shared_ptr<spdlog::logger> log();
   // A move this balancer started. Whether it still runs is the mover's to say (the snapshot's
   // moves): this only records what the mover does not know, who started it and when.
   struct Started {

@@ -9,15 +9,6 @@
 namespace lds {
 
 namespace fs = std::filesystem;
-namespace {
-
-std::shared_ptr<spdlog::logger> balancer_calls_log() {
-  static auto l = logger("lds.balancer");
-  return l;
-}
-
-}  // namespace
-
 BalancePlan Balancer::plan() const {
   std::lock_guard lock(mu_);
   const BalanceSnapshot snap = snapshot_locked();
@@ -53,8 +44,8 @@ BalancePlan Balancer::execute() {
         next_plan_ms_ = now + config_.interval_ms;
       }
       lower_bound_bytes_ += plan.lower_bound_bytes;
-      balancer_calls_log()->info("balance round {} on request: ideal fill {}%, {}", rounds_,
-                                 percent_text(plan.ideal_percent), plan.summary);
+      log()->info("balance round {} on request: ideal fill {}%, {}", rounds_,
+                  percent_text(plan.ideal_percent), plan.summary);
       planned_drain_ = false;
       planned_.assign(plan.moves.begin(), plan.moves.end());
       planned_generation_ = generation;
@@ -83,13 +74,13 @@ size_t Balancer::cancel() {
     balancing_ = false;
     cancelled_ = true;
     if (!draining_.empty()) {
-      balancer_calls_log()->info("drain of {} cancelled", draining_);
+      log()->info("drain of {} cancelled", draining_);
       end_drain_locked("cancelled", "The drain of " + draining_ + " was cancelled.");
     }
     drain_waiting_.clear();
     last_warning_.clear();
-    balancer_calls_log()->info(
-        "balance round cancelled: {} moves stopped, {} planned moves dropped", stopped, dropped);
+    log()->info("balance round cancelled: {} moves stopped, {} planned moves dropped", stopped,
+                dropped);
     int64_t interval;
     {
       std::lock_guard config_lock(config_mu_);
@@ -130,7 +121,7 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
       }
     }
     if (!plan.problem.empty()) {
-      balancer_calls_log()->warn("drain refused: {}", plan.problem);
+      log()->warn("drain refused: {}", plan.problem);
       throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
     }
   }
@@ -166,8 +157,8 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
     last_drain_message_.clear();
     drain_bytes_ = plan.bytes;
     drain_waiting_.clear();
-    balancer_calls_log()->info("draining {}: {} moves of {} to the other log directories",
-                               draining_, plan.moves.size(), format_byte_size(plan.bytes));
+    log()->info("draining {}: {} moves of {} to the other log directories", draining_,
+                plan.moves.size(), format_byte_size(plan.bytes));
     start_moves_locked(snap, now);
   }
   notify(ended);

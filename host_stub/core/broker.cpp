@@ -12,11 +12,6 @@ namespace lds {
 namespace fs = std::filesystem;
 namespace {
 
-std::shared_ptr<spdlog::logger> broker_log() {
-  static auto l = logger("lds.broker");
-  return l;
-}
-
 // A value as a change's log line shows it: quoted when empty, so that it is seen.
 std::string shown_value(const std::string* value) {
   if (value == nullptr) return "(unset)";
@@ -38,6 +33,11 @@ std::string options_text(const LoadedStrategy& s) {
 }
 
 }  // namespace
+
+std::shared_ptr<spdlog::logger> Broker::log() {
+  static auto l = logger("lds.broker");
+  return l;
+}
 
 const char* config_change_source_name(ConfigChangeSource source) noexcept {
   switch (source) {
@@ -111,9 +111,9 @@ void Broker::check_file_strategy_options(const BrokerConfig& next) {
 
 void Broker::log_overridden_file_values() const {
   for (const auto& [key, file_value, dynamic_value] : store_.file_values_overridden()) {
-    broker_log()->info("{} = \"{}\" in {} is overridden by the dynamic value \"{}\" kept in {}.",
-                       key, file_value, store_.current().file.string(), dynamic_value,
-                       store_.dynamic_file().string());
+    log()->info("{} = \"{}\" in {} is overridden by the dynamic value \"{}\" kept in {}.", key,
+                file_value, store_.current().file.string(), dynamic_value,
+                store_.dynamic_file().string());
   }
 }
 
@@ -152,9 +152,9 @@ void Broker::apply(const BrokerConfig& next, bool reload, const std::function<vo
   set_log_level(next.log_level);
   const bool swapped = loaded != nullptr;
   if (loaded) {
-    broker_log()->info("Strategy {} {} ({}) is active (generation {}){}.", loaded->name(),
-                       loaded->version(), options_text(*loaded), loaded->generation(),
-                       active ? ", replacing " + active->name() : "");
+    log()->info("Strategy {} {} ({}) is active (generation {}){}.", loaded->name(),
+                loaded->version(), options_text(*loaded), loaded->generation(),
+                active ? ", replacing " + active->name() : "");
     slot_.publish(std::move(loaded));
   }
   if (swapped || cordons_changed) note_cordons_kept_by_broker();
@@ -172,7 +172,7 @@ void Broker::note_cordons_kept_by_broker() const {
   if ((c.cordon_all || !c.cordoned.empty()) && active && !active->honors_cordon()) {
     // Not a warning: nothing is wrong. The ABI asks the host to tell the operator
     // (LDS_CAP_HONORS_CORDON), and the cordon holds whatever the strategy ranks.
-    broker_log()->info(
+    log()->info(
         "cordoned.log.dirs is set and strategy {} does not honour cordons itself "
         "(LDS_CAP_HONORS_CORDON); the broker leaves cordoned directories out of its ranking.",
         active->name());
@@ -192,8 +192,8 @@ void Broker::log_changed_values(const std::vector<DescribedConfig>& before,
   auto log_change = [&](const std::string& name, const std::string* old_value,
                         const std::string* new_value) {
     if (old_value != nullptr && new_value != nullptr && *old_value == *new_value) return;
-    broker_log()->info("{}: {} → {} ({})", name, shown_value(old_value), shown_value(new_value),
-                       config_change_source_name(source));
+    log()->info("{}: {} → {} ({})", name, shown_value(old_value), shown_value(new_value),
+                config_change_source_name(source));
   };
   for (const DescribedConfig& d : after) {
     if (d.dynamic) log_change(d.name, value_in(before, d.name), &d.value);
@@ -252,8 +252,8 @@ void Broker::alter_locked(const std::vector<ConfigAlteration>& changes, ConfigCh
   } catch (const ConfigError& e) {
     throw KafkaError(ErrorCode::kInvalidConfig, e.what());
   } catch (const PluginError& e) {
-    broker_log()->error("Configuration change refused, strategy {} stays active: {}",
-                        slot_.current() ? slot_.current()->name() : "none", e.what());
+    log()->error("Configuration change refused, strategy {} stays active: {}",
+                 slot_.current() ? slot_.current()->name() : "none", e.what());
     throw KafkaError(ErrorCode::kInvalidConfig, e.what());
   }
 }
@@ -269,8 +269,8 @@ void Broker::reload_file(ConfigChangeSource source) {
     std::vector<std::string> static_changes;
     BrokerConfig next = store_.reread(&static_changes);
     for (const auto& key : static_changes) {
-      broker_log()->warn("{} changed in {} but is a static config; restart the broker to apply it.",
-                         key, store_.current().file.string());
+      log()->warn("{} changed in {} but is a static config; restart the broker to apply it.", key,
+                  store_.current().file.string());
     }
     check_file_strategy_options(next);
     auto active = slot_.current();
@@ -279,11 +279,11 @@ void Broker::reload_file(ConfigChangeSource source) {
       store_.adopt(next);
       log_changed_values(before, source);
     });
-    broker_log()->info("Reloaded {}.", store_.current().file.string());
+    log()->info("Reloaded {}.", store_.current().file.string());
     log_overridden_file_values();
   } catch (const std::exception& e) {
-    broker_log()->error("Reload of {} refused, nothing changed: {}", store_.current().file.string(),
-                        e.what());
+    log()->error("Reload of {} refused, nothing changed: {}", store_.current().file.string(),
+                 e.what());
   }
 }
 

@@ -14,6 +14,10 @@
 #include "core/log_manager.h"
 #include "core/strategy_slot.h"
 
+namespace spdlog {
+class logger;
+}
+
 namespace lds {
 
 struct StrategyInfo {
@@ -89,6 +93,8 @@ class Broker {
   void set_on_config_applied(std::function<void(const BrokerConfig&)> hook);
 
  private:
+  // The "lds.broker" logger.
+  static std::shared_ptr<spdlog::logger> log();
   // Applies a validated config: strategy (loading it if its name or options changed), cordons,
   // expected bytes and log level. `commit` persists `changes` once the strategy has loaded.
   // `reload` forces the strategy to be loaded again even if its name and options are unchanged.
