@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "admin/admin_client.h"
+#include "ext4_image.h"
 #include "file_bytes.h"
 #include "private_mounts.h"
 
@@ -102,16 +103,6 @@ fs::path temp_base() {
   return "/tmp";
 }
 
-// `name` itself when it is on PATH, else its path in /usr/sbin or /sbin when there, else `name`.
-std::string system_tool(const std::string& name) {
-  if (on_path(name)) return name;
-  for (const char* dir : {"/usr/sbin", "/sbin"}) {
-    const fs::path tool = fs::path(dir) / name;
-    if (::access(tool.c_str(), X_OK) == 0) return tool.string();
-  }
-  return name;
-}
-
 }  // namespace
 
 fs::path host_executable() { return LDS_HOST_EXE; }
@@ -160,7 +151,6 @@ void ServerFixture::SetUp() {
 void ServerFixture::TearDown() {
   if (running()) stop();
   unmount_all();
-  detach_loop_devices();
   if (HasFailure()) {
     std::cout << "----- lds-host server log (" << server_log_file_.string() << ") -----\n"
               << server_log() << "----- end of server log -----\n";
@@ -354,56 +344,11 @@ std::string ServerFixture::mount_tmpfs(const fs::path& dir, uint64_t mib,
 }
 
 std::string ServerFixture::mount_ext4_image(const fs::path& dir, uint64_t mib, uint32_t inodes) {
-  if (::geteuid() != 0) return "not running as root, so an ext4 image cannot be mounted";
-  // Both live in /usr/sbin or /sbin, which a PATH may leave out.
-  const std::string mkfs = system_tool("mkfs.ext4");
-  const std::string losetup = system_tool("losetup");
-  for (const std::string& tool : {mkfs, losetup}) {
-    if (tool.find('/') == std::string::npos && !on_path(tool)) {
-      return tool + " is not on PATH, /usr/sbin or /sbin";
-    }
-  }
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
-  // A sparse file of a few MiB in the temp folder, removed with it.
+  // The image lives in the temp folder, removed with it.
   const fs::path image = temp_ / (dir.filename().string() + ".ext4");
-  std::ofstream(image, std::ios::binary).close();
-  fs::resize_file(image, mib << 20, ec);
-  if (ec) return "cannot size " + image.string() + ": " + ec.message();
-  std::vector<std::string> mkfs_argv{mkfs, "-q", "-F"};
-  if (inodes > 0) mkfs_argv.insert(mkfs_argv.end(), {"-N", std::to_string(inodes)});
-  mkfs_argv.push_back(image.string());
-  if (ProcessResult r = run_program(mkfs_argv); r.exit_code != 0) {
-    return "mkfs.ext4 " + image.string() + " failed: " + r.err;
-  }
-  ProcessResult attached = run_program({losetup, "--find", "--show", image.string()});
-  std::string device = attached.out.substr(0, attached.out.find('\n'));
-  if (attached.exit_code != 0 || device.empty()) {
-    return "losetup --find --show " + image.string() + " failed: " + attached.err;
-  }
-  loop_devices_.push_back(device);  // detached in TearDown, whatever happens next
-  if (std::string why = test::use_private_mount_namespace(); !why.empty()) return why;
-  if (::mount(device.c_str(), dir.c_str(), "ext4", 0, nullptr) != 0) {
-    return "mount -t ext4 " + device + " on " + dir.string() + " failed: " + strerror(errno);
-  }
+  if (std::string why = test::mount_ext4_image(image, dir, mib, inodes); !why.empty()) return why;
   mounts_.push_back(dir);
-  // Detaching a mounted loop device makes the kernel detach it when the mount goes, even when the
-  // test is killed and its namespace takes the mount down.
-  if (ProcessResult r = run_program({losetup, "--detach", device}); r.exit_code == 0) {
-    loop_devices_.pop_back();
-  }
   return "";
-}
-
-void ServerFixture::detach_loop_devices() {
-  for (auto it = loop_devices_.rbegin(); it != loop_devices_.rend(); ++it) {
-    if (ProcessResult r = run_program({system_tool("losetup"), "--detach", *it});
-        r.exit_code != 0) {
-      ADD_FAILURE() << "cannot detach loop device " << *it << ": " << r.err;
-    }
-  }
-  loop_devices_.clear();
 }
 
 void ServerFixture::unmount_all() {

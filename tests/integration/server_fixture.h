@@ -93,10 +93,10 @@ class ServerFixture : public ::testing::Test {
   // empty string on success, else why it could not (not root, mount refused). `more_options` is
   // appended to the mount options ("nr_inodes=64").
   std::string mount_tmpfs(const fs::path& dir, uint64_t mib, const std::string& more_options = "");
-  // Mounts an ext4 filesystem of `mib` MiB on `dir` (created if needed): an image file in the
-  // test's temp folder, made with `mkfs.ext4 -q` (`-N inodes` when `inodes` > 0) and attached to a
-  // loop device with `losetup`. TearDown unmounts it, then detaches the loop device. Returns ""
-  // on success, else why it could not (not root, mkfs.ext4 or losetup missing, no loop device).
+  // Mounts an ext4 filesystem of `mib` MiB (`inodes` inodes when > 0) on `dir` (created if
+  // needed), an image in the test's temp folder (tests/support/ext4_image.h). TearDown unmounts
+  // it. Returns "" on success, else why it could not (not root, mkfs.ext4 or losetup missing, no
+  // loop device).
   std::string mount_ext4_image(const fs::path& dir, uint64_t mib, uint32_t inodes = 0);
 
   // Forces Valgrind on for this test's servers, whatever the environment says.
@@ -118,13 +118,11 @@ class ServerFixture : public ::testing::Test {
   // Waits up to `timeout_ms` for `pid`; returns the exit code (128 + signal) or nullopt.
   std::optional<int> wait_for_exit(pid_t pid, int timeout_ms);
   void unmount_all();
-  void detach_loop_devices();
 
   pid_t pid_ = -1;
   bool valgrind_ = false;
   fs::path server_log_file_;
   std::vector<fs::path> mounts_;
-  std::vector<std::string> loop_devices_;
   int run_counter_ = 0;
 };
 

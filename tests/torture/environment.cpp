@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "ext4_image.h"
 #include "file_bytes.h"
 #include "private_mounts.h"
 
@@ -34,7 +35,7 @@ constexpr const char* kFillFile = "torture-fill";
 constexpr const char* kInodeFiller = "torture-inodes";
 // The ext4 image: small, so that filling it writes little to the real disk, and with few inodes.
 constexpr uint64_t kExt4MiB = 24;
-constexpr const char* kExt4Inodes = "128";
+constexpr uint32_t kExt4Inodes = 128;
 
 bool socket_accepts(const fs::path& path) {
   sockaddr_un addr{};
@@ -303,40 +304,13 @@ std::string Environment::add_log_dir_beside(size_t i) {
 std::string Environment::add_ext4_disk() {
   if (!as_root_) return "not root";
   if (ext4_dir_ != SIZE_MAX) return "the ext4 disk is there already";
-  const auto tool = [](const char* name) {
-    for (const char* dir : {"/usr/sbin/", "/sbin/"}) {
-      if (::access((std::string(dir) + name).c_str(), X_OK) == 0) return std::string(dir) + name;
-    }
-    return std::string();
-  };
-  const std::string mkfs = tool("mkfs.ext4");
-  const std::string losetup = tool("losetup");
-  if (mkfs.empty() || losetup.empty()) return "mkfs.ext4 or losetup is not in /usr/sbin or /sbin";
-  const fs::path image = temp_ / "ext4.img";
   const fs::path disk = temp_ / "disk-ext4";
-  const fs::path out = temp_ / "ext4-tool.out";
-  std::error_code ec;
-  fs::create_directories(disk, ec);
-  // Sparse: only what the filesystem writes reaches the real disk, at most kExt4MiB.
-  std::ofstream(image, std::ios::binary).close();
-  fs::resize_file(image, kExt4MiB << 20, ec);
-  if (ec) return "cannot size " + image.string() + ": " + ec.message();
-  if (run_child({mkfs, "-q", "-F", "-N", kExt4Inodes, image.string()}, "/dev/null", out, 60) != 0) {
-    return "mkfs.ext4 " + image.string() + " failed: " + test::file_bytes(out);
-  }
-  if (run_child({losetup, "--find", "--show", image.string()}, "/dev/null", out, 60) != 0) {
-    return "losetup --find --show " + image.string() + " failed: " + test::file_bytes(out);
-  }
-  std::string device = test::file_bytes(out);
-  device = device.substr(0, device.find('\n'));
-  const bool mounted = ::mount(device.c_str(), disk.c_str(), "ext4", 0, nullptr) == 0;
-  const int mount_errno = errno;
-  // Detached while mounted, the loop device goes with the mount, however the run ends.
-  run_child({losetup, "--detach", device}, "/dev/null", out, 60);
-  if (!mounted) {
-    return "mount -t ext4 " + device + " on " + disk.string() + ": " + std::strerror(mount_errno);
+  if (std::string why = test::mount_ext4_image(temp_ / "ext4.img", disk, kExt4MiB, kExt4Inodes);
+      !why.empty()) {
+    return why;
   }
   mounted_.push_back(disk);
+  std::error_code ec;
   fs::create_directories(disk / "logs", ec);
   if (ec) return "cannot create " + (disk / "logs").string() + ": " + ec.message();
   ext4_dir_ = log_dirs_.size();
