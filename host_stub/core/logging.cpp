@@ -13,11 +13,11 @@ std::mutex& registry_mutex() {
   return mu;
 }
 
-spdlog::sink_ptr shared_sink() {
+spdlog::sink_ptr& shared_sink() {
   static spdlog::sink_ptr sink = [] {
     auto s = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
     s->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ [%n] %v");
-    return s;
+    return spdlog::sink_ptr(std::move(s));
   }();
   return sink;
 }
@@ -28,6 +28,14 @@ spdlog::level::level_enum& current_level() {
 }
 
 }  // namespace
+
+void set_log_sink(spdlog::sink_ptr sink) {
+  std::lock_guard lock(registry_mutex());
+  shared_sink() = sink;
+  spdlog::apply_all([&sink](const std::shared_ptr<spdlog::logger>& l) {
+    if (l->name().rfind("lds.", 0) == 0) l->sinks() = {sink};
+  });
+}
 
 std::shared_ptr<spdlog::logger> logger(const std::string& name) {
   std::lock_guard lock(registry_mutex());

@@ -17,4 +17,9 @@ std::shared_ptr<spdlog::logger> logger(const std::string& name);
 // Returns false, changing nothing, for an unknown level name.
 bool set_log_level(const std::string& level);
 
+// Replaces the shared sink of every host logger, existing and future: a host embedded in another
+// process (the Kafka agent's bridge) sends the lines to that process's own logging. Call it
+// before any other thread logs: a logger's sink list is not guarded.
+void set_log_sink(spdlog::sink_ptr sink);
+
 }  // namespace lds
