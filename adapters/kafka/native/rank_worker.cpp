@@ -1,0 +1,61 @@
+// rank_worker.cpp: one worker thread for rank calls, replaced when a call outlives its timeout.
+#include "rank_worker.h"
+
+#include <thread>
+
+namespace lds::kafka {
+
+void RankWorker::loop(std::shared_ptr<Worker> worker) {
+  std::unique_lock lock(worker->mu);
+  for (;;) {
+    worker->cv.wait(lock, [&] { return worker->has_task || worker->stop; });
+    if (worker->has_task) {
+      std::function<void()> task = std::move(worker->task);
+      worker->has_task = false;
+      lock.unlock();
+      try {
+        task();
+      } catch (...) {
+        // The task reports through its own state; nothing may escape a detached thread.
+      }
+      lock.lock();
+      worker->task_done = true;
+      worker->cv.notify_all();
+    }
+    if (worker->stop && !worker->has_task) return;
+  }
+}
+
+RankWorker::Outcome RankWorker::run(uint64_t generation, std::chrono::milliseconds timeout,
+                                    std::function<void()> call) {
+  std::lock_guard call_lock(call_mu_);
+  if (stuck_) {
+    bool returned;
+    {
+      std::lock_guard lock(stuck_->mu);
+      returned = stuck_->task_done;
+    }
+    if (!returned && stuck_generation_ == generation) return Outcome::kStillStuck;
+    stuck_.reset();  // it returned (and exits), or belongs to a strategy no longer active
+  }
+  if (!worker_) {
+    worker_ = std::make_shared<Worker>();
+    std::thread(loop, worker_).detach();
+  }
+  std::shared_ptr<Worker> worker = worker_;
+  std::unique_lock lock(worker->mu);
+  worker->task = std::move(call);
+  worker->has_task = true;
+  worker->task_done = false;
+  worker->cv.notify_all();
+  if (worker->cv.wait_for(lock, timeout, [&] { return worker->task_done; })) {
+    return Outcome::kReturned;
+  }
+  worker->stop = true;
+  lock.unlock();
+  stuck_ = std::move(worker_);
+  stuck_generation_ = generation;
+  return Outcome::kTimedOut;
+}
+
+}  // namespace lds::kafka

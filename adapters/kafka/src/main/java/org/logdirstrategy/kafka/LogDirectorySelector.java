@@ -1,0 +1,303 @@
+package org.logdirstrategy.kafka;
+
+import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.ObjectName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+
+/**
+ * Ranks Kafka's log dirs with the active strategy in place of Kafka's fewest-partitions rule. The
+ * advice on nextLogDirs calls {@link #select}; the advice on the enclosing createLog (4.4) or
+ * getOrCreateLog (4.3) brackets it with {@link #enterPartition} and {@link #exitPartition}, which
+ * supply the partition nextLogDirs does not take. Anything that goes wrong here returns null, and
+ * Kafka's own method then runs: the agent never fails a log creation by itself.
+ */
+public final class LogDirectorySelector implements LogDirectorySelectorMBean {
+  public static final String MBEAN_NAME = "kafka.log:type=LogDirectorySelector";
+
+  /** The partition whose log is being created on this thread, and what the strategy decided. */
+  private static final class Creation {
+    TopicPartition partition;
+    long expectedBytes;
+    long generation; // 0: Kafka's own order applied
+  }
+
+  private static final LogDirectorySelector INSTANCE = new LogDirectorySelector();
+  private static final ThreadLocal<Creation> CREATION = ThreadLocal.withInitial(Creation::new);
+
+  private static volatile LogManagerView view;
+  private static volatile boolean bridgeLoaded;
+  private static volatile String defaultPluginDir = "plugins";
+  private static volatile SelectorConfig applied;
+  private static final Reservations RESERVATIONS = new Reservations();
+  private static final AppendRates RATES = new AppendRates();
+  private static final AtomicLong PLACEMENTS = new AtomicLong();
+  private static final AtomicLong LOCAL_FALLBACKS = new AtomicLong();
+  private static final SelectorReconfigurable RECONFIGURABLE = new SelectorReconfigurable();
+  private static volatile String lastPlacement = "";
+
+  private LogDirectorySelector() {}
+
+  /** Called once by the agent, before Kafka's classes load. */
+  static void init(LogManagerView kafkaView, String pluginDir) {
+    view = kafkaView;
+    defaultPluginDir = pluginDir;
+    bridgeLoaded = true;
+    StrategyBridge.setLogLevel(AgentLog.nativeLevel());
+    try {
+      ManagementFactory.getPlatformMBeanServer()
+          .registerMBean(INSTANCE, new ObjectName(MBEAN_NAME));
+    } catch (Exception e) {
+      AgentLog.warn("Cannot register MBean " + MBEAN_NAME + ": " + e);
+    }
+  }
+
+  /** The view for Kafka 4.3, whose LogManager class is known only once an instance exists. */
+  static void setView(LogManagerView kafkaView) {
+    view = kafkaView;
+  }
+
+  // ---- the advice's entry points (public: the advice is inlined into Kafka's classes) ----
+
+  public static void enterPartition(Object partition) {
+    Creation c = CREATION.get();
+    c.partition = partition instanceof TopicPartition ? (TopicPartition) partition : null;
+    c.expectedBytes = 0;
+    c.generation = 0;
+  }
+
+  public static void exitPartition(Object log) {
+    Creation c = CREATION.get();
+    try {
+      if (c.generation != 0 && log instanceof UnifiedLog) placed(c, (UnifiedLog) log);
+    } finally {
+      c.partition = null;
+      c.generation = 0;
+    }
+  }
+
+  /**
+   * The strategy's order of the live, uncordoned dirs, in the type nextLogDirs returns, or null
+   * for Kafka's own order (no strategy, no partition known, one live dir, or a fallback).
+   */
+  public static Object select(Object logManager) {
+    Creation c = CREATION.get();
+    if (c.partition == null || !bridgeLoaded || applied == null || applied.strategy == null) {
+      return null;
+    }
+    try {
+      LogManagerView v = view;
+      if (v == null) v = kafka43View(logManager);
+      return rank(logManager, v, c);
+    } catch (Throwable t) {
+      LOCAL_FALLBACKS.incrementAndGet();
+      AgentLog.warn("Cannot rank the log dirs for " + c.partition + " (" + t
+          + "); using Kafka's own order.");
+      return null;
+    }
+  }
+
+  /** Registers the dynamic-config hook with the broker's DynamicBrokerConfig, and applies its config. */
+  public static void attach(Object dynamicBrokerConfig, Object broker) {
+    try {
+      Object config = broker.getClass().getMethod("config").invoke(broker);
+      configure(((AbstractConfig) config).originals());
+      dynamicBrokerConfig.getClass()
+          .getMethod("addReconfigurable", org.apache.kafka.common.Reconfigurable.class)
+          .invoke(dynamicBrokerConfig, RECONFIGURABLE);
+    } catch (Throwable t) {
+      AgentLog.error("Cannot register with Kafka's dynamic broker config (" + t
+          + "); log.directory.select.* changes need a restart.");
+    }
+  }
+
+  // ---- configuration ----
+
+  /** Applies a broker config: loads the strategy it names when that changed. */
+  static synchronized void configure(Map<String, ?> config) {
+    SelectorConfig next = SelectorConfig.from(config, defaultPluginDir);
+    RECONFIGURABLE.remember(config);
+    SelectorConfig previous = applied;
+    if (!next.loadsDifferently(previous)) {
+      applied = next;
+      return;
+    }
+    if (!bridgeLoaded) return;
+    if (next.strategy == null) {
+      if (previous != null && previous.strategy != null) {
+        StrategyBridge.load(null, null, null, 0, null, null);
+        AgentLog.info(SelectorConfig.STRATEGY + " is not set: Kafka's own placement rule applies.");
+      }
+      applied = next;
+      return;
+    }
+    String[] paths = next.logDirs.toArray(new String[0]);
+    long[] numbers = new long[paths.length * StrategyBridge.FIELDS];
+    for (int i = 0; i < paths.length; i++) fillSpace(new File(paths[i]), numbers, i);
+    String before = describeActive();
+    String error = StrategyBridge.load(next.pluginDir, next.strategy, next.optionArray(),
+        next.validationTimeoutMs, paths, numbers);
+    if (error != null) {
+      AgentLog.error("Cannot load log directory strategy " + next.describe() + ": " + error
+          + " Keeping " + before + ".");
+      return;
+    }
+    applied = next;
+    AgentLog.info("Log directory selection: strategy " + StrategyBridge.strategyName() + " "
+        + StrategyBridge.strategyVersion() + " (generation " + StrategyBridge.generation()
+        + ") now places new partitions, " + (previous == null || previous.strategy == null
+            ? "in place of Kafka's own rule" : "swapped from " + before) + "; " + next.describe()
+        + ".");
+  }
+
+  private static String describeActive() {
+    if (!bridgeLoaded || StrategyBridge.generation() == 0) return "Kafka's own rule";
+    return "strategy " + StrategyBridge.strategyName() + " (generation "
+        + StrategyBridge.generation() + ")";
+  }
+
+  // ---- one placement ----
+
+  private static Object rank(Object logManager, LogManagerView v, Creation c) {
+    Collection<File> liveDirs = v.liveDirs(logManager);
+    File[] live = liveDirs.toArray(new File[0]);
+    int n = live.length;
+    if (n <= 1) return null;
+    RATES.follow(logManager, v);
+    Set<String> cordoned = v.cordoned(logManager);
+    String[] paths = new String[n];
+    long[] numbers = new long[n * StrategyBridge.FIELDS];
+    HashMap<String, Integer> index = new HashMap<>(n * 2);
+    for (int i = 0; i < n; i++) {
+      paths[i] = live[i].getPath();
+      index.put(paths[i], i);
+      fillSpace(live[i], numbers, i);
+      long flags = numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS];
+      if (cordoned.contains(paths[i])) flags |= StrategyBridge.DIR_CORDONED;
+      long rate = RATES.rate(paths[i]);
+      if (rate < 0) flags |= StrategyBridge.DIR_RATE_UNKNOWN;
+      numbers[i * StrategyBridge.FIELDS + StrategyBridge.RATE] = Math.max(rate, 0);
+      numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS] = flags;
+    }
+    String topic = c.partition.topic();
+    long topicBytes = 0;
+    long topicLogs = 0;
+    for (UnifiedLog log : v.logs(logManager)) {
+      Integer k = index.get(log.parentDir());
+      if (k == null) continue;
+      numbers[k * StrategyBridge.FIELDS + StrategyBridge.PARTITIONS]++;
+      if (log.topicPartition().topic().equals(topic)) {
+        numbers[k * StrategyBridge.FIELDS + StrategyBridge.TOPIC_PARTITIONS]++;
+        topicBytes += log.size();
+        topicLogs++;
+      }
+    }
+    RESERVATIONS.addTo(paths, numbers);
+    long expected = topicLogs > 0 ? topicBytes / topicLogs : RATES.meanLogBytes();
+    int[] order = new int[n];
+    int len = StrategyBridge.rank(topic, c.partition.partition(), expected, paths, numbers, order,
+        applied.rankTimeoutMs);
+    if (len == StrategyBridge.NO_ELIGIBLE_DIR) {
+      LOCAL_FALLBACKS.incrementAndGet();
+      AgentLog.warn("Strategy " + StrategyBridge.strategyName() + " found no eligible log dir for "
+          + c.partition + "; using Kafka's own order.");
+      return null;
+    }
+    if (len < 0) return null; // FELL_BACK (the bridge logged and counted it) or NO_STRATEGY
+    List<File> out = new ArrayList<>(n);
+    boolean[] listed = new boolean[n];
+    for (int k = 0; k < len; k++) {
+      int i = order[k];
+      if ((numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS] & StrategyBridge.DIR_CORDONED) != 0
+          || listed[i]) {
+        continue; // cordons hold whatever the plugin declares
+      }
+      listed[i] = true;
+      out.add(live[i]);
+    }
+    if (out.isEmpty()) return null; // every dir cordoned: Kafka's rule picks one
+    // Dirs the strategy left out come last, in log.dirs order, so that a creation the ranked dirs
+    // all refuse still finds a disk: the agent never fails createLog by itself.
+    for (int i = 0; i < n; i++) {
+      if (!listed[i]
+          && (numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS] & StrategyBridge.DIR_CORDONED) == 0) {
+        out.add(live[i]);
+      }
+    }
+    c.expectedBytes = expected;
+    c.generation = StrategyBridge.generation();
+    return v.toKafkaList(out);
+  }
+
+  private static void fillSpace(File dir, long[] numbers, int i) {
+    long total = dir.getTotalSpace();
+    long usable = dir.getUsableSpace();
+    if (total > 0) {
+      numbers[i * StrategyBridge.FIELDS + StrategyBridge.TOTAL] = total;
+      numbers[i * StrategyBridge.FIELDS + StrategyBridge.USABLE] = Math.min(usable, total);
+    } else {
+      numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS] |= StrategyBridge.DIR_SPACE_UNKNOWN;
+    }
+  }
+
+  private static void placed(Creation c, UnifiedLog log) {
+    RESERVATIONS.add(log, c.expectedBytes);
+    PLACEMENTS.incrementAndGet();
+    lastPlacement = c.partition + " -> " + log.parentDir() + " (strategy "
+        + StrategyBridge.strategyName() + ", generation " + c.generation + ")";
+    AgentLog.info("Placed " + lastPlacement + ".");
+  }
+
+  private static synchronized LogManagerView kafka43View(Object logManager)
+      throws ReflectiveOperationException {
+    if (view == null) view = new Kafka43LogManager(logManager.getClass());
+    return view;
+  }
+
+  // ---- the MBean ----
+
+  @Override
+  public String getStrategy() {
+    return bridgeLoaded && StrategyBridge.generation() != 0 ? StrategyBridge.strategyName()
+        : "kafka";
+  }
+
+  @Override
+  public String getVersion() {
+    return bridgeLoaded && StrategyBridge.generation() != 0 ? StrategyBridge.strategyVersion() : "";
+  }
+
+  @Override
+  public long getGeneration() {
+    return bridgeLoaded ? StrategyBridge.generation() : 0;
+  }
+
+  @Override
+  public long getSwaps() {
+    return bridgeLoaded ? StrategyBridge.swaps() : 0;
+  }
+
+  @Override
+  public long getFallbacks() {
+    return (bridgeLoaded ? StrategyBridge.fallbacks() : 0) + LOCAL_FALLBACKS.get();
+  }
+
+  @Override
+  public long getPlacements() {
+    return PLACEMENTS.get();
+  }
+
+  @Override
+  public String getLastPlacement() {
+    return lastPlacement;
+  }
+}

@@ -1,0 +1,66 @@
+package org.logdirstrategy.kafka;
+
+/**
+ * The native half: the project's strategy library (loader, ABI rules, the slot with its hot swap,
+ * the validation timeout and the per-call fallback), reached through JNI. Every ABI rule lives
+ * there; nothing here repeats one.
+ */
+final class StrategyBridge {
+  /** Longs per directory in {@link #rank}'s {@code numbers}. */
+  static final int FIELDS = 7;
+
+  static final int TOTAL = 0;
+  static final int USABLE = 1;
+  static final int RESERVED = 2;
+  static final int PARTITIONS = 3;
+  static final int TOPIC_PARTITIONS = 4;
+  static final int FLAGS = 5;
+  static final int RATE = 6;
+
+  /** lds_dir.flags bits, as the ABI header defines them. */
+  static final long DIR_CORDONED = 0x1L;
+  static final long DIR_SPACE_UNKNOWN = 0x2L;
+  static final long DIR_RATE_UNKNOWN = 0x4L;
+
+  /** {@link #rank}: the plugin failed, answered badly or timed out; Kafka's order applies. */
+  static final int FELL_BACK = -1;
+  /** {@link #rank}: no strategy is loaded. */
+  static final int NO_STRATEGY = -2;
+  /** {@link #rank}: the strategy found no eligible directory. */
+  static final int NO_ELIGIBLE_DIR = -3;
+
+  private StrategyBridge() {}
+
+  /**
+   * Loads and validates strategy {@code name} from {@code pluginDir} with {@code options} (key,
+   * value, key, value ...), dry-running its rank on the given directories, and publishes it.
+   * Returns null once published, or the sentence naming the file and the fault (the previous
+   * strategy then stays active).
+   */
+  static native String load(String pluginDir, String name, String[] options, long validationTimeoutMs,
+      String[] paths, long[] numbers);
+
+  /**
+   * Ranks {@code paths} (log.dirs order) for one partition with the active strategy, writing
+   * indices into {@code order}. Returns how many were written, or FELL_BACK, NO_STRATEGY or
+   * NO_ELIGIBLE_DIR. A call that takes longer than {@code timeoutMs} falls back.
+   */
+  static native int rank(String topic, int partition, long expectedBytes, String[] paths,
+      long[] numbers, int[] order, long timeoutMs);
+
+  /** Active strategy: name, version, generation (0 when none). */
+  static native String strategyName();
+
+  static native String strategyVersion();
+
+  static native long generation();
+
+  static native long swaps();
+
+  static native long fallbacks();
+
+  /** Whether the active strategy declares LDS_CAP_HONORS_CORDON. */
+  static native boolean honorsCordon();
+
+  static native void setLogLevel(String level);
+}
