@@ -1,0 +1,356 @@
+"""kafka_agent_test.py: Apache Kafka 4.4.0 places its replicas with the project's strategies.
+
+A KRaft cluster of three nodes (node 1 broker and controller), each broker with three tmpfs log dirs
+of 64, 128 and 256 MiB and lds-kafka-agent.jar attached, is driven only with Kafka's own tools
+(TopicCommand, ConfigCommand, LogDirsCommand, JmxTool, ProducerPerformance, ConsoleConsumer). One
+cluster serves the whole suite; the tests run in their numbered order, each starting from the
+state the one before left.
+
+Environment (set by ctest): LDS_KAFKA_AGENT_JAR, LDS_PLUGIN_DIR (the build's strategies),
+LDS_BAD_PLUGIN_DIR (tests/bad_plugins' broken ones).
+"""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "support"))
+import real_kafka  # noqa: E402
+
+AGENT_JAR = os.environ.get("LDS_KAFKA_AGENT_JAR", "")
+PLUGIN_DIR = os.environ.get("LDS_PLUGIN_DIR", "")
+BAD_PLUGIN_DIR = os.environ.get("LDS_BAD_PLUGIN_DIR", "")
+MBEAN = "kafka.log:type=LogDirectorySelector"
+CORDONED_COUNT = "kafka.log:type=LogManager,name=CordonedLogDirectoryCount"
+PLACED = re.compile(r"Placed (\S+)-(\d+) -> (\S+) \(strategy (\w+), generation (\d+)\)")
+
+
+def skip_reason(version):
+    if not os.path.isfile(AGENT_JAR):
+        return "the Kafka agent was not built (LDS_KAFKA_AGENT_JAR=%r)" % AGENT_JAR
+    return real_kafka.skip_reason(version)
+
+
+def wait_for(what, predicate, timeout=60.0, interval=0.25):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out after %.0f s waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+class AgentCluster:
+    """The test's view of a cluster with the agent: tools, placements and the MBean."""
+
+    def __init__(self, cluster):
+        self.cluster = cluster
+
+    def alter_broker_config(self, entity, add=None, delete=None):
+        """ConfigCommand --alter for broker `entity` (an id, or None for --entity-default)."""
+        args = ["--bootstrap-server", self.cluster.bootstrap, "--entity-type", "brokers"]
+        args += ["--entity-default"] if entity is None else ["--entity-name", str(entity)]
+        args += ["--alter"]
+        if add:
+            args += ["--add-config", ",".join("%s=%s" % kv for kv in add.items())]
+        if delete:
+            args += ["--delete-config", ",".join(delete)]
+        self.cluster.tool("ConfigCommand", *args)
+
+    def create_topic(self, topic, partitions, replication=3):
+        self.cluster.tool("TopicCommand", "--bootstrap-server", self.cluster.bootstrap, "--create",
+                          "--topic", topic, "--partitions", str(partitions),
+                          "--replication-factor", str(replication))
+        expected = partitions * replication
+        wait_for("%d replicas of %s on disk" % (expected, topic),
+                 lambda: self.replica_count(topic) == expected)
+
+    def replica_count(self, topic):
+        total = 0
+        for broker in self.cluster.broker_ids():
+            for d in self.cluster.log_dirs(broker):
+                total += sum(1 for name in os.listdir(d) if name.rpartition("-")[0] == topic)
+        return total
+
+    def counts(self, topic):
+        """{broker: [replicas of topic in each log dir, in 64/128/256 MiB order]}, as
+        LogDirsCommand --describe reports them."""
+        described = real_kafka.describe_log_dirs(self.cluster, topics=[topic])
+        out = {}
+        for broker in self.cluster.broker_ids():
+            dirs = described.get(broker, {})
+            out[broker] = [sum(1 for p in dirs.get(d, []) if p.rpartition("-")[0] == topic)
+                           for d in self.cluster.log_dirs(broker)]
+        return out
+
+    def placements(self, broker, topic):
+        """[(partition, dir, strategy, generation)] the agent logged for topic on broker."""
+        return [(int(m.group(2)), m.group(3), m.group(4), int(m.group(5)))
+                for m in PLACED.finditer(self.cluster.server_log(broker)) if m.group(1) == topic]
+
+    def swaps_logged(self, broker, strategy):
+        return self.cluster.server_log(broker).count(
+            "Log directory selection: strategy %s " % strategy)
+
+    def wait_swapped(self, strategy, brokers=None, before=None):
+        """Waits until each broker's log names a load of `strategy` after the `before` counts."""
+        brokers = brokers or self.cluster.broker_ids()
+        before = before or {}
+        for b in brokers:
+            try:
+                wait_for("broker %d to load %s" % (b, strategy),
+                         lambda b=b: self.swaps_logged(b, strategy) > before.get(b, 0))
+            except AssertionError as e:
+                lines = [line for line in self.cluster.server_log(b).splitlines()
+                         if "logdirstrategy" in line or "Reconfigur" in line or "ERROR" in line]
+                raise AssertionError("%s; broker %d logged:\n%s" % (e, b, "\n".join(lines[-30:])))
+
+    def jmx(self, broker, object_name):
+        """The attributes of MBean `object_name` on `broker`, read with Kafka's JmxTool."""
+        result = self.cluster.tool(
+            "JmxTool", "--jmx-url", self.cluster.jmx_url(broker), "--object-name", object_name,
+            "--one-time", "true", "--report-format", "properties")
+        attributes = {}
+        prefix = object_name + ":"
+        for line in result.stdout.splitlines():
+            if line.startswith(prefix):
+                name, _, value = line[len(prefix):].partition("=")
+                attributes[name] = value.strip()
+        return attributes
+
+    def mbean(self, broker):
+        """The agent's MBean on `broker`."""
+        attributes = self.jmx(broker, MBEAN)
+        if not attributes:
+            raise AssertionError("JmxTool found no %s on broker %d" % (MBEAN, broker))
+        return attributes
+
+
+@unittest.skipIf(skip_reason("4.4.0"), skip_reason("4.4.0"))
+class KafkaAgentOn44Test(unittest.TestCase):
+    """Scenarios 1-5 of the agent on a three-node Kafka 4.4.0 cluster."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = real_kafka.KafkaCluster(
+            version="4.4.0", brokers=3, dir_sizes_mib=(64, 128, 256),
+            jvm_opts=["-javaagent:%s" % AGENT_JAR],
+            extra_props={"log.directory.select.strategy": "partition",
+                         "log.directory.select.plugin.dir": PLUGIN_DIR})
+        cls.cluster.start()
+        cls.agent = AgentCluster(cls.cluster)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.stop()
+
+    def tail(self, broker):
+        return self.cluster.log_tail(broker)
+
+    def test_1_partition_strategy_reproduces_kafkas_own_rule(self):
+        self.agent.create_topic("kafka_rule", 60)
+        for broker, counts in self.agent.counts("kafka_rule").items():
+            # Kafka's testLeastLoadedAssignment: fewest partitions first, so equal counts +-1.
+            self.assertEqual(sum(counts), 60, counts)
+            self.assertLessEqual(max(counts) - min(counts), 1, "broker %d: %s" % (broker, counts))
+            self.assertEqual(len(self.agent.placements(broker, "kafka_rule")), 60, self.tail(broker))
+        attributes = self.agent.mbean(1)
+        self.assertEqual(attributes["Strategy"], "partition", attributes)
+        self.assertEqual(attributes["Generation"], "1", attributes)
+
+    def test_2_size_via_entity_default_fills_the_biggest_dir_most(self):
+        before = {b: self.agent.swaps_logged(b, "size") for b in self.cluster.broker_ids()}
+        generation = {b: int(self.agent.mbean(b)["Generation"]) for b in self.cluster.broker_ids()}
+        self.agent.alter_broker_config(None, add={"log.directory.select.strategy": "size"})
+        self.agent.wait_swapped("size", before=before)
+        self.agent.create_topic("sized", 60)
+        for broker, counts in self.agent.counts("sized").items():
+            small, medium, big = counts
+            self.assertEqual(sum(counts), 60, counts)
+            self.assertGreater(big, medium, "broker %d: %s" % (broker, counts))
+            self.assertGreaterEqual(medium, small, "broker %d: %s" % (broker, counts))
+            self.assertGreater(max(counts) - min(counts), 1,
+                               "broker %d placed like Kafka's own rule: %s" % (broker, counts))
+            placed = self.agent.placements(broker, "sized")
+            self.assertEqual({p[2] for p in placed}, {"size"}, placed)
+            attributes = self.agent.mbean(broker)
+            self.assertEqual(attributes["Strategy"], "size", attributes)
+            self.assertGreater(int(attributes["Generation"]), generation[broker], attributes)
+            self.assertEqual(attributes["Swaps"], "1", attributes)
+            self.assertIn("sized-", attributes["LastPlacement"], attributes)
+            self.assertIn("swapped from strategy partition", self.cluster.server_log(broker))
+
+    def test_3_per_broker_swap_with_entity_name(self):
+        before = self.agent.swaps_logged(2, "partition")
+        self.agent.alter_broker_config(2, add={"log.directory.select.strategy": "partition"})
+        self.agent.wait_swapped("partition", brokers=[2], before={2: before})
+        before = self.agent.swaps_logged(2, "size")
+        self.agent.create_topic("per_broker", 30)
+        self.assertEqual({p[2] for p in self.agent.placements(2, "per_broker")}, {"partition"})
+        for broker in (1, 3):
+            self.assertEqual({p[2] for p in self.agent.placements(broker, "per_broker")}, {"size"})
+        self.agent.alter_broker_config(2, delete=["log.directory.select.strategy"])
+        self.agent.wait_swapped("size", brokers=[2], before={2: before})
+
+    def test_4_no_replica_lands_on_a_cordoned_dir(self):
+        # size would put most new replicas on the 256 MiB dir; cordon it on every broker.
+        for broker in self.cluster.broker_ids():
+            self.agent.alter_broker_config(
+                broker, add={"cordoned.log.dirs": self.cluster.log_dirs(broker)[2]})
+        for broker in self.cluster.broker_ids():
+            wait_for("broker %d to cordon a dir" % broker,
+                     lambda b=broker: self.agent.jmx(b, CORDONED_COUNT).get("Value") == "1",
+                     interval=0)
+        self.agent.create_topic("cordoned_size", 30)
+        # A strategy that does not declare LDS_CAP_HONORS_CORDON: the agent enforces cordons.
+        before = {b: self.agent.swaps_logged(b, "bad_valid") for b in self.cluster.broker_ids()}
+        self.agent.alter_broker_config(None, add={"log.directory.select.plugin.dir": BAD_PLUGIN_DIR,
+                                                 "log.directory.select.strategy": "bad_valid"})
+        self.agent.wait_swapped("bad_valid", before=before)
+        self.agent.create_topic("cordoned_valid", 30)
+        for topic in ("cordoned_size", "cordoned_valid"):
+            for broker, counts in self.agent.counts(topic).items():
+                self.assertEqual(counts[2], 0, "%s on broker %d: %s" % (topic, broker, counts))
+                self.assertEqual(sum(counts), 30, counts)
+        for broker in self.cluster.broker_ids():
+            self.agent.alter_broker_config(broker, delete=["cordoned.log.dirs"])
+        before = {b: self.agent.swaps_logged(b, "size") for b in self.cluster.broker_ids()}
+        self.agent.alter_broker_config(None, add={"log.directory.select.plugin.dir": PLUGIN_DIR,
+                                                 "log.directory.select.strategy": "size"})
+        self.agent.wait_swapped("size", before=before)
+
+    def test_5_an_invalid_ranking_falls_back_to_kafkas_order(self):
+        before = {b: int(self.agent.mbean(b)["Fallbacks"]) for b in self.cluster.broker_ids()}
+        swaps = {b: self.agent.swaps_logged(b, "bad_rank_duplicate") for b in self.cluster.broker_ids()}
+        self.agent.alter_broker_config(None, add={"log.directory.select.plugin.dir": BAD_PLUGIN_DIR,
+                                                 "log.directory.select.strategy": "bad_rank_duplicate"})
+        self.agent.wait_swapped("bad_rank_duplicate", before=swaps)
+        self.agent.create_topic("fallback", 12)
+        for broker in self.cluster.broker_ids():
+            self.assertEqual(self.agent.placements(broker, "fallback"), [])
+            attributes = self.agent.mbean(broker)
+            self.assertGreaterEqual(int(attributes["Fallbacks"]) - before[broker], 12, attributes)
+            self.assertIn("returned an invalid ranking", self.cluster.server_log(broker))
+        # The broker stays healthy: a produce to the new topic is acknowledged by all replicas.
+        self.cluster.tool("ProducerPerformance", "--topic", "fallback", "--num-records", "100",
+                          "--record-size", "100", "--throughput", "-1", "--producer-props",
+                          "bootstrap.servers=%s" % self.cluster.bootstrap, "acks=all")
+
+    def test_6_a_hung_ranking_times_out_and_a_failed_load_keeps_the_strategy(self):
+        swaps = {b: self.agent.swaps_logged(b, "bad_rank_hangs") for b in self.cluster.broker_ids()}
+        self.agent.alter_broker_config(None, add={"log.directory.select.strategy": "bad_rank_hangs",
+                                                 "log.directory.select.plugin.rank.timeout.ms": "500"})
+        self.agent.wait_swapped("bad_rank_hangs", before=swaps)
+        began = time.monotonic()
+        self.agent.create_topic("hang", 6)
+        self.assertLess(time.monotonic() - began, 60)
+        for broker in self.cluster.broker_ids():
+            log = self.cluster.server_log(broker)
+            self.assertIn("did not answer within 500 ms", log)
+            self.assertIn("is still inside an earlier rank call", log)
+            self.assertEqual(self.agent.placements(broker, "hang"), [])
+        # A strategy that fails to load keeps the one before it, with an ERROR naming the file.
+        self.agent.alter_broker_config(None, add={"log.directory.select.strategy": "bad_create_fails"})
+        for broker in self.cluster.broker_ids():
+            wait_for("broker %d to refuse bad_create_fails" % broker,
+                     lambda b=broker: "Cannot load log directory strategy bad_create_fails"
+                     in self.cluster.server_log(b))
+            self.assertIn("liblds_bad_create_fails.so", self.cluster.server_log(broker))
+            self.assertEqual(self.agent.mbean(broker)["Strategy"], "bad_rank_hangs")
+        before = {b: self.agent.swaps_logged(b, "size") for b in self.cluster.broker_ids()}
+        self.agent.alter_broker_config(None, add={"log.directory.select.plugin.dir": PLUGIN_DIR,
+                                                 "log.directory.select.strategy": "size"})
+        self.agent.wait_swapped("size", before=before)
+
+    def test_7_nothing_is_lost_while_strategies_swap(self):
+        records = 60000
+        self.agent.create_topic("traffic", 6)
+        producer = subprocess.Popen(
+            [self.cluster.java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m",
+             "-cp", self.cluster.classpath, real_kafka.tool_class("4.4.0", "ProducerPerformance"),
+             "--topic", "traffic", "--num-records", str(records), "--record-size", "200",
+             "--throughput", "6000", "--producer-props",
+             "bootstrap.servers=%s" % self.cluster.bootstrap, "acks=all"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            for i, strategy in enumerate(["partition", "size", "partition", "size"]):
+                self.agent.alter_broker_config(None, add={"log.directory.select.strategy": strategy})
+                self.agent.create_topic("during_swap_%d" % i, 6)
+            out, err = producer.communicate(timeout=180)
+        finally:
+            if producer.poll() is None:
+                producer.kill()
+                producer.wait()
+        self.assertEqual(producer.returncode, 0, out + err)
+        self.assertIn("%d records sent" % records, out)
+        consumed = self.cluster.tool(
+            "ConsoleConsumer", "--bootstrap-server", self.cluster.bootstrap, "--topic", "traffic",
+            "--from-beginning", "--max-messages", str(records), "--timeout-ms", "60000",
+            timeout=180)
+        self.assertEqual(len(consumed.stdout.splitlines()), records, consumed.stderr[-2000:])
+
+
+@unittest.skipIf(skip_reason("4.4.0"), skip_reason("4.4.0"))
+class AgentWithoutItsHookTest(unittest.TestCase):
+    """A JVM whose Kafka lacks the advised method still runs: one ERROR line, Kafka's own rule."""
+
+    def test_an_unknown_kafka_keeps_running_with_one_error_line(self):
+        # Kafka 4.4's tools without the storage module and the broker: no LogManager at all.
+        jars = [j for j in real_kafka.classpath("4.4.0").split(":")
+                if "/kafka-storage-4" not in j and "/kafka_2.13-" not in j]
+        result = subprocess.run(
+            [os.path.join(real_kafka.JAVA17_HOME, "bin", "java"), "-XX:TieredStopAtLevel=1",
+             "-javaagent:%s" % AGENT_JAR, "-cp", ":".join(jars),
+             real_kafka.tool_class("4.4.0", "JmxTool"), "--version"],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("4.4.0", result.stdout)
+        errors = [line for line in (result.stdout + result.stderr).splitlines()
+                  if "has no LogManager.nextLogDirs()" in line]
+        self.assertEqual(len(errors), 1, result.stdout + result.stderr)
+        self.assertIn("Kafka 4.4.0", errors[0])
+        self.assertIn("Kafka keeps its own placement rule", errors[0])
+
+
+@unittest.skipIf(skip_reason("4.3.2"), skip_reason("4.3.2"))
+class KafkaAgentOn43Test(unittest.TestCase):
+    """Kafka 4.3.2 through the Scala hook, on Java 25: size, then a live swap to partition."""
+
+    def test_size_then_live_swap_on_one_node(self):
+        java25 = real_kafka.TEMURIN25_HOME if hasattr(real_kafka, "TEMURIN25_HOME") else \
+            "/usr/lib/jvm/temurin-25-jdk-amd64"
+        java_home = java25 if os.path.exists(os.path.join(java25, "bin", "java")) else None
+        with real_kafka.KafkaCluster(
+                version="4.3.2", brokers=1, dir_sizes_mib=(64, 128, 256), java_home=java_home,
+                jvm_opts=["-javaagent:%s" % AGENT_JAR],
+                extra_props={"log.directory.select.strategy": "size",
+                             "log.directory.select.plugin.dir": PLUGIN_DIR}) as cluster:
+            agent = AgentCluster(cluster)
+            log = cluster.server_log(1)
+            self.assertIn("advising kafka.log.LogManager.nextLogDirs() within getOrCreateLog", log)
+            agent.create_topic("sized", 30, replication=1)
+            small, medium, big = agent.counts("sized")[1]
+            self.assertGreater(big, medium, (small, medium, big))
+            self.assertGreaterEqual(medium, small, (small, medium, big))
+            self.assertEqual({p[2] for p in agent.placements(1, "sized")}, {"size"})
+            before = agent.swaps_logged(1, "partition")
+            agent.alter_broker_config(1, add={"log.directory.select.strategy": "partition"})
+            agent.wait_swapped("partition", brokers=[1], before={1: before})
+            agent.create_topic("evened", 30, replication=1)
+            totals = [a + b for a, b in zip(agent.counts("sized")[1], agent.counts("evened")[1])]
+            self.assertLessEqual(max(totals) - min(totals), 1, totals)
+            self.assertEqual(agent.mbean(1)["Generation"], "2")
+
+
+if __name__ == "__main__":
+    reasons = {skip_reason(v) for v in ("4.4.0", "4.3.2")}
+    if None not in reasons:
+        print("SKIP: " + "; ".join(sorted(reasons)))
+        sys.exit(77)  # ctest's SKIP_RETURN_CODE
+    unittest.main(verbosity=2)
