@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages the build, tests and demo need; skips what is already present.
+# Installs the Debian 12 packages the build, tests and demo need, skipping what is already present,
+# then fills the Maven repository (~/.m2) once with what the Kafka agent's build, its benchmark and
+# the real Kafka brokers of the tests need, so that no build or test downloads anything later.
 set -euo pipefail
 
 packages=(
@@ -16,6 +18,8 @@ packages=(
   # Test dependencies: unmodified Kafka clients that drive the Kafka listener. Debian's Python
   # modules import only under /usr/bin/python3 (not a venv's or another installed python3).
   kcat python3-kafka python3-confluent-kafka
+  # The Kafka agent (adapters/kafka): a Maven build on Java 17, which Kafka 4.x brokers run on.
+  maven openjdk-17-jdk-headless
 )
 if [ "${LDS_WITH_PLOTS:-0}" = 1 ]; then packages+=(gnuplot-nox); fi
 
@@ -32,3 +36,38 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# The Maven repository: the agent's build and its benchmark (each built once into a scratch folder,
+# which also fetches Maven's own plugins), and the class path of the real Kafka brokers and tools
+# the real-kafka suites start, for each version they run. Offline afterwards: every later mvn call
+# runs with --offline.
+repo=$(cd "$(dirname "$0")/.." && pwd)
+poms=("$repo/adapters/kafka/pom.xml" "$repo/tests/support/kafka_runtime/pom.xml")
+if [ -f "$repo/adapters/kafka/bench/pom.xml" ]; then poms+=("$repo/adapters/kafka/bench/pom.xml"); fi
+# A stamp named after the poms' contents: once they have been fetched for, the check costs nothing.
+stamp="$HOME/.m2/repository/.lds-filled-$(cat "${poms[@]}" | sha256sum | cut -c1-16)"
+if [ -f "$stamp" ]; then exit 0; fi
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mvn_quiet() { mvn --batch-mode --quiet "$@" >"$scratch/mvn.log" 2>&1 || { cat "$scratch/mvn.log"; exit 1; }; }
+if ! mvn --offline --batch-mode --quiet -f "$repo/adapters/kafka/pom.xml" package \
+     -Dlds.build.dir="$scratch/agent" >/dev/null 2>&1; then
+  echo "install-deps: filling the Maven repository for the Kafka agent"
+  mvn_quiet -f "$repo/adapters/kafka/pom.xml" package -Dlds.build.dir="$scratch/agent"
+fi
+if [ -f "$repo/adapters/kafka/bench/pom.xml" ] &&
+   ! mvn --offline --batch-mode --quiet -f "$repo/adapters/kafka/bench/pom.xml" package \
+     -Dlds.build.dir="$scratch/bench" >/dev/null 2>&1; then
+  echo "install-deps: filling the Maven repository for the Kafka agent's benchmark"
+  mvn_quiet -f "$repo/adapters/kafka/bench/pom.xml" package -Dlds.build.dir="$scratch/bench"
+fi
+for version in 4.4.0 4.3.2; do
+  if ! mvn --offline --batch-mode --quiet -f "$repo/tests/support/kafka_runtime/pom.xml" \
+       dependency:build-classpath -Dkafka.version="$version" \
+       -Dmdep.outputFile="$scratch/cp-$version" >/dev/null 2>&1; then
+    echo "install-deps: fetching Apache Kafka $version (broker and tools) into the Maven repository"
+    mvn_quiet -f "$repo/tests/support/kafka_runtime/pom.xml" dependency:build-classpath \
+      -Dkafka.version="$version" -Dmdep.outputFile="$scratch/cp-$version"
+  fi
+done
+touch "$stamp"

@@ -23,7 +23,9 @@
 #   4. the ThreadSanitizer build (./build-tsan, GCC -O2, so -O2 builds clean too), built beside the
 #      stage 3 suite: the concurrency suites; any report fails them;
 #   5. the style gate, tools/check-style.sh (clang-format, clang-tidy), from the start on one job;
-#   6. the libFuzzer targets of stage 3's build, side by side for LDS_FUZZ_SECONDS (30) each.
+#   6. the libFuzzer targets of stage 3's build, side by side for LDS_FUZZ_SECONDS (30) each;
+#   7. on the Release build, alone: Apache Kafka with lds-kafka-agent.jar (label real-kafka), real
+#      KRaft clusters of JVMs that would only slow down, and be slowed by, anything beside them.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -141,7 +143,7 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_FLAGS_RELEASE="-O3 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O3 -g1 -DNDEBUG" \
   -DLDS_UNITY_BUILD=ON -DLDS_BUILD_BENCHMARKS=ON "${launcher[@]}" >/dev/null
 measured release_build cmake --build "$build" -j"$jobs" --target lds-host lds_strategies lds_benchmarks lds_suite_torture \
-  lds_suite_memcheck lds_suite_valgrind lds_suite_optimized lds_bad_plugin_files
+  lds_suite_real-kafka lds_suite_memcheck lds_suite_valgrind lds_suite_optimized lds_bad_plugin_files
 timed release_build
 
 # Stage 2 runs beside stage 3: its suites mostly wait (servers, moves, Valgrind's one thread), so
@@ -214,6 +216,10 @@ if [ "$fuzz_ok" = 0 ]; then give_up 1 "fuzzing"; fi
 # One test per fuzzer that ran clean.
 passed=$((passed + $(grep -cE '^lds_fuzz_[a-z_]+:$' "$work/fuzz.log")))
 timed fuzzers
+
+stage "7. Apache Kafka with the agent ($build), label real-kafka"
+run_ctest real_kafka --test-dir "$build" -L real-kafka --output-on-failure
+timed real_kafka
 
 stage "5. Style: clang-format and clang-tidy (started with the run)"
 style_ok=1
