@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh: a guided tour of lds-host on three log directories: placement, cordons, draining a disk
 # with a reassignment file, a live strategy swap, and kcat producing and consuming through the
-# Kafka listener.
+# Kafka listener; then Apache Kafka 4.4.0 itself placing partitions with the same strategy, through
+# lds-kafka-agent.jar (when the agent was built and the Maven repository holds Kafka).
 #
 # Expects a build in ./build (README command 1 makes it). As root it mounts three tmpfs "disks" of
 # 64, 128 and 256 MiB so that free space really differs; otherwise it uses plain folders and says so.
@@ -16,6 +17,7 @@ data=/tmp/lds-demo  # conf/broker.toml names this folder
 sizes=(64 128 256)
 mounted=()
 server_pid=""
+kafka_pid=""
 
 if [ ! -x "$host" ]; then
   echo "demo: $host is missing; build first (README command 1)." >&2
@@ -23,10 +25,12 @@ if [ ! -x "$host" ]; then
 fi
 
 cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  for pid in "$server_pid" "$kafka_pid"; do
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
   for m in "${mounted[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
   rm -rf "$data" "$config.dynamic"
 }
@@ -115,3 +119,62 @@ kill -TERM "$server_pid"
 wait "$server_pid"
 server_pid=""
 say "Stopped cleanly. Server log: $(grep -c . "$data/server.log") lines; the demo removes /tmp/lds-demo now."
+
+step "Apache Kafka 4.4.0 places partitions with the same strategy (lds-kafka-agent.jar)"
+agent="$repo/build/adapters/kafka/lds-kafka-agent.jar"
+kafka="$data/kafka"
+port_taken() { command -v ss >/dev/null 2>&1 && ss -Hltn "sport = :$1" | grep -q .; }
+mkdir -p "$kafka"
+if [ ! -f "$agent" ]; then
+  say "The agent was not built (it needs Maven and a JDK: tools/install-deps.sh installs them); skipped."
+elif ! mvn --offline --batch-mode --quiet -f "$repo/tests/support/kafka_runtime/pom.xml" \
+  dependency:build-classpath -Dmdep.outputFile="$kafka/classpath" >/dev/null 2>&1; then
+  say "Kafka 4.4.0 is not in the Maven repository (tools/install-deps.sh fetches it); skipped."
+elif port_taken 9192 || port_taken 9193; then
+  say "Port 9192 or 9193 is taken by another process; skipped."
+else
+  export cp
+  cp=$(cat "$kafka/classpath")
+  for i in 1 2 3; do mkdir -p "$data/disk$i/kafka"; done
+  {
+    echo "process.roles=broker,controller"
+    echo "node.id=1"
+    echo "controller.quorum.voters=1@127.0.0.1:9193"
+    echo "listeners=PLAINTEXT://127.0.0.1:9192,CONTROLLER://127.0.0.1:9193"
+    echo "controller.listener.names=CONTROLLER"
+    echo "log.dirs=$data/disk1/kafka,$data/disk2/kafka,$data/disk3/kafka"
+    echo "metadata.log.dir=$kafka/metadata"
+    echo "offsets.topic.replication.factor=1"
+    echo "log.index.size.max.bytes=1048576"
+    echo "# The agent's keys: the strategy and where its .so lives; dynamic through kafka-configs.sh."
+    echo "log.directory.select.strategy=size"
+    echo "log.directory.select.plugin.dir=$repo/build/plugins"
+  } >"$kafka/server.properties"
+  printf '%s\n' "rootLogger.level=INFO" "rootLogger.appenderRef.f.ref=F" "appender.f.type=File" \
+    "appender.f.name=F" "appender.f.fileName=$kafka/server.log" "appender.f.layout.type=PatternLayout" \
+    "appender.f.layout.pattern=[%d] %p %m (%c)%n" >"$kafka/log4j2.properties"
+  java=(java -XX:TieredStopAtLevel=1 -XX:-UsePerfData -cp "$cp")
+  "${java[@]}" kafka.tools.StorageTool format --config "$kafka/server.properties" \
+    --cluster-id "$("${java[@]}" kafka.tools.StorageTool random-uuid)" >/dev/null
+  say "A one-node KRaft Kafka 4.4.0 (broker and controller) on the same three disks, with the agent attached as an operator attaches it (KAFKA_OPTS=\"-javaagent:build/adapters/kafka/lds-kafka-agent.jar\") and log.directory.select.strategy=size in its server.properties."
+  java -Xmx512m -XX:-UsePerfData -javaagent:"$agent" -Dlog4j2.configurationFile="$kafka/log4j2.properties" \
+    -cp "$cp" kafka.Kafka "$kafka/server.properties" >"$kafka/stdout.log" 2>&1 &
+  kafka_pid=$!
+  for _ in $(seq 240); do
+    grep -q 'Kafka Server started' "$kafka/server.log" 2>/dev/null && break
+    kill -0 "$kafka_pid" 2>/dev/null || { cat "$kafka/stdout.log" "$kafka/server.log"; exit 1; }
+    sleep 0.5
+  done
+  shell 'java -XX:TieredStopAtLevel=1 -cp "$cp" org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:9192 --create --topic orders --partitions 4 --replication-factor 1 2>/dev/null'
+  for _ in $(seq 60); do
+    [ "$(grep -c 'Placed orders-' "$kafka/server.log")" = 4 ] && break
+    sleep 0.5
+  done
+  say "The agent's lines in Kafka's server log:"
+  grep -E 'lds-kafka-agent: Kafka|strategy size .* now places|Placed orders-' "$kafka/server.log" |
+    sed -E 's/^\[[^]]*\] [A-Z]+ //; s/ \(org\.logdirstrategy[^)]*\)$//; s/^/  /'
+  kill -TERM "$kafka_pid"
+  wait "$kafka_pid" || true
+  kafka_pid=""
+  say "Kafka stopped. docs/kafka-agent.md has the keys, the live swap with kafka-configs.sh and the MBean."
+fi

@@ -57,6 +57,11 @@ if command -v kcat >/dev/null 2>&1; then
   expect "offset 2: carol = hallo (origin=demo)"
 fi
 expect "Stopped cleanly."
+# Apache Kafka with the agent, where the build made it: one placement by the size strategy.
+if [ -f "$repo/build/adapters/kafka/lds-kafka-agent.jar" ]; then
+  expect_line '^  Placed orders-0 -> /tmp/lds-demo/disk[123]/kafka \(strategy size, generation 1\)\.$'
+  expect "Kafka stopped."
+fi
 
 if [ "$rc" != 0 ] || [ "$problems" != 0 ]; then
   echo "readme_demo: tools/demo.sh exited $rc with $problems problem(s); its output:"
@@ -65,6 +70,10 @@ if [ "$rc" != 0 ] || [ "$problems" != 0 ]; then
 fi
 if [ -e /tmp/lds-demo ] || [ -e "$repo/conf/broker.toml.dynamic" ]; then
   echo "readme_demo: the demo left /tmp/lds-demo or conf/broker.toml.dynamic behind"
+  exit 1
+fi
+if pgrep -f "kafka.Kafka /tmp/lds-demo/" >/dev/null; then
+  echo "readme_demo: the demo left its Kafka broker running"
   exit 1
 fi
 echo "readme_demo: the demo ran every step and cleaned up after itself"
