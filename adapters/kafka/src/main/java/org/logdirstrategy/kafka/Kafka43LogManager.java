@@ -22,16 +22,17 @@ final class Kafka43LogManager implements LogManagerView {
   private final MethodHandle allLogs;
 
   Kafka43LogManager(Class<?> logManager) throws ReflectiveOperationException {
-    MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-    liveLogDirs = lookup.findVirtual(logManager, "liveLogDirs",
-        MethodType.methodType(scala.collection.Seq.class)).asType(
-            MethodType.methodType(Object.class, Object.class));
-    cordonedLogDirs = lookup.findVirtual(logManager, "cordonedLogDirs",
-        MethodType.methodType(scala.collection.Set.class)).asType(
-            MethodType.methodType(Object.class, Object.class));
-    allLogs = lookup.findVirtual(logManager, "allLogs",
-        MethodType.methodType(scala.collection.Iterable.class)).asType(
-            MethodType.methodType(Object.class, Object.class));
+    liveLogDirs = getter(logManager, "liveLogDirs", scala.collection.Seq.class);
+    cordonedLogDirs = getter(logManager, "cordonedLogDirs", scala.collection.Set.class);
+    allLogs = getter(logManager, "allLogs", scala.collection.Iterable.class);
+  }
+
+  /** A handle on the public no-argument method `name`, typed (Object) -> Object. */
+  private static MethodHandle getter(Class<?> owner, String name, Class<?> returns)
+      throws ReflectiveOperationException {
+    return MethodHandles.publicLookup()
+        .findVirtual(owner, name, MethodType.methodType(returns))
+        .asType(MethodType.methodType(Object.class, Object.class));
   }
 
   @Override
