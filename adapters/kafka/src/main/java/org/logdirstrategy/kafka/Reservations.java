@@ -1,9 +1,8 @@
 package org.logdirstrategy.kafka;
 
 import java.io.File;
-import java.util.ArrayList;
+import java.util.ArrayDeque;
 import java.util.Iterator;
-import java.util.List;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 
 /**
@@ -11,6 +10,10 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  * new log placed by a strategy reserves its expected size, less what it has written since. A
  * reservation ends once the log has written that much, or once it left the dir it was placed in
  * (deleted, renamed for deletion or moved). Called under Kafka's log creation lock.
+ *
+ * <p>Finding what each log has written costs one size() per open reservation, so the per-dir
+ * sums are recomputed at most every REFRESH_NANOS: a burst of placements (a topic of 10,000
+ * partitions) adds each new reservation to the sums it reads instead of walking the list again.
  */
 final class Reservations {
   /** Past this many open reservations the oldest is dropped: memory stays bounded. */
@@ -30,16 +33,40 @@ final class Reservations {
     }
   }
 
-  private final List<Held> open = new ArrayList<>();
+  static final long REFRESH_NANOS = 1_000_000_000L;
+
+  private final ArrayDeque<Held> open = new ArrayDeque<>();
+  private String[] sumPaths = new String[0];
+  private long[] sums = new long[0];
+  private long summedAt;
+  private boolean summed;
 
   synchronized void add(UnifiedLog log, long bytes) {
     if (bytes <= 0) return;
-    if (open.size() >= MAX_OPEN) open.remove(0);
-    open.add(new Held(log, bytes));
+    if (open.size() >= MAX_OPEN) open.pollFirst();
+    Held held = new Held(log, bytes);
+    open.add(held);
+    int i = indexOf(sumPaths, held.dirPath);
+    if (i >= 0) sums[i] += bytes;
   }
 
   /** Adds each dir's open reservations to numbers[i * FIELDS + RESERVED] for paths[i]. */
   synchronized void addTo(String[] paths, long[] numbers) {
+    long now = System.nanoTime();
+    if (!summed || now - summedAt > REFRESH_NANOS || !java.util.Arrays.equals(paths, sumPaths)) {
+      sumPaths = paths.clone();
+      sums = sum(sumPaths);
+      summedAt = now;
+      summed = true;
+    }
+    for (int i = 0; i < paths.length; i++) {
+      numbers[i * StrategyBridge.FIELDS + StrategyBridge.RESERVED] += sums[i];
+    }
+  }
+
+  /** Each dir's bytes still to be written, dropping the reservations that ended. */
+  private long[] sum(String[] paths) {
+    long[] out = new long[paths.length];
     for (Iterator<Held> it = open.iterator(); it.hasNext();) {
       Held held = it.next();
       long written = held.log.dir().equals(held.logDir) ? held.log.size() : Long.MAX_VALUE;
@@ -47,16 +74,16 @@ final class Reservations {
         it.remove();
         continue;
       }
-      for (int i = 0; i < paths.length; i++) {
-        if (paths[i].equals(held.dirPath)) {
-          numbers[i * StrategyBridge.FIELDS + StrategyBridge.RESERVED] += held.bytes - written;
-          break;
-        }
-      }
+      int i = indexOf(paths, held.dirPath);
+      if (i >= 0) out[i] += held.bytes - written;
     }
+    return out;
   }
 
-  synchronized int size() {
-    return open.size();
+  private static int indexOf(String[] paths, String path) {
+    for (int i = 0; i < paths.length; i++) {
+      if (paths[i].equals(path)) return i;
+    }
+    return -1;
   }
 }
