@@ -251,12 +251,6 @@ JNIEXPORT jlong JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_fallbacks(J
                             bridge().unanswered.load(std::memory_order_relaxed));
 }
 
-JNIEXPORT jboolean JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_honorsCordon(JNIEnv*,
-                                                                                     jclass) {
-  auto s = bridge().slot.current();
-  return s && s->honors_cordon() ? JNI_TRUE : JNI_FALSE;
-}
-
 JNIEXPORT void JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_setLogLevel(JNIEnv* env, jclass,
                                                                                 jstring level) {
   lds::set_log_level(lds::kafka::utf(env, level));

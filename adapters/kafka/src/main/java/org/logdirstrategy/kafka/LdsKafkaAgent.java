@@ -34,10 +34,6 @@ public final class LdsKafkaAgent {
     }
   }
 
-  public static void agentmain(String arguments, Instrumentation instrumentation) {
-    premain(arguments, instrumentation);
-  }
-
   private static void install(String arguments, Instrumentation instrumentation) {
     ClassLoader loader = ClassLoader.getSystemClassLoader();
     KafkaHook hook = KafkaHook.find(TypePool.Default.of(loader));

@@ -61,11 +61,6 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     }
   }
 
-  /** The view for Kafka 4.3, whose LogManager class is known only once an instance exists. */
-  static void setView(LogManagerView kafkaView) {
-    view = kafkaView;
-  }
-
   // ---- the advice's entry points (public: the advice is inlined into Kafka's classes) ----
 
   public static void enterPartition(Object partition) {

@@ -59,8 +59,5 @@ final class StrategyBridge {
 
   static native long fallbacks();
 
-  /** Whether the active strategy declares LDS_CAP_HONORS_CORDON. */
-  static native boolean honorsCordon();
-
   static native void setLogLevel(String level);
 }
