@@ -186,6 +186,28 @@ class KafkaAgentOn44Test(unittest.TestCase):
             self.assertIn("sized-", attributes["LastPlacement"], attributes)
             self.assertIn("swapped from strategy partition", self.cluster.server_log(broker))
 
+    def test_2b_a_full_dir_takes_no_new_replica(self):
+        # Each broker's 64 MiB dir filled to its last 256 KiB, beside Kafka's logs: size ranks it
+        # last, and the next topic lands on the other two.
+        fillers = []
+        try:
+            for broker in self.cluster.broker_ids():
+                path = os.path.join(self.cluster.log_dirs(broker)[0], "filler")
+                fillers.append(path)
+                st = os.statvfs(os.path.dirname(path))
+                left = st.f_bavail * st.f_frsize - 256 * 1024
+                with open(path, "wb") as f:
+                    chunk = b"\0" * (1 << 20)
+                    while left > 0:
+                        left -= f.write(chunk[:min(len(chunk), left)])
+            self.agent.create_topic("beside_full", 30)
+            for broker, counts in self.agent.counts("beside_full").items():
+                self.assertEqual(counts[0], 0, "broker %d: %s" % (broker, counts))
+                self.assertEqual(sum(counts), 30, counts)
+        finally:
+            for path in fillers:
+                os.remove(path)
+
     def test_3_per_broker_swap_with_entity_name(self):
         before = self.agent.swaps_logged(2, "partition")
         self.agent.alter_broker_config(2, add={"log.directory.select.strategy": "partition"})
@@ -263,9 +285,16 @@ class KafkaAgentOn44Test(unittest.TestCase):
                      in self.cluster.server_log(b))
             self.assertIn("liblds_bad_create_fails.so", self.cluster.server_log(broker))
             self.assertEqual(self.agent.mbean(broker)["Strategy"], "bad_rank_hangs")
+        # A value no one can parse names its key and value, and the default applies.
+        self.agent.alter_broker_config(None, add={"log.directory.select.plugin.rank.timeout.ms": "abc"})
+        for broker in self.cluster.broker_ids():
+            wait_for("broker %d to refuse rank.timeout.ms=abc" % broker,
+                     lambda b=broker: "log.directory.select.plugin.rank.timeout.ms=abc is not a "
+                     "positive number of milliseconds; using 1000." in self.cluster.server_log(b))
         before = {b: self.agent.swaps_logged(b, "size") for b in self.cluster.broker_ids()}
         self.agent.alter_broker_config(None, add={"log.directory.select.plugin.dir": PLUGIN_DIR,
-                                                 "log.directory.select.strategy": "size"})
+                                                 "log.directory.select.strategy": "size"},
+                                       delete=["log.directory.select.plugin.rank.timeout.ms"])
         self.agent.wait_swapped("size", before=before)
 
     def test_7_nothing_is_lost_while_strategies_swap(self):
@@ -281,7 +310,20 @@ class KafkaAgentOn44Test(unittest.TestCase):
         try:
             for i, strategy in enumerate(["partition", "size", "partition", "size"]):
                 self.agent.alter_broker_config(None, add={"log.directory.select.strategy": strategy})
-                self.agent.create_topic("during_swap_%d" % i, 6)
+                # The previous topic is deleted while this one is placed: logs vanish under the
+                # agent's walk over allLogs() and under its reservations.
+                deleting = None
+                if i > 0:
+                    deleting = subprocess.Popen(
+                        [self.cluster.java, "-XX:TieredStopAtLevel=1", "-cp", self.cluster.classpath,
+                         real_kafka.tool_class("4.4.0", "TopicCommand"), "--bootstrap-server",
+                         self.cluster.bootstrap, "--delete", "--topic", "during_swap_%d" % (i - 1)],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                try:
+                    self.agent.create_topic("during_swap_%d" % i, 6)
+                finally:
+                    if deleting is not None:
+                        self.assertEqual(deleting.wait(timeout=120), 0)
             out, err = producer.communicate(timeout=180)
         finally:
             if producer.poll() is None:
@@ -294,6 +336,8 @@ class KafkaAgentOn44Test(unittest.TestCase):
             "--from-beginning", "--max-messages", str(records), "--timeout-ms", "60000",
             timeout=180)
         self.assertEqual(len(consumed.stdout.splitlines()), records, consumed.stderr[-2000:])
+        for broker in self.cluster.broker_ids():
+            self.assertNotIn("Cannot rank the log dirs", self.cluster.server_log(broker))
 
 
 @unittest.skipIf(skip_reason("4.4.0"), skip_reason("4.4.0"))
