@@ -44,9 +44,17 @@ fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 poms=("$repo/adapters/kafka/pom.xml" "$repo/tests/support/kafka_runtime/pom.xml")
 if [ -f "$repo/adapters/kafka/bench/pom.xml" ]; then poms+=("$repo/adapters/kafka/bench/pom.xml"); fi
-# A stamp named after the poms' contents: once they have been fetched for, the check costs nothing.
+# A stamp named after the poms' contents, listing the jars Kafka's brokers and tools run from: once
+# they have been fetched for and every listed jar is still there, the check costs a few stat calls.
+# A pom edited by hand names another stamp; a jar deleted from ~/.m2 fails the check; a fill
+# killed half way never wrote its stamp (it is renamed into place last).
 stamp="$HOME/.m2/repository/.lds-filled-$(cat "${poms[@]}" | sha256sum | cut -c1-16)"
-if [ -f "$stamp" ]; then exit 0; fi
+filled() {
+  [ -s "$stamp" ] || return 1
+  local jar
+  while IFS= read -r jar; do [ -f "$jar" ] || return 1; done <"$stamp"
+}
+if filled; then exit 0; fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mvn_quiet() { mvn --batch-mode --quiet "$@" >"$scratch/mvn.log" 2>&1 || { cat "$scratch/mvn.log"; exit 1; }; }
@@ -70,4 +78,5 @@ for version in 4.4.0 4.3.2; do
       -Dkafka.version="$version" -Dmdep.outputFile="$scratch/cp-$version"
   fi
 done
-touch "$stamp"
+cat "$scratch/cp-4.4.0" <(echo :) "$scratch/cp-4.3.2" | tr ':' '\n' | grep . >"$scratch/stamp"
+mv "$scratch/stamp" "$stamp"
