@@ -94,6 +94,17 @@ class AgentCluster:
         return [(int(m.group(2)), m.group(3), m.group(4), int(m.group(5)))
                 for m in PLACED.finditer(self.cluster.server_log(broker)) if m.group(1) == topic]
 
+    def partitions_on_disk(self, broker):
+        """{log dir: partition folders in it}, as Kafka's own rule counts them."""
+        return {d: sum(1 for n in os.listdir(d) if os.path.isdir(os.path.join(d, n)))
+                for d in self.cluster.log_dirs(broker)}
+
+    def created_in(self, broker, topic):
+        """[log dir] of each log of `topic` Kafka created on `broker`, in creation order."""
+        pattern = re.compile(r"Created log for partition %s-\d+ in (\S+)/%s-\d+ " %
+                             (re.escape(topic), re.escape(topic)))
+        return [m.group(1) for m in pattern.finditer(self.cluster.server_log(broker))]
+
     def swaps_logged(self, broker, strategy):
         return self.cluster.server_log(broker).count(
             "Log directory selection: strategy %s " % strategy)
@@ -253,9 +264,17 @@ class KafkaAgentOn44Test(unittest.TestCase):
         self.agent.alter_broker_config(None, add={"log.directory.select.plugin.dir": BAD_PLUGIN_DIR,
                                                  "log.directory.select.strategy": "bad_rank_duplicate"})
         self.agent.wait_swapped("bad_rank_duplicate", before=swaps)
+        counts = {b: self.agent.partitions_on_disk(b) for b in self.cluster.broker_ids()}
         self.agent.create_topic("fallback", 12)
         for broker in self.cluster.broker_ids():
             self.assertEqual(self.agent.placements(broker, "fallback"), [])
+            # Kafka's own order for each: the dir with the fewest partitions, ties in log.dirs order.
+            dirs = self.cluster.log_dirs(broker)
+            for chosen in self.agent.created_in(broker, "fallback"):
+                fewest = min(dirs, key=lambda d: (counts[broker][d], dirs.index(d)))
+                self.assertEqual(chosen, fewest, "broker %d: %s" % (broker, counts[broker]))
+                counts[broker][chosen] += 1
+            self.assertEqual(len(self.agent.created_in(broker, "fallback")), 12)
             attributes = self.agent.mbean(broker)
             self.assertGreaterEqual(int(attributes["Fallbacks"]) - before[broker], 12, attributes)
             self.assertIn("returned an invalid ranking", self.cluster.server_log(broker))
