@@ -42,7 +42,7 @@ fi
 # the real-kafka suites start, for each version they run. Offline afterwards: every later mvn call
 # runs with --offline.
 repo=$(cd "$(dirname "$0")/.." && pwd)
-poms=("$repo/adapters/kafka/pom.xml" "$repo/tests/support/kafka_runtime/pom.xml")
+poms=("$repo/adapters/kafka/pom.xml" "$repo/adapters/kafka/runtime/pom.xml")
 if [ -f "$repo/adapters/kafka/bench/pom.xml" ]; then poms+=("$repo/adapters/kafka/bench/pom.xml"); fi
 # A stamp named after the poms' contents, listing the jars Kafka's brokers and tools run from: once
 # they have been fetched for and every listed jar is still there, the check costs a few stat calls.
@@ -70,11 +70,11 @@ if [ -f "$repo/adapters/kafka/bench/pom.xml" ] &&
   mvn_quiet -f "$repo/adapters/kafka/bench/pom.xml" package -Dlds.build.dir="$scratch/bench"
 fi
 for version in 4.4.0 4.3.2; do
-  if ! mvn --offline --batch-mode --quiet -f "$repo/tests/support/kafka_runtime/pom.xml" \
+  if ! mvn --offline --batch-mode --quiet -f "$repo/adapters/kafka/runtime/pom.xml" \
        dependency:build-classpath -Dkafka.version="$version" \
        -Dmdep.outputFile="$scratch/cp-$version" >/dev/null 2>&1; then
     echo "install-deps: fetching Apache Kafka $version (broker and tools) into the Maven repository"
-    mvn_quiet -f "$repo/tests/support/kafka_runtime/pom.xml" dependency:build-classpath \
+    mvn_quiet -f "$repo/adapters/kafka/runtime/pom.xml" dependency:build-classpath \
       -Dkafka.version="$version" -Dmdep.outputFile="$scratch/cp-$version"
   fi
 done

@@ -8,7 +8,7 @@ for the test scripts that ctest runs under the label real-kafka (standard librar
         cluster.tool("TopicCommand", "--bootstrap-server", cluster.bootstrap, "--create", ...)
         real_kafka.describe_log_dirs(cluster)  # {broker: {dir: ["topic-0", ...]}}
 
-The class path. tests/support/kafka_runtime/pom.xml names the broker (kafka_2.13, kafka-server,
+The class path. adapters/kafka/runtime/pom.xml names the broker (kafka_2.13, kafka-server,
 kafka-storage), Kafka's tools (kafka-tools) and log4j2 with its SLF4J 1.x binding (Kafka pins
 slf4j-api 1.7.36). classpath() asks Maven, offline, for that path once per Kafka version and pom
 and keeps the answer in a cache folder (default_cache_dir()); one online run
@@ -95,7 +95,7 @@ import time
 from xml.sax.saxutils import escape as _xml_escape
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RUNTIME_POM = os.path.join(HERE, "kafka_runtime", "pom.xml")
+RUNTIME_POM = os.path.join(HERE, "..", "..", "adapters", "kafka", "runtime", "pom.xml")
 DEFAULT_VERSION = "4.4.0"
 VERSIONS = ("4.4.0", "4.3.2")
 JAVA17_HOME = "/usr/lib/jvm/java-17-openjdk-amd64"
@@ -206,7 +206,7 @@ def _tail(text, lines=40):
 
 def classpath(version=DEFAULT_VERSION, cache_dir=None):
     """The run-time class path (a ':'-separated string of jars) of Kafka `version`'s broker and
-    tools, from `mvn -o dependency:build-classpath` on kafka_runtime/pom.xml; Maven runs once per
+    tools, from `mvn -o dependency:build-classpath` on adapters/kafka/runtime/pom.xml; Maven runs once per
     version and pom, the answer is kept in cache_dir (default_cache_dir()). Raises
     KafkaRuntimeError, with Maven's words, when Maven is missing or ~/.m2 lacks a jar."""
     cache_dir = cache_dir or default_cache_dir()
