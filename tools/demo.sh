@@ -42,6 +42,8 @@ say() { printf '%s\n' "$*" | fold -s -w 100; }
 run() { printf '\033[2m$ lds-host %s\033[0m\n' "$*"; "$host" "$@" --config "$config"; }
 shell() { printf '\033[2m$ %s\033[0m\n' "$1"; bash -c "$1"; }
 
+# A demo killed outright (kill -9) leaves its Kafka broker running: stop it before starting over.
+pkill -f "kafka.Kafka $data/kafka/server.properties" 2>/dev/null && sleep 2
 rm -rf "$data" "$config.dynamic"  # start from the file's own settings
 mkdir -p "$data"
 step "Three log directories"
@@ -127,7 +129,7 @@ port_taken() { command -v ss >/dev/null 2>&1 && ss -Hltn "sport = :$1" | grep -q
 mkdir -p "$kafka"
 if [ ! -f "$agent" ]; then
   say "The agent was not built (it needs Maven and a JDK: tools/install-deps.sh installs them); skipped."
-elif ! mvn --offline --batch-mode --quiet -f "$repo/tests/support/kafka_runtime/pom.xml" \
+elif ! mvn --offline --batch-mode --quiet -f "$repo/adapters/kafka/runtime/pom.xml" \
   dependency:build-classpath -Dmdep.outputFile="$kafka/classpath" >/dev/null 2>&1; then
   say "Kafka 4.4.0 is not in the Maven repository (tools/install-deps.sh fetches it); skipped."
 elif port_taken 9192 || port_taken 9193; then
