@@ -186,11 +186,11 @@ json alter_over_kafka(KafkaClient& client, const std::string& entity, const json
   }
   request.resources.push_back(std::move(resource));
   kafka::Writer out;
-  kafka::write_alter_configs_request(out, request, true);
+  kafka::write_alter_configs_request(out, request, true, 0);
   const std::string body =
       client.call(static_cast<int16_t>(kafka::ApiKey::kIncrementalAlterConfigs), 0, out.bytes());
   kafka::Reader in(body);
-  const kafka::AlterConfigsResponse response = kafka::read_alter_configs_response(in);
+  const kafka::AlterConfigsResponse response = kafka::read_alter_configs_response(in, true, 0);
   if (response.responses.size() != 1) throw std::runtime_error("the broker answered no resource.");
   const auto& result = response.responses[0];
   if (result.error_code != 0) return refused(result.error_code, result.error_message);

@@ -407,14 +407,17 @@ std::vector<DescribedConfig> ConfigStore::describe() const {
   for (const ConfigKey& key : config_keys()) {
     std::string name(key.name);
     rows.push_back({name, key.format(name, current_), source(name), key.dynamic,
-                    synonyms(name, key.default_value)});
+                    synonyms(name, key.default_value), std::string(kafka_type_name(key)),
+                    std::string(key.doc)});
   }
   for (const auto& [strategy, options] : current_.strategy_options) {
     for (const auto& [option, value] : options) {
       std::string name = std::string(kStrategyOptionPrefix) + strategy + "." + option;
       rows.push_back({name, kStrategyOptionRule.format(name, current_), source(name),
                       kStrategyOptionRule.dynamic,
-                      synonyms(name, kStrategyOptionRule.default_value)});
+                      synonyms(name, kStrategyOptionRule.default_value),
+                      std::string(kafka_type_name(kStrategyOptionRule)),
+                      std::string(kStrategyOptionRule.doc)});
     }
   }
   return rows;

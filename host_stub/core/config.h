@@ -124,6 +124,10 @@ struct DescribedConfig {
   // Every layer that sets the key, the one in effect first, as Kafka's DescribeConfigs synonyms:
   // (DYNAMIC_BROKER_CONFIG | STATIC_BROKER_CONFIG | DEFAULT_CONFIG, the value in text form).
   std::vector<std::pair<std::string, std::string>> synonyms;
+  // Its type as Kafka's ConfigDef names it (BOOLEAN, STRING, INT, LONG or LIST), and its
+  // documentation: DescribeConfigs v3+.
+  std::string type;
+  std::string documentation;
 };
 
 // Owns the file, the dynamic override file, and the effective BrokerConfig. Not thread-safe: the

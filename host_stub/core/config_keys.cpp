@@ -379,6 +379,25 @@ const ConfigKey kStrategyOptionRule = {
 
 std::span<const ConfigKey> config_keys() { return kKeys; }
 
+std::string_view kafka_type_name(const ConfigKey& key) {
+  switch (key.type) {
+    case ConfigType::kBool:
+      return "BOOLEAN";
+    case ConfigType::kInt:
+      return key.name.ends_with(".ms") || key.name.ends_with(".per.second") ||
+                     key.name == "log.partition.expected.bytes"
+                 ? "LONG"
+                 : "INT";
+    case ConfigType::kPathList:
+      return key.name == "log.dirs" ? "STRING" : "LIST";
+    case ConfigType::kString:
+    case ConfigType::kPath:
+    case ConfigType::kScalar:
+      return "STRING";
+  }
+  return "STRING";
+}
+
 std::optional<StrategyOptionName> split_strategy_option(std::string_view name) {
   if (!name.starts_with(kStrategyOptionPrefix)) return std::nullopt;
   std::string_view rest = name.substr(kStrategyOptionPrefix.size());

@@ -65,6 +65,11 @@ struct ConfigKey {
   std::string_view doc;
 };
 
+// The type of `key` as Kafka's ConfigDef names it in DescribeConfigs (v3+): BOOLEAN, STRING, INT,
+// LONG (integers Kafka defines as longs: durations in ms and byte rates) or LIST. log.dirs is a
+// STRING in Kafka, though a list here.
+std::string_view kafka_type_name(const ConfigKey& key);
+
 // Every key except the strategy options, in the order DescribeConfigs lists them.
 std::span<const ConfigKey> config_keys();
 

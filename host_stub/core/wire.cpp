@@ -107,6 +107,13 @@ std::optional<std::string> Reader::nullable_string(bool flexible) {
   return std::string(take(static_cast<size_t>(length), "a string"), static_cast<size_t>(length));
 }
 
+Uuid Reader::uuid() {
+  const char* p = take(16, "a Uuid");
+  Uuid v;
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>(p[i]);
+  return v;
+}
+
 std::string Reader::string(bool flexible) {
   const size_t at = pos_;
   std::optional<std::string> s = nullable_string(flexible);
@@ -193,6 +200,8 @@ void Writer::boolean(bool v) { out_.push_back(v ? 1 : 0); }
 void Writer::varint(int32_t v) { put_unsigned_varint(out_, zigzag32(v)); }
 void Writer::varlong(int64_t v) { put_unsigned_varint(out_, zigzag64(v)); }
 void Writer::unsigned_varint(uint32_t v) { put_unsigned_varint(out_, v); }
+
+void Writer::uuid(const Uuid& v) { out_.append(reinterpret_cast<const char*>(v.data()), v.size()); }
 
 void Writer::string(std::string_view s, bool flexible) {
   if (flexible) {

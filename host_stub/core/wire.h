@@ -7,6 +7,7 @@
 // the input could hold.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -21,6 +22,9 @@ class ParseError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Kafka's Uuid (topic ids): 16 bytes, most significant first. All zeros is Uuid.ZERO_UUID, "none".
+using Uuid = std::array<uint8_t, 16>;
 
 // Reads primitives from a byte range it does not own. `flexible` selects KIP-482's compact forms
 // for the calls that take it.
@@ -39,6 +43,7 @@ class Reader {
   int64_t varlong();
   // Unsigned varint (flexible lengths and tags): at most 5 bytes.
   uint32_t unsigned_varint();
+  Uuid uuid();
 
   // A non-nullable string: int16 length, or compact (unsigned varint length+1) when `flexible`.
   std::string string(bool flexible);
@@ -80,6 +85,7 @@ class Writer {
   void varint(int32_t v);
   void varlong(int64_t v);
   void unsigned_varint(uint32_t v);
+  void uuid(const Uuid& v);
 
   void string(std::string_view s, bool flexible);
   void nullable_string(const std::optional<std::string>& s, bool flexible);

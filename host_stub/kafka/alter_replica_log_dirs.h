@@ -1,5 +1,5 @@
-// alter_replica_log_dirs.h: AlterReplicaLogDirs (key 34) versions 0 and 1, neither flexible;
-// version 1 is the same as version 0.
+// alter_replica_log_dirs.h: AlterReplicaLogDirs (key 34) versions 0 to 2; version 1 is the same
+// as version 0, and version 2 is version 1 flexible.
 #pragma once
 
 #include <cstdint>

@@ -24,6 +24,9 @@ enum class ApiKey : int16_t {
   kDescribeLogDirs = 35,
   kCreatePartitions = 37,
   kIncrementalAlterConfigs = 44,
+  kAlterPartitionReassignments = 45,
+  kListPartitionReassignments = 46,
+  kDescribeCluster = 60,
 };
 
 // One implemented API: the versions served (and advertised by ApiVersions), and the first
@@ -46,6 +49,8 @@ std::optional<ApiRange> find_api(int16_t key);
 bool is_flexible(const ApiRange& api, int16_t version);
 int request_header_version(const ApiRange& api, int16_t version);
 int response_header_version(const ApiRange& api, int16_t version);
+// The same for an implemented API named by its key.
+int response_header_version(ApiKey key, int16_t version);
 
 // Kafka's numeric error codes, as they travel on the wire.
 namespace error {
@@ -72,7 +77,10 @@ inline constexpr int16_t kKafkaStorageError = 56;
 inline constexpr int16_t kLogDirNotFound = 57;
 inline constexpr int16_t kFetchSessionIdNotFound = 70;
 inline constexpr int16_t kUnsupportedCompressionType = 76;
+inline constexpr int16_t kNoReassignmentInProgress = 85;
 inline constexpr int16_t kInvalidRecord = 87;
+inline constexpr int16_t kUnknownTopicId = 100;
+inline constexpr int16_t kUnsupportedEndpointType = 115;
 }  // namespace error
 
 // The wire code of one of the host's error names.

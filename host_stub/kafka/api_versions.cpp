@@ -14,6 +14,10 @@ ApiVersionsRequest read_api_versions_request(Reader& in, int16_t version) {
     r.client_software_name = in.string(flexible);
     r.client_software_version = in.string(flexible);
   }
+  if (version >= 5) {
+    r.cluster_id = in.nullable_string(flexible);
+    r.node_id = in.int32();
+  }
   in.tagged_fields(flexible);
   return r;
 }
@@ -23,6 +27,10 @@ void write_api_versions_request(Writer& out, const ApiVersionsRequest& request, 
   if (version >= 3) {
     out.string(request.client_software_name, flexible);
     out.string(request.client_software_version, flexible);
+  }
+  if (version >= 5) {
+    out.nullable_string(request.cluster_id, flexible);
+    out.int32(request.node_id);
   }
   out.tagged_fields(flexible);
 }

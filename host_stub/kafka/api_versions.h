@@ -1,7 +1,10 @@
-// api_versions.h: ApiVersions (key 18) versions 0 to 3; version 3 is flexible.
+// api_versions.h: ApiVersions (key 18) versions 0 to 5; version 3 is flexible and adds the
+// client's software name and version, 4 is the same, and 5 adds the cluster and node the client
+// expects (read, not checked: this broker answers any client).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,8 +13,10 @@
 namespace lds::kafka {
 
 struct ApiVersionsRequest {
-  std::string client_software_name;     // v3+
-  std::string client_software_version;  // v3+
+  std::string client_software_name;       // v3+
+  std::string client_software_version;    // v3+
+  std::optional<std::string> cluster_id{};  // v5+
+  int32_t node_id = -1;                   // v5+
 };
 
 struct ApiVersionsResponse {

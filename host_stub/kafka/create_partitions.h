@@ -1,5 +1,5 @@
-// create_partitions.h: CreatePartitions (key 37) versions 0 and 1, neither flexible; version 1 is
-// the same as version 0 (it only changes when a throttled broker answers).
+// create_partitions.h: CreatePartitions (key 37) versions 0 to 3; version 1 is the same as version
+// 0 (it only changes when a throttled broker answers), 2 is 1 flexible, and 3 is the same as 2.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
-// create_topics.h: CreateTopics (key 19) versions 0 to 4, none of them flexible. Version 1 adds
-// validateOnly and the per-topic error message, version 2 the throttle time; version 4 lets
-// NumPartitions and ReplicationFactor be -1 for the broker's defaults (KIP-464).
+// create_topics.h: CreateTopics (key 19) versions 0 to 7. Version 1 adds validateOnly and the
+// per-topic error message, version 2 the throttle time; version 4 lets NumPartitions and
+// ReplicationFactor be -1 for the broker's defaults (KIP-464); version 5 is flexible and answers
+// each topic's partition count, replication factor and configs (KIP-525); version 7 its topic id.
 #pragma once
 
 #include <cstdint>
@@ -36,8 +37,12 @@ struct CreateTopicsRequest {
 struct CreateTopicsResponse {
   struct Topic {
     std::string name;
+    Uuid topic_id{};  // v7+
     int16_t error_code = 0;
     std::optional<std::string> error_message;  // v1+
+    int32_t num_partitions = -1;               // v5+
+    int16_t replication_factor = -1;           // v5+
+    // v5+ also has the topic's configs; this broker answers null (none reported).
   };
   int32_t throttle_time_ms = 0;  // v2+
   std::vector<Topic> topics;

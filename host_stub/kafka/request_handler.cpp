@@ -12,9 +12,11 @@
 #include "core/wire.h"
 #include "kafka/api_keys.h"
 #include "kafka/api_versions.h"
+#include "kafka/describe_cluster.h"
 #include "kafka/describe_log_dirs.h"
 #include "kafka/headers.h"
 #include "kafka/metadata.h"
+#include "kafka/topic_id.h"
 
 namespace lds::kafka {
 namespace {
@@ -47,6 +49,12 @@ const char* api_name(ApiKey key) {
       return "CreatePartitions";
     case ApiKey::kIncrementalAlterConfigs:
       return "IncrementalAlterConfigs";
+    case ApiKey::kAlterPartitionReassignments:
+      return "AlterPartitionReassignments";
+    case ApiKey::kListPartitionReassignments:
+      return "ListPartitionReassignments";
+    case ApiKey::kDescribeCluster:
+      return "DescribeCluster";
   }
   return "?";
 }
@@ -139,10 +147,19 @@ Reply RequestHandler::handle(std::string_view frame,
         reply.frame = describe_configs(body, version, header.correlation_id);
         break;
       case ApiKey::kAlterConfigs:
-        reply.frame = alter_configs(body, false, header.correlation_id);
+        reply.frame = alter_configs(body, false, version, header.correlation_id);
         break;
       case ApiKey::kIncrementalAlterConfigs:
-        reply.frame = alter_configs(body, true, header.correlation_id);
+        reply.frame = alter_configs(body, true, version, header.correlation_id);
+        break;
+      case ApiKey::kDescribeCluster:
+        reply.frame = describe_cluster(body, version, header.correlation_id);
+        break;
+      case ApiKey::kListPartitionReassignments:
+        reply.frame = list_partition_reassignments(body, version, header.correlation_id);
+        break;
+      case ApiKey::kAlterPartitionReassignments:
+        reply.frame = alter_partition_reassignments(body, version, header.correlation_id);
         break;
       case ApiKey::kAlterReplicaLogDirs:
         reply.frame = alter_replica_log_dirs(body, version, header.correlation_id);
@@ -184,11 +201,13 @@ std::string RequestHandler::metadata(std::string_view body, int16_t version,
   }
   MetadataResponse r;
   r.brokers.push_back({broker_id_, advertised_.host, advertised_.port, std::nullopt});
-  r.cluster_id = broker_.logs().cluster_id();
+  const std::string cluster_id = broker_.logs().cluster_id();
+  r.cluster_id = cluster_id;
   r.controller_id = broker_id_;
   auto add_topic = [&](const std::string& name, const std::vector<int32_t>* partitions) {
     MetadataResponse::Topic t;
     t.name = name;
+    if (partitions != nullptr) t.topic_id = topic_id(cluster_id, name);
     if (partitions == nullptr) {
       t.error_code = error::kUnknownTopicOrPartition;
     } else {
@@ -198,17 +217,17 @@ std::string RequestHandler::metadata(std::string_view body, int16_t version,
           // metadata cache answers LEADER_NOT_AVAILABLE, leader -1, and the replica as offline
           // (KRaftMetadataCache: a replica whose directory is not online is offline).
           t.partitions.push_back(
-              {error::kLeaderNotAvailable, p, -1, {broker_id_}, {}, {broker_id_}});
+              {error::kLeaderNotAvailable, p, -1, -1, {broker_id_}, {}, {broker_id_}});
         } else {
-          t.partitions.push_back({error::kNone, p, broker_id_, {broker_id_}, {broker_id_}, {}});
+          t.partitions.push_back({error::kNone, p, broker_id_, -1, {broker_id_}, {broker_id_}, {}});
         }
       }
     }
     r.topics.push_back(std::move(t));
   };
-  if (!request.topics) {
+  if (!request.topics && request.topic_ids.empty()) {
     for (const auto& [name, partitions] : hosted) add_topic(name, &partitions);
-  } else {
+  } else if (request.topics) {
     std::set<std::string> seen;
     for (const std::string& name : *request.topics) {
       if (!seen.insert(name).second) continue;
@@ -223,9 +242,47 @@ std::string RequestHandler::metadata(std::string_view body, int16_t version,
       add_topic(name, it == hosted.end() ? nullptr : &it->second);
     }
   }
+  // Topics asked for by id alone (v10+): each id is matched against the hosted topics' ids.
+  for (const Uuid& id : request.topic_ids) {
+    auto it = std::find_if(hosted.begin(), hosted.end(), [&](const auto& entry) {
+      return topic_id(cluster_id, entry.first) == id;
+    });
+    if (it != hosted.end()) {
+      add_topic(it->first, &it->second);
+    } else {
+      MetadataResponse::Topic unknown;
+      unknown.name = std::nullopt;
+      unknown.topic_id = id;
+      unknown.error_code = error::kUnknownTopicId;
+      r.topics.push_back(std::move(unknown));
+    }
+  }
   Writer out;
-  write_response_header(out, correlation_id, 0);
+  write_response_header(out, correlation_id, response_header_version(ApiKey::kMetadata, version));
   write_metadata_response(out, r, version);
+  return out.take();
+}
+
+std::string RequestHandler::describe_cluster(std::string_view body, int16_t version,
+                                             int32_t correlation_id) const {
+  Reader in(body);
+  const DescribeClusterRequest request = read_describe_cluster_request(in, version);
+  DescribeClusterResponse r;
+  r.endpoint_type = request.endpoint_type;
+  if (request.endpoint_type != endpoint_type::kBroker) {
+    // Kafka's broker answers this for controller endpoints (it lists brokers only).
+    r.error_code = error::kUnsupportedEndpointType;
+    r.error_message = "The broker does not support EndpointType " +
+                      std::to_string(static_cast<int>(request.endpoint_type));
+  } else {
+    r.cluster_id = broker_.logs().cluster_id();
+    r.controller_id = broker_id_;
+    r.brokers.push_back({broker_id_, advertised_.host, advertised_.port, std::nullopt, false});
+  }
+  Writer out;
+  write_response_header(out, correlation_id,
+                        response_header_version(ApiKey::kDescribeCluster, version));
+  write_describe_cluster_response(out, r, version);
   return out.take();
 }
 

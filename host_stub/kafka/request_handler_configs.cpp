@@ -44,10 +44,21 @@ int8_t source_id(const std::string& source) {
   return config_source::kDefaultConfig;
 }
 
-// The entries of one DescribeConfigs BROKER resource for this broker: every key, or those named.
+int8_t type_id(const std::string& type) {
+  if (type == "BOOLEAN") return config_type::kBoolean;
+  if (type == "STRING") return config_type::kString;
+  if (type == "INT") return config_type::kInt;
+  if (type == "LONG") return config_type::kLong;
+  if (type == "LIST") return config_type::kList;
+  return config_type::kUnknown;
+}
+
+// The entries of one DescribeConfigs BROKER resource for this broker: every key, or those named,
+// with their synonyms and documentation when asked for.
 std::vector<DescribeConfigsResponse::Config> broker_configs(
     const std::vector<DescribedConfig>& described,
-    const std::optional<std::vector<std::string>>& keys, bool with_synonyms) {
+    const std::optional<std::vector<std::string>>& keys, bool with_synonyms,
+    bool with_documentation) {
   std::set<std::string> wanted;
   if (keys) wanted.insert(keys->begin(), keys->end());
   std::vector<DescribeConfigsResponse::Config> out;
@@ -65,6 +76,8 @@ std::vector<DescribeConfigsResponse::Config> broker_configs(
         c.synonyms.push_back({d.name, value, source_id(source)});
       }
     }
+    c.config_type = type_id(d.type);
+    if (with_documentation) c.documentation = d.documentation;
     out.push_back(std::move(c));
   }
   return out;
@@ -165,7 +178,8 @@ std::string RequestHandler::describe_configs(std::string_view body, int16_t vers
         } else {
           if (!described) described = broker_.describe_configs();
           result.configs = broker_configs(*described, res.configuration_keys,
-                                          version >= 1 && request.include_synonyms);
+                                          version >= 1 && request.include_synonyms,
+                                          version >= 3 && request.include_documentation);
         }
       }
     } else if (res.resource_type == resource_type::kTopic) {
@@ -187,15 +201,16 @@ std::string RequestHandler::describe_configs(std::string_view body, int16_t vers
     r.results.push_back(std::move(result));
   }
   Writer out;
-  write_response_header(out, correlation_id, 0);
+  write_response_header(out, correlation_id,
+                        response_header_version(ApiKey::kDescribeConfigs, version));
   write_describe_configs_response(out, r, version);
   return out.take();
 }
 
-std::string RequestHandler::alter_configs(std::string_view body, bool incremental,
+std::string RequestHandler::alter_configs(std::string_view body, bool incremental, int16_t version,
                                           int32_t correlation_id) const {
   Reader in(body);
-  const AlterConfigsRequest request = read_alter_configs_request(in, incremental);
+  const AlterConfigsRequest request = read_alter_configs_request(in, incremental, version);
   std::map<std::pair<int8_t, std::string>, int> mentions;
   for (const auto& res : request.resources) ++mentions[{res.resource_type, res.resource_name}];
 
@@ -267,8 +282,11 @@ std::string RequestHandler::alter_configs(std::string_view body, bool incrementa
     r.responses.push_back(std::move(result));
   }
   Writer out;
-  write_response_header(out, correlation_id, 0);
-  write_alter_configs_response(out, r);
+  write_response_header(
+      out, correlation_id,
+      response_header_version(
+          incremental ? ApiKey::kIncrementalAlterConfigs : ApiKey::kAlterConfigs, version));
+  write_alter_configs_response(out, r, incremental, version);
   return out.take();
 }
 

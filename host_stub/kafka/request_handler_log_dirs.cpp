@@ -34,7 +34,8 @@ std::string RequestHandler::alter_replica_log_dirs(std::string_view body, int16_
     }
   }
   Writer out;
-  write_response_header(out, correlation_id, 0);
+  write_response_header(out, correlation_id,
+                        response_header_version(ApiKey::kAlterReplicaLogDirs, version));
   write_alter_replica_log_dirs_response(out, r, version);
   return out.take();
 }

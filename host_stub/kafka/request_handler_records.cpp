@@ -32,11 +32,6 @@ int64_t offset_after(std::string_view batches, int64_t fetch_offset) {
   return next;
 }
 
-int16_t response_header_of(ApiKey key, int16_t version) {
-  return static_cast<int16_t>(
-      response_header_version(*find_api(static_cast<int16_t>(key)), version));
-}
-
 }  // namespace
 
 Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t correlation_id,
@@ -105,7 +100,7 @@ Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t co
     return reply;
   }
   Writer out;
-  write_response_header(out, correlation_id, response_header_of(ApiKey::kProduce, version));
+  write_response_header(out, correlation_id, response_header_version(ApiKey::kProduce, version));
   write_produce_response(out, r, version);
   reply.frame = out.take();
   return reply;
@@ -126,7 +121,7 @@ Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t corr
   auto encoded = [&] {
     Reply reply;
     Writer out;
-    write_response_header(out, correlation_id, response_header_of(ApiKey::kFetch, version));
+    write_response_header(out, correlation_id, response_header_version(ApiKey::kFetch, version));
     write_fetch_response(out, r, version);
     reply.frame = out.take();
     return reply;
@@ -242,7 +237,8 @@ std::string RequestHandler::list_offsets(std::string_view body, int16_t version,
     }
   }
   Writer out;
-  write_response_header(out, correlation_id, response_header_of(ApiKey::kListOffsets, version));
+  write_response_header(out, correlation_id,
+                        response_header_version(ApiKey::kListOffsets, version));
   write_list_offsets_response(out, r, version);
   return out.take();
 }

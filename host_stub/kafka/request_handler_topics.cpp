@@ -17,6 +17,7 @@
 #include "kafka/delete_topics.h"
 #include "kafka/headers.h"
 #include "kafka/request_handler.h"
+#include "kafka/topic_id.h"
 
 namespace lds::kafka {
 namespace {
@@ -145,6 +146,7 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
                                          : static_cast<int64_t>(t.assignments.size());
   }
 
+  const std::string cluster_id = broker_.logs().cluster_id();
   CreateTopicsResponse r;
   for (const auto& t : request.topics) {
     CreateTopicsResponse::Topic result;
@@ -169,7 +171,10 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
       auto plan = plan_topic(t, broker_id_);
       if (auto* refusal = std::get_if<Refusal>(&plan)) {
         refuse(refusal->code, refusal->message);
-      } else if (!request.validate_only) {
+      } else {
+        result.num_partitions = std::get<TopicPlan>(plan).partitions;
+      }
+      if (result.error_code == error::kNone && !request.validate_only) {
         const TopicPlan& p = std::get<TopicPlan>(plan);
         for (int32_t partition = 0; partition < p.partitions; ++partition) {
           try {
@@ -187,10 +192,18 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
         }
       }
     }
+    if (result.error_code == error::kNone) {
+      // Kafka answers what the topic got (v5+) and its id (v7+).
+      result.replication_factor = 1;
+      result.topic_id = topic_id(cluster_id, t.name);
+    } else {
+      result.num_partitions = -1;
+    }
     r.topics.push_back(std::move(result));
   }
   Writer out;
-  write_response_header(out, correlation_id, 0);
+  write_response_header(out, correlation_id,
+                        response_header_version(ApiKey::kCreateTopics, version));
   write_create_topics_response(out, r, version);
   return out.take();
 }
@@ -199,19 +212,38 @@ std::string RequestHandler::delete_topics(std::string_view body, int16_t version
                                           int32_t correlation_id) const {
   Reader in(body);
   const DeleteTopicsRequest request = read_delete_topics_request(in, version);
+  const std::string cluster_id = broker_.logs().cluster_id();
+  std::set<std::string> hosted;
+  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) hosted.insert(tp.topic);
   DeleteTopicsResponse r;
-  for (const std::string& name : request.topic_names) {
+  for (const DeleteTopicsRequest::Topic& topic : request.topics) {
     DeleteTopicsResponse::Result result;
-    result.name = name;
+    result.name = topic.name;
+    result.topic_id = topic.topic_id;
+    if (!topic.name) {
+      // By id (v6+): the hosted topic whose id it is, else Kafka's UNKNOWN_TOPIC_ID.
+      for (const std::string& name : hosted) {
+        if (topic_id(cluster_id, name) == topic.topic_id) result.name = name;
+      }
+      if (!result.name) {
+        result.error_code = error::kUnknownTopicId;
+        result.error_message = "This server does not host this topic ID.";
+        r.responses.push_back(std::move(result));
+        continue;
+      }
+    }
+    if (hosted.count(*result.name) != 0) result.topic_id = topic_id(cluster_id, *result.name);
     try {
-      broker_.logs().delete_topic(name);
+      broker_.logs().delete_topic(*result.name);
     } catch (const KafkaError& e) {
       result.error_code = error_code_of(e.code());
+      result.error_message = e.what();
     }
     r.responses.push_back(std::move(result));
   }
   Writer out;
-  write_response_header(out, correlation_id, 0);
+  write_response_header(out, correlation_id,
+                        response_header_version(ApiKey::kDeleteTopics, version));
   write_delete_topics_response(out, r, version);
   return out.take();
 }
@@ -300,7 +332,8 @@ std::string RequestHandler::create_partitions(std::string_view body, int16_t ver
     r.results.push_back(std::move(result));
   }
   Writer out;
-  write_response_header(out, correlation_id, 0);
+  write_response_header(out, correlation_id,
+                        response_header_version(ApiKey::kCreatePartitions, version));
   write_create_partitions_response(out, r, version);
   return out.take();
 }

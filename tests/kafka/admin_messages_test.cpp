@@ -130,14 +130,14 @@ TEST(AlterConfigs, LegacyAndIncrementalRequestsDifferByTheOperation) {
       "00 01 62 ff ff"           // "b" = null
       "01");                     // ValidateOnly
   Reader in(legacy);
-  const AlterConfigsRequest r = read_alter_configs_request(in, false);
+  const AlterConfigsRequest r = read_alter_configs_request(in, false, 1);
   EXPECT_EQ(in.remaining(), 0u);
   ASSERT_EQ(r.resources.at(0).configs.size(), 2u);
   EXPECT_EQ(r.resources[0].configs[0].value, "1");
   EXPECT_FALSE(r.resources[0].configs[1].value.has_value());
   EXPECT_TRUE(r.validate_only);
   Writer w;
-  write_alter_configs_request(w, r, false);
+  write_alter_configs_request(w, r, false, 1);
   EXPECT_EQ(to_hex(w.bytes()), to_hex(legacy));
 
   // IncrementalAlterConfigs v0: ConfigOperation (int8) between Name and Value.
@@ -147,13 +147,13 @@ TEST(AlterConfigs, LegacyAndIncrementalRequestsDifferByTheOperation) {
       "00 01 62 01 ff ff"     // "b" DELETE
       "00");
   Reader in2(incremental);
-  const AlterConfigsRequest i = read_alter_configs_request(in2, true);
+  const AlterConfigsRequest i = read_alter_configs_request(in2, true, 0);
   EXPECT_EQ(in2.remaining(), 0u);
   EXPECT_EQ(i.resources.at(0).configs.at(0).config_operation, config_operation::kSet);
   EXPECT_EQ(i.resources.at(0).configs.at(1).config_operation, config_operation::kDelete);
   EXPECT_FALSE(i.validate_only);
   Writer w2;
-  write_alter_configs_request(w2, i, true);
+  write_alter_configs_request(w2, i, true, 0);
   EXPECT_EQ(to_hex(w2.bytes()), to_hex(incremental));
 }
 
@@ -161,10 +161,10 @@ TEST(AlterConfigs, ResponseIsPerResource) {
   AlterConfigsResponse r;
   r.responses.push_back({40, std::string("no"), resource_type::kBroker, "0"});
   Writer w;
-  write_alter_configs_response(w, r);
+  write_alter_configs_response(w, r, true, 0);
   EXPECT_EQ(to_hex(w.bytes()), "00 00 00 00 00 00 00 01 00 28 00 02 6e 6f 04 00 01 30");
   Reader in(w.bytes());
-  const AlterConfigsResponse back = read_alter_configs_response(in);
+  const AlterConfigsResponse back = read_alter_configs_response(in, true, 0);
   EXPECT_EQ(in.remaining(), 0u);
   EXPECT_EQ(back.responses.at(0).error_message, "no");
   EXPECT_EQ(back.responses.at(0).resource_name, "0");

@@ -68,7 +68,7 @@ MetadataResponse sample_metadata() {
   r.controller_id = 0;
   MetadataResponse::Topic t;
   t.name = "t";
-  t.partitions.push_back({0, 1, 0, {0}, {0}, {}});
+  t.partitions.push_back({0, 1, 0, -1, {0}, {0}, {}});
   r.topics.push_back(t);
   return r;
 }
@@ -107,7 +107,7 @@ TEST(Metadata, Version4AddsRackClusterControllerThrottleAndInternal) {
 
 TEST(Metadata, Version5AddsEachPartitionsOfflineReplicas) {
   MetadataResponse r = sample_metadata();
-  r.topics[0].partitions[0] = {5, 1, -1, {0}, {}, {0}};  // LEADER_NOT_AVAILABLE, no leader
+  r.topics[0].partitions[0] = {5, 1, -1, -1, {0}, {}, {0}};  // LEADER_NOT_AVAILABLE, no leader
   Writer w;
   write_metadata_response(w, r, 5);
   EXPECT_EQ(to_hex(w.bytes()),

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <vector>
@@ -12,9 +13,12 @@
 #include "core/broker.h"
 #include "core/logging.h"
 #include "kafka/alter_replica_log_dirs.h"
+#include "kafka/api_keys.h"
 #include "kafka/configs.h"
 #include "kafka/create_partitions.h"
+#include "kafka/describe_cluster.h"
 #include "kafka/headers.h"
+#include "kafka/partition_reassignments.h"
 #include "kafka/request_handler.h"
 #include "kafka/topic_configs.h"
 #include "temp_dir.h"
@@ -38,15 +42,18 @@ class AdminRequestsTest : public ::testing::Test {
   }
   void TearDown() override { set_log_level("info"); }
 
-  // The response body of one request (header v1), after checking its correlation id.
+  // The response body of one request (the header versions its API and version call for), after
+  // checking its correlation id.
   std::string call(int16_t key, int16_t version, const std::string& body) {
+    const ApiRange api = *find_api(key);
     Writer w;
-    write_request_header(w, {key, version, 42, std::string("c")}, 1);
+    write_request_header(w, {key, version, 42, std::string("c")},
+                         request_header_version(api, version));
     w.raw(body);
     const Reply r = handler_->handle(w.bytes());
     EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
     Reader in(r.frame);
-    EXPECT_EQ(read_response_header(in, 0), 42);
+    EXPECT_EQ(read_response_header(in, response_header_version(api, version)), 42);
     return std::string(r.frame.substr(in.position()));
   }
 
@@ -76,10 +83,12 @@ class AdminRequestsTest : public ::testing::Test {
     AlterConfigsRequest request;
     request.resources.push_back({resource_type::kBroker, broker, std::move(configs)});
     request.validate_only = validate_only;
-    write_alter_configs_request(body, request, incremental);
-    const std::string reply = call(incremental ? 44 : 33, incremental ? 0 : 1, body.bytes());
+    // The newest versions, both flexible.
+    const int16_t version = incremental ? 1 : 2;
+    write_alter_configs_request(body, request, incremental, version);
+    const std::string reply = call(incremental ? 44 : 33, version, body.bytes());
     Reader in(reply);
-    return read_alter_configs_response(in).responses.at(0);
+    return read_alter_configs_response(in, incremental, version).responses.at(0);
   }
 
   std::set<int32_t> partitions_of(const std::string& topic) const {
@@ -168,11 +177,29 @@ TEST_F(AdminRequestsTest, DescribeConfigsListsTheBrokersKeysWithSourcesAndSynony
   const DescribeConfigsResponse all = describe(request, 1);
   EXPECT_EQ(all.results.at(0).configs.size(), broker_->describe_configs().size());
   for (const auto& c : all.results[0].configs) EXPECT_TRUE(c.synonyms.empty()) << c.name;
-  // Version 0 marks the keys no layer sets as default.
-  const DescribeConfigsResponse v0 = describe(request, 0);
-  for (const auto& c : v0.results.at(0).configs) {
-    EXPECT_EQ(c.is_default, config_of(c.name).second == "DEFAULT") << c.name;
+  // Version 3 adds each key's type, and its documentation when asked for; 4 is 3 flexible.
+  request.include_documentation = true;
+  for (int16_t version : {int16_t{3}, int16_t{4}}) {
+    const DescribeConfigsResponse v = describe(request, version);
+    std::map<std::string, DescribeConfigsResponse::Config> by;
+    for (const auto& c : v.results.at(0).configs) by[c.name] = c;
+    EXPECT_EQ(by["broker.id"].config_type, config_type::kInt);
+    EXPECT_EQ(by["replica.alter.log.dirs.io.max.bytes.per.second"].config_type, config_type::kLong);
+    EXPECT_EQ(by["cordoned.log.dirs"].config_type, config_type::kList);
+    EXPECT_EQ(by["log.dirs"].config_type, config_type::kString);
+    EXPECT_EQ(by["log.dir.balance.enable"].config_type, config_type::kBoolean);
+    EXPECT_FALSE(by["log.dirs"].documentation.value_or("").empty());
   }
+  request.include_documentation = false;
+  EXPECT_FALSE(describe(request, 3).results.at(0).configs.at(0).documentation.has_value());
+  // Version 0, which Kafka 4 dropped (KIP-896), is not served.
+  Writer body;
+  write_describe_configs_request(body, request, 0);
+  Writer w;
+  write_request_header(w, {32, 0, 42, std::string("c")}, 1);
+  w.raw(body.bytes());
+  EXPECT_EQ(handler_->handle(w.bytes()).close_reason,
+            "unsupported version 0 of DescribeConfigs (this broker serves 1 to 4)");
 }
 
 TEST_F(AdminRequestsTest, DescribeConfigsRefusesOtherBrokersAndListsTheConfigsOfHostedTopics) {
@@ -300,7 +327,8 @@ TEST_F(AdminRequestsTest, DamagedRequestsAreAnsweredOrCloseTheConnection) {
   std::vector<std::string> requests;
   auto add = [&](int16_t key, int16_t version, const std::string& body) {
     Writer w;
-    write_request_header(w, {key, version, 42, std::string("c")}, 1);
+    write_request_header(w, {key, version, 42, std::string("c")},
+                         request_header_version(*find_api(key), version));
     w.raw(body);
     requests.push_back(w.take());
   };
@@ -312,16 +340,42 @@ TEST_F(AdminRequestsTest, DamagedRequestsAreAnsweredOrCloseTheConnection) {
   write_describe_configs_request(
       dc, {{{resource_type::kBroker, "0", std::vector<std::string>{"log.level"}}}, true}, 2);
   add(32, 2, dc.bytes());
+  Writer dc4;
+  write_describe_configs_request(
+      dc4, {{{resource_type::kBroker, "0", std::vector<std::string>{"log.level"}}}, true, true}, 4);
+  add(32, 4, dc4.bytes());
   for (bool incremental : {false, true}) {
-    Writer ac;
-    write_alter_configs_request(
-        ac, {{{resource_type::kBroker, "0", {{"log.level", 0, std::string("warn")}}}}, false},
-        incremental);
-    add(incremental ? 44 : 33, 0, ac.bytes());
+    const int16_t newest = incremental ? int16_t{1} : int16_t{2};
+    for (int16_t version : {int16_t{0}, newest}) {
+      Writer ac;
+      write_alter_configs_request(
+          ac, {{{resource_type::kBroker, "0", {{"log.level", 0, std::string("warn")}}}}, false},
+          incremental, version);
+      add(incremental ? 44 : 33, version, ac.bytes());
+    }
   }
-  Writer ar;
-  write_alter_replica_log_dirs_request(ar, {{{"any", {{"t", {0}}}}}}, 1);
-  add(34, 1, ar.bytes());
+  for (int16_t version : {int16_t{1}, int16_t{2}}) {
+    Writer ar;
+    write_alter_replica_log_dirs_request(ar, {{{"any", {{"t", {0}}}}}}, version);
+    add(34, version, ar.bytes());
+  }
+  Writer cp3;
+  write_create_partitions_request(
+      cp3, {{{"t", 3, std::vector<std::vector<int32_t>>{{0}, {0}}}}, 1000, true}, 3);
+  add(37, 3, cp3.bytes());
+  for (int16_t version : {int16_t{0}, int16_t{1}}) {
+    AlterPartitionReassignmentsRequest apr;
+    apr.topics.push_back({"t", {{0, std::vector<int32_t>{0}}, {1, std::nullopt}}});
+    Writer w;
+    write_alter_partition_reassignments_request(w, apr, version);
+    add(45, version, w.bytes());
+  }
+  Writer lpr;
+  write_list_partition_reassignments_request(lpr, {1000, {{{"t", {0, 1}}}}}, 0);
+  add(46, 0, lpr.bytes());
+  Writer dcl;
+  write_describe_cluster_request(dcl, {false, endpoint_type::kBroker, true}, 2);
+  add(60, 2, dcl.bytes());
 
   for (const std::string& req : requests) {
     for (size_t cut = 0; cut < req.size(); ++cut) {

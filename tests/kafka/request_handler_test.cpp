@@ -17,6 +17,7 @@
 #include "kafka/api_versions.h"
 #include "kafka/create_topics.h"
 #include "kafka/delete_topics.h"
+#include "kafka/describe_cluster.h"
 #include "kafka/describe_log_dirs.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
@@ -60,12 +61,17 @@ class RequestHandlerTest : public ::testing::Test {
     write_api_versions_request(av, {"client", "1.0"}, 3);
     out.push_back(request(18, 3, 2, av.bytes()));
     out.push_back(request(18, 0, 1, ""));
-    for (int16_t v : {int16_t{0}, int16_t{1}, int16_t{4}, int16_t{5}}) {
+    Writer av5;
+    write_api_versions_request(av5, {"client", "1.0", std::string("cluster"), 0}, 5);
+    out.push_back(request(18, 5, 2, av5.bytes()));
+    for (int16_t v = 0; v <= 13; ++v) {
       Writer m;
-      write_metadata_request(m, {std::vector<std::string>{"t", "u"}, true}, v);
-      out.push_back(request(3, v, 1, m.bytes()));
+      MetadataRequest all_and_named{std::vector<std::string>{"t", "u"}, true};
+      all_and_named.include_topic_authorized_operations = v >= 8;
+      write_metadata_request(m, all_and_named, v);
+      out.push_back(request(3, v, v >= 9 ? 2 : 1, m.bytes()));
     }
-    for (int16_t v : {int16_t{0}, int16_t{2}, int16_t{5}}) {
+    for (int16_t v : {int16_t{1}, int16_t{2}, int16_t{5}}) {
       Writer d;
       DescribeLogDirsRequest r;
       r.topics = std::vector<DescribeLogDirsRequest::Topic>{{"t", {0}}};
@@ -78,9 +84,18 @@ class RequestHandlerTest : public ::testing::Test {
     create.validate_only = true;
     write_create_topics_request(c, create, 4);
     out.push_back(request(19, 4, 1, c.bytes()));
+    Writer c7;
+    write_create_topics_request(c7, create, 7);
+    out.push_back(request(19, 7, 2, c7.bytes()));
     Writer del;
-    write_delete_topics_request(del, {{"absent"}, 1000}, 3);
+    DeleteTopicsRequest absent;
+    absent.topics.push_back({std::string("absent"), {}});
+    absent.timeout_ms = 1000;
+    write_delete_topics_request(del, absent, 3);
     out.push_back(request(20, 3, 1, del.bytes()));
+    Writer del6;
+    write_delete_topics_request(del6, absent, 6);
+    out.push_back(request(20, 6, 2, del6.bytes()));
     // One v2 batch of one record, to t-0, then read back and its offsets asked for.
     Record record;
     record.key = "k";
@@ -106,6 +121,11 @@ class RequestHandlerTest : public ::testing::Test {
     Writer l;
     write_list_offsets_request(l, offsets, 2);
     out.push_back(request(2, 2, 1, l.bytes()));
+    for (int16_t v : {int16_t{0}, int16_t{1}, int16_t{2}}) {
+      Writer dc;
+      write_describe_cluster_request(dc, {}, v);
+      out.push_back(request(60, v, 2, dc.bytes()));
+    }
     return out;
   }
 
@@ -132,20 +152,23 @@ TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
   EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
   EXPECT_EQ(test::to_hex(r.frame),
             test::to_hex(test::from_hex("00 00 00 2a"           // correlation id, header v0
-                                        "00 00 0e"              // no error, 13 APIs
+                                        "00 00 11"              // no error, 16 APIs
                                         "00 00 00 03 00 08 00"  // Produce 3-8
                                         "00 01 00 04 00 0b 00"  // Fetch 4-11
                                         "00 02 00 01 00 02 00"  // ListOffsets 1-2
-                                        "00 03 00 00 00 05 00"  // Metadata 0-5
-                                        "00 12 00 00 00 03 00"  // ApiVersions 0-3
-                                        "00 13 00 00 00 04 00"  // CreateTopics 0-4
-                                        "00 14 00 00 00 03 00"  // DeleteTopics 0-3
-                                        "00 20 00 00 00 02 00"  // DescribeConfigs 0-2
-                                        "00 21 00 00 00 01 00"  // AlterConfigs 0-1
-                                        "00 22 00 00 00 01 00"  // AlterReplicaLogDirs 0-1
-                                        "00 23 00 00 00 05 00"  // DescribeLogDirs 0-5
-                                        "00 25 00 00 00 01 00"  // CreatePartitions 0-1
-                                        "00 2c 00 00 00 00 00"  // IncrementalAlterConfigs 0
+                                        "00 03 00 00 00 0d 00"  // Metadata 0-13
+                                        "00 12 00 00 00 05 00"  // ApiVersions 0-5
+                                        "00 13 00 02 00 07 00"  // CreateTopics 2-7
+                                        "00 14 00 01 00 06 00"  // DeleteTopics 1-6
+                                        "00 20 00 01 00 04 00"  // DescribeConfigs 1-4
+                                        "00 21 00 00 00 02 00"  // AlterConfigs 0-2
+                                        "00 22 00 01 00 02 00"  // AlterReplicaLogDirs 1-2
+                                        "00 23 00 01 00 05 00"  // DescribeLogDirs 1-5
+                                        "00 25 00 00 00 03 00"  // CreatePartitions 0-3
+                                        "00 2c 00 00 00 01 00"  // IncrementalAlterConfigs 0-1
+                                        "00 2d 00 00 00 01 00"  // AlterPartitionReassignments 0-1
+                                        "00 2e 00 00 00 00 00"  // ListPartitionReassignments 0
+                                        "00 3c 00 00 00 02 00"  // DescribeCluster 0-2
                                         "00 00 00 00 00")));    // throttle, no tags
 }
 
@@ -301,7 +324,7 @@ TEST_F(RequestHandlerTest, UnknownKeysAndVersionsAreClosedWithAReason) {
                                    "Produce (this broker serves "
                                    "3 to 8)"),
             std::string::npos);
-  EXPECT_NE(handler_->handle(request(3, 6, 1, "")).close_reason.find("unsupported version 6"),
+  EXPECT_NE(handler_->handle(request(3, 14, 1, "")).close_reason.find("unsupported version 14"),
             std::string::npos);
   EXPECT_NE(handler_->handle(request(35, -1, 1, "")).close_reason.find("unsupported version -1"),
             std::string::npos);

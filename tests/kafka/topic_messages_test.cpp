@@ -55,7 +55,11 @@ TEST(CreateTopics, Version0RequestHasNoValidateOnly) {
 
 TEST(CreateTopics, ResponsesGainMessageInV1AndThrottleInV2) {
   CreateTopicsResponse r;
-  r.topics.push_back({"t", 36, std::string("x")});
+  CreateTopicsResponse::Topic t;
+  t.name = "t";
+  t.error_code = 36;
+  t.error_message = "x";
+  r.topics.push_back(t);
   Writer w0;
   write_create_topics_response(w0, r, 0);
   EXPECT_EQ(to_hex(w0.bytes()), "00 00 00 01 00 01 74 00 24");
@@ -75,14 +79,19 @@ TEST(DeleteTopics, RequestAndResponsesByVersion) {
   Reader in(request);
   const DeleteTopicsRequest r = read_delete_topics_request(in, 3);
   EXPECT_EQ(in.remaining(), 0u);
-  EXPECT_EQ(r.topic_names, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(r.topics.size(), 2u);
+  EXPECT_EQ(r.topics[0].name, "a");
+  EXPECT_EQ(r.topics[1].name, "b");
   EXPECT_EQ(r.timeout_ms, 1000);
   Writer w;
   write_delete_topics_request(w, r, 3);
   EXPECT_EQ(w.bytes(), request);
 
   DeleteTopicsResponse response;
-  response.responses = {{"a", 0}, {"b", 3}};
+  response.responses.resize(2);
+  response.responses[0].name = "a";
+  response.responses[1].name = "b";
+  response.responses[1].error_code = 3;
   Writer w0;
   write_delete_topics_response(w0, response, 0);
   EXPECT_EQ(to_hex(w0.bytes()), "00 00 00 02 00 01 61 00 00 00 01 62 00 03");
