@@ -296,6 +296,10 @@ ConfigStore::Layer ConfigStore::altered(const std::vector<ConfigAlteration>& cha
       throw_key_error("", change.name, "appears more than once in one request");
     }
     const ConfigKey* key = find_config_key(change.name);
+    // Deleting a key this broker does not know changes nothing, as Kafka deletes a config that
+    // was never set: kafka-reassign-partitions --verify deletes the replication throttles of
+    // every broker, keys a broker without replicas does not have.
+    if (!key && change.op == ConfigAlteration::Op::kDelete) continue;
     if (!key) throw_key_error("", change.name, "unknown config key");
     if (!key->dynamic) {
       throw_key_error(

@@ -10,8 +10,9 @@ namespace {
 // advertised, hence their lower bounds, and Kafka 4 dropped the versions below them (KIP-896).
 // Flexible from: Produce 9, Fetch 12, ListOffsets 6, Metadata 9, ApiVersions 3, CreateTopics 5,
 // DeleteTopics 4, DescribeConfigs 4, AlterConfigs 2, AlterReplicaLogDirs 2, DescribeLogDirs 2,
-// CreatePartitions 2, IncrementalAlterConfigs 1, and from 0 the reassignment APIs and
-// DescribeCluster (Kafka's message definitions). By key: ApiVersions lists them in this order.
+// CreatePartitions 2, IncrementalAlterConfigs 1, and from 0 the reassignment APIs,
+// DescribeCluster and DescribeTopicPartitions (Kafka's message definitions). By key: ApiVersions
+// lists them in this order.
 constexpr ApiRange kApis[] = {
     {ApiKey::kProduce, 3, 8, 9},
     {ApiKey::kFetch, 4, 11, 12},
@@ -29,6 +30,7 @@ constexpr ApiRange kApis[] = {
     {ApiKey::kAlterPartitionReassignments, 0, 1, 0},
     {ApiKey::kListPartitionReassignments, 0, 0, 0},
     {ApiKey::kDescribeCluster, 0, 2, 0},
+    {ApiKey::kDescribeTopicPartitions, 0, 0, 0},
 };
 
 }  // namespace

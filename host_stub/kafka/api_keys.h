@@ -27,6 +27,7 @@ enum class ApiKey : int16_t {
   kAlterPartitionReassignments = 45,
   kListPartitionReassignments = 46,
   kDescribeCluster = 60,
+  kDescribeTopicPartitions = 75,
 };
 
 // One implemented API: the versions served (and advertised by ApiVersions), and the first

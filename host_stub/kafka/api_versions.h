@@ -13,10 +13,10 @@
 namespace lds::kafka {
 
 struct ApiVersionsRequest {
-  std::string client_software_name;       // v3+
-  std::string client_software_version;    // v3+
+  std::string client_software_name;         // v3+
+  std::string client_software_version;      // v3+
   std::optional<std::string> cluster_id{};  // v5+
-  int32_t node_id = -1;                   // v5+
+  int32_t node_id = -1;                     // v5+
 };
 
 struct ApiVersionsResponse {

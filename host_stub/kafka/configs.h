@@ -23,6 +23,7 @@ inline constexpr int8_t kBroker = 4;
 // Kafka's DescribeConfigsResponse.ConfigSource ids.
 namespace config_source {
 inline constexpr int8_t kDynamicBrokerConfig = 2;
+inline constexpr int8_t kDynamicDefaultBrokerConfig = 3;
 inline constexpr int8_t kStaticBrokerConfig = 4;
 inline constexpr int8_t kDefaultConfig = 5;
 }  // namespace config_source

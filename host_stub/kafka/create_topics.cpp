@@ -82,7 +82,19 @@ void write_create_topics_response(Writer& out, const CreateTopicsResponse& respo
     if (version >= 5) {
       out.int32(t.num_partitions);
       out.int16(t.replication_factor);
-      out.array_length(std::nullopt, flex);  // configs: none reported
+      if (!t.configs) {
+        out.array_length(std::nullopt, flex);
+      } else {
+        out.array_length(static_cast<int32_t>(t.configs->size()), flex);
+        for (const auto& c : *t.configs) {
+          out.string(c.name, flex);
+          out.nullable_string(c.value, flex);
+          out.boolean(c.read_only);
+          out.int8(c.config_source);
+          out.boolean(c.is_sensitive);
+          out.tagged_fields(flex);
+        }
+      }
     }
     out.tagged_fields(flex);
   }
@@ -104,13 +116,16 @@ CreateTopicsResponse read_create_topics_response(Reader& in, int16_t version) {
       t.num_partitions = in.int32();
       t.replication_factor = in.int16();
       if (std::optional<int32_t> configs = in.array_length(flex)) {
+        t.configs.emplace();
         for (int32_t j = 0; j < *configs; ++j) {
-          (void)in.string(flex);           // name
-          (void)in.nullable_string(flex);  // value
-          (void)in.boolean();              // read_only
-          (void)in.int8();                 // config_source
-          (void)in.boolean();              // is_sensitive
+          DescribeConfigsResponse::Config c;
+          c.name = in.string(flex);
+          c.value = in.nullable_string(flex);
+          c.read_only = in.boolean();
+          c.config_source = in.int8();
+          c.is_sensitive = in.boolean();
           in.tagged_fields(flex);
+          t.configs->push_back(std::move(c));
         }
       }
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/wire.h"
+#include "kafka/configs.h"
 
 namespace lds::kafka {
 
@@ -42,7 +43,9 @@ struct CreateTopicsResponse {
     std::optional<std::string> error_message;  // v1+
     int32_t num_partitions = -1;               // v5+
     int16_t replication_factor = -1;           // v5+
-    // v5+ also has the topic's configs; this broker answers null (none reported).
+    // v5+: the topic's configs (name, value, read-only, source, sensitive), as Kafka answers
+    // them for a topic created; null with an error.
+    std::optional<std::vector<DescribeConfigsResponse::Config>> configs;
   };
   int32_t throttle_time_ms = 0;  // v2+
   std::vector<Topic> topics;

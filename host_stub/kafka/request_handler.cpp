@@ -14,12 +14,17 @@
 #include "kafka/api_versions.h"
 #include "kafka/describe_cluster.h"
 #include "kafka/describe_log_dirs.h"
+#include "kafka/describe_topic_partitions.h"
 #include "kafka/headers.h"
 #include "kafka/metadata.h"
 #include "kafka/topic_id.h"
 
 namespace lds::kafka {
 namespace {
+
+// The most partitions one DescribeTopicPartitions answer holds, whatever the client asks
+// (Kafka's max.request.partition.size.limit default).
+constexpr int32_t kMaxPartitionsPerPage = 2000;
 
 const char* api_name(ApiKey key) {
   switch (key) {
@@ -55,6 +60,8 @@ const char* api_name(ApiKey key) {
       return "ListPartitionReassignments";
     case ApiKey::kDescribeCluster:
       return "DescribeCluster";
+    case ApiKey::kDescribeTopicPartitions:
+      return "DescribeTopicPartitions";
   }
   return "?";
 }
@@ -155,6 +162,9 @@ Reply RequestHandler::handle(std::string_view frame,
       case ApiKey::kDescribeCluster:
         reply.frame = describe_cluster(body, version, header.correlation_id);
         break;
+      case ApiKey::kDescribeTopicPartitions:
+        reply.frame = describe_topic_partitions(body, version, header.correlation_id);
+        break;
       case ApiKey::kListPartitionReassignments:
         reply.frame = list_partition_reassignments(body, version, header.correlation_id);
         break;
@@ -170,6 +180,12 @@ Reply RequestHandler::handle(std::string_view frame,
     reply.close_reason = std::string("malformed request: ") + e.what();
   }
   return reply;
+}
+
+std::set<std::string> RequestHandler::hosted_topics() const {
+  std::set<std::string> topics;
+  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) topics.insert(tp.topic);
+  return topics;
 }
 
 std::string RequestHandler::api_versions(int16_t version, int32_t correlation_id,
@@ -283,6 +299,80 @@ std::string RequestHandler::describe_cluster(std::string_view body, int16_t vers
   write_response_header(out, correlation_id,
                         response_header_version(ApiKey::kDescribeCluster, version));
   write_describe_cluster_response(out, r, version);
+  return out.take();
+}
+
+std::string RequestHandler::describe_topic_partitions(std::string_view body, int16_t version,
+                                                      int32_t correlation_id) const {
+  Reader in(body);
+  const DescribeTopicPartitionsRequest request =
+      read_describe_topic_partitions_request(in, version);
+  std::map<std::string, std::vector<int32_t>> hosted;
+  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) {
+    hosted[tp.topic].push_back(tp.partition);
+  }
+  std::set<std::pair<std::string, int32_t>> offline;
+  for (const TopicPartition& tp : broker_.logs().offline_partitions()) {
+    offline.emplace(tp.topic, tp.partition);
+  }
+  // Kafka answers the topics by name order, from the cursor on, and stops after the partition
+  // limit with a cursor to the next partition.
+  std::set<std::string> names(request.topics.begin(), request.topics.end());
+  if (request.topics.empty()) {
+    for (const auto& [name, partitions] : hosted) names.insert(name);
+  }
+  const std::string cluster_id = broker_.logs().cluster_id();
+  int32_t budget = std::clamp(request.response_partition_limit, 1, kMaxPartitionsPerPage);
+  DescribeTopicPartitionsResponse r;
+  for (const std::string& name : names) {
+    if (request.cursor && name < request.cursor->topic_name) continue;
+    DescribeTopicPartitionsResponse::Topic t;
+    t.name = name;
+    auto it = hosted.find(name);
+    if (it == hosted.end()) {
+      t.error_code = error::kUnknownTopicOrPartition;
+      r.topics.push_back(std::move(t));
+      continue;
+    }
+    if (budget == 0) {
+      r.next_cursor = TopicPartitionsCursor{name, 0};
+      break;
+    }
+    t.topic_id = topic_id(cluster_id, name);
+    std::vector<int32_t> partitions = it->second;
+    std::sort(partitions.begin(), partitions.end());
+    for (int32_t p : partitions) {
+      if (request.cursor && name == request.cursor->topic_name &&
+          p < request.cursor->partition_index) {
+        continue;
+      }
+      if (budget == 0) {
+        r.next_cursor = TopicPartitionsCursor{name, p};
+        break;
+      }
+      --budget;
+      DescribeTopicPartitionsResponse::Partition part;
+      part.partition_index = p;
+      part.replica_nodes = {broker_id_};
+      part.eligible_leader_replicas = std::vector<int32_t>{};
+      part.last_known_elr = std::vector<int32_t>{};
+      if (offline.count({name, p}) != 0) {
+        part.error_code = error::kLeaderNotAvailable;
+        part.leader_id = -1;
+        part.offline_replicas = {broker_id_};
+      } else {
+        part.leader_id = broker_id_;
+        part.isr_nodes = {broker_id_};
+      }
+      t.partitions.push_back(std::move(part));
+    }
+    r.topics.push_back(std::move(t));
+    if (r.next_cursor) break;
+  }
+  Writer out;
+  write_response_header(out, correlation_id,
+                        response_header_version(ApiKey::kDescribeTopicPartitions, version));
+  write_describe_topic_partitions_response(out, r, version);
   return out.take();
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -51,12 +52,16 @@ class RequestHandler {
   void set_on_append(std::function<void()> on_append) { on_append_ = std::move(on_append); }
 
  private:
+  // The names of the topics this broker hosts a partition of.
+  std::set<std::string> hosted_topics() const;
   std::string api_versions(int16_t version, int32_t correlation_id, int16_t error) const;
   std::string metadata(std::string_view body, int16_t version, int32_t correlation_id) const;
   std::string describe_log_dirs(std::string_view body, int16_t version,
                                 int32_t correlation_id) const;
   std::string describe_cluster(std::string_view body, int16_t version,
                                int32_t correlation_id) const;
+  std::string describe_topic_partitions(std::string_view body, int16_t version,
+                                        int32_t correlation_id) const;
   // request_handler_topics.cpp: topics created and deleted through the LogManager, placed by the
   // active strategy exactly as the admin API's CreatePartitions places them.
   std::string create_topics(std::string_view body, int16_t version, int32_t correlation_id) const;

@@ -2,6 +2,7 @@
 // the broker's config (Broker::describe_configs, Broker::alter_configs and
 // Broker::replace_dynamic_configs), with Kafka's per-resource checks and sentences
 // (ConfigHelper.scala and ConfigAdminManager.scala).
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <optional>
@@ -53,6 +54,12 @@ int8_t type_id(const std::string& type) {
   return config_type::kUnknown;
 }
 
+// Keys Kafka defines only as dynamic broker configs (DynamicConfig.Broker), outside its static
+// ConfigDef: DescribeConfigs lists them only once set, and without a default synonym.
+bool kafka_dynamic_only(const std::string& name) {
+  return name == "replica.alter.log.dirs.io.max.bytes.per.second";
+}
+
 // The entries of one DescribeConfigs BROKER resource for this broker: every key, or those named,
 // with their synonyms and documentation when asked for.
 std::vector<DescribeConfigsResponse::Config> broker_configs(
@@ -71,44 +78,17 @@ std::vector<DescribeConfigsResponse::Config> broker_configs(
     c.config_source = source_id(d.source);
     c.is_default = c.config_source == config_source::kDefaultConfig;
     c.is_sensitive = false;
+    const bool dynamic_only = kafka_dynamic_only(d.name);
+    if (dynamic_only && c.is_default) continue;
     if (with_synonyms) {
       for (const auto& [source, value] : d.synonyms) {
-        c.synonyms.push_back({d.name, value, source_id(source)});
+        const int8_t id = source_id(source);
+        if (dynamic_only && id == config_source::kDefaultConfig) continue;
+        c.synonyms.push_back({d.name, value, id});
       }
     }
     c.config_type = type_id(d.type);
     if (with_documentation) c.documentation = d.documentation;
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
-// The entries of one DescribeConfigs TOPIC resource: every topic config (or those named), each
-// the value of the broker key it follows, with that key's source and synonyms (Kafka's
-// ConfigHelper.createTopicConfigEntry for a topic without overrides), else Kafka's default.
-std::vector<DescribeConfigsResponse::Config> topic_configs(
-    const std::vector<DescribedConfig>& described,
-    const std::optional<std::vector<std::string>>& keys, bool with_synonyms) {
-  std::set<std::string> wanted;
-  if (keys) wanted.insert(keys->begin(), keys->end());
-  std::vector<DescribeConfigsResponse::Config> out;
-  for (const TopicConfigDefault& t : topic_config_defaults()) {
-    if (!wanted.empty() && wanted.count(std::string(t.name)) == 0) continue;
-    DescribeConfigsResponse::Config c;
-    c.name = t.name;
-    c.value = std::string(t.value);
-    c.config_source = config_source::kDefaultConfig;
-    for (const DescribedConfig& d : described) {
-      if (t.broker_key.empty() || d.name != t.broker_key) continue;
-      c.value = d.value;
-      c.config_source = source_id(d.source);
-      for (const auto& [source, value] : d.synonyms) {
-        if (with_synonyms) c.synonyms.push_back({d.name, value, source_id(source)});
-      }
-    }
-    c.is_default = c.config_source == config_source::kDefaultConfig;
-    c.read_only = false;  // as Kafka lists topic configs
-    c.is_sensitive = false;
     out.push_back(std::move(c));
   }
   return out;
@@ -153,12 +133,49 @@ std::optional<ConfigRefusal> check_alterations(const AlterConfigsRequest::Resour
 
 }  // namespace
 
+// The entries of one DescribeConfigs TOPIC resource: every topic config (or those named), each
+// the value of the broker key it follows, with that key's source and synonyms (Kafka's
+// ConfigHelper.createTopicConfigEntry for a topic without overrides), else Kafka's default.
+std::vector<DescribeConfigsResponse::Config> topic_config_entries(
+    const std::vector<DescribedConfig>& described,
+    const std::optional<std::vector<std::string>>& keys, bool with_synonyms) {
+  std::set<std::string> wanted;
+  if (keys) wanted.insert(keys->begin(), keys->end());
+  std::vector<DescribeConfigsResponse::Config> out;
+  for (const TopicConfigDefault& t : topic_config_defaults()) {
+    if (!wanted.empty() && wanted.count(std::string(t.name)) == 0) continue;
+    DescribeConfigsResponse::Config c;
+    c.name = t.name;
+    c.value = std::string(t.value);
+    c.config_source = config_source::kDefaultConfig;
+    for (const DescribedConfig& d : described) {
+      if (t.broker_key.empty() || d.name != t.broker_key) continue;
+      c.value = d.value;
+      c.config_source = source_id(d.source);
+      for (const auto& [source, value] : d.synonyms) {
+        if (with_synonyms) c.synonyms.push_back({d.name, value, source_id(source)});
+      }
+    }
+    if (t.cluster_default) {
+      c.config_source = config_source::kDynamicDefaultBrokerConfig;
+      if (with_synonyms) {
+        c.synonyms = {{std::string(t.name), c.value, config_source::kDynamicDefaultBrokerConfig},
+                      {std::string(t.name), c.value, config_source::kDefaultConfig}};
+      }
+    }
+    c.is_default = c.config_source == config_source::kDefaultConfig;
+    c.read_only = false;  // as Kafka lists topic configs
+    c.is_sensitive = false;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::string RequestHandler::describe_configs(std::string_view body, int16_t version,
                                              int32_t correlation_id) const {
   Reader in(body);
   const DescribeConfigsRequest request = read_describe_configs_request(in, version);
-  std::set<std::string> hosted;
-  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) hosted.insert(tp.topic);
+  const std::set<std::string> hosted = hosted_topics();
   std::optional<std::vector<DescribedConfig>> described;  // read once, when a resource needs it
 
   DescribeConfigsResponse r;
@@ -191,8 +208,8 @@ std::string RequestHandler::describe_configs(std::string_view body, int16_t vers
         refuse({error::kUnknownTopicOrPartition, std::nullopt});
       } else {
         if (!described) described = broker_.describe_configs();
-        result.configs = topic_configs(*described, res.configuration_keys,
-                                       version >= 1 && request.include_synonyms);
+        result.configs = topic_config_entries(*described, res.configuration_keys,
+                                              version >= 1 && request.include_synonyms);
       }
     } else {
       refuse({error::kInvalidRequest,
@@ -214,6 +231,7 @@ std::string RequestHandler::alter_configs(std::string_view body, bool incrementa
   std::map<std::pair<int8_t, std::string>, int> mentions;
   for (const auto& res : request.resources) ++mentions[{res.resource_type, res.resource_name}];
 
+  std::optional<std::set<std::string>> hosted;  // read once, when a topic resource needs it
   AlterConfigsResponse r;
   for (const auto& res : request.resources) {
     AlterConfigsResponse::Result result;
@@ -272,9 +290,21 @@ std::string RequestHandler::alter_configs(std::string_view body, bool incrementa
         }
       }
     } else if (res.resource_type == resource_type::kTopic) {
-      refuse(
-          {error::kInvalidRequest, "This broker keeps no topic configs, so the configs of topic " +
-                                       res.resource_name + " cannot be altered."});
+      // Topics keep no overrides here, so deleting one changes nothing: what
+      // kafka-reassign-partitions --verify asks when it clears the topics' replication throttles.
+      const bool only_deletes =
+          incremental && std::all_of(res.configs.begin(), res.configs.end(), [](const auto& c) {
+            return c.config_operation == config_operation::kDelete;
+          });
+      if (std::string bad = layout::topic_name_problem(res.resource_name); !bad.empty()) {
+        refuse({error::kInvalidTopicException, bad});
+      } else if ((hosted ? *hosted : *(hosted = hosted_topics())).count(res.resource_name) == 0) {
+        refuse({error::kUnknownTopicOrPartition, std::nullopt});
+      } else if (!only_deletes) {
+        refuse({error::kInvalidRequest,
+                "This broker keeps no topic configs, so the configs of topic " + res.resource_name +
+                    " cannot be altered."});
+      }
     } else {
       refuse({error::kInvalidRequest,
               "Unknown resource type " + std::to_string(static_cast<int>(res.resource_type))});

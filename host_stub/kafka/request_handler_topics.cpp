@@ -17,6 +17,7 @@
 #include "kafka/delete_topics.h"
 #include "kafka/headers.h"
 #include "kafka/request_handler.h"
+#include "kafka/topic_configs.h"
 #include "kafka/topic_id.h"
 
 namespace lds::kafka {
@@ -134,8 +135,7 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
                                           int32_t correlation_id) const {
   Reader in(body);
   const CreateTopicsRequest request = read_create_topics_request(in, version);
-  std::set<std::string> hosted;
-  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) hosted.insert(tp.topic);
+  const std::set<std::string> hosted = hosted_topics();
   std::map<std::string, int> mentions;
   for (const auto& t : request.topics) ++mentions[t.name];
 
@@ -147,6 +147,7 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
   }
 
   const std::string cluster_id = broker_.logs().cluster_id();
+  std::optional<std::vector<DescribedConfig>> described;  // read once, when a topic needs it
   CreateTopicsResponse r;
   for (const auto& t : request.topics) {
     CreateTopicsResponse::Topic result;
@@ -193,9 +194,14 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
       }
     }
     if (result.error_code == error::kNone) {
-      // Kafka answers what the topic got (v5+) and its id (v7+).
+      // Kafka answers what the topic got (v5+): its partitions, replication factor and configs,
+      // and its id (v7+).
       result.replication_factor = 1;
       result.topic_id = topic_id(cluster_id, t.name);
+      if (version >= 5) {
+        if (!described) described = broker_.describe_configs();
+        result.configs = topic_config_entries(*described, std::nullopt, false);
+      }
     } else {
       result.num_partitions = -1;
     }
@@ -213,8 +219,7 @@ std::string RequestHandler::delete_topics(std::string_view body, int16_t version
   Reader in(body);
   const DeleteTopicsRequest request = read_delete_topics_request(in, version);
   const std::string cluster_id = broker_.logs().cluster_id();
-  std::set<std::string> hosted;
-  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) hosted.insert(tp.topic);
+  const std::set<std::string> hosted = hosted_topics();
   DeleteTopicsResponse r;
   for (const DeleteTopicsRequest::Topic& topic : request.topics) {
     DeleteTopicsResponse::Result result;

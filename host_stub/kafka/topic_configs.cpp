@@ -29,7 +29,7 @@ constexpr TopicConfigDefault kTopicConfigs[] = {
     {"message.timestamp.type", "CreateTime", ""},
     {"min.cleanable.dirty.ratio", "0.5", ""},
     {"min.compaction.lag.ms", "0", ""},
-    {"min.insync.replicas", "1", ""},
+    {"min.insync.replicas", "1", "", true},
     {"preallocate", "false", ""},
     {"remote.log.copy.disable", "false", ""},
     {"remote.log.delete.on.disable", "false", ""},

@@ -422,6 +422,9 @@ TEST_F(ConfigStore, RejectsBadAlterations) {
             "broker.id: cannot be altered dynamically; it is a static config (edit the file and "
             "restart).");
   EXPECT_EQ(message({set("log.levle", "debug")}), "log.levle: unknown config key.");
+  // Deleting a key this broker does not know changes nothing, as Kafka deletes a config never
+  // set (kafka-reassign-partitions --verify deletes the replication throttles).
+  EXPECT_EQ(store.preview({remove("follower.replication.throttled.rate")}).log_level, "info");
   EXPECT_EQ(message({set("log.partition.expected.bytes", "-1")}),
             "log.partition.expected.bytes: must be an integer >= 0, not \"-1\".");
   EXPECT_EQ(message({set("log.partition.expected.bytes", "12kb")}),

@@ -152,7 +152,7 @@ TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
   EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
   EXPECT_EQ(test::to_hex(r.frame),
             test::to_hex(test::from_hex("00 00 00 2a"           // correlation id, header v0
-                                        "00 00 11"              // no error, 16 APIs
+                                        "00 00 12"              // no error, 17 APIs
                                         "00 00 00 03 00 08 00"  // Produce 3-8
                                         "00 01 00 04 00 0b 00"  // Fetch 4-11
                                         "00 02 00 01 00 02 00"  // ListOffsets 1-2
@@ -169,6 +169,7 @@ TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
                                         "00 2d 00 00 00 01 00"  // AlterPartitionReassignments 0-1
                                         "00 2e 00 00 00 00 00"  // ListPartitionReassignments 0
                                         "00 3c 00 00 00 02 00"  // DescribeCluster 0-2
+                                        "00 4b 00 00 00 00 00"  // DescribeTopicPartitions 0
                                         "00 00 00 00 00")));    // throttle, no tags
 }
 
