@@ -685,6 +685,8 @@ class KafkaCluster:
     jvm_opts       extra JVM options for every broker (-javaagent:..., -D...)
     extra_props    dict or "key=value" lines appended to every server.properties
     broker_props   {id: dict or lines} appended to that broker's server.properties after those
+    omit_props     keys of the harness's own settings (the lines before extra_props) to leave
+                   out, so that Kafka's default applies (log.index.size.max.bytes, ...)
     env            extra environment for the brokers
     workdir        the folder in which the cluster makes its own temp folder (default: $TMPDIR)
     cache_dir      where classpath() keeps its answers
@@ -701,7 +703,7 @@ class KafkaCluster:
     def __init__(self, version=DEFAULT_VERSION, brokers=3, dir_sizes_mib=(64, 128, 256),
                  java_home=None, jvm_opts=(), extra_props=None, broker_props=None, env=None,
                  workdir=None, cache_dir=None, start_timeout=120, stop_timeout=30,
-                 class_data_sharing=None, tmpfs=True):
+                 class_data_sharing=None, tmpfs=True, omit_props=()):
         if brokers < 1:
             raise ValueError("a cluster needs at least one broker")
         if not dir_sizes_mib:
@@ -713,6 +715,7 @@ class KafkaCluster:
         self.jvm_opts = list(jvm_opts)
         self.extra_props = extra_props
         self.broker_props = dict(broker_props or {})
+        self.omit_props = frozenset(omit_props)
         self.env = dict(env or {})
         self.parent_dir = workdir or tempfile.gettempdir()
         self.cache_dir = cache_dir
@@ -925,6 +928,7 @@ class KafkaCluster:
             "share.coordinator.state.topic.num.partitions=3",
             "group.initial.rebalance.delay.ms=0",
         ]
+        lines = [line for line in lines if line.partition("=")[0] not in self.omit_props]
         lines += ["", "# extra_props"] + _props_lines(self.extra_props)
         lines += ["", "# broker_props[%d]" % node.id] + _props_lines(self.broker_props.get(node.id))
         return "\n".join(lines) + "\n"
