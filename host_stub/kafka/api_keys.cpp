@@ -9,10 +9,10 @@ namespace {
 // range: librdkafka sends v2 record batches only when Produce 3+ and Fetch 4+ are both
 // advertised, hence their lower bounds, and Kafka 4 dropped the versions below them (KIP-896).
 // Flexible from: Produce 9, Fetch 12, ListOffsets 6, Metadata 9, ApiVersions 3, CreateTopics 5,
-// DeleteTopics 4, DescribeConfigs 4, AlterConfigs 2, AlterReplicaLogDirs 2, DescribeLogDirs 2,
-// CreatePartitions 2, IncrementalAlterConfigs 1, and from 0 the reassignment APIs,
-// DescribeCluster and DescribeTopicPartitions (Kafka's message definitions). By key: ApiVersions
-// lists them in this order.
+// DeleteTopics 4, InitProducerId 2, DescribeConfigs 4, AlterConfigs 2, AlterReplicaLogDirs 2,
+// DescribeLogDirs 2, CreatePartitions 2, IncrementalAlterConfigs 1, and from 0 the reassignment
+// APIs, DescribeCluster and DescribeTopicPartitions (Kafka's message definitions). By key:
+// ApiVersions lists them in this order.
 constexpr ApiRange kApis[] = {
     {ApiKey::kProduce, 3, 8, 9},
     {ApiKey::kFetch, 4, 11, 12},
@@ -21,6 +21,7 @@ constexpr ApiRange kApis[] = {
     {ApiKey::kApiVersions, 0, 5, 3},
     {ApiKey::kCreateTopics, 2, 7, 5},
     {ApiKey::kDeleteTopics, 1, 6, 4},
+    {ApiKey::kInitProducerId, 0, 5, 2},
     {ApiKey::kDescribeConfigs, 1, 4, 4},
     {ApiKey::kAlterConfigs, 0, 2, 2},
     {ApiKey::kAlterReplicaLogDirs, 1, 2, 2},

@@ -17,6 +17,7 @@
 #include "kafka/describe_topic_partitions.h"
 #include "kafka/headers.h"
 #include "kafka/metadata.h"
+#include "kafka/producer_states.h"
 #include "kafka/topic_id.h"
 
 namespace lds::kafka {
@@ -62,6 +63,8 @@ const char* api_name(ApiKey key) {
       return "DescribeCluster";
     case ApiKey::kDescribeTopicPartitions:
       return "DescribeTopicPartitions";
+    case ApiKey::kInitProducerId:
+      return "InitProducerId";
   }
   return "?";
 }
@@ -83,7 +86,13 @@ RequestHandler::RequestHandler(Broker& broker, Endpoint advertised)
     : broker_(broker),
       advertised_(std::move(advertised)),
       broker_id_(broker.config().broker_id),
-      fetch_max_bytes_(broker.config().fetch_max_bytes) {}
+      fetch_max_bytes_(broker.config().fetch_max_bytes),
+      producers_(std::make_unique<ProducerStates>()),
+      next_producer_id_(std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count()) {}
+
+RequestHandler::~RequestHandler() = default;
 
 Reply RequestHandler::handle(std::string_view frame,
                              std::chrono::steady_clock::time_point received) const {
@@ -164,6 +173,9 @@ Reply RequestHandler::handle(std::string_view frame,
         break;
       case ApiKey::kDescribeTopicPartitions:
         reply.frame = describe_topic_partitions(body, version, header.correlation_id);
+        break;
+      case ApiKey::kInitProducerId:
+        reply.frame = init_producer_id(body, version, header.correlation_id);
         break;
       case ApiKey::kListPartitionReassignments:
         reply.frame = list_partition_reassignments(body, version, header.correlation_id);

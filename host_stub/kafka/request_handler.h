@@ -8,9 +8,11 @@
 // serve, or a request that does not parse), as Kafka closes the connection in those cases.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,6 +23,8 @@ class Broker;
 }
 
 namespace lds::kafka {
+
+class ProducerStates;
 
 // Where clients reach this broker: what Metadata advertises.
 struct Endpoint {
@@ -41,6 +45,7 @@ class RequestHandler {
   // `advertised` is the listener's bound address; the broker's id and its state are read from
   // `broker`, which must outlive the handler. Safe to call from several threads at once.
   RequestHandler(Broker& broker, Endpoint advertised);
+  ~RequestHandler();
 
   // `received` is when the frame arrived: a Fetch's max_wait_ms counts from it, so a request asked
   // again (Reply::retry_at) passes the time of its first arrival.
@@ -91,12 +96,20 @@ class RequestHandler {
   Reply fetch(std::string_view body, int16_t version, int32_t correlation_id,
               std::chrono::steady_clock::time_point received) const;
   std::string list_offsets(std::string_view body, int16_t version, int32_t correlation_id) const;
+  // An idempotent producer's id (KIP-98): a new one for every call, epoch 0. Transactional ids
+  // are refused: this broker is no transaction coordinator.
+  std::string init_producer_id(std::string_view body, int16_t version,
+                               int32_t correlation_id) const;
 
   Broker& broker_;
   Endpoint advertised_;
   int32_t broker_id_;
   int32_t fetch_max_bytes_;  // fetch.max.bytes, a static key
   std::function<void()> on_append_;
+  // Idempotent producers: the sequence state of their batches, and the next id to hand out
+  // (microseconds since the Unix epoch at start, so that a restart hands out none twice).
+  std::unique_ptr<ProducerStates> producers_;
+  mutable std::atomic<int64_t> next_producer_id_;
 };
 
 }  // namespace lds::kafka

@@ -13,8 +13,10 @@
 #include "kafka/api_keys.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
+#include "kafka/init_producer_id.h"
 #include "kafka/list_offsets.h"
 #include "kafka/produce.h"
+#include "kafka/producer_states.h"
 #include "kafka/record_validator.h"
 #include "kafka/request_handler.h"
 
@@ -30,6 +32,17 @@ int64_t offset_after(std::string_view batches, int64_t fetch_offset) {
     next = h.base_offset + h.last_offset_delta + 1;
   }
   return next;
+}
+
+// The producer fields of the one batch a Produce carries per partition; none (never checked) when
+// its header cannot be read, which the append then refuses.
+ProducerBatch producer_of(std::string_view records) {
+  try {
+    const RecordBatchHeader h = read_batch_header(records);
+    return {h.producer_id, h.producer_epoch, h.base_sequence, h.last_offset_delta};
+  } catch (const ParseError&) {
+    return {};
+  }
 }
 
 }  // namespace
@@ -61,15 +74,22 @@ Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t co
         try {
           validate_produce_records(p.records ? std::string_view(*p.records) : std::string_view(),
                                    version, partition);
-          out.base_offset = broker_.logs().append_batches(
-              tp, std::move(*p.records),
-              [&partition](std::string_view batch) { validate_client_batch(batch, partition); });
+          out.base_offset = producers_->append(tp, producer_of(*p.records), [&] {
+            return broker_.logs().append_batches(
+                tp, std::move(*p.records),
+                [&partition](std::string_view batch) { validate_client_batch(batch, partition); });
+          });
           appended = true;
           try {
             out.log_start_offset = broker_.logs().log_offsets(tp).log_start_offset;
           } catch (const KafkaError&) {
             // Deleted since: the append stands; the start offset is unknown.
           }
+        } catch (const ProducerStateError& e) {
+          out.error_code = e.code();
+          failure = e.what();
+          out.base_offset = -1;
+          out.error_message = e.what();
         } catch (const KafkaError& e) {
           out.error_code = error_code_of(e.code());
           failure = error_name(e.code());
@@ -240,6 +260,25 @@ std::string RequestHandler::list_offsets(std::string_view body, int16_t version,
   write_response_header(out, correlation_id,
                         response_header_version(ApiKey::kListOffsets, version));
   write_list_offsets_response(out, r, version);
+  return out.take();
+}
+
+std::string RequestHandler::init_producer_id(std::string_view body, int16_t version,
+                                             int32_t correlation_id) const {
+  Reader in(body);
+  const InitProducerIdRequest request = read_init_producer_id_request(in, version);
+  InitProducerIdResponse r;
+  if (request.transactional_id) {
+    // Transactions need a coordinator (FindCoordinator), which this broker is not.
+    r.error_code = error::kNotCoordinator;
+  } else {
+    r.producer_id = next_producer_id_.fetch_add(1);
+    r.producer_epoch = 0;
+  }
+  Writer out;
+  write_response_header(out, correlation_id,
+                        response_header_version(ApiKey::kInitProducerId, version));
+  write_init_producer_id_response(out, r, version);
   return out.take();
 }
 

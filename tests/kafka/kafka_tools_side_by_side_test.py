@@ -41,8 +41,8 @@ Two comparisons follow an explicit rule rather than the literal text:
     lies within Kafka's and is usable by the 4.4 client (a "[usable: N]" with N its highest
     version). Every other API is UNSUPPORTED on lds-host.
 
-ConsoleProducer runs with enable.idempotence=false on both sides: lds-host has no InitProducerId
-(no idempotent or transactional producer), which the 4.4 producer's default (true) needs.
+ConsoleProducer runs with the 4.4 producer's defaults, idempotence included (InitProducerId, and
+the broker's sequence checks of each batch).
 
 Placement parity: with strategy `partition` (Kafka's own rule) the same topics created in the same
 order land in the same log dirs, by position in log.dirs, on both.
@@ -79,7 +79,7 @@ THROTTLE = 10 * 1024 * 1024  # bytes/s for the replica's move between dirs: move
 TOOL_APIS = ("ApiVersions", "Metadata", "CreateTopics", "DeleteTopics", "DescribeConfigs",
              "AlterConfigs", "IncrementalAlterConfigs", "AlterReplicaLogDirs", "DescribeLogDirs",
              "CreatePartitions", "DescribeCluster", "ListPartitionReassignments",
-             "AlterPartitionReassignments", "DescribeTopicPartitions")
+             "AlterPartitionReassignments", "DescribeTopicPartitions", "InitProducerId")
 # Served in a narrower range on lds-host (a documented exception, rule (b)).
 NARROWER_APIS = ("Produce", "Fetch", "ListOffsets")
 # Kafka's broker keys that ConfigCommand --describe --all lists only once they are set (the
@@ -589,11 +589,9 @@ class KafkaToolsSideBySideTest(unittest.TestCase):
     def test_6_produce_consume_then_move_between_dirs(self):
         self.create_topic("moved", 1)
         lines = "".join("key-%04d\tvalue-%04d\n" % (i, i) for i in range(RECORDS))
-        # enable.idempotence=false: lds-host has no InitProducerId (see the module's docstring).
         self.run_and_compare(
             "ConsoleProducer of %d keyed records" % RECORDS, "ConsoleProducer", "--topic",
-            "moved", "--reader-property", "parse.key=true", "--command-property",
-            "enable.idempotence=false", input=lines)
+            "moved", "--reader-property", "parse.key=true", input=lines)
         consume = ("ConsoleConsumer", "--topic", "moved", "--partition", 0, "--offset", "earliest",
                    "--max-messages", RECORDS, "--formatter-property", "print.key=true",
                    "--timeout-ms", 30000)

@@ -20,6 +20,7 @@
 #include "kafka/compression.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
+#include "kafka/init_producer_id.h"
 #include "kafka/list_offsets.h"
 #include "kafka/produce.h"
 #include "kafka/request_handler.h"
@@ -52,9 +53,10 @@ class RecordsHandlerTest : public ::testing::Test {
     set_log_level("info");
   }
 
-  static std::string request(int16_t key, int16_t version, const Writer& body) {
+  static std::string request(int16_t key, int16_t version, const Writer& body,
+                             int header_version = 1) {
     Writer w;
-    write_request_header(w, {key, version, 42, std::string("c")}, 1);
+    write_request_header(w, {key, version, 42, std::string("c")}, header_version);
     w.raw(body.bytes());
     return w.take();
   }
@@ -90,6 +92,22 @@ class RecordsHandlerTest : public ::testing::Test {
     ProduceResponse r = read_produce_response(in, version);
     EXPECT_EQ(in.remaining(), 0u);
     return r;
+  }
+
+  // batch(n) as an idempotent producer sends it: its producer id, epoch and first sequence set,
+  // and its CRC (over everything from the attributes on) computed again.
+  static std::string idempotent_batch(int n, int64_t producer_id, int32_t first_sequence) {
+    std::string b = batch(n);
+    auto put = [&b](size_t at, uint64_t v, int bytes) {
+      for (int i = 0; i < bytes; ++i) {
+        b[at + static_cast<size_t>(i)] = static_cast<char>(v >> (8 * (bytes - 1 - i)));
+      }
+    };
+    put(43, static_cast<uint64_t>(producer_id), 8);     // ProducerId
+    put(51, 0, 2);                                      // ProducerEpoch
+    put(53, static_cast<uint32_t>(first_sequence), 4);  // BaseSequence
+    put(17, crc32c(std::string_view(b).substr(21)), 4);
+    return b;
   }
 
   static FetchRequest fetch_of(int64_t offset, int32_t partition_max = 1 << 20,
@@ -432,6 +450,39 @@ TEST_F(RecordsHandlerTest, ListOffsetsAnswersEarliestAndLatest) {
   EXPECT_EQ(o.at(0).offset, -1);
   EXPECT_EQ(o.at(0).timestamp, -1);
   EXPECT_EQ(o.at(1).error_code, 35);  // -3 (max timestamp) needs ListOffsets 7
+}
+
+TEST_F(RecordsHandlerTest, AnIdempotentProducersRetryIsNotAppendedTwice) {
+  // InitProducerId hands out a new id at epoch 0 each time; a transactional id is refused.
+  auto init = [&](std::optional<std::string> transactional_id) {
+    Writer body;
+    write_init_producer_id_request(body, {std::move(transactional_id), 60000, -1, -1}, 4);
+    const Reply reply = handler_->handle(request(22, 4, body, 2));
+    Reader in(reply.frame);
+    EXPECT_EQ(read_response_header(in, 1), 42);
+    return read_init_producer_id_response(in, 4);
+  };
+  const InitProducerIdResponse first = init(std::nullopt);
+  const InitProducerIdResponse second = init(std::nullopt);
+  EXPECT_EQ(first.error_code, 0);
+  EXPECT_GE(first.producer_id, 0);
+  EXPECT_EQ(first.producer_epoch, 0);
+  EXPECT_NE(first.producer_id, second.producer_id);
+  EXPECT_EQ(init(std::string("tx")).error_code, 16);  // NOT_COORDINATOR
+
+  const int64_t id = first.producer_id;
+  EXPECT_EQ(produce_ok(8, {{0, idempotent_batch(3, id, 0)}}).topics[0].partitions[0].base_offset,
+            0);
+  // The retry of a batch whose answer was lost: its first offset again, nothing appended.
+  EXPECT_EQ(produce_ok(8, {{0, idempotent_batch(3, id, 0)}}).topics[0].partitions[0].base_offset,
+            0);
+  EXPECT_EQ(broker_->logs().log_offsets({"t", 0}).log_end_offset, 3);
+  const auto gap = produce_ok(8, {{0, idempotent_batch(1, id, 7)}}).topics[0].partitions[0];
+  EXPECT_EQ(gap.error_code, 45);  // OUT_OF_ORDER_SEQUENCE_NUMBER
+  EXPECT_EQ(gap.base_offset, -1);
+  EXPECT_EQ(produce_ok(8, {{0, idempotent_batch(2, id, 3)}}).topics[0].partitions[0].base_offset,
+            3);
+  EXPECT_EQ(broker_->logs().log_offsets({"t", 0}).log_end_offset, 5);
 }
 
 }  // namespace

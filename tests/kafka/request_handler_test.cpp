@@ -152,7 +152,7 @@ TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
   EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
   EXPECT_EQ(test::to_hex(r.frame),
             test::to_hex(test::from_hex("00 00 00 2a"           // correlation id, header v0
-                                        "00 00 12"              // no error, 17 APIs
+                                        "00 00 13"              // no error, 18 APIs
                                         "00 00 00 03 00 08 00"  // Produce 3-8
                                         "00 01 00 04 00 0b 00"  // Fetch 4-11
                                         "00 02 00 01 00 02 00"  // ListOffsets 1-2
@@ -160,6 +160,7 @@ TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {
                                         "00 12 00 00 00 05 00"  // ApiVersions 0-5
                                         "00 13 00 02 00 07 00"  // CreateTopics 2-7
                                         "00 14 00 01 00 06 00"  // DeleteTopics 1-6
+                                        "00 16 00 00 00 05 00"  // InitProducerId 0-5
                                         "00 20 00 01 00 04 00"  // DescribeConfigs 1-4
                                         "00 21 00 00 00 02 00"  // AlterConfigs 0-2
                                         "00 22 00 01 00 02 00"  // AlterReplicaLogDirs 1-2
