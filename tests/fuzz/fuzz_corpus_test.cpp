@@ -131,7 +131,9 @@ TEST(FuzzCorpus, EveryAdminSeedGetsItsKafkaErrorAndExactMessage) {
   EXPECT_FALSE(fs::exists(harness.config_file().string() + ".dynamic"));
 }
 
-// The Kafka seeds are what kcat, kafka-python and confluent-kafka really sent: each one frame that
+// The Kafka seeds are what kcat, kafka-python, confluent-kafka and Kafka 4.4's own tools
+// (kafka-tools-4.4-*: kafka-topics, kafka-configs, kafka-log-dirs, kafka-reassign-partitions, the
+// console producer, kafka-broker-api-versions) really sent: each one frame that
 // this broker serves (answered, or taken silently for an acks=0 Produce), never closed.
 TEST(FuzzCorpus, EveryKafkaSeedIsARealClientRequestThatIsServed) {
   KafkaHarness harness(plugin_dir());
@@ -169,8 +171,10 @@ TEST(FuzzCorpus, EveryKafkaSeedIsARealClientRequestThatIsServed) {
       }
     }
   }
-  // Produce, Fetch, ListOffsets, Metadata and ApiVersions at least, from each client library.
-  for (int key : {0, 1, 2, 3, 18}) {
+  // Produce, Fetch, ListOffsets, Metadata and ApiVersions at least, from each client library, and
+  // what only Kafka's tools send: InitProducerId, the reassignment APIs, DescribeCluster and
+  // DescribeTopicPartitions.
+  for (int key : {0, 1, 2, 3, 18, 22, 45, 46, 60, 75}) {
     EXPECT_EQ(apis.count(static_cast<int16_t>(key)), 1u) << "API key " << key;
   }
   EXPECT_EQ(clients.count("rdkafka"), 1u);  // kcat and confluent-kafka (librdkafka)
