@@ -119,8 +119,8 @@ def normalise_ports(text):
 
 
 def normalise_topic_ids(text):
-    """TopicCommand's 'TopicId: <Uuid>' becomes 'TopicId: <topic-id>': each broker draws its
-    topics' ids at random."""
+    """TopicCommand's 'TopicId: <Uuid>' becomes 'TopicId: <topic-id>': Kafka draws a topic's id
+    at random, lds-host derives it from the cluster id and the topic name."""
     return re.sub(r"TopicId: [A-Za-z0-9_-]{22}", "TopicId: <topic-id>", text)
 
 
