@@ -10,7 +10,6 @@
 #include <set>
 #include <vector>
 
-#include "admin_requests_fixture.h"
 #include "core/broker.h"
 #include "core/logging.h"
 #include "kafka/alter_replica_log_dirs.h"
@@ -22,10 +21,13 @@
 #include "kafka/partition_reassignments.h"
 #include "kafka/request_handler.h"
 #include "kafka/topic_configs.h"
+#include "request_handler_fixture.h"
 #include "temp_dir.h"
 
 namespace lds::kafka {
 namespace {
+
+using AdminRequestsTest = RequestHandlerFixture;
 
 TEST_F(AdminRequestsTest, CreatePartitionsRaisesTheCountOrSaysWhyNot) {
   EXPECT_EQ(create_partitions({"t", 3, std::nullopt}, /*validate_only=*/true).error_code, 0);

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "admin_requests_fixture.h"
 #include "kafka/create_topics.h"
 #include "kafka/delete_topics.h"
 #include "kafka/describe_cluster.h"
@@ -17,11 +16,12 @@
 #include "kafka/metadata.h"
 #include "kafka/partition_reassignments.h"
 #include "kafka/topic_id.h"
+#include "request_handler_fixture.h"
 
 namespace lds::kafka {
 namespace {
 
-class KafkaToolsRequestsTest : public AdminRequestsTest {
+class KafkaToolsRequestsTest : public RequestHandlerFixture {
  protected:
   AlterPartitionReassignmentsResponse reassign(AlterPartitionReassignmentsRequest request,
                                                int16_t version = 1) {

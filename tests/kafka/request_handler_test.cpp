@@ -25,27 +25,14 @@
 #include "kafka/metadata.h"
 #include "kafka/produce.h"
 #include "kafka_test_bytes.h"
+#include "request_handler_fixture.h"
 #include "temp_dir.h"
 
 namespace lds::kafka {
 namespace {
 
-class RequestHandlerTest : public ::testing::Test {
+class RequestHandlerTest : public RequestHandlerFixture {
  protected:
-  void SetUp() override {
-    const char* plugins = std::getenv("LDS_PLUGIN_DIR");
-    ASSERT_NE(plugins, nullptr) << "LDS_PLUGIN_DIR is not set (CTest sets it)";
-    const auto file = dir_.path() / "broker.toml";
-    std::ofstream(file) << "log.dirs = [\"d1\", \"d2\"]\nplugin.dir = \"" << plugins
-                        << "\"\nlog.level = \"off\"\n";
-    broker_ = std::make_unique<Broker>(file, std::make_shared<StatvfsDiskProbe>(),
-                                       /*in_memory_logs=*/true);
-    broker_->start();
-    broker_->logs().create_partition("t", 0);
-    handler_ = std::make_unique<RequestHandler>(*broker_, Endpoint{"127.0.0.1", 9092});
-  }
-  void TearDown() override { set_log_level("info"); }
-
   static std::string request(int16_t key, int16_t version, int header_version,
                              const std::string& body) {
     Writer w;
@@ -141,10 +128,6 @@ class RequestHandlerTest : public ::testing::Test {
       EXPECT_TRUE(request.size() >= 2 && request[0] == 0 && request[1] == 0) << what;
     }
   }
-
-  test::TempDir dir_;
-  std::unique_ptr<Broker> broker_;
-  std::unique_ptr<RequestHandler> handler_;
 };
 
 TEST_F(RequestHandlerTest, ApiVersionsV3AnswerIsExact) {

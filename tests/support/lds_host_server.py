@@ -28,7 +28,6 @@ process). Everything listens on 127.0.0.1, on a port from real_kafka.free_port()
 
 import atexit
 import os
-import re
 import shutil
 import signal
 import socket
@@ -124,28 +123,6 @@ def _install_cleanup():
 
         if previous in (signal.SIG_DFL, None) or callable(previous):
             signal.signal(sig, handler)
-
-
-def _reap_stale_workdirs(parent):
-    """Removes the lds-host-* folders in `parent` whose owner (owner.pid) is dead and that no
-    process names and nothing is mounted under: what a test killed outright left behind."""
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return
-    for name in names:
-        if not re.fullmatch(r"lds-host-[A-Za-z0-9_]{8}", name):
-            continue
-        path = os.path.join(parent, name)
-        try:
-            with open(os.path.join(path, "owner.pid")) as f:
-                owner = int(f.read().strip())
-        except (OSError, ValueError):
-            continue
-        if (real_kafka._pid_alive(owner) or real_kafka.processes_using(path)
-                or real_kafka.mounts_under(path)):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,7 +234,7 @@ class LdsHostServer:
             if why:
                 raise LdsHostError(why)
         _install_cleanup()
-        _reap_stale_workdirs(self.parent_dir)
+        real_kafka.reap_stale_workdirs(self.parent_dir, "lds-host-")
         self.workdir = os.path.realpath(tempfile.mkdtemp(prefix="lds-host-", dir=self.parent_dir))
         _live_servers.append(self)
         began = time.monotonic()

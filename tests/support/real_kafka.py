@@ -502,16 +502,16 @@ def _child_setup(parent_pid, die_with_parent=True, own_group=False):
     return setup
 
 
-def _reap_stale_workdirs(parent):
-    """Removes the lds-kafka-* folders in `parent` whose owner (owner.pid) is dead and that no
-    process names: what a test killed outright left behind."""
+def reap_stale_workdirs(parent, prefix="lds-kafka-"):
+    """Removes the <prefix>XXXXXXXX folders (mkdtemp's 8 characters) in `parent` whose owner
+    (owner.pid) is dead and that no process names and nothing is mounted under: what a test killed
+    outright left behind. lds_host_server.py reaps its own folders with it too."""
     try:
         names = os.listdir(parent)
     except OSError:
         return
     for name in names:
-        # Only what KafkaCluster.start() makes: mkdtemp's "lds-kafka-" and 8 characters.
-        if not re.fullmatch(r"lds-kafka-[A-Za-z0-9_]{8}", name):
+        if not re.fullmatch(re.escape(prefix) + r"[A-Za-z0-9_]{8}", name):
             continue
         path = os.path.join(parent, name)
         try:
@@ -823,7 +823,7 @@ class KafkaCluster:
         cp = self.classpath  # before anything is made: a missing jar leaves nothing to undo
         if not os.access(self.java, os.X_OK):
             raise KafkaRuntimeError("no Java at %s" % self.java)
-        _reap_stale_workdirs(self.parent_dir)
+        reap_stale_workdirs(self.parent_dir)
         self.workdir = os.path.realpath(tempfile.mkdtemp(prefix="lds-kafka-", dir=self.parent_dir))
         _live_clusters.append(self)
         try:

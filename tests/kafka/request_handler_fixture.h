@@ -1,4 +1,4 @@
-// admin_requests_fixture.h: a request handler over an in-memory broker with two log dirs and
+// request_handler_fixture.h: a request handler over an in-memory broker with two log dirs and
 // partition t-0 (the partition strategy), and calls that frame one request at each version with
 // the header versions its API calls for.
 #pragma once
@@ -25,7 +25,7 @@
 
 namespace lds::kafka {
 
-class AdminRequestsTest : public ::testing::Test {
+class RequestHandlerFixture : public ::testing::Test {
  protected:
   void SetUp() override {
     const char* plugins = std::getenv("LDS_PLUGIN_DIR");
