@@ -107,6 +107,25 @@ std::optional<std::string> Reader::nullable_string(bool flexible) {
   return std::string(take(static_cast<size_t>(length), "a string"), static_cast<size_t>(length));
 }
 
+std::vector<int32_t> Reader::int32_array(bool flexible) {
+  // The count is checked against the bytes left, so this reserves no more than they hold.
+  const int32_t n = non_null_array_length(flexible);
+  std::vector<int32_t> values;
+  values.reserve(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) values.push_back(int32());
+  return values;
+}
+
+std::optional<std::vector<int32_t>> Reader::nullable_int32_array(bool flexible) {
+  const std::optional<int32_t> n = array_length(flexible);
+  if (!n) return std::nullopt;
+  // The count is checked against the bytes left, so this reserves no more than they hold.
+  std::vector<int32_t> values;
+  values.reserve(static_cast<size_t>(*n));
+  for (int32_t i = 0; i < *n; ++i) values.push_back(int32());
+  return values;
+}
+
 Uuid Reader::uuid() {
   const char* p = take(16, "a Uuid");
   Uuid v;
@@ -200,6 +219,20 @@ void Writer::boolean(bool v) { out_.push_back(v ? 1 : 0); }
 void Writer::varint(int32_t v) { put_unsigned_varint(out_, zigzag32(v)); }
 void Writer::varlong(int64_t v) { put_unsigned_varint(out_, zigzag64(v)); }
 void Writer::unsigned_varint(uint32_t v) { put_unsigned_varint(out_, v); }
+
+void Writer::int32_array(const std::vector<int32_t>& values, bool flexible) {
+  array_length(static_cast<int32_t>(values.size()), flexible);
+  for (int32_t v : values) int32(v);
+}
+
+void Writer::nullable_int32_array(const std::optional<std::vector<int32_t>>& values,
+                                  bool flexible) {
+  if (!values) {
+    array_length(std::nullopt, flexible);
+  } else {
+    int32_array(*values, flexible);
+  }
+}
 
 void Writer::uuid(const Uuid& v) { out_.append(reinterpret_cast<const char*>(v.data()), v.size()); }
 

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lds::kafka {
 
@@ -56,6 +57,9 @@ class Reader {
   std::optional<int32_t> array_length(bool flexible);
   // array_length for an array that may not be null.
   int32_t non_null_array_length(bool flexible);
+  // An array of int32 (broker ids, partition indexes), and one that may be null.
+  std::vector<int32_t> int32_array(bool flexible);
+  std::optional<std::vector<int32_t>> nullable_int32_array(bool flexible);
   // Skips a tagged-field section (unsigned varint count, then tag, size, data each); does
   // nothing unless `flexible`.
   void tagged_fields(bool flexible);
@@ -92,6 +96,8 @@ class Writer {
   void nullable_bytes(const std::optional<std::string>& b, bool flexible);
   // An array's element count; nullopt writes a null array.
   void array_length(std::optional<int32_t> n, bool flexible);
+  void int32_array(const std::vector<int32_t>& values, bool flexible);
+  void nullable_int32_array(const std::optional<std::vector<int32_t>>& values, bool flexible);
   // An empty tagged-field section; nothing unless `flexible`.
   void tagged_fields(bool flexible);
   // One tagged field's header: its tag and the size of the data that follows.

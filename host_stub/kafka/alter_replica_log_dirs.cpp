@@ -4,11 +4,11 @@
 
 namespace lds::kafka {
 namespace {
-bool flexible(int16_t version) { return version >= 2; }
+bool alter_replica_log_dirs_flexible(int16_t version) { return version >= 2; }
 }  // namespace
 
 AlterReplicaLogDirsRequest read_alter_replica_log_dirs_request(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = alter_replica_log_dirs_flexible(version);
   AlterReplicaLogDirsRequest r;
   const int32_t dirs = in.non_null_array_length(flex);
   for (int32_t i = 0; i < dirs; ++i) {
@@ -32,7 +32,7 @@ AlterReplicaLogDirsRequest read_alter_replica_log_dirs_request(Reader& in, int16
 
 void write_alter_replica_log_dirs_request(Writer& out, const AlterReplicaLogDirsRequest& request,
                                           int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = alter_replica_log_dirs_flexible(version);
   out.array_length(static_cast<int32_t>(request.dirs.size()), flex);
   for (const auto& d : request.dirs) {
     out.string(d.path, flex);
@@ -50,7 +50,7 @@ void write_alter_replica_log_dirs_request(Writer& out, const AlterReplicaLogDirs
 
 void write_alter_replica_log_dirs_response(Writer& out, const AlterReplicaLogDirsResponse& response,
                                            int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = alter_replica_log_dirs_flexible(version);
   out.int32(response.throttle_time_ms);
   out.array_length(static_cast<int32_t>(response.results.size()), flex);
   for (const auto& t : response.results) {
@@ -67,7 +67,7 @@ void write_alter_replica_log_dirs_response(Writer& out, const AlterReplicaLogDir
 }
 
 AlterReplicaLogDirsResponse read_alter_replica_log_dirs_response(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = alter_replica_log_dirs_flexible(version);
   AlterReplicaLogDirsResponse r;
   r.throttle_time_ms = in.int32();
   const int32_t topics = in.non_null_array_length(flex);

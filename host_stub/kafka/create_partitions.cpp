@@ -5,11 +5,11 @@
 
 namespace lds::kafka {
 namespace {
-bool flexible(int16_t version) { return version >= 2; }
+bool create_partitions_flexible(int16_t version) { return version >= 2; }
 }  // namespace
 
 CreatePartitionsRequest read_create_partitions_request(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = create_partitions_flexible(version);
   CreatePartitionsRequest r;
   const int32_t topics = in.non_null_array_length(flex);
   for (int32_t i = 0; i < topics; ++i) {
@@ -39,7 +39,7 @@ CreatePartitionsRequest read_create_partitions_request(Reader& in, int16_t versi
 
 void write_create_partitions_request(Writer& out, const CreatePartitionsRequest& request,
                                      int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = create_partitions_flexible(version);
   out.array_length(static_cast<int32_t>(request.topics.size()), flex);
   for (const auto& t : request.topics) {
     out.string(t.name, flex);
@@ -63,7 +63,7 @@ void write_create_partitions_request(Writer& out, const CreatePartitionsRequest&
 
 void write_create_partitions_response(Writer& out, const CreatePartitionsResponse& response,
                                       int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = create_partitions_flexible(version);
   out.int32(response.throttle_time_ms);
   out.array_length(static_cast<int32_t>(response.results.size()), flex);
   for (const auto& r : response.results) {
@@ -76,7 +76,7 @@ void write_create_partitions_response(Writer& out, const CreatePartitionsRespons
 }
 
 CreatePartitionsResponse read_create_partitions_response(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = create_partitions_flexible(version);
   CreatePartitionsResponse r;
   r.throttle_time_ms = in.int32();
   const int32_t n = in.non_null_array_length(flex);

@@ -4,11 +4,11 @@
 
 namespace lds::kafka {
 namespace {
-bool flexible(int16_t version) { return version >= 5; }
+bool create_topics_flexible(int16_t version) { return version >= 5; }
 }  // namespace
 
 CreateTopicsRequest read_create_topics_request(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = create_topics_flexible(version);
   CreateTopicsRequest r;
   const int32_t topics = in.non_null_array_length(flex);
   for (int32_t i = 0; i < topics; ++i) {
@@ -43,7 +43,7 @@ CreateTopicsRequest read_create_topics_request(Reader& in, int16_t version) {
 }
 
 void write_create_topics_request(Writer& out, const CreateTopicsRequest& request, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = create_topics_flexible(version);
   out.array_length(static_cast<int32_t>(request.topics.size()), flex);
   for (const auto& t : request.topics) {
     out.string(t.name, flex);
@@ -71,7 +71,7 @@ void write_create_topics_request(Writer& out, const CreateTopicsRequest& request
 
 void write_create_topics_response(Writer& out, const CreateTopicsResponse& response,
                                   int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = create_topics_flexible(version);
   if (version >= 2) out.int32(response.throttle_time_ms);
   out.array_length(static_cast<int32_t>(response.topics.size()), flex);
   for (const auto& t : response.topics) {
@@ -102,7 +102,7 @@ void write_create_topics_response(Writer& out, const CreateTopicsResponse& respo
 }
 
 CreateTopicsResponse read_create_topics_response(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = create_topics_flexible(version);
   CreateTopicsResponse r;
   if (version >= 2) r.throttle_time_ms = in.int32();
   const int32_t topics = in.non_null_array_length(flex);

@@ -4,11 +4,11 @@
 
 namespace lds::kafka {
 namespace {
-bool flexible(int16_t version) { return version >= 4; }
+bool delete_topics_flexible(int16_t version) { return version >= 4; }
 }  // namespace
 
 DeleteTopicsRequest read_delete_topics_request(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = delete_topics_flexible(version);
   DeleteTopicsRequest r;
   const int32_t n = in.non_null_array_length(flex);
   for (int32_t i = 0; i < n; ++i) {
@@ -28,7 +28,7 @@ DeleteTopicsRequest read_delete_topics_request(Reader& in, int16_t version) {
 }
 
 void write_delete_topics_request(Writer& out, const DeleteTopicsRequest& request, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = delete_topics_flexible(version);
   out.array_length(static_cast<int32_t>(request.topics.size()), flex);
   for (const auto& t : request.topics) {
     if (version >= 6) {
@@ -45,7 +45,7 @@ void write_delete_topics_request(Writer& out, const DeleteTopicsRequest& request
 
 void write_delete_topics_response(Writer& out, const DeleteTopicsResponse& response,
                                   int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = delete_topics_flexible(version);
   if (version >= 1) out.int32(response.throttle_time_ms);
   out.array_length(static_cast<int32_t>(response.responses.size()), flex);
   for (const auto& r : response.responses) {
@@ -63,7 +63,7 @@ void write_delete_topics_response(Writer& out, const DeleteTopicsResponse& respo
 }
 
 DeleteTopicsResponse read_delete_topics_response(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = delete_topics_flexible(version);
   DeleteTopicsResponse r;
   if (version >= 1) r.throttle_time_ms = in.int32();
   const int32_t n = in.non_null_array_length(flex);

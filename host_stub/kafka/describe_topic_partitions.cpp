@@ -27,36 +27,6 @@ void write_cursor(Writer& out, const std::optional<TopicPartitionsCursor>& curso
   out.tagged_fields(true);
 }
 
-std::vector<int32_t> read_int32s(Reader& in) {
-  std::vector<int32_t> values;
-  const int32_t n = in.non_null_array_length(true);
-  values.reserve(static_cast<size_t>(n));
-  for (int32_t i = 0; i < n; ++i) values.push_back(in.int32());
-  return values;
-}
-
-std::optional<std::vector<int32_t>> read_nullable_int32s(Reader& in) {
-  std::optional<int32_t> n = in.array_length(true);
-  if (!n) return std::nullopt;
-  std::vector<int32_t> values;
-  values.reserve(static_cast<size_t>(*n));
-  for (int32_t i = 0; i < *n; ++i) values.push_back(in.int32());
-  return values;
-}
-
-void write_int32s(Writer& out, const std::vector<int32_t>& values) {
-  out.array_length(static_cast<int32_t>(values.size()), true);
-  for (int32_t v : values) out.int32(v);
-}
-
-void write_nullable_int32s(Writer& out, const std::optional<std::vector<int32_t>>& values) {
-  if (!values) {
-    out.array_length(std::nullopt, true);
-  } else {
-    write_int32s(out, *values);
-  }
-}
-
 }  // namespace
 
 DescribeTopicPartitionsRequest read_describe_topic_partitions_request(Reader& in,
@@ -102,11 +72,11 @@ void write_describe_topic_partitions_response(Writer& out,
       out.int32(p.partition_index);
       out.int32(p.leader_id);
       out.int32(p.leader_epoch);
-      write_int32s(out, p.replica_nodes);
-      write_int32s(out, p.isr_nodes);
-      write_nullable_int32s(out, p.eligible_leader_replicas);
-      write_nullable_int32s(out, p.last_known_elr);
-      write_int32s(out, p.offline_replicas);
+      out.int32_array(p.replica_nodes, true);
+      out.int32_array(p.isr_nodes, true);
+      out.nullable_int32_array(p.eligible_leader_replicas, true);
+      out.nullable_int32_array(p.last_known_elr, true);
+      out.int32_array(p.offline_replicas, true);
       out.tagged_fields(true);
     }
     out.int32(t.topic_authorized_operations);
@@ -134,11 +104,11 @@ DescribeTopicPartitionsResponse read_describe_topic_partitions_response(Reader& 
       p.partition_index = in.int32();
       p.leader_id = in.int32();
       p.leader_epoch = in.int32();
-      p.replica_nodes = read_int32s(in);
-      p.isr_nodes = read_int32s(in);
-      p.eligible_leader_replicas = read_nullable_int32s(in);
-      p.last_known_elr = read_nullable_int32s(in);
-      p.offline_replicas = read_int32s(in);
+      p.replica_nodes = in.int32_array(true);
+      p.isr_nodes = in.int32_array(true);
+      p.eligible_leader_replicas = in.nullable_int32_array(true);
+      p.last_known_elr = in.nullable_int32_array(true);
+      p.offline_replicas = in.int32_array(true);
       in.tagged_fields(true);
       t.partitions.push_back(std::move(p));
     }

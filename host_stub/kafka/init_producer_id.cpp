@@ -4,11 +4,11 @@
 
 namespace lds::kafka {
 namespace {
-bool flexible(int16_t version) { return version >= 2; }
+bool init_producer_id_flexible(int16_t version) { return version >= 2; }
 }  // namespace
 
 InitProducerIdRequest read_init_producer_id_request(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = init_producer_id_flexible(version);
   InitProducerIdRequest r;
   r.transactional_id = in.nullable_string(flex);
   r.transaction_timeout_ms = in.int32();
@@ -22,7 +22,7 @@ InitProducerIdRequest read_init_producer_id_request(Reader& in, int16_t version)
 
 void write_init_producer_id_request(Writer& out, const InitProducerIdRequest& request,
                                     int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = init_producer_id_flexible(version);
   out.nullable_string(request.transactional_id, flex);
   out.int32(request.transaction_timeout_ms);
   if (version >= 3) {
@@ -38,7 +38,7 @@ void write_init_producer_id_response(Writer& out, const InitProducerIdResponse& 
   out.int16(response.error_code);
   out.int64(response.producer_id);
   out.int16(response.producer_epoch);
-  out.tagged_fields(flexible(version));
+  out.tagged_fields(init_producer_id_flexible(version));
 }
 
 InitProducerIdResponse read_init_producer_id_response(Reader& in, int16_t version) {
@@ -47,7 +47,7 @@ InitProducerIdResponse read_init_producer_id_response(Reader& in, int16_t versio
   r.error_code = in.int16();
   r.producer_id = in.int64();
   r.producer_epoch = in.int16();
-  in.tagged_fields(flexible(version));
+  in.tagged_fields(init_producer_id_flexible(version));
   return r;
 }
 

@@ -5,25 +5,12 @@
 namespace lds::kafka {
 namespace {
 
-bool flexible(int16_t version) { return version >= 9; }
-
-void write_int32_array(Writer& out, const std::vector<int32_t>& values, bool flex) {
-  out.array_length(static_cast<int32_t>(values.size()), flex);
-  for (int32_t v : values) out.int32(v);
-}
-
-std::vector<int32_t> read_int32_array(Reader& in, bool flex) {
-  std::vector<int32_t> values;
-  const int32_t n = in.non_null_array_length(flex);
-  values.reserve(static_cast<size_t>(n));
-  for (int32_t i = 0; i < n; ++i) values.push_back(in.int32());
-  return values;
-}
+bool metadata_flexible(int16_t version) { return version >= 9; }
 
 }  // namespace
 
 MetadataRequest read_metadata_request(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = metadata_flexible(version);
   MetadataRequest r;
   std::optional<int32_t> n = in.array_length(flex);
   if (n) {
@@ -54,7 +41,7 @@ MetadataRequest read_metadata_request(Reader& in, int16_t version) {
 }
 
 void write_metadata_request(Writer& out, const MetadataRequest& request, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = metadata_flexible(version);
   if (request.topics) {
     out.array_length(static_cast<int32_t>(request.topics->size()), flex);
     for (const auto& t : *request.topics) {
@@ -76,7 +63,7 @@ void write_metadata_request(Writer& out, const MetadataRequest& request, int16_t
 }
 
 void write_metadata_response(Writer& out, const MetadataResponse& response, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = metadata_flexible(version);
   if (version >= 3) out.int32(response.throttle_time_ms);
   out.array_length(static_cast<int32_t>(response.brokers.size()), flex);
   for (const auto& b : response.brokers) {
@@ -104,9 +91,9 @@ void write_metadata_response(Writer& out, const MetadataResponse& response, int1
       out.int32(p.partition_index);
       out.int32(p.leader_id);
       if (version >= 7) out.int32(p.leader_epoch);
-      write_int32_array(out, p.replica_nodes, flex);
-      write_int32_array(out, p.isr_nodes, flex);
-      if (version >= 5) write_int32_array(out, p.offline_replicas, flex);
+      out.int32_array(p.replica_nodes, flex);
+      out.int32_array(p.isr_nodes, flex);
+      if (version >= 5) out.int32_array(p.offline_replicas, flex);
       out.tagged_fields(flex);
     }
     if (version >= 8) out.int32(t.topic_authorized_operations);
@@ -118,7 +105,7 @@ void write_metadata_response(Writer& out, const MetadataResponse& response, int1
 }
 
 MetadataResponse read_metadata_response(Reader& in, int16_t version) {
-  const bool flex = flexible(version);
+  const bool flex = metadata_flexible(version);
   MetadataResponse r;
   if (version >= 3) r.throttle_time_ms = in.int32();
   const int32_t brokers = in.non_null_array_length(flex);
@@ -147,9 +134,9 @@ MetadataResponse read_metadata_response(Reader& in, int16_t version) {
       p.partition_index = in.int32();
       p.leader_id = in.int32();
       if (version >= 7) p.leader_epoch = in.int32();
-      p.replica_nodes = read_int32_array(in, flex);
-      p.isr_nodes = read_int32_array(in, flex);
-      if (version >= 5) p.offline_replicas = read_int32_array(in, flex);
+      p.replica_nodes = in.int32_array(flex);
+      p.isr_nodes = in.int32_array(flex);
+      if (version >= 5) p.offline_replicas = in.int32_array(flex);
       in.tagged_fields(flex);
       t.partitions.push_back(std::move(p));
     }

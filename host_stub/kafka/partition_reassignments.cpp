@@ -5,23 +5,6 @@
 #include "kafka/partition_reassignments.h"
 
 namespace lds::kafka {
-namespace {
-
-std::vector<int32_t> read_int32s(Reader& in) {
-  std::vector<int32_t> values;
-  const int32_t n = in.non_null_array_length(true);
-  values.reserve(static_cast<size_t>(n));
-  for (int32_t i = 0; i < n; ++i) values.push_back(in.int32());
-  return values;
-}
-
-void write_int32s(Writer& out, const std::vector<int32_t>& values) {
-  out.array_length(static_cast<int32_t>(values.size()), true);
-  for (int32_t v : values) out.int32(v);
-}
-
-}  // namespace
-
 ListPartitionReassignmentsRequest read_list_partition_reassignments_request(Reader& in,
                                                                             int16_t /*version*/) {
   ListPartitionReassignmentsRequest r;
@@ -31,7 +14,7 @@ ListPartitionReassignmentsRequest read_list_partition_reassignments_request(Read
     for (int32_t i = 0; i < *n; ++i) {
       ListPartitionReassignmentsRequest::Topic t;
       t.name = in.string(true);
-      t.partition_indexes = read_int32s(in);
+      t.partition_indexes = in.int32_array(true);
       in.tagged_fields(true);
       r.topics->push_back(std::move(t));
     }
@@ -50,7 +33,7 @@ void write_list_partition_reassignments_request(Writer& out,
     out.array_length(static_cast<int32_t>(request.topics->size()), true);
     for (const auto& t : *request.topics) {
       out.string(t.name, true);
-      write_int32s(out, t.partition_indexes);
+      out.int32_array(t.partition_indexes, true);
       out.tagged_fields(true);
     }
   }
@@ -69,9 +52,9 @@ void write_list_partition_reassignments_response(Writer& out,
     out.array_length(static_cast<int32_t>(t.partitions.size()), true);
     for (const auto& p : t.partitions) {
       out.int32(p.partition_index);
-      write_int32s(out, p.replicas);
-      write_int32s(out, p.adding_replicas);
-      write_int32s(out, p.removing_replicas);
+      out.int32_array(p.replicas, true);
+      out.int32_array(p.adding_replicas, true);
+      out.int32_array(p.removing_replicas, true);
       out.tagged_fields(true);
     }
     out.tagged_fields(true);
@@ -93,9 +76,9 @@ ListPartitionReassignmentsResponse read_list_partition_reassignments_response(Re
     for (int32_t j = 0; j < partitions; ++j) {
       ListPartitionReassignmentsResponse::Partition p;
       p.partition_index = in.int32();
-      p.replicas = read_int32s(in);
-      p.adding_replicas = read_int32s(in);
-      p.removing_replicas = read_int32s(in);
+      p.replicas = in.int32_array(true);
+      p.adding_replicas = in.int32_array(true);
+      p.removing_replicas = in.int32_array(true);
       in.tagged_fields(true);
       t.partitions.push_back(std::move(p));
     }
@@ -119,11 +102,7 @@ AlterPartitionReassignmentsRequest read_alter_partition_reassignments_request(Re
     for (int32_t j = 0; j < partitions; ++j) {
       AlterPartitionReassignmentsRequest::Partition p;
       p.partition_index = in.int32();
-      if (std::optional<int32_t> n = in.array_length(true)) {
-        p.replicas.emplace();
-        p.replicas->reserve(static_cast<size_t>(*n));
-        for (int32_t k = 0; k < *n; ++k) p.replicas->push_back(in.int32());
-      }
+      p.replicas = in.nullable_int32_array(true);
       in.tagged_fields(true);
       t.partitions.push_back(std::move(p));
     }
@@ -145,11 +124,7 @@ void write_alter_partition_reassignments_request(Writer& out,
     out.array_length(static_cast<int32_t>(t.partitions.size()), true);
     for (const auto& p : t.partitions) {
       out.int32(p.partition_index);
-      if (!p.replicas) {
-        out.array_length(std::nullopt, true);
-      } else {
-        write_int32s(out, *p.replicas);
-      }
+      out.nullable_int32_array(p.replicas, true);
       out.tagged_fields(true);
     }
     out.tagged_fields(true);
