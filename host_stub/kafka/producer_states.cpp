@@ -14,9 +14,12 @@ namespace {
 constexpr int32_t kMaxSequence = std::numeric_limits<int32_t>::max();
 
 // A batch's last sequence: sequences wrap from INT32_MAX to 0.
+// A batch from a client that breaks the rules (a negative delta) still gets a number, computed
+// without overflow; the append's own checks then refuse the batch.
 int32_t last_sequence(int32_t first, int32_t delta) {
-  if (first > kMaxSequence - delta) return delta - (kMaxSequence - first) - 1;
-  return first + delta;
+  const int64_t last = int64_t{first} + delta;
+  if (last > kMaxSequence) return static_cast<int32_t>(last - kMaxSequence - 1);
+  return static_cast<int32_t>(last);
 }
 
 bool in_sequence(int32_t last, int32_t next) {

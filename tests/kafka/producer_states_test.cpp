@@ -80,6 +80,11 @@ TEST_F(ProducerStatesTest, AnUnseenProducerMayStartAnywhereAndSequencesWrap) {
   EXPECT_EQ(appends_, 2);
 }
 
+TEST_F(ProducerStatesTest, ANegativeDeltaAtTheTopOfTheSequencesDoesNotOverflow) {
+  // A crafted batch: lastOffsetDelta -1 at sequence INT32_MAX (the append refuses it later).
+  EXPECT_EQ(states_.append({"t", 0}, {7, 0, 2147483647, -1}, [] { return int64_t{0}; }), 0);
+}
+
 TEST_F(ProducerStatesTest, PartitionsAndProducersAreApartAndPlainBatchesAreNeverChecked) {
   send(0, 1);
   EXPECT_EQ(send(5, 1, 0, 7, {"t", 1}), 1);  // another partition: unseen, accepted
