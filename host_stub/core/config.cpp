@@ -330,7 +330,10 @@ BrokerConfig ConfigStore::preview(const std::vector<ConfigAlteration>& changes) 
 void ConfigStore::commit(const std::vector<ConfigAlteration>& changes) {
   Layer layer = altered(changes);
   BrokerConfig config = build(file_, static_values_, layer);
-  write_atomically(dynamic_file(), dynamic_file_text(file_, layer));
+  // A change that changes nothing (deleting keys never set, as kafka-reassign-partitions --verify
+  // does) writes nothing, so it succeeds on a full or read-only config folder too.
+  const std::string text = dynamic_file_text(file_, layer);
+  if (text != dynamic_file_text(file_, dynamic_values_)) write_atomically(dynamic_file(), text);
   dynamic_values_ = std::move(layer);
   current_ = std::move(config);
   pending_.reset();  // a reread() result was built on the old dynamic layer

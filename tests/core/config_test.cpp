@@ -425,6 +425,9 @@ TEST_F(ConfigStore, RejectsBadAlterations) {
   // Deleting a key this broker does not know changes nothing, as Kafka deletes a config never
   // set (kafka-reassign-partitions --verify deletes the replication throttles).
   EXPECT_EQ(store.preview({remove("follower.replication.throttled.rate")}).log_level, "info");
+  // Committed, such a delete writes no dynamic file: it changes nothing.
+  store.commit({remove("leader.replication.throttled.rate"), remove("log.level")});
+  EXPECT_FALSE(fs::exists(store.dynamic_file()));
   EXPECT_EQ(message({set("log.partition.expected.bytes", "-1")}),
             "log.partition.expected.bytes: must be an integer >= 0, not \"-1\".");
   EXPECT_EQ(message({set("log.partition.expected.bytes", "12kb")}),
