@@ -194,6 +194,17 @@ Reply RequestHandler::handle(std::string_view frame,
   return reply;
 }
 
+RequestHandler::HostedPartitions RequestHandler::hosted_partitions() const {
+  HostedPartitions out;
+  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) {
+    out.by_topic[tp.topic].insert(tp.partition);
+  }
+  for (const TopicPartition& tp : broker_.logs().offline_partitions()) {
+    out.offline.emplace(tp.topic, tp.partition);
+  }
+  return out;
+}
+
 std::set<std::string> RequestHandler::hosted_topics() const {
   std::set<std::string> topics;
   for (const TopicPartition& tp : broker_.logs().hosted_partitions()) topics.insert(tp.topic);
@@ -219,20 +230,15 @@ std::string RequestHandler::metadata(std::string_view body, int16_t version,
                                      int32_t correlation_id) const {
   Reader in(body);
   const MetadataRequest request = read_metadata_request(in, version);
-  std::map<std::string, std::vector<int32_t>> hosted;
-  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) {
-    hosted[tp.topic].push_back(tp.partition);
-  }
-  std::set<std::pair<std::string, int32_t>> offline;
-  for (const TopicPartition& tp : broker_.logs().offline_partitions()) {
-    offline.emplace(tp.topic, tp.partition);
-  }
+  const HostedPartitions here = hosted_partitions();
+  const auto& hosted = here.by_topic;
+  const auto& offline = here.offline;
   MetadataResponse r;
   r.brokers.push_back({broker_id_, advertised_.host, advertised_.port, std::nullopt});
   const std::string cluster_id = broker_.logs().cluster_id();
   r.cluster_id = cluster_id;
   r.controller_id = broker_id_;
-  auto add_topic = [&](const std::string& name, const std::vector<int32_t>* partitions) {
+  auto add_topic = [&](const std::string& name, const std::set<int32_t>* partitions) {
     MetadataResponse::Topic t;
     t.name = name;
     if (partitions != nullptr) t.topic_id = topic_id(cluster_id, name);
@@ -319,14 +325,9 @@ std::string RequestHandler::describe_topic_partitions(std::string_view body, int
   Reader in(body);
   const DescribeTopicPartitionsRequest request =
       read_describe_topic_partitions_request(in, version);
-  std::map<std::string, std::vector<int32_t>> hosted;
-  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) {
-    hosted[tp.topic].push_back(tp.partition);
-  }
-  std::set<std::pair<std::string, int32_t>> offline;
-  for (const TopicPartition& tp : broker_.logs().offline_partitions()) {
-    offline.emplace(tp.topic, tp.partition);
-  }
+  const HostedPartitions here = hosted_partitions();
+  const auto& hosted = here.by_topic;
+  const auto& offline = here.offline;
   // Kafka answers the topics by name order, from the cursor on, and stops after the partition
   // limit with a cursor to the next partition.
   std::set<std::string> names(request.topics.begin(), request.topics.end());
@@ -351,9 +352,7 @@ std::string RequestHandler::describe_topic_partitions(std::string_view body, int
       break;
     }
     t.topic_id = topic_id(cluster_id, name);
-    std::vector<int32_t> partitions = it->second;
-    std::sort(partitions.begin(), partitions.end());
-    for (int32_t p : partitions) {
+    for (int32_t p : it->second) {
       if (request.cursor && name == request.cursor->topic_name &&
           p < request.cursor->partition_index) {
         continue;

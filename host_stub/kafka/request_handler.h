@@ -12,11 +12,13 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace lds {
 class Broker;
@@ -59,6 +61,12 @@ class RequestHandler {
  private:
   // The names of the topics this broker hosts a partition of.
   std::set<std::string> hosted_topics() const;
+  // This broker's partitions by topic, and those of them on an offline log dir.
+  struct HostedPartitions {
+    std::map<std::string, std::set<int32_t>> by_topic;
+    std::set<std::pair<std::string, int32_t>> offline;
+  };
+  HostedPartitions hosted_partitions() const;
   std::string api_versions(int16_t version, int32_t correlation_id, int16_t error) const;
   std::string metadata(std::string_view body, int16_t version, int32_t correlation_id) const;
   std::string describe_log_dirs(std::string_view body, int16_t version,

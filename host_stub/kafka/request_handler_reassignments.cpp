@@ -81,10 +81,7 @@ std::string RequestHandler::alter_partition_reassignments(std::string_view body,
   Reader in(body);
   const AlterPartitionReassignmentsRequest request =
       read_alter_partition_reassignments_request(in, version);
-  std::map<std::string, std::set<int32_t>> hosted;
-  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) {
-    hosted[tp.topic].insert(tp.partition);
-  }
+  const std::map<std::string, std::set<int32_t>> hosted = hosted_partitions().by_topic;
   bool all_dirs_cordoned = true;
   for (const LogDirDescription& d : broker_.logs().describe()) {
     if (d.error == ErrorCode::kNone && !d.cordoned) all_dirs_cordoned = false;

@@ -261,10 +261,7 @@ std::string RequestHandler::create_partitions(std::string_view body, int16_t ver
                                               int32_t correlation_id) const {
   Reader in(body);
   const CreatePartitionsRequest request = read_create_partitions_request(in, version);
-  std::map<std::string, std::set<int32_t>> hosted;
-  for (const TopicPartition& tp : broker_.logs().hosted_partitions()) {
-    hosted[tp.topic].insert(tp.partition);
-  }
+  const std::map<std::string, std::set<int32_t>> hosted = hosted_partitions().by_topic;
   std::map<std::string, int> mentions;
   for (const auto& t : request.topics) ++mentions[t.name];
 
