@@ -295,15 +295,6 @@ def parse_range(text):
     return low, int(m.group(2) or low), int(m.group(3))
 
 
-def wait_for(what, predicate, timeout=60.0, interval=0.2):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out after %.0f s waiting for %s" % (timeout, what))
-        time.sleep(interval)
 
 
 @unittest.skipIf(skip_reason(), skip_reason())
@@ -462,15 +453,16 @@ class KafkaToolsSideBySideTest(unittest.TestCase):
             topic, partitions), "TopicCommand", "--create", "--topic", topic, "--partitions",
             partitions, "--replication-factor", 1)
         for side in (self.kafka, self.lds):
-            wait_for("%d partitions of %s on disk of %s" % (partitions, topic, side.name),
-                     lambda side=side: len(side.partition_dirs(topic)) == partitions)
+            real_kafka.wait_for(
+                "%d partitions of %s on disk of %s" % (partitions, topic, side.name),
+                lambda side=side: len(side.partition_dirs(topic)) == partitions)
 
     def wait_gone(self, topics):
         """Waits until no folder of `topics` is left on either broker's disk."""
         for side in (self.kafka, self.lds):
             for topic in topics:
-                wait_for("%s's folders to go on %s" % (topic, side.name),
-                         lambda side=side, topic=topic: not side.partition_dirs(topic))
+                real_kafka.wait_for("%s's folders to go on %s" % (topic, side.name),
+                                    lambda side=side, topic=topic: not side.partition_dirs(topic))
 
     # -- the tests
 
@@ -636,8 +628,8 @@ class KafkaToolsSideBySideTest(unittest.TestCase):
                     done[side.name] = result
                     return True
                 return False
-            wait_for("%s: --verify to report the move complete" % side.name, completed,
-                     timeout=90, interval=0.5)
+            real_kafka.wait_for("%s: --verify to report the move complete" % side.name, completed,
+                                timeout=90, interval=0.5)
         self.compare("ReassignPartitionsCommand --verify (complete)",
                      (done[self.kafka.name], done[self.lds.name]))
         for side in (self.kafka, self.lds):

@@ -502,6 +502,19 @@ def _child_setup(parent_pid, die_with_parent=True, own_group=False):
     return setup
 
 
+def wait_for(what, predicate, timeout=60.0, interval=0.25):
+    """predicate()'s first true value, asked every `interval` s; AssertionError naming `what`
+    after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out after %.0f s waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
 def reap_stale_workdirs(parent, prefix="lds-kafka-"):
     """Removes the <prefix>XXXXXXXX folders (mkdtemp's 8 characters) in `parent` whose owner
     (owner.pid) is dead and that no process names and nothing is mounted under: what a test killed

@@ -35,15 +35,6 @@ def skip_reason(version):
     return real_kafka.skip_reason(version)
 
 
-def wait_for(what, predicate, timeout=60.0, interval=0.25):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out after %.0f s waiting for %s" % (timeout, what))
-        time.sleep(interval)
 
 
 class AgentCluster:
@@ -68,8 +59,8 @@ class AgentCluster:
                           "--topic", topic, "--partitions", str(partitions),
                           "--replication-factor", str(replication))
         expected = partitions * replication
-        wait_for("%d replicas of %s on disk" % (expected, topic),
-                 lambda: self.replica_count(topic) == expected)
+        real_kafka.wait_for("%d replicas of %s on disk" % (expected, topic),
+                            lambda: self.replica_count(topic) == expected)
 
     def replica_count(self, topic):
         total = 0
@@ -115,8 +106,8 @@ class AgentCluster:
         before = before or {}
         for b in brokers:
             try:
-                wait_for("broker %d to load %s" % (b, strategy),
-                         lambda b=b: self.swaps_logged(b, strategy) > before.get(b, 0))
+                real_kafka.wait_for("broker %d to load %s" % (b, strategy),
+                                    lambda b=b: self.swaps_logged(b, strategy) > before.get(b, 0))
             except AssertionError as e:
                 lines = [line for line in self.cluster.server_log(b).splitlines()
                          if "logdirstrategy" in line or "Reconfigur" in line or "ERROR" in line]
@@ -237,9 +228,9 @@ class KafkaAgentOn44Test(unittest.TestCase):
             self.agent.alter_broker_config(
                 broker, add={"cordoned.log.dirs": self.cluster.log_dirs(broker)[2]})
         for broker in self.cluster.broker_ids():
-            wait_for("broker %d to cordon a dir" % broker,
-                     lambda b=broker: self.agent.jmx(b, CORDONED_COUNT).get("Value") == "1",
-                     interval=0)
+            real_kafka.wait_for("broker %d to cordon a dir" % broker,
+                                lambda b=broker: self.agent.jmx(b, CORDONED_COUNT).get("Value") == "1",
+                                interval=0)
         self.agent.create_topic("cordoned_size", 30)
         # A strategy that does not declare LDS_CAP_HONORS_CORDON: the agent enforces cordons.
         before = {b: self.agent.swaps_logged(b, "bad_valid") for b in self.cluster.broker_ids()}
@@ -299,17 +290,17 @@ class KafkaAgentOn44Test(unittest.TestCase):
         # A strategy that fails to load keeps the one before it, with an ERROR naming the file.
         self.agent.alter_broker_config(None, add={"log.directory.select.strategy": "bad_create_fails"})
         for broker in self.cluster.broker_ids():
-            wait_for("broker %d to refuse bad_create_fails" % broker,
-                     lambda b=broker: "Cannot load log directory strategy bad_create_fails"
-                     in self.cluster.server_log(b))
+            real_kafka.wait_for("broker %d to refuse bad_create_fails" % broker,
+                                lambda b=broker: "Cannot load log directory strategy bad_create_fails"
+                                in self.cluster.server_log(b))
             self.assertIn("liblds_bad_create_fails.so", self.cluster.server_log(broker))
             self.assertEqual(self.agent.mbean(broker)["Strategy"], "bad_rank_hangs")
         # A value no one can parse names its key and value, and the default applies.
         self.agent.alter_broker_config(None, add={"log.directory.select.plugin.rank.timeout.ms": "abc"})
         for broker in self.cluster.broker_ids():
-            wait_for("broker %d to refuse rank.timeout.ms=abc" % broker,
-                     lambda b=broker: "log.directory.select.plugin.rank.timeout.ms=abc is not a "
-                     "positive number of milliseconds; using 1000." in self.cluster.server_log(b))
+            real_kafka.wait_for("broker %d to refuse rank.timeout.ms=abc" % broker,
+                                lambda b=broker: "log.directory.select.plugin.rank.timeout.ms=abc is not a "
+                                "positive number of milliseconds; using 1000." in self.cluster.server_log(b))
         before = {b: self.agent.swaps_logged(b, "size") for b in self.cluster.broker_ids()}
         self.agent.alter_broker_config(None, add={"log.directory.select.plugin.dir": PLUGIN_DIR,
                                                  "log.directory.select.strategy": "size"},
