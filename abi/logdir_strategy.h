@@ -47,9 +47,14 @@ extern "C" {
 ** flag LDS_DIR_RATE_UNKNOWN, the capability LDS_CAP_DETERMINISTIC and the macro LDS_HAS_FIELD. It
 ** moved and changed nothing of 1.0: a plugin binary built against the 1.0 header runs unchanged on
 ** a 1.1 host, and a 1.1 plugin runs on a 1.0 host as long as it checks LDS_HAS_FIELD.
+**
+** Minor 2 (ABI 1.2) appended lds_rank_args.purpose and lds_rank_args.scores, lds_strategy.placed
+** and lds_strategy.score_name, the LDS_RANK_* purposes and the macro LDS_RANK_ARGS_HAVE_PURPOSE.
+** It moved and changed nothing of 1.1: 1.0 and 1.1 plugin binaries run unchanged on a 1.2 host,
+** and a 1.2 plugin runs on a 1.0 or 1.1 host as long as it checks LDS_RANK_ARGS_HAVE_PURPOSE.
 */
 #define LDS_ABI_MAJOR 1
-#define LDS_ABI_MINOR 1
+#define LDS_ABI_MINOR 2
 
 /*
 ** Symbol visibility
@@ -196,9 +201,11 @@ typedef struct lds_request {
 /*
 ** Arguments and results of one rank call (lds_rank_args)
 **
-** Owned by the host; the plugin reads the inputs and writes only order, order_len and error.
+** Owned by the host; the plugin reads the inputs and writes only order, order_len, error and
+** (1.2) the entries of scores.
 **
-** struct_size  sizeof(lds_rank_args) as the host compiled it. Version 1 is 64 bytes on LP64.
+** struct_size  sizeof(lds_rank_args) as the host compiled it. Versions 1.0 and 1.1 are 64 bytes on
+**              LP64, version 1.2 is 72.
 ** dir_count    Number of candidate directories; may be 0.
 ** dir_stride   Bytes from one lds_dir to the next. It is the host's sizeof(lds_dir), which may be
 **              larger than the plugin's (a newer host) or smaller (an older host: 48 bytes for
@@ -212,6 +219,16 @@ typedef struct lds_request {
 **              not LDS_OK. May be NULL when error_cap is 0. The plugin must truncate to fit and
 **              must always terminate within error_cap.
 ** error_cap    Size of error in bytes, including room for the NUL.
+** purpose      (1.2) Why the host asks, one of the LDS_RANK_* values below. Read it only when
+**              LDS_RANK_ARGS_HAVE_PURPOSE(args) holds (not with LDS_HAS_FIELD: on LP64 the field
+**              lies in what was the tail padding of the 1.0 struct, which a 1.0 or 1.1 host
+**              counts in its struct_size without writing it).
+** scores       (1.2) Output: dir_count entries, one per candidate in the order of dirs (not of
+**              order), each set to NaN by the host before the call. The plugin may write, for any
+**              candidate, the value it ranked that candidate on (lds_strategy.score_name names
+**              it), so that the host can show an operator why each directory ranked where it did.
+**              Finite or NaN only. Never NULL when LDS_RANK_ARGS_HAVE_PURPOSE(args) holds and
+**              dir_count > 0. The host reads the entries only after an LDS_OK.
 */
 typedef struct lds_rank_args {
   uint32_t struct_size;
@@ -223,8 +240,38 @@ typedef struct lds_rank_args {
   uint32_t order_len;
   char* error;
   uint32_t error_cap;
-  /* Fields above are version 1.0. Later minors append here. */
+  /* Fields above are version 1.0 (and 1.1). */
+  uint32_t purpose;
+  double* scores;
+  /* Fields above are version 1.2. Later minors append here. */
 } lds_rank_args;
+
+/*
+** Rank purposes (lds_rank_args.purpose, 1.2)
+**
+** LDS_RANK_PLACE     A partition will be created in the first directory of the answer that works
+**                    (the host drops cordoned ones and tries the next when one fails). Once it is
+**                    created, placed says where it went.
+** LDS_RANK_VALIDATE  The dry run at load and at each swap; the answer is checked and discarded.
+** LDS_RANK_PREVIEW   An operator asks where a partition would go (create --dry-run,
+**                    DescribePlacement); nothing is created.
+** LDS_RANK_MOVE      The balancer or a drain ranks destinations for a replica that already
+**                    exists elsewhere; the replica may or may not move there.
+**
+** The rule for a strategy that keeps state: it changes its state only on LDS_RANK_PLACE or in
+** placed. VALIDATE, PREVIEW and MOVE calls answer from the current state and leave it as it was,
+** so that no number of dry runs, previews and balancer rounds changes where the next partition
+** goes. Values not defined here are reserved; treat them as VALIDATE.
+**
+** LDS_RANK_ARGS_HAVE_PURPOSE(args) is non-zero when the host passed purpose and scores (a host of
+** 1.2 or later). Otherwise the host is 1.0 or 1.1: it never says why it asks and never calls
+** placed, so a stateful strategy keeps its 1.1 behaviour there and may change state in rank.
+*/
+#define LDS_RANK_PLACE 0u
+#define LDS_RANK_VALIDATE 1u
+#define LDS_RANK_PREVIEW 2u
+#define LDS_RANK_MOVE 3u
+#define LDS_RANK_ARGS_HAVE_PURPOSE(args) LDS_HAS_FIELD(args, lds_rank_args, scores)
 
 /*
 ** LDS_DIR_AT(args, i): a pointer to candidate i of an lds_rank_args, stepping by dir_stride so that
@@ -300,7 +347,9 @@ typedef struct lds_host_api {
 **                            below, and rank must still be safe from many threads at once. Either
 **                            way the host may call rank for validation (a dry run at load and at
 **                            each swap) and discard the answer, so a stateful strategy must not
-**                            assume every answer is used.
+**                            assume every answer is used. From 1.2 the host says which calls
+**                            those are (lds_rank_args.purpose) and where partitions really went
+**                            (lds_strategy.placed).
 */
 #define LDS_CAP_HONORS_CORDON 0x1ull
 #define LDS_CAP_USES_SPACE 0x2ull
@@ -313,7 +362,8 @@ typedef struct lds_host_api {
 ** A static object inside the plugin, returned by lds_strategy_get. It lives as long as the library
 ** is loaded; the host never writes to it and never frees it.
 **
-** struct_size   sizeof(lds_strategy) as the plugin compiled it. Version 1 is 64 bytes on LP64.
+** struct_size   sizeof(lds_strategy) as the plugin compiled it. Versions 1.0 and 1.1 are 64 bytes
+**               on LP64, version 1.2 is 80.
 ** abi_major     LDS_ABI_MAJOR the plugin was built with. The host refuses any other major.
 ** abi_minor     LDS_ABI_MINOR the plugin was built with.
 ** name          The strategy name, [a-z0-9_]+. It equals the value of
@@ -354,7 +404,24 @@ typedef struct lds_host_api {
 **   strategy is loaded or swapped in) and discard the answer. Whether two calls with identical
 **   inputs must agree is declared by LDS_CAP_DETERMINISTIC.
 **
-** Fields above are version 1.0. Later minors append function pointers here.
+** placed(instance, request, dir)  (1.2, may be NULL)
+**   Tells the instance that a partition was created: request is the partition as it was ranked
+**   (purpose LDS_RANK_PLACE), dir the directory that took it, as the host sees it just after the
+**   creation (its partition_count counts the new partition). The host calls it exactly once for
+**   each partition it creates while this instance is the active strategy, whether the directory
+**   came from this instance's ranking, from a fallback after it failed, or from a directory the
+**   operator preferred (AlterReplicaLogDirs), and never for a creation that failed. It calls it
+**   after the creation, from the thread that created the partition or from the thread the host
+**   runs its plugin calls on, concurrently with rank and placed for other partitions. Pointers are
+**   valid only during the call. It returns nothing: it cannot refuse what already happened. A 1.0
+**   or 1.1 host never calls it.
+**
+** score_name  (1.2, may be NULL)
+**   What the plugin writes into lds_rank_args.scores, a short phrase shown as a column heading,
+**   for example "projected fill". NULL when the plugin writes no scores.
+**
+** create, destroy and rank are version 1.0; placed and score_name are version 1.2. Later minors
+** append here.
 */
 typedef struct lds_strategy {
   uint32_t struct_size;
@@ -368,7 +435,10 @@ typedef struct lds_strategy {
                     void** instance, char* error, uint32_t error_cap);
   void (*destroy)(void* instance);
   int32_t (*rank)(void* instance, lds_rank_args* args);
-  /* Fields above are version 1.0. Later minors append here. */
+  /* Fields above are version 1.0 (and 1.1). */
+  void (*placed)(void* instance, const lds_request* request, const lds_dir* dir);
+  const char* score_name;
+  /* Fields above are version 1.2. Later minors append here. */
 } lds_strategy;
 
 /*

@@ -21,13 +21,14 @@ namespace {
 // When the header changes, bump LDS_ABI_MINOR (compatible: appended fields, new constants) or
 // LDS_ABI_MAJOR (anything else), review the static_asserts below, then record the new line here
 // and keep the old one in kEarlierAbis.
-constexpr std::string_view kRecordedAbi = "1.1 2e74fef6b8d70aaf";
-// Every earlier release of the header, oldest first. The frozen copy of 1.0 in tests/abi/v1_0/
-// must still hash to its line: it is what the compatibility tests build old plugins from.
+constexpr std::string_view kRecordedAbi = "1.2 e8f4b387bf321841";
+// Every earlier release of the header, oldest first. The frozen copies in tests/abi/v1_<minor>/
+// must still hash to their lines: they are what the compatibility tests build old plugins from.
 constexpr std::string_view kAbi10 = "1.0 a50a44a0e4833082";
+constexpr std::string_view kAbi11 = "1.1 2e74fef6b8d70aaf";
 
 // The layout asserts below describe exactly this version.
-static_assert(LDS_ABI_MAJOR == 1 && LDS_ABI_MINOR == 1,
+static_assert(LDS_ABI_MAJOR == 1 && LDS_ABI_MINOR == 2,
               "the ABI version changed: review every static_assert in abi_freeze_test.cpp, then "
               "update them and kRecordedAbi for the new version");
 
@@ -58,6 +59,8 @@ static_assert(LDS_DIR_CORDONED == 0x1u && LDS_DIR_SPACE_UNKNOWN == 0x2u &&
               LDS_DIR_RATE_UNKNOWN == 0x4u);
 static_assert(LDS_CAP_HONORS_CORDON == 0x1ull && LDS_CAP_USES_SPACE == 0x2ull &&
               LDS_CAP_USES_RESERVATIONS == 0x4ull && LDS_CAP_DETERMINISTIC == 0x8ull);
+static_assert(LDS_RANK_PLACE == 0u && LDS_RANK_VALIDATE == 1u && LDS_RANK_PREVIEW == 2u &&
+              LDS_RANK_MOVE == 3u);
 static_assert(LDS_LOG_TRACE == 0 && LDS_LOG_DEBUG == 1 && LDS_LOG_INFO == 2 && LDS_LOG_WARN == 3 &&
               LDS_LOG_ERROR == 4);
 
@@ -77,10 +80,13 @@ using CreateFn = int32_t (*)(const lds_host_api*, const lds_config_entry*, uint3
                              uint32_t);
 using DestroyFn = void (*)(void*);
 using RankFn = int32_t (*)(void*, lds_rank_args*);
+using PlacedFn = void (*)(void*, const lds_request*, const lds_dir*);
 
 #if defined(__LP64__)
 // Layouts on LP64 (64-bit Linux), the platforms the project ships for. The fields of 1.0 keep the
-// offsets they had in 1.0; 1.1 appends to lds_dir (48 -> 56) and lds_request (24 -> 32) only.
+// offsets they had in 1.0; 1.1 appends to lds_dir (48 -> 56) and lds_request (24 -> 32) only;
+// 1.2 appends to lds_rank_args (64 -> 72; purpose takes the old tail padding) and lds_strategy
+// (64 -> 80).
 LDS_FREEZE_STRUCT(lds_dir, 56, 8);
 LDS_FREEZE_FIELD(lds_dir, struct_size, uint32_t, 0);
 LDS_FREEZE_FIELD(lds_dir, flags, uint32_t, 4);
@@ -99,7 +105,7 @@ LDS_FREEZE_FIELD(lds_request, topic, const char*, 8);
 LDS_FREEZE_FIELD(lds_request, expected_bytes, uint64_t, 16);
 LDS_FREEZE_FIELD(lds_request, expected_bytes_in_per_sec, uint64_t, 24);  // 1.1
 
-LDS_FREEZE_STRUCT(lds_rank_args, 64, 8);
+LDS_FREEZE_STRUCT(lds_rank_args, 72, 8);
 LDS_FREEZE_FIELD(lds_rank_args, struct_size, uint32_t, 0);
 LDS_FREEZE_FIELD(lds_rank_args, dir_count, uint32_t, 4);
 LDS_FREEZE_FIELD(lds_rank_args, dir_stride, uint32_t, 8);
@@ -109,6 +115,8 @@ LDS_FREEZE_FIELD(lds_rank_args, order, uint32_t*, 32);
 LDS_FREEZE_FIELD(lds_rank_args, order_len, uint32_t, 40);
 LDS_FREEZE_FIELD(lds_rank_args, error, char*, 48);
 LDS_FREEZE_FIELD(lds_rank_args, error_cap, uint32_t, 56);
+LDS_FREEZE_FIELD(lds_rank_args, purpose, uint32_t, 60);  // 1.2
+LDS_FREEZE_FIELD(lds_rank_args, scores, double*, 64);    // 1.2
 
 LDS_FREEZE_STRUCT(lds_config_entry, 16, 8);
 LDS_FREEZE_FIELD(lds_config_entry, key, const char*, 0);
@@ -120,7 +128,7 @@ LDS_FREEZE_FIELD(lds_host_api, context, void*, 8);
 LDS_FREEZE_FIELD(lds_host_api, log, LogFn, 16);
 LDS_FREEZE_FIELD(lds_host_api, log_enabled, LogEnabledFn, 24);
 
-LDS_FREEZE_STRUCT(lds_strategy, 64, 8);
+LDS_FREEZE_STRUCT(lds_strategy, 80, 8);
 LDS_FREEZE_FIELD(lds_strategy, struct_size, uint32_t, 0);
 LDS_FREEZE_FIELD(lds_strategy, abi_major, uint16_t, 4);
 LDS_FREEZE_FIELD(lds_strategy, abi_minor, uint16_t, 6);
@@ -131,6 +139,15 @@ LDS_FREEZE_FIELD(lds_strategy, capabilities, uint64_t, 32);
 LDS_FREEZE_FIELD(lds_strategy, create, CreateFn, 40);
 LDS_FREEZE_FIELD(lds_strategy, destroy, DestroyFn, 48);
 LDS_FREEZE_FIELD(lds_strategy, rank, RankFn, 56);
+LDS_FREEZE_FIELD(lds_strategy, placed, PlacedFn, 64);         // 1.2
+LDS_FREEZE_FIELD(lds_strategy, score_name, const char*, 72);  // 1.2
+
+// A 1.0 or 1.1 host's lds_rank_args is 64 bytes and covers purpose (in its padding) but not
+// scores: LDS_RANK_ARGS_HAVE_PURPOSE tells the two apart, LDS_HAS_FIELD on purpose would not.
+constexpr lds_rank_args kArgs11{64, 0, 0, nullptr, nullptr, nullptr, 0, nullptr, 0, 0, nullptr};
+constexpr lds_rank_args kArgs12{72, 0, 0, nullptr, nullptr, nullptr, 0, nullptr, 0, 0, nullptr};
+static_assert(!LDS_RANK_ARGS_HAVE_PURPOSE(&kArgs11));
+static_assert(LDS_RANK_ARGS_HAVE_PURPOSE(&kArgs12));
 #endif
 
 // FNV-1a 64 of the text, with CRLF read as LF so a checkout's line endings do not matter.
@@ -176,6 +193,13 @@ TEST(AbiFreeze, FrozenCopyOfAbi10IsUnchanged) {
   ASSERT_FALSE(text.empty());
   EXPECT_EQ("1.0 " + hex64(fnv1a64(text)), kAbi10)
       << "tests/abi/v1_0/logdir_strategy.h must stay the released 1.0 header; never edit it.";
+}
+
+TEST(AbiFreeze, FrozenCopyOfAbi11IsUnchanged) {
+  const std::string text = read_text(LDS_ABI_V1_1_HEADER_FILE);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ("1.1 " + hex64(fnv1a64(text)), kAbi11)
+      << "tests/abi/v1_1/logdir_strategy.h must stay the released 1.1 header; never edit it.";
 }
 
 TEST(AbiFreeze, HeaderMatchesTheRecordedHashForItsVersion) {
