@@ -36,10 +36,17 @@ std::vector<std::string> descriptor_faults(const lds_strategy& descriptor);
 // Whether the host can call the descriptor at all: 1.0 size, its major, and no NULL function.
 bool descriptor_callable(const lds_strategy& descriptor) noexcept;
 
+// The lds_rank_args of ABI 1.0 and 1.1, as such a host passes it (1.2 appended purpose and scores;
+// on LP64 purpose lies in what was that struct's tail padding).
+inline constexpr size_t kRankArgsV11Size = 64;
+static_assert(sizeof(void*) != 8 || offsetof(lds_rank_args, purpose) < kRankArgsV11Size);
+
 // The arguments of one rank call as a host of this ABI fills them: this header's struct sizes,
-// `dirs` as plain lds_dir entries, room for dirs.size() indices in `order`.
+// `dirs` as plain lds_dir entries, room for dir_count indices in `order` and dir_count entries in
+// `scores` (which the caller sets to NaN).
 inline lds_rank_args rank_args(const lds_request* request, const lds_dir* dirs, uint32_t dir_count,
-                               uint32_t* order, char* error, uint32_t error_cap) noexcept {
+                               uint32_t* order, char* error, uint32_t error_cap, uint32_t purpose,
+                               double* scores) noexcept {
   lds_rank_args args{};
   args.struct_size = sizeof(lds_rank_args);
   args.dir_count = dir_count;
@@ -49,6 +56,8 @@ inline lds_rank_args rank_args(const lds_request* request, const lds_dir* dirs, 
   args.order = order;
   args.error = error;
   args.error_cap = error_cap;
+  args.purpose = purpose;
+  args.scores = scores;
   return args;
 }
 

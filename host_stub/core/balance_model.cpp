@@ -122,7 +122,7 @@ RankDestinations strategy_ranker(const LogManager& logs, StrategySlot& slot) {
     // The partition brings its own append rate to its destination (ABI 1.1).
     const lds_request request{sizeof(lds_request), p.tp.partition, p.tp.topic.c_str(), p.size,
                               static_cast<uint64_t>(p.bytes_in_per_sec)};
-    const RankOutcome outcome = slot.rank(request, dirs, order);
+    const RankOutcome outcome = slot.rank(request, dirs, order, LDS_RANK_MOVE);
     std::vector<uint32_t> out;
     if (outcome.status != LDS_OK) return out;
     for (uint32_t k = 0; k < outcome.order_len; ++k) {

@@ -122,27 +122,50 @@ void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& 
   const double now = probe_->now_seconds();
   uint32_t n = 0;
   for (uint32_t i = 0; i < dirs_.size(); ++i) {
-    const Dir& d = *dirs_[i];
-    if (!d.online) continue;
-    lds_dir& c = out[n];
-    c.struct_size = sizeof(lds_dir);
-    c.flags = d.cordoned ? LDS_DIR_CORDONED : 0;
-    c.path = d.path_text.c_str();
-    c.total_bytes = 0;
-    c.usable_bytes = 0;
-    c.reserved_bytes = d.reserved.bytes();
-    c.partition_count = d.partition_count;
-    c.topic_partition_count = counts != nullptr ? (*counts)[i] : 0;
-    if (d.rate.known(now)) {
-      c.bytes_in_per_sec = static_cast<uint64_t>(d.rate.rate(now, rate_window_seconds_));
-    } else {
-      c.bytes_in_per_sec = 0;
-      c.flags |= LDS_DIR_RATE_UNKNOWN;
-    }
+    if (!dirs_[i]->online) continue;
+    fill_candidate(i, counts, now, out[n]);
     indices[n++] = i;
   }
   out.resize(n);
   indices.resize(n);
+}
+
+void LogManager::fill_candidate(uint32_t dir_index, const std::vector<uint32_t>* topic_counts,
+                                double now, lds_dir& c) const {
+  const Dir& d = *dirs_[dir_index];
+  c.struct_size = sizeof(lds_dir);
+  c.flags = d.cordoned ? LDS_DIR_CORDONED : 0;
+  c.path = d.path_text.c_str();
+  c.total_bytes = 0;
+  c.usable_bytes = 0;
+  c.reserved_bytes = d.reserved.bytes();
+  c.partition_count = d.partition_count;
+  c.topic_partition_count = topic_counts != nullptr ? (*topic_counts)[dir_index] : 0;
+  if (d.rate.known(now)) {
+    c.bytes_in_per_sec = static_cast<uint64_t>(d.rate.rate(now, rate_window_seconds_));
+  } else {
+    c.bytes_in_per_sec = 0;
+    c.flags |= LDS_DIR_RATE_UNKNOWN;
+  }
+}
+
+void LogManager::tell_placed(const PlacementDecision& decision, const TopicPartition& tp,
+                             uint32_t dir_index) const {
+  if (!decision.placer || !decision.placer->has_placed()) return;
+  lds_dir dir{};
+  {
+    std::lock_guard lock(mu_);
+    const TopicStats* stats = topic_stats_locked(tp.topic);
+    fill_candidate(
+        dir_index,
+        stats != nullptr && stats->per_dir.size() == dirs_.size() ? &stats->per_dir : nullptr,
+        probe_->now_seconds(), dir);
+  }
+  std::vector<lds_dir> one{dir};
+  fill_space(one, {dir_index}, (decision.placer->capabilities() & LDS_CAP_USES_SPACE) != 0);
+  const lds_request request{sizeof(lds_request), tp.partition, tp.topic.c_str(),
+                            decision.expected_bytes, decision.expected_bytes_in_per_sec};
+  decision.placer->placed(request, one[0]);
 }
 
 void LogManager::fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
@@ -291,6 +314,7 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   thread_local std::vector<lds_dir> dirs;
   thread_local std::vector<uint32_t> indices;
   thread_local std::vector<uint32_t> order;
+  thread_local std::vector<double> scores;  // the plugin's, kept only for an explanation
   PlacementDecision decision;
   int preferred = -1;
   RankingSeen seen;  // filled only for an explanation
@@ -335,6 +359,7 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   if (preferred >= 0) {
     decision.dirs.push_back(static_cast<uint32_t>(preferred));
     decision.strategy = "preferred";
+    decision.placer = std::move(strategy);
     if (explain != nullptr) {
       const auto at = std::find(indices.begin(), indices.end(), static_cast<uint32_t>(preferred));
       const uint32_t k = static_cast<uint32_t>(at - indices.begin());
@@ -359,7 +384,10 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   order.resize(dirs.size());
   lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes,
                       decision.expected_bytes_in_per_sec};
-  RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order, dry_run);
+  if (explain != nullptr) scores.resize(dirs.size());
+  RankOutcome outcome = slot_.rank(
+      std::move(strategy), request, dirs, order, dry_run ? LDS_RANK_PREVIEW : LDS_RANK_PLACE,
+      explain != nullptr ? std::span<double>(scores) : std::span<double>());
   decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
   if (outcome.fell_back) {
     // Who really placed it: the built-in order, and why the plugin's answer was not used.
@@ -370,8 +398,13 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   }
   decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
   decision.fell_back = outcome.fell_back;
+  decision.placer = outcome.strategy;
   if (explain != nullptr && outcome.strategy && !outcome.fell_back) {
     seen.keep_free = keep_free_option(*outcome.strategy);
+    if (!outcome.strategy->score_name().empty()) {
+      explain->score_name = outcome.strategy->score_name();
+      seen.scores = scores;
+    }
   }
   if (outcome.status != LDS_OK) {
     explain_with({});
@@ -469,6 +502,7 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
       std::lock_guard lock(mu_);
       preferred_.erase(tp);
     }
+    tell_placed(decision, tp, dir);
     result.log_dir = dirs_[dir]->path_text;
     result.created = true;
     if (explanation) {

@@ -59,6 +59,8 @@ struct PlacementDecision {  // NOLINT(bugprone-exception-escape)
   std::string strategy;  // "preferred" when a remembered KIP-113 preference decided
   uint64_t generation = 0;
   bool fell_back = false;
+  // The strategy active when it was decided: told where the partition went (ABI 1.2 placed).
+  std::shared_ptr<const LoadedStrategy> placer;
 };
 
 struct PartitionDescription {
@@ -373,6 +375,12 @@ class LogManager {
   // The online directories as candidates (mu_ held), then their filesystem sizes (mu_ not held).
   void fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
                        std::vector<uint32_t>& indices) const;
+  // One directory's lds_dir, as fill_candidates writes it (mu_ held).
+  void fill_candidate(uint32_t dir_index, const std::vector<uint32_t>* topic_counts, double now,
+                      lds_dir& c) const;
+  // Tells `decision.placer` that `tp` was created in directory `dir_index` (ABI 1.2 placed).
+  void tell_placed(const PlacementDecision& decision, const TopicPartition& tp,
+                   uint32_t dir_index) const;
   void fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
                   bool read_space) const;
   // Creates <dir>/<topic>-<partition>/ with an empty first segment, and its lds.partition with

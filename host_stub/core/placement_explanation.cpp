@@ -1,6 +1,7 @@
 // placement_explanation.cpp: the figures and reasons of one placement decision, and its log line.
 #include "core/placement_explanation.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/byte_size.h"
@@ -14,8 +15,10 @@ bool space_known(const lds_dir& d) {
   return (d.flags & LDS_DIR_SPACE_UNKNOWN) == 0 && d.total_bytes > 0;
 }
 
-PlacementCandidate candidate_of(const lds_dir& d, const std::string& path) {
+PlacementCandidate candidate_of(const RankingSeen& seen, size_t k, const std::string& path) {
+  const lds_dir& d = seen.candidates[k];
   PlacementCandidate c;
+  if (k < seen.scores.size() && std::isfinite(seen.scores[k])) c.score = seen.scores[k];
   c.log_dir = path;
   c.space_known = space_known(d);
   c.total_bytes = c.space_known ? d.total_bytes : 0;
@@ -70,7 +73,7 @@ void explain_ranking(const RankingSeen& seen, PlacementExplanation& out) {
     if (k >= seen.candidates.size() || ranked[k]) continue;  // the slot refuses such rankings
     ranked[k] = true;
     if (cordoned(seen.candidates[k])) continue;
-    PlacementCandidate c = candidate_of(seen.candidates[k], seen.log_dirs[seen.indices[k]]);
+    PlacementCandidate c = candidate_of(seen, k, seen.log_dirs[seen.indices[k]]);
     c.rank = ++rank;
     out.dirs.push_back(std::move(c));
   }
@@ -87,7 +90,7 @@ void explain_ranking(const RankingSeen& seen, PlacementExplanation& out) {
     if (k == seen.indices.size() || seen.indices[k] != i) continue;
     const lds_dir& d = seen.candidates[k];
     if (ranked[k] && !cordoned(d)) continue;
-    PlacementCandidate c = candidate_of(d, seen.log_dirs[i]);
+    PlacementCandidate c = candidate_of(seen, k, seen.log_dirs[i]);
     if (cordoned(d)) {
       c.left_out = "cordoned";
     } else if (!seen.unranked.empty()) {
@@ -115,6 +118,11 @@ std::string placement_line(const PlacementExplanation& e) {
                 ", reserved " + std::to_string(c.reserved_bytes) + ", partitions " +
                 std::to_string(c.partition_count) + ", of topic " +
                 std::to_string(c.topic_partition_count);
+      if (c.score) {
+        char score[32];
+        std::snprintf(score, sizeof score, "%.4g", *c.score);
+        figures += ", " + e.score_name + " " + score;
+      }
     }
     if (c.rank > 0) {
       line +=

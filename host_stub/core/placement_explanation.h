@@ -26,6 +26,8 @@ struct PlacementCandidate {
   uint64_t reserved_bytes = 0;
   uint32_t partition_count = 0;
   uint32_t topic_partition_count = 0;
+  // The plugin's score of this directory (ABI 1.2 scores), when it gave one.
+  std::optional<double> score;
   uint32_t rank = 0;     // 1 for the first choice; 0 when left out
   std::string left_out;  // why it takes no part: "cordoned", "offline", ...; empty when ranked
 
@@ -51,6 +53,8 @@ struct PlacementExplanation {
   std::string strategy;
   uint64_t generation = 0;
   bool fell_back = false;
+  // What the strategy's scores are (ABI 1.2 score_name), when it gave them; empty otherwise.
+  std::string score_name;
   // Set when the replica already exists: create would return it where it is.
   std::string existing_log_dir;
   // The ranked directories first, best first, then those left out, in log.dirs order.
@@ -67,6 +71,7 @@ struct RankingSeen {
   std::span<const lds_dir> candidates;  // the online ones as the strategy got them
   std::span<const uint32_t> indices;    // their log-dir indices
   std::span<const uint32_t> order;      // the ranking used: candidate positions, best first
+  std::span<const double> scores;       // the plugin's score of each candidate, or empty
   // Why an uncordoned candidate missing from `order` is left out; empty: unranked_reason's.
   std::string unranked;
   // The strategy's keep.free.bytes option, with its full key, when it has one.
@@ -85,8 +90,9 @@ std::string unranked_reason(const lds_dir& dir, uint64_t expected_bytes,
 void explain_ranking(const RankingSeen& seen, PlacementExplanation& out);
 
 // The explanation as one log line: "t-0 (expected 1048576 bytes) by size, generation 1: 1. /d2
-// (fill 40.0%, free 600000000, reserved 0, partitions 3, of topic 1); 2. ...; left out: /d1
-// (cordoned; fill ...), /d3 (offline)".
+// (fill 40.0%, free 600000000, reserved 0, partitions 3, of topic 1, projected fill % 40.1); 2.
+// ...; left out: /d1 (cordoned; fill ...), /d3 (offline)". The strategy's score of a directory,
+// when it gave one, ends its figures.
 std::string placement_line(const PlacementExplanation& e);
 
 }  // namespace lds

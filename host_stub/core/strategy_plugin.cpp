@@ -10,6 +10,7 @@
 #include <atomic>
 #include <boost/dll/shared_library.hpp>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <system_error>
 
@@ -25,6 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr uint32_t kErrorCap = 512;
+constexpr size_t kScoreNameMax = 64;  // longer score names are cut
 
 // Libraries kept mapped for plugin.never.unload; they live until the process exits.
 std::mutex& retained_mutex() {
@@ -80,7 +82,9 @@ class ValidationJob {
     for (size_t i = 0; i < dirs_.size(); ++i) dirs_[i].path = paths_[i].c_str();
     const uint32_t n = static_cast<uint32_t>(dirs_.size());
     order_.resize(std::max<uint32_t>(n, 1));
-    args_ = abi_rules::rank_args(&request_, dirs_.data(), n, order_.data(), rank_error_, kErrorCap);
+    scores_.assign(std::max<uint32_t>(n, 1), std::numeric_limits<double>::quiet_NaN());
+    args_ = abi_rules::rank_args(&request_, dirs_.data(), n, order_.data(), rank_error_, kErrorCap,
+                                 LDS_RANK_VALIDATE, scores_.data());
   }
   ValidationJob(const ValidationJob&) = delete;
   ValidationJob& operator=(const ValidationJob&) = delete;
@@ -132,6 +136,7 @@ class ValidationJob {
   std::vector<std::string> paths_;
   std::vector<lds_dir> dirs_;
   std::vector<uint32_t> order_;
+  std::vector<double> scores_;
   lds_request request_{sizeof(lds_request), 0, "__lds_dry_run", 0, 0};
   lds_rank_args args_{};
   int32_t rank_status_ = LDS_ERR_INTERNAL;
@@ -357,6 +362,13 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   self->version_ = d.version;
   self->description_ = d.description;
   self->capabilities_ = d.capabilities;
+  // At most a column heading's worth, printable: it is shown, never interpreted.
+  if (d.score_name != nullptr) {
+    self->score_name_.assign(d.score_name, strnlen(d.score_name, kScoreNameMax));
+    for (char& c : self->score_name_) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+  }
 
   self->log_ = logger("lds.plugin." + spec.name);
   self->host_api_.struct_size = sizeof(lds_host_api);
@@ -423,6 +435,12 @@ bool LoadedStrategy::file_changed() const {
 int32_t LoadedStrategy::rank(lds_rank_args* args) const noexcept {
   const InsidePlugin inside;
   return descriptor_.rank(instance_, args);
+}
+
+void LoadedStrategy::placed(const lds_request& request, const lds_dir& dir) const noexcept {
+  if (descriptor_.placed == nullptr) return;
+  const InsidePlugin inside;
+  descriptor_.placed(instance_, &request, &dir);
 }
 
 size_t LoadedStrategy::threads_inside() {

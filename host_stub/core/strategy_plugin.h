@@ -77,6 +77,13 @@ class LoadedStrategy {
 
   // Calls the plugin's rank on this instance. Safe from many threads.
   int32_t rank(lds_rank_args* args) const noexcept;
+  // Tells the instance where a partition was created (ABI 1.2 placed); a no-op for a plugin
+  // without it. Safe from many threads.
+  void placed(const lds_request& request, const lds_dir& dir) const noexcept;
+  bool has_placed() const { return descriptor_.placed != nullptr; }
+  // What the plugin's scores are (ABI 1.2 score_name, e.g. "projected fill"); empty when it
+  // writes none.
+  const std::string& score_name() const { return score_name_; }
 
   // Placements this generation left to the built-in order because its answer was refused.
   uint64_t fallbacks() const { return fallbacks_.load(std::memory_order_relaxed); }
@@ -91,7 +98,7 @@ class LoadedStrategy {
   void* instance_ = nullptr;
   bool created_ = false;
   bool never_unload_ = false;
-  std::string name_, version_, description_;
+  std::string name_, version_, description_, score_name_;
   uint64_t capabilities_ = 0;
   uint64_t generation_ = 0;
   std::vector<std::pair<std::string, std::string>> options_;

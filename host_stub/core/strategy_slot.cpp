@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
+#include <vector>
 
 #include "core/abi_rules.h"
 #include "core/logging.h"
@@ -34,15 +36,22 @@ uint32_t StrategySlot::builtin_order(std::span<const lds_dir> dirs, std::span<ui
 
 RankOutcome StrategySlot::rank(std::shared_ptr<const LoadedStrategy> strategy,
                                const lds_request& request, std::span<const lds_dir> dirs,
-                               std::span<uint32_t> order, bool dry_run) {
+                               std::span<uint32_t> order, uint32_t purpose,
+                               std::span<double> scores) {
   RankOutcome out;
   out.strategy = std::move(strategy);
   const uint32_t n = static_cast<uint32_t>(dirs.size());
   if (out.strategy) {
     char error[256];
     error[0] = '\0';
-    lds_rank_args args =
-        abi_rules::rank_args(&request, dirs.data(), n, order.data(), error, sizeof error);
+    thread_local std::vector<double> scratch;  // allocates only while it grows
+    if (scores.size() < n) {
+      scratch.resize(n);
+      scores = scratch;
+    }
+    std::fill_n(scores.begin(), n, std::numeric_limits<double>::quiet_NaN());
+    lds_rank_args args = abi_rules::rank_args(&request, dirs.data(), n, order.data(), error,
+                                              sizeof error, purpose, scores.data());
     const int32_t status = out.strategy->rank(&args);
     error[sizeof error - 1] = '\0';
     if (status == LDS_ERR_NO_ELIGIBLE_DIR) {
@@ -64,7 +73,7 @@ RankOutcome StrategySlot::rank(std::shared_ptr<const LoadedStrategy> strategy,
       out.message = "strategy " + out.strategy->name() + " failed with " + out.refusal;
     }
     out.fell_back = true;
-    if (!dry_run) {
+    if (purpose != LDS_RANK_PREVIEW) {
       fallbacks_.fetch_add(1, std::memory_order_relaxed);
       out.strategy->count_fallback();
       logger("lds.placement")

@@ -53,14 +53,18 @@ class StrategySlot {
   // Ranks `dirs` (log.dirs order) for `request` with the active strategy, writing indices into
   // `order` (room for dirs.size()). A failing plugin or an invalid ranking is counted and the call
   // falls back to the built-in order: fewest partitions first, cordoned directories last excluded.
+  // `purpose` is the LDS_RANK_* the plugin is told (ABI 1.2). `scores`, when not empty, has room
+  // for dirs.size() entries and receives the plugin's score of each candidate (NaN where it gave
+  // none); when empty, the plugin writes into a per-thread scratch that is then dropped.
   RankOutcome rank(const lds_request& request, std::span<const lds_dir> dirs,
-                   std::span<uint32_t> order) {
-    return rank(current(), request, dirs, order);
+                   std::span<uint32_t> order, uint32_t purpose, std::span<double> scores = {}) {
+    return rank(current(), request, dirs, order, purpose, scores);
   }
-  // The same with a strategy the caller already holds (taken with current()). A `dry_run` (a
-  // placement only explained, not made) counts and logs no fallback.
+  // The same with a strategy the caller already holds (taken with current()). A preview
+  // (LDS_RANK_PREVIEW: a placement only explained, not made) counts and logs no fallback.
   RankOutcome rank(std::shared_ptr<const LoadedStrategy> strategy, const lds_request& request,
-                   std::span<const lds_dir> dirs, std::span<uint32_t> order, bool dry_run = false);
+                   std::span<const lds_dir> dirs, std::span<uint32_t> order, uint32_t purpose,
+                   std::span<double> scores = {});
 
   uint64_t swaps() const { return swaps_.load(std::memory_order_relaxed); }
   // Fallbacks across every generation since start (LoadedStrategy::fallbacks() counts one).

@@ -178,6 +178,8 @@ static const lds_strategy bad_strategy = {
 #else
     bad_rank,
 #endif
+    NULL,
+    NULL,
 };
 
 #if !defined(BAD_NO_ENTRY)

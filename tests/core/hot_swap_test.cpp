@@ -229,7 +229,7 @@ TEST(HotSwap, SwapCyclesLeaveNothingBehind) {
   lds_request request{sizeof(lds_request), 0, "t", 0, 0};
   for (int i = 0; i < cycles; ++i) {
     slot.publish(test::load_plugin(names[i % 3], {}, slot.next_generation(), dirs));
-    ASSERT_EQ(slot.rank(request, dirs, order).status, LDS_OK);
+    ASSERT_EQ(slot.rank(request, dirs, order, LDS_RANK_PLACE).status, LDS_OK);
   }
   slot.publish(nullptr);
   EXPECT_EQ(test::mapped_private_copies(), mapped_before);

@@ -119,7 +119,7 @@ TEST(StrategyPlugin, TwoLoadsOfOneFileAreIndependentCopies) {
   uint32_t order[2];
   lds_request req{sizeof(lds_request), 0, "t", 0, 0};
   StrategySlot slot;
-  RankOutcome out = slot.rank(b, req, dirs, order);
+  RankOutcome out = slot.rank(b, req, dirs, order, LDS_RANK_PLACE);
   ASSERT_EQ(out.status, LDS_OK);
   EXPECT_EQ(order[0], 1u);
 }

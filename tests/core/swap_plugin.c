@@ -69,7 +69,9 @@ static const lds_strategy descriptor = {
     0,
     swap_create,
     swap_destroy,
-    swap_rank};
+    swap_rank,
+    NULL,
+    NULL};
 
 LDS_EXPORT const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t host_abi_minor) {
   (void)host_abi_minor;

@@ -80,7 +80,9 @@ static const lds_strategy descriptor = {
     LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS,
     forbid_create,
     forbid_destroy,
-    forbid_rank};
+    forbid_rank,
+    NULL,
+    NULL};
 
 LDS_EXPORT const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t host_abi_minor) {
   (void)host_abi_minor;
