@@ -169,6 +169,16 @@ lds_status write_order(const CandidateList& candidates, lds_rank_args* args) noe
   return LDS_OK;
 }
 
+void write_fill_scores(const CandidateList& candidates, lds_rank_args* args) noexcept {
+  if (!LDS_RANK_ARGS_HAVE_PURPOSE(args) || args->scores == nullptr) return;
+  for (const Candidate& c : candidates) {
+    if (c.total == 0) continue;
+    const double fraction = static_cast<double>(c.fill_whole) +
+                            static_cast<double>(c.fill_remainder) / static_cast<double>(c.total);
+    args->scores[c.index] = 100.0 * fraction;
+  }
+}
+
 lds_status reject_no_candidates(lds_rank_args* args, const char* strategy) noexcept {
   args->order_len = 0;
   write_error(args->error, args->error_cap,

@@ -106,6 +106,12 @@ void sort_by_free_buckets(CandidateList& candidates, uint64_t tie_bytes);
 // Writes the candidates' indices into args->order, best first, sets order_len, returns LDS_OK.
 lds_status write_order(const CandidateList& candidates, lds_rank_args* args) noexcept;
 
+// The score name of the fill rule, and the score itself: the projected fill in percent, the key
+// sort_by_fill compares. Written into args->scores for each candidate with a known total when the
+// host passed scores (ABI 1.2); a no-op for an older host.
+inline constexpr const char* kProjectedFillScore = "projected fill %";
+void write_fill_scores(const CandidateList& candidates, lds_rank_args* args) noexcept;
+
 // Returns LDS_ERR_NO_ELIGIBLE_DIR with "no candidate log directories were given to strategy s".
 lds_status reject_no_candidates(lds_rank_args* args, const char* strategy) noexcept;
 

@@ -33,6 +33,8 @@ struct StrategySpec {
   uint64_t capabilities;
   std::span<const Option<Options>> options;
   lds_status (*rank)(Instance& instance, lds_rank_args& args);
+  // What rank writes into args.scores (ABI 1.2 score_name); nullptr when it writes none.
+  const char* score_name = nullptr;
 };
 
 // The ABI entry points for one spec. They are fixed and non-virtual: they check every argument and
@@ -90,6 +92,8 @@ class StrategySkeleton {
       .create = create,
       .destroy = destroy,
       .rank = rank,
+      .placed = nullptr,
+      .score_name = Spec.score_name,
   };
 
  public:

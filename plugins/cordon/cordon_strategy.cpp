@@ -15,6 +15,7 @@ using lds::plugin::Candidate;
 using lds::plugin::CandidateList;
 using lds::plugin::choice_field;
 using lds::plugin::dir_at;
+using lds::plugin::kProjectedFillScore;
 using lds::plugin::Option;
 using lds::plugin::rates_known;
 using lds::plugin::seconds_field;
@@ -25,6 +26,7 @@ using lds::plugin::StrategySpec;
 using lds::plugin::uncordoned;
 using lds::plugin::WarnOnce;
 using lds::plugin::write_error;
+using lds::plugin::write_fill_scores;
 using lds::plugin::write_order;
 
 enum class Order { kPartition, kSize };
@@ -51,7 +53,7 @@ struct CordonStrategy {
 // order=size is the size strategy's fill rule, including its fallback: when an uncordoned
 // directory's space is unknown, the call ranks by partition count and warns once. The space of
 // cordoned directories does not matter, since they are never ranked.
-void sort_by_size(CordonStrategy& strategy, const lds_rank_args& args, CandidateList& candidates) {
+void sort_by_size(CordonStrategy& strategy, lds_rank_args& args, CandidateList& candidates) {
   for (const Candidate& c : candidates) {
     const lds_dir& dir = dir_at(args, c.index);
     if (!space_known(dir)) {
@@ -66,6 +68,7 @@ void sort_by_size(CordonStrategy& strategy, const lds_rank_args& args, Candidate
     }
   }
   sort_by_fill(candidates);
+  write_fill_scores(candidates, &args);
 }
 
 lds_status rank_uncordoned(CordonStrategy& strategy, lds_rank_args& args) {
@@ -99,6 +102,7 @@ constexpr StrategySpec<CordonOptions, CordonStrategy> kCordonStrategy = {
                     LDS_CAP_DETERMINISTIC,
     .options = kOptions,
     .rank = rank_uncordoned,
+    .score_name = kProjectedFillScore,
 };
 
 }  // namespace

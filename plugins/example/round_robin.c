@@ -2,12 +2,18 @@
 ** along log.dirs than the last, as HDFS's RoundRobinVolumeChoosingPolicy and ClickHouse's
 ** round_robin volume policy do. Cordoned directories are never ranked.
 **
-** It shows what a stateful plugin must do under ABI 1.1:
-**   - It does not declare LDS_CAP_DETERMINISTIC: the same candidates get a different answer on each
-**     call, so `lds-host check-plugin` checks every answer for validity instead of comparing them.
-**   - Its one piece of state, the turn counter, is a C11 atomic: rank runs on many threads at once.
-**   - The host may call rank for validation only and discard the answer (a dry run at load and at
-**     each swap), so a turn may be skipped; round robin stays fair over many placements anyway.
+** It shows what a stateful plugin must do:
+**   - It does not declare LDS_CAP_DETERMINISTIC: the same candidates get a different answer once a
+**     partition was placed, so `lds-host check-plugin` checks every answer for validity instead of
+**     comparing them.
+**   - Its one piece of state, the turn counter, is a C11 atomic: rank and placed run on many
+**     threads at once.
+**   - On an ABI 1.2 host it keeps its state in placed: the turn moves on only when a partition was
+**     really created, so the dry run of a swap, `create --dry-run` and the balancer's destination
+**     calls (any purpose but LDS_RANK_PLACE) never shift the next placement, and rank, which only
+**     reads the turn, answers them all alike.
+**   - A 1.0 or 1.1 host neither says why it ranks nor calls placed, so there every rank call takes
+**     a turn, including the ones the host discards; round robin stays fair over many placements.
 **
 ** Build it as C11 (for <stdatomic.h>) with lds_add_strategy_plugin, as plugins/example/ does.
 ** It has no options; any key is refused so that a typo is caught.
@@ -76,7 +82,10 @@ static int32_t round_robin_rank(void* instance, lds_rank_args* args) {
     set_error(args->error, args->error_cap, "round_robin: no log directories to choose from");
     return LDS_ERR_NO_ELIGIBLE_DIR;
   }
-  start = (uint32_t)(atomic_fetch_add(&self->turn, 1) % args->dir_count);
+  /* LDS_RANK_ARGS_HAVE_PURPOSE: a 1.2 host, which calls placed; the turn moves on there. */
+  start = (uint32_t)((LDS_RANK_ARGS_HAVE_PURPOSE(args) ? atomic_load(&self->turn)
+                                                       : atomic_fetch_add(&self->turn, 1)) %
+                     args->dir_count);
   /* Every directory once, from this call's turn onwards; read by stride with LDS_DIR_AT. */
   for (k = 0; k < args->dir_count; ++k) {
     const uint32_t i = (start + k) % args->dir_count;
@@ -91,20 +100,30 @@ static int32_t round_robin_rank(void* instance, lds_rank_args* args) {
   return LDS_OK;
 }
 
+/* A partition was created: the next one starts one directory further along. */
+static void round_robin_placed(void* instance, const lds_request* request, const lds_dir* dir) {
+  round_robin* self = (round_robin*)instance;
+  (void)request;
+  (void)dir;
+  if (self != NULL) atomic_fetch_add(&self->turn, 1);
+}
+
 static const lds_strategy round_robin_strategy = {
     .struct_size = sizeof(lds_strategy),
     .abi_major = LDS_ABI_MAJOR,
     .abi_minor = LDS_ABI_MINOR,
     .name = "round_robin",
-    .version = "1.0.0",
+    .version = "1.2.0",
     .description =
         "Each new partition starts one log directory further along; never a cordoned "
         "directory.",
-    /* Not LDS_CAP_DETERMINISTIC: the answer depends on how many calls came before. */
+    /* Not LDS_CAP_DETERMINISTIC: the answer depends on how many partitions came before. */
     .capabilities = LDS_CAP_HONORS_CORDON,
     .create = round_robin_create,
     .destroy = round_robin_destroy,
     .rank = round_robin_rank,
+    .placed = round_robin_placed,
+    .score_name = NULL,
 };
 
 LDS_EXPORT const lds_strategy* lds_strategy_get(uint32_t host_abi_major, uint32_t host_abi_minor) {

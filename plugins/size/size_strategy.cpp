@@ -17,6 +17,7 @@ using lds::plugin::CandidateList;
 using lds::plugin::choice_field;
 using lds::plugin::dir_at;
 using lds::plugin::keeps_free_bytes;
+using lds::plugin::kProjectedFillScore;
 using lds::plugin::Option;
 using lds::plugin::rates_known;
 using lds::plugin::seconds_field;
@@ -27,6 +28,7 @@ using lds::plugin::space_known;
 using lds::plugin::StrategySpec;
 using lds::plugin::WarnOnce;
 using lds::plugin::write_error;
+using lds::plugin::write_fill_scores;
 using lds::plugin::write_order;
 
 enum class Balance { kFill, kFree };
@@ -94,6 +96,8 @@ lds_status rank_by_size(SizeStrategy& strategy, lds_rank_args& args) {
   } else {
     sort_by_free_buckets(candidates, options.tie_bytes);
   }
+  // The fill the order compares (balance=fill), or shows beside the free bytes (balance=free).
+  write_fill_scores(candidates, &args);
   return write_order(candidates, &args);
 }
 
@@ -106,6 +110,7 @@ constexpr StrategySpec<SizeOptions, SizeStrategy> kSizeStrategy = {
     .capabilities = LDS_CAP_USES_SPACE | LDS_CAP_USES_RESERVATIONS | LDS_CAP_DETERMINISTIC,
     .options = kOptions,
     .rank = rank_by_size,
+    .score_name = kProjectedFillScore,
 };
 
 }  // namespace
