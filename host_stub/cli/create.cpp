@@ -63,18 +63,7 @@ int create(const CreateArgs& args) {
   if (!args.expected_bytes.empty()) {
     request["expectedBytes"] = parse_bytes_option(args.expected_bytes);
   }
-  if (!args.dry_run) return call(args.target, request, print_created);
-  // The table shows what the active strategy sorts on, which DescribeLogDirs names.
-  bool projected = false;
-  if (!args.target.json) {
-    const int rc = call(args.target, {{"api", "DescribeLogDirs"}}, [&projected](const json& r) {
-      projected = ranks_by_projected_fill(r["strategy"]);
-      return 0;
-    });
-    if (rc != kExitOk) return rc;
-  }
-  return call(args.target, request,
-              [projected](const json& r) { return print_placement(r, projected); });
+  return call(args.target, request, args.dry_run ? print_placement : print_created);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ int print_explanation(const json& r) {
               p.value("strategy", "-").c_str(),
               static_cast<unsigned long long>(p.value("generation", 0ull)),
               p.value("placedAt", "?").c_str());
-  print_placement_table(p["dirs"], false);
+  print_ranking(p);
   if (now_in != placed_in) {
     std::printf("%s has moved since: it is now in %s.\n", name.c_str(), now_in.c_str());
   }

@@ -17,18 +17,19 @@ std::string percent_column(const nlohmann::json& percent);
 int print_log_dirs(const nlohmann::json& response);
 int print_created(const nlohmann::json& response);
 // DescribePlacement (create --dry-run): per partition, the dirs in rank order with the figures the
-// strategy read, then those left out with the reason; 1 when a creation would fail. With
-// `projected`, a PROJECTED column beside FILL: the value the strategy sorted on.
-int print_placement(const nlohmann::json& response, bool projected);
+// strategy read, then those left out with the reason; 1 when a creation would fail. A strategy
+// that reports scores (ABI 1.2 score_name) gets a column of its own beside FILL.
+int print_placement(const nlohmann::json& response);
 
 // Whether the strategy DescribeLogDirs names ({"name", "options"}) ranks by projected fill: size
 // in its default fill mode, or cordon with order=size. Its ranking then follows PROJECTED, not
 // FILL, so the tables show both.
 bool ranks_by_projected_fill(const nlohmann::json& strategy);
-// The table of one placement's "dirs" (DescribePlacement, ExplainPlacement): rank, log dir, the
-// figures the strategy read (with `projected`, PROJECTED beside FILL), and why each dir left out
-// was.
-void print_placement_table(const nlohmann::json& dirs, bool projected);
+// The table of one placement (a partition of DescribePlacement, ExplainPlacement's placement):
+// rank, log dir, the figures the strategy read, and why each dir left out was. A strategy that
+// reported scores (scoreName, ABI 1.2) gets its own column beside FILL, headed by that name, and a
+// line under the table saying what it is.
+void print_ranking(const nlohmann::json& placement);
 // DescribeConfigs as a table: every config with its source, whether it is dynamic, and its value.
 int print_configs(const nlohmann::json& response);
 // DescribeConfigs as kafka-configs.sh --describe --entity-type brokers prints it: the dynamic

@@ -125,7 +125,8 @@ TEST_F(ClientFirstContactTest, CreateRefusesACountWithIdsAndIdsGivenAsTheCount) 
 }
 
 // Three unequal tmpfs disks (8, 16 and 32 MiB), as the operator had: `size` ranks by what
-// each will hold once the partition is placed, which the dry run and describe show as PROJECTED.
+// each will hold once the partition is placed. The dry run shows it as the plugin reported it
+// (ABI 1.2 scores, column "PROJECTED FILL %"), describe as PROJECTED.
 TEST_F(ClientFirstContactTest, DryRunAndDescribeShowTheProjectedFillSizeRanksOn) {
   ServerConfig c = default_config(3, "size");
   const uint64_t sizes[] = {8, 16, 32};
@@ -150,23 +151,26 @@ TEST_F(ClientFirstContactTest, DryRunAndDescribeShowTheProjectedFillSizeRanksOn)
   const ProcessResult table = host(dry);
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("\n  RANK LOG DIR                                     FILL PROJECTED "
-                           "      TOTAL        FREE    RESERVED  PARTS  TOPIC  LEFT OUT BECAUSE\n"),
+                           "FILL %       TOTAL        FREE    RESERVED  PARTS  TOPIC  LEFT OUT "
+                           "BECAUSE\n"),
             std::string::npos)
       << table.out;
+  EXPECT_EQ(placement["scoreName"], "projected fill %");
   double last = -1;
   for (const auto& d : placement["dirs"]) {
     ASSERT_TRUE(d["rank"].is_number()) << d.dump();
-    const double projected = d["projectedFillPercent"].get<double>();
-    EXPECT_NEAR(projected, projected_of(d, 2 * kMiB), 1e-9) << d.dump();
-    EXPECT_GE(projected, last) << "ranked by projected fill, lowest first: " << placement.dump();
-    last = projected;
-    EXPECT_TRUE(shows_in_turn(row_of(table.out, d["logDir"]), percent(d["fillPercent"]),
-                              percent(projected)))
-        << "FILL then PROJECTED: " << table.out;
+    // The plugin's own value, which it sorted on, is the fill the figures project.
+    const double score = d["score"].get<double>();
+    EXPECT_NEAR(score, projected_of(d, 2 * kMiB), 1e-9) << d.dump();
+    EXPECT_GE(score, last) << "ranked by projected fill, lowest first: " << placement.dump();
+    last = score;
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%.4g", score);
+    EXPECT_TRUE(shows_in_turn(row_of(table.out, d["logDir"]), percent(d["fillPercent"]), shown))
+        << "FILL then PROJECTED FILL %: " << table.out;
   }
-  EXPECT_NE(table.out.find("\n(PROJECTED: (used + reserved + expected) / total, the fill once "
-                           "the partition is placed: what the strategy ranks on, lowest first. "
-                           "FILL counts only what is written.)\n"),
+  EXPECT_NE(table.out.find("\n(PROJECTED FILL %: what strategy size ranked each dir on, as it "
+                           "reported it. FILL counts only what is written.)\n"),
             std::string::npos)
       << table.out;
 
