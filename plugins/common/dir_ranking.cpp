@@ -45,8 +45,7 @@ CandidateList::CandidateList(size_t capacity) {
 
 lds_status validate_rank_args(const void* instance, lds_rank_args* args,
                               const char* strategy) noexcept {
-  if (args == nullptr || args->struct_size < sizeof(lds_rank_args)) return LDS_ERR_INVALID_ARGUMENT;
-  // lds_rank_args has not grown since 1.0, so its own size is the 1.0 size.
+  if (args == nullptr || args->struct_size < kRankArgsV10Size) return LDS_ERR_INVALID_ARGUMENT;
   args->order_len = 0;
   auto fail = [&](const char* what) {
     write_error(args->error, args->error_cap, "strategy %s: invalid rank call: %s", strategy, what);

@@ -15,6 +15,9 @@ namespace lds::plugin {
 // are read only through LDS_HAS_FIELD.
 inline constexpr size_t kDirV10Size = offsetof(lds_dir, topic_partition_count) + sizeof(uint32_t);
 inline constexpr size_t kRequestV10Size = offsetof(lds_request, expected_bytes) + sizeof(uint64_t);
+// The fields of ABI 1.0's lds_rank_args (1.2 appended purpose and scores, read only through
+// LDS_RANK_ARGS_HAVE_PURPOSE).
+inline constexpr size_t kRankArgsV10Size = offsetof(lds_rank_args, error_cap) + sizeof(uint32_t);
 
 // Exact 128-bit arithmetic for the fill fraction; __extension__ keeps -Wpedantic quiet.
 __extension__ typedef unsigned __int128 Uint128;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -63,6 +64,8 @@ struct CompatPlugin {
   std::string abi;
   std::string name;
 };
+
+void PrintTo(const CompatPlugin& plugin, std::ostream* out) { *out << plugin.file.string(); }
 
 std::vector<CompatPlugin> compat_plugins() {
   return {{kV10 / "liblds_most_free.so", "1.0", "most_free"},
@@ -123,11 +126,11 @@ TEST(CompatOnThisHost, EveryPluginLoadsPlacesAndHotSwaps) {
   EXPECT_FALSE(first.fell_back);
   EXPECT_EQ(first.log_dir, "/compat/c") << "most free bytes: the 4 GB disk";
 
-  std::atomic<bool> stop{false};
   std::atomic<int> placed{0};
   std::atomic<int> fell_back{0};
-  std::thread placer([&] {
-    for (int p = 1; !stop.load(); ++p) {
+  // A jthread: stopped and joined however the test ends.
+  std::jthread placer([&](std::stop_token stop) {
+    for (int p = 1; !stop.stop_requested(); ++p) {
       const PlacementResult r = logs.create_partition("swapping", p, 1'000);
       if (r.fell_back) fell_back.fetch_add(1);
       placed.fetch_add(1);
@@ -144,7 +147,7 @@ TEST(CompatOnThisHost, EveryPluginLoadsPlacesAndHotSwaps) {
     }
   }
   while (placed.load() < 50) std::this_thread::yield();
-  stop.store(true);
+  placer.request_stop();
   placer.join();
   EXPECT_EQ(fell_back.load(), 0) << "every answer of every generation was a valid ranking";
 }

@@ -66,7 +66,11 @@ static int32_t recent_create(const lds_host_api* host, const lds_config_entry* c
     if (config[i].key != NULL && strcmp(config[i].key, "journal") == 0 && config[i].value != NULL) {
       (void)snprintf(self->journal, sizeof self->journal, "%s", config[i].value);
     } else {
-      set_error(error, error_cap, "recent_placements: unknown option (it has only journal)");
+      if (error != NULL && error_cap > 0) {
+        (void)snprintf(error, error_cap,
+                       "recent_placements: unknown option '%s' (it has only journal)",
+                       config[i].key != NULL ? config[i].key : "(null)");
+      }
       free(self);
       return LDS_ERR_INVALID_ARGUMENT;
     }

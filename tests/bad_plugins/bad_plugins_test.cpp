@@ -87,16 +87,18 @@ struct LoadFault {
 };
 
 std::vector<LoadFault> load_faults(const fs::path& plugins) {
-  const std::string v1 = std::to_string(sizeof(lds_strategy));
+  const std::string v1 = std::to_string(offsetof(lds_strategy, rank) + sizeof(lds_strategy::rank));
+  const std::string host = std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(LDS_ABI_MINOR);
+  const std::string handshake =
+      std::to_string(LDS_ABI_MAJOR) + ", " + std::to_string(LDS_ABI_MINOR);
   const std::string short_size = std::to_string(offsetof(lds_strategy, rank));
   return {
       {"bad_not_elf", "is not a loadable shared object: " +
                           (plugins / "liblds_bad_not_elf.so").string() + ": invalid ELF header."},
       {"bad_no_entry", "does not export lds_strategy_get."},
       {"bad_null_descriptor",
-       "refused this host of ABI 1.1: lds_strategy_get(1, 1) returned NULL, so it needs another "
-       "ABI "
-       "version than this host speaks."},
+       "refused this host of ABI " + host + ": lds_strategy_get(" + handshake +
+           ") returned NULL, so it needs another ABI version than this host speaks."},
       {"bad_wrong_major", "was built for ABI major 2, this host speaks 1."},
       {"bad_short_struct", "has a descriptor struct_size of " + short_size +
                                " bytes, smaller than the " + v1 + " of ABI version 1.0."},
