@@ -43,7 +43,7 @@ only_entry_point "$WORK/pkg-config-build/liblds_most_free.so"
 [ "$(pkg-config --modversion logdir-strategy)" = "0.2.0" ] ||
   fail "pkg-config --modversion logdir-strategy is $(pkg-config --modversion logdir-strategy), not 0.2.0"
 
-step "the same unchanged source built against the frozen ABI 1.0 header, checked by the 1.1 host"
+step "the same unchanged source built against the frozen ABI 1.0 header, checked by the 1.2 host"
 mkdir -p "$WORK/v1_0-include/lds" "$WORK/v1_0-build"
 cp "$LDS_SOURCE_DIR/tests/abi/v1_0/logdir_strategy.h" "$WORK/v1_0-include/lds/"
 # shellcheck disable=SC2046  # the flags are meant to split
@@ -52,8 +52,8 @@ cc -std=c99 -Wall -Wextra -Werror -pedantic -Wconversion -O2 -I"$WORK/v1_0-inclu
   $(pkg-config --variable=plugin_ldflags logdir-strategy) -o "$WORK/v1_0-build/liblds_most_free.so" ||
   fail "the example does not build against the 1.0 header"
 "$lds_host" check-plugin "$WORK/v1_0-build/liblds_most_free.so" >"$WORK/v1_0-check.txt" ||
-  { cat "$WORK/v1_0-check.txt"; fail "the 1.0 build of the example fails check-plugin on the 1.1 host"; }
-grep -q "built for 1.0, and tested by a host of ABI 1.1" "$WORK/v1_0-check.txt" ||
+  { cat "$WORK/v1_0-check.txt"; fail "the 1.0 build of the example fails check-plugin on the 1.2 host"; }
+grep -q "built for 1.0, and tested by a host of ABI 1.2" "$WORK/v1_0-check.txt" ||
   { cat "$WORK/v1_0-check.txt"; fail "check-plugin does not say the plugin was built for ABI 1.0"; }
 
 step "pkg-config logdir-strategy: the same example built as C++ with c++ and plugin_cxxflags"
