@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/client.h"
 #include "cli/command.h"
@@ -31,11 +32,17 @@ Command add_check_plugin_command(CLI::App& app) {
   cmd->add_option("--timeout", args->timeout_s, "Seconds each check may take before it fails")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 86400.0));
+  std::vector<std::string> host_abis;
+  for (uint32_t minor = 0; minor <= LDS_ABI_MINOR; ++minor) {
+    host_abis.push_back(std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(minor));
+  }
   cmd->add_option("--host-abi", args->host_abi,
-                  "The host ABI to play: 1.1 (this host's) or 1.0, which passes 1.0-sized structs "
-                  "so that a plugin reading past them is caught under ASan or Valgrind")
+                  "The host ABI to play: " + args->host_abi +
+                      " (this host's), 1.1 or 1.0. An older host passes its smaller structs, each "
+                      "a heap block of exactly that size, so that a plugin reading past them (a "
+                      "1.1 field on 1.0, scores on 1.0 and 1.1) is caught under ASan or Valgrind")
       ->capture_default_str()
-      ->check(CLI::IsMember({"1.0", "1.1"}));
+      ->check(CLI::IsMember(host_abis));
   cmd->add_option("--option", args->options,
                   "key=value: create the instance the rank checks use with this option "
                   "(repeatable), as log.directory.select.<name>.key = value would")
@@ -47,7 +54,8 @@ Command add_check_plugin_command(CLI::App& app) {
   return {cmd, [args] {
             const auto timeout = std::chrono::milliseconds(std::llround(args->timeout_s * 1000));
             ConformanceOptions options;
-            options.host_abi_minor = args->host_abi == "1.0" ? 0 : 1;
+            // "1.<minor>", one of host_abis.
+            options.host_abi_minor = static_cast<uint32_t>(std::stoul(args->host_abi.substr(2)));
             for (const std::string& text : args->options) {
               const size_t eq = text.find('=');
               options.plugin_options.emplace_back(text.substr(0, eq), text.substr(eq + 1));

@@ -4,12 +4,14 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <system_error>
 #include <utility>
 
 #include "conformance/conformance_run.h"
+#include "conformance/placed_call.h"
 
 namespace lds {
 namespace conformance_detail {
@@ -62,11 +64,15 @@ ConformanceReport ConformanceRun::run(const ConformanceObserver& on_check) {
       &ConformanceRun::create_error_truncation,
       &ConformanceRun::rank_empty,
       &ConformanceRun::rank_error_truncation,
+      &ConformanceRun::check_placed,
       &ConformanceRun::rank_valid_orders,
       &ConformanceRun::rank_deterministic,
       &ConformanceRun::rank_reserved_flags_ignored,
       &ConformanceRun::rank_larger_host_dir,
       &ConformanceRun::rank_concurrent,
+      &ConformanceRun::rank_scores,
+      &ConformanceRun::rank_honors_cordon,
+      &ConformanceRun::rank_purpose_keeps_state,
       &ConformanceRun::destroy,
       &ConformanceRun::unload,
   };
@@ -83,6 +89,11 @@ void ConformanceRun::pass(Check check) {
   report_.checks[check].detail.clear();
 }
 
+void ConformanceRun::pass(Check check, const std::string& note) {
+  pass(check);
+  report_.checks[check].detail = note + ".";
+}
+
 void ConformanceRun::fail(Check check, const std::string& fault) {
   report_.checks[check].passed = false;
   report_.checks[check].skipped = false;
@@ -91,6 +102,12 @@ void ConformanceRun::fail(Check check, const std::string& fault) {
 
 void ConformanceRun::skip(Check check, const std::string& reason) {
   report_.checks[check].passed = false;
+  report_.checks[check].skipped = true;
+  report_.checks[check].detail = reason + ".";
+}
+
+void ConformanceRun::not_applicable(Check check, const std::string& reason) {
+  report_.checks[check].passed = true;
   report_.checks[check].skipped = true;
   report_.checks[check].detail = reason + ".";
 }
@@ -115,9 +132,44 @@ std::string ConformanceRun::host_abi() const {
   return std::to_string(LDS_ABI_MAJOR) + "." + std::to_string(host_minor_);
 }
 
-RankCall ConformanceRun::rank_as_host(const CandidateSet& set, DirLayout layout,
-                                      uint32_t error_cap) const {
-  return call_rank(descriptor_, instance_, set, layout, host_minor_, error_cap);
+std::vector<uint32_t> ConformanceRun::host_purposes() const {
+  if (!host_has_purpose()) return {LDS_RANK_PLACE};
+  return {LDS_RANK_PLACE, LDS_RANK_VALIDATE, LDS_RANK_PREVIEW, LDS_RANK_MOVE};
+}
+
+std::string ConformanceRun::with_purpose(uint32_t purpose) const {
+  if (!host_has_purpose()) return "";
+  const std::string name = purpose_name(purpose);
+  return name.starts_with("LDS_") ? " with purpose " + name : " with " + name;
+}
+
+RankCall ConformanceRun::rank_as_host(void* instance, const CandidateSet& set, DirLayout layout,
+                                      uint32_t purpose, uint32_t error_cap) const {
+  return call_rank(descriptor_, instance, set, layout, host_minor_, purpose, error_cap);
+}
+
+RankCall ConformanceRun::place_as_host(void* instance, const CandidateSet& set,
+                                       DirLayout layout) const {
+  RankCall outcome = rank_as_host(instance, set, layout, LDS_RANK_PLACE);
+  if (!host_has_purpose() || outcome.status != LDS_OK || !outcome.fault.empty()) return outcome;
+  const auto taken = std::find_if(outcome.order.begin(), outcome.order.end(), [&](uint32_t i) {
+    return (set.dirs[i].flags & LDS_DIR_CORDONED) == 0;
+  });
+  if (taken != outcome.order.end()) {
+    outcome.fault = call_placed(descriptor_, instance, set, *taken, layout);
+  }
+  return outcome;
+}
+
+RankCall ConformanceRun::ask_as_host(void* instance, const CandidateSet& set,
+                                     uint32_t purpose) const {
+  if (purpose == LDS_RANK_PLACE) return place_as_host(instance, set);
+  return rank_as_host(instance, set, DirLayout::kPlain, purpose);
+}
+
+const std::vector<CandidateSet>& ConformanceRun::battery() {
+  if (battery_.empty()) battery_ = make_battery();
+  return battery_;
 }
 
 std::string ConformanceRun::cannot_rank() const {

@@ -15,11 +15,17 @@
 #include <utility>
 #include <vector>
 
+#include <lds/logdir_strategy.h>
+
 namespace lds {
 
-// One named check and its outcome: passed, failed, or skipped because an earlier failure made it
-// impossible (a skipped check has not passed either). `detail` is empty on success; on failure it
-// is one sentence naming the file and the fault; when skipped, the sentence saying why.
+// One named check and its outcome:
+//   passed                the check holds; `detail` is empty, or when it held trivially (nothing
+//                         was promised, say no LDS_CAP_HONORS_CORDON) the sentence saying so;
+//   failed                `detail` is one sentence naming the file and the fault;
+//   skipped, not passed   an earlier failure made it impossible; `detail` says which;
+//   skipped and passed    it does not apply to this plugin or this host (a host of ABI 1.1 passes
+//                         no scores); `detail` says why. It does not make the report fail.
 struct ConformanceCheck {
   std::string name;
   bool passed = false;
@@ -27,13 +33,26 @@ struct ConformanceCheck {
   bool skipped = false;
 };
 
-// The host a run plays. By default the checker is a host of this build's ABI; with
-// host_abi_minor 0 it is a host of ABI 1.0: lds_strategy_get gets minor 0, and rank gets 1.0-sized
-// lds_dir entries (dir_stride 48) and lds_request, each allocated on the heap at exactly that size,
-// so that reading a 1.1 field without LDS_HAS_FIELD reads past the allocation, which
-// AddressSanitizer and Valgrind report.
+// The host a run plays: by default one of this build's ABI (1.2). The major is always 1.
+//   1.0 (host_abi_minor 0)  lds_strategy_get gets minor 0, and rank gets 1.0-sized lds_dir entries
+//                           (dir_stride 48) and lds_request, each allocated on the heap at exactly
+//                           that size, so that reading a 1.1 field without LDS_HAS_FIELD reads
+//                           past the allocation, which AddressSanitizer and Valgrind report.
+//   1.0 and 1.1             lds_rank_args is a heap block of exactly the 64 bytes of ABI 1.1:
+//                           reading `scores` reads past it, and the four bytes where `purpose` now
+//                           lies (that struct's tail padding) hold 0xA5A5A5A5, so a plugin that
+//                           reads purpose without LDS_RANK_ARGS_HAVE_PURPOSE sees what such a host
+//                           leaves there. The descriptor is read up to its 1.1 size, and placed is
+//                           never called.
+//   1.2                     rank gets `purpose` and `scores` (dir_count NaN entries); placed is
+//                           called after each placement, as below.
+// On a 1.2 host every rank call of the battery (rank_valid_orders to rank_concurrent) is a
+// placement, as a host makes one: LDS_RANK_PLACE, then, for a valid answer, placed with the first
+// ranked directory that is not cordoned, its partition counts raised by one. The empty list is
+// asked with LDS_RANK_PLACE, rank_error_truncation's calls with VALIDATE, PREVIEW and MOVE (one
+// per cap), and rank_scores and rank_honors_cordon ask the battery with each of the four purposes.
 struct ConformanceOptions {
-  uint32_t host_abi_minor = 1;  // 0 or 1 (LDS_ABI_MINOR); the major is always 1
+  uint32_t host_abi_minor = LDS_ABI_MINOR;  // 0, 1 or 2
   // The options (key, value) the rank checks' instance is created with (check-plugin --option).
   std::vector<std::pair<std::string, std::string>> plugin_options;
 };
@@ -44,11 +63,12 @@ struct ConformanceReport {
   std::vector<ConformanceCheck> checks;
   std::string
       plugin_abi;        // "1.1": the ABI the plugin's descriptor says it was built for; "" unknown
-  std::string host_abi;  // "1.0" or "1.1": the ABI the checker played the host of
+  std::string host_abi;  // "1.0", "1.1" or "1.2": the ABI the checker played the host of
 
-  // True when there is at least one check and every check passed.
+  // True when there is at least one check and every check passed (or does not apply).
   bool all_passed() const;
-  // How many checks passed, failed and were skipped; the three add up to checks.size().
+  // How many checks passed, failed and were skipped (a check that does not apply counts as
+  // skipped); the three add up to checks.size().
   size_t passed_count() const;
   size_t failed_count() const;
   size_t skipped_count() const;
@@ -59,9 +79,10 @@ struct ConformanceReport {
 // The names of the checks run_conformance performs, in order. Every report lists exactly these:
 //   loads                       dlopen(RTLD_NOW | RTLD_LOCAL) succeeds.
 //   exports_entry_point         lds_strategy_get is exported.
-//   version_handshake           a descriptor for host ABI 1.0, NULL for host major 2.
-//   descriptor_fields           struct_size >= the 1.0 size, abi_major 1, no NULL string or
-//                               function, name matches [a-z0-9_]+.
+//   version_handshake           a descriptor for the host ABI played, NULL for host major 2.
+//   descriptor_fields           struct_size >= the 1.0 size (>= the 1.2 size, 80, when abi_minor
+//                               is 2 or more), abi_major 1, no NULL string or function but the
+//                               optional placed and score_name, name matches [a-z0-9_]+.
 //   name_matches_file           the descriptor's name is the <name> of liblds_<name>.so.
 //   create_without_options      create with no options returns LDS_OK.
 //   create_with_given_options   with plugin_options: create with them returns LDS_OK, and the
@@ -72,6 +93,11 @@ struct ConformanceReport {
 //                               nothing is written with error_cap 0.
 //   rank_empty_no_eligible_dir  no candidates gives LDS_ERR_NO_ELIGIBLE_DIR with a message.
 //   rank_error_truncation       the same for that error.
+//   placed                      on a 1.2 host, for a plugin with placed: placed(instance, request,
+//                               dir) for 8 created partitions (the dir's counts raised by one,
+//                               every other one a later host's larger lds_dir) returns and writes
+//                               nothing. Passes, saying so, when placed is NULL; does not apply
+//                               on a 1.0 or 1.1 host, which never calls it.
 //   rank_valid_orders           every ranking over a generated battery of candidate sets (1 to 64
 //                               directories, cordoned, space- and rate-unknown flags, random sizes
 //                               and rates, fixed seed) is distinct in-range indices, order_len in
@@ -90,6 +116,27 @@ struct ConformanceReport {
 //                               gives valid rankings, the same as the plain struct.
 //   rank_concurrent             8 threads ranking at once on one instance get valid answers, the
 //                               answers of one.
+//   rank_scores                 on a 1.2 host: after every valid LDS_OK answer to the battery,
+//                               asked with each purpose, every scores entry is finite or NaN
+//                               ("rank wrote +inf into scores[0] on ..."), and a plugin that
+//                               writes any score has a score_name that is not NULL, not empty,
+//                               at most 64 bytes and free of control characters. A score_name
+//                               without scores is fine. Does not apply on a 1.0 or 1.1 host.
+//   rank_honors_cordon          for a plugin that declares LDS_CAP_HONORS_CORDON: no valid LDS_OK
+//                               answer to a battery set with cordoned directories, asked with each
+//                               purpose, ranks one; the failure names the directory and the call.
+//                               Passes, saying so, for any other plugin; runs on every host.
+//   rank_purpose_keeps_state    on a 1.2 host, for a plugin built for 1.2 or later: 12 placements
+//                               (LDS_RANK_PLACE then placed, on battery sets of 5 or more
+//                               directories) on each of two new instances; if their answers
+//                               differ, the plugin chooses on its own (at random) and the check
+//                               does not apply. Otherwise the same placements on a third new
+//                               instance, each after 3 calls of one other purpose (in turn
+//                               VALIDATE, PREVIEW, MOVE and a reserved value, on that set and two
+//                               others), get the same answers; the failure names the first
+//                               placement whose answer changed and the purpose that came before
+//                               it. Every call must also give a valid answer. Does not apply to a
+//                               1.0 or 1.1 plugin, which cannot see purpose, nor on such a host.
 //   destroy                     destroy of the created instance returns, and destroy(NULL) too.
 //   unloads                     dlclose succeeds and the library is really unmapped.
 const std::vector<std::string>& conformance_check_names();

@@ -1,9 +1,11 @@
 // conformance_run.h: ConformanceRun, one plugin file taken through every check in order; its steps
-// are defined in conformance.cpp (the sequence), lifecycle_checks.cpp and rank_checks.cpp.
+// are defined in conformance.cpp (the sequence), lifecycle_checks.cpp, rank_checks.cpp,
+// score_checks.cpp (scores and cordons) and purpose_checks.cpp (placed and the purposes).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,10 +30,13 @@ class ConformanceRun {
   ConformanceReport run(const ConformanceObserver& on_check);
 
  private:
-  // Recording a check's outcome (conformance.cpp).
+  // Recording a check's outcome (conformance.cpp). A pass with a note held trivially (nothing was
+  // promised); a check that does not apply to this plugin or host is skipped without failing.
   void pass(Check check);
+  void pass(Check check, const std::string& note);
   void fail(Check check, const std::string& fault);
   void skip(Check check, const std::string& reason);
+  void not_applicable(Check check, const std::string& reason);
   void verdict(Check check, const std::string& fault);
 
   // Whether create and rank may be called, else why not (as a skip reason).
@@ -41,11 +46,27 @@ class ConformanceRun {
   std::string cannot_compare() const;
   // Whether later checks compare answers: the plugin declares LDS_CAP_DETERMINISTIC and kept it.
   bool compares_answers() const { return deterministic_ && !determinism_broken_; }
-  // "1.0" or "1.1": the host this run plays.
+  // "1.0", "1.1" or "1.2": the host this run plays.
   std::string host_abi() const;
+  // Whether this run's host passes purpose and scores and calls placed (ABI 1.2 and later).
+  bool host_has_purpose() const { return host_minor_ >= 2; }
+  // The purposes the checks that ask every purpose use: all four on a 1.2 host; on an older one
+  // just LDS_RANK_PLACE, which it does not pass.
+  std::vector<uint32_t> host_purposes() const;
+  // " with purpose LDS_RANK_MOVE" for a detail, "" on a host that does not pass purpose.
+  std::string with_purpose(uint32_t purpose) const;
   // A rank call as this run's host makes it.
-  RankCall rank_as_host(const CandidateSet& set, DirLayout layout,
+  RankCall rank_as_host(void* instance, const CandidateSet& set, DirLayout layout, uint32_t purpose,
                         uint32_t error_cap = kErrorCap) const;
+  // A placement as this run's host makes it: rank with LDS_RANK_PLACE, then, on a 1.2 host and for
+  // a valid answer, placed with the first ranked directory that is not cordoned (the host drops
+  // cordoned ones). A fault of placed is the outcome's fault.
+  RankCall place_as_host(void* instance, const CandidateSet& set,
+                         DirLayout layout = DirLayout::kPlain) const;
+  // rank_as_host, or place_as_host for LDS_RANK_PLACE.
+  RankCall ask_as_host(void* instance, const CandidateSet& set, uint32_t purpose) const;
+  // The battery, made on first use.
+  const std::vector<CandidateSet>& battery();
 
   // Loading, the descriptor, create, destroy and unloading (lifecycle_checks.cpp).
   void load();
@@ -74,10 +95,25 @@ class ConformanceRun {
   void rank_larger_host_dir();
   void rank_concurrent();
 
+  // Scores and cordons (score_checks.cpp).
+  void rank_scores();
+  void rank_honors_cordon();
+
+  // placed, and what the purposes must leave alone (purpose_checks.cpp).
+  void check_placed();
+  void rank_purpose_keeps_state();
+  // Runs `body` on a new instance created with the given options, then destroys it: body's fault,
+  // or create's.
+  std::string with_fresh_instance(const std::function<std::string(void* instance)>& body);
+  // The PLACE calls of rank_purpose_keeps_state on `instance`, each after a few calls of another
+  // purpose when `interleave`; their answers in `answers`. Returns the first fault.
+  std::string place_sequence(void* instance, bool interleave, std::vector<RankCall>& answers);
+
   std::string path_;
   std::string file_name_;
   uint32_t host_minor_ = LDS_ABI_MINOR;
   std::vector<std::pair<std::string, std::string>> plugin_options_;
+  bool given_options_used_ = false;  // instance_ was created with plugin_options_
   bool deterministic_ = false;
   bool determinism_broken_ = false;
   ConformanceReport report_;

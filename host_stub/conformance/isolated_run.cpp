@@ -34,8 +34,10 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // The child's report is a sequence of lines, in this order:
-//   "check <name> pass", "check <name> fail <detail>"   once per check, as soon as it completes
-//   or "check <name> skip <reason>"
+//   "check <name> <verdict> <detail>"                   once per check, as soon as it completes:
+//                                                        pass, fail, skip, or moot (a check that
+//                                                        does not apply); " <detail>" only when
+//                                                        there is one (a pass may carry a note)
 //   "abi <version>"                                      the plugin's ABI, at most once, as soon
 //                                                        as the descriptor is read: before create
 //                                                        or rank can end the child
@@ -163,12 +165,9 @@ void on_segv(int signal, siginfo_t* info, void*) {
                     [report_fd, abi_sent = false](const ConformanceCheck& check,
                                                   const ConformanceReport& so_far) mutable {
                       std::string line = std::string(kCheckPrefix) + check.name;
-                      if (check.passed) {
-                        line += " pass";
-                      } else {
-                        line += check.skipped ? " skip " : " fail ";
-                        line += escape(check.detail);
-                      }
+                      line += check.skipped ? (check.passed ? " moot" : " skip")
+                                            : (check.passed ? " pass" : " fail");
+                      if (!check.detail.empty()) line += ' ' + escape(check.detail);
                       send_line(report_fd, line + '\n');
                       if (!abi_sent && !so_far.plugin_abi.empty()) {
                         send_line(report_fd,
@@ -299,10 +298,14 @@ class ChildWatch {
       std::string_view rest = line.substr(kCheckPrefix.size());
       if (rest.starts_with(name) && rest.substr(name.size()).starts_with(' ')) {
         rest.remove_prefix(name.size() + 1);
-        if (rest == "pass") return record(true, false, "");
-        if (rest == "fail") return record(false, false, "");
-        if (rest.starts_with("fail ")) return record(false, false, unescape(rest.substr(5)));
-        if (rest.starts_with("skip ")) return record(false, true, unescape(rest.substr(5)));
+        // The verdict, then the detail if there is one.
+        const std::string_view verdict = rest.substr(0, rest.find(' '));
+        const std::string detail =
+            verdict.size() < rest.size() ? unescape(rest.substr(verdict.size() + 1)) : "";
+        if (verdict == "pass") return record(true, false, detail);
+        if (verdict == "fail") return record(false, false, detail);
+        if (verdict == "skip") return record(false, true, detail);
+        if (verdict == "moot") return record(true, true, detail);
       }
     } else if (!done_ && line.starts_with(kAbiPrefix) && !abi_seen_) {
       report_.plugin_abi = unescape(line.substr(kAbiPrefix.size()));

@@ -17,13 +17,23 @@ namespace lds::conformance_detail {
 namespace {
 
 constexpr const char* kUnknownKey = "lds.conformance.unknown.key";
+// The descriptor of ABI 1.2, which appended placed and score_name.
+constexpr size_t kDescriptorV12Size =
+    offsetof(lds_strategy, score_name) + sizeof(lds_strategy::score_name);
+
+// A descriptor that declares minor 2 or later but is too small to hold placed and score_name: a
+// host would read neither.
+bool descriptor_short_for_its_minor(const lds_strategy& d) {
+  return d.abi_minor >= 2 && d.struct_size >= abi_rules::kStrategyV1Size &&
+         d.struct_size < kDescriptorV12Size;
+}
 
 // What to write in the plugin's lds_strategy initialiser for each faulty field, so that the
 // failure says how to fix it as well as what is wrong: ".abi_major = LDS_ABI_MAJOR". `stem` is
 // the <name> of the file liblds_<name>.so, or "" when the file is not named so.
 std::vector<std::string> descriptor_fixes(const lds_strategy& d, const std::string& stem) {
   std::vector<std::string> fixes;
-  if (d.struct_size < abi_rules::kStrategyV1Size) {
+  if (d.struct_size < abi_rules::kStrategyV1Size || descriptor_short_for_its_minor(d)) {
     fixes.emplace_back(".struct_size = sizeof(lds_strategy)");
   }
   if (d.abi_major != LDS_ABI_MAJOR) fixes.emplace_back(".abi_major = LDS_ABI_MAJOR");
@@ -104,8 +114,10 @@ void ConformanceRun::handshake() {
     return fail(kVersionHandshake, "lds_strategy_get let a C++ exception escape");
   }
   if (current != nullptr) {
-    // Read only what the plugin declares; fields it does not have stay zero.
-    const size_t size = std::min<size_t>(current->struct_size, sizeof descriptor_);
+    // Read only what the plugin declares and what this run's host knows (an older host's
+    // lds_strategy ends before placed); fields either side lacks stay zero.
+    const size_t host_size = host_has_purpose() ? sizeof descriptor_ : abi_rules::kStrategyV1Size;
+    const size_t size = std::min<size_t>(current->struct_size, host_size);
     std::memcpy(&descriptor_, current, size);
     have_descriptor_ = true;
     deterministic_ = (descriptor_.capabilities & LDS_CAP_DETERMINISTIC) != 0;
@@ -133,6 +145,14 @@ void ConformanceRun::check_descriptor() {
   }
   const lds_strategy& d = descriptor_;
   std::vector<std::string> faults = abi_rules::descriptor_faults(d);
+  if (descriptor_short_for_its_minor(d)) {
+    // placed and score_name are optional, but a 1.2 descriptor has room for them.
+    faults.insert(faults.begin(), "struct_size " + std::to_string(d.struct_size) +
+                                      " is below the ABI 1.2 size " +
+                                      std::to_string(kDescriptorV12Size) + " though abi_minor is " +
+                                      std::to_string(d.abi_minor) +
+                                      ", so a host would read neither placed nor score_name");
+  }
   if (d.name != nullptr && !abi_rules::valid_strategy_name(d.name)) {
     for (std::string& f : faults) {
       if (f == "name does not match [a-z0-9_]+")
@@ -226,6 +246,7 @@ void ConformanceRun::create_with_given_options() {
   // The rank checks run on the instance made with the given options.
   descriptor_.destroy(instance_);
   instance_ = instance;
+  given_options_used_ = true;
   verdict(kCreateWithGivenOptions,
           error.fault(false).empty() ? "" : "create with " + given + " " + error.fault(false));
 }

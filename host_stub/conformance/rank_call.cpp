@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
-#include <memory>
+#include <limits>
 
 #include "core/abi_rules.h"
 
@@ -16,6 +16,34 @@ namespace {
 // a write past dir_count or an order_len left unset is visible.
 constexpr uint32_t kOrderCanary = 0xA5A5A5A5u;
 constexpr size_t kOrderSlack = 8;
+// scores gets kScoreSlack entries past dir_count, each the host's NaN, compared bit for bit.
+constexpr size_t kScoreSlack = 4;
+
+// The lds_rank_args a host of ABI 1.<host_minor> passes: its own size, and for 1.2 purpose and
+// scores.
+size_t host_rank_args_size(uint32_t host_minor) {
+  return host_minor >= 2 ? sizeof(lds_rank_args) : abi_rules::kRankArgsV11Size;
+}
+
+// Why a plugin may refuse an older host's well-formed call with LDS_ERR_INVALID_ARGUMENT: it
+// compared struct_size with its own sizeof(lds_rank_args). "" when that cannot be it.
+std::string older_args_hint(int32_t status, uint32_t host_minor) {
+  if (host_minor >= 2 || status != LDS_ERR_INVALID_ARGUMENT) return "";
+  return " (a host of ABI 1." + std::to_string(host_minor) + " passes lds_rank_args at the " +
+         std::to_string(abi_rules::kRankArgsV11Size) +
+         " bytes of 1.1, which a plugin must accept: it reads purpose and scores only when "
+         "LDS_RANK_ARGS_HAVE_PURPOSE holds)";
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Whether the plugin changed any byte of the args block but order_len, its one output there.
+bool wrote_into_args(const HostBlock& args, const std::vector<unsigned char>& before) {
+  std::vector<unsigned char> after(args.data(), args.data() + args.size());
+  constexpr size_t kAt = offsetof(lds_rank_args, order_len);
+  std::memcpy(after.data() + kAt, before.data() + kAt, sizeof(uint32_t));
+  return after != before;
+}
 
 }  // namespace
 
@@ -32,96 +60,95 @@ std::string describe(const RankCall& outcome) {
   return "status " + std::to_string(outcome.status) + " " + quote(outcome.error);
 }
 
-RankCall call_rank(const lds_strategy& strategy, void* instance, const CandidateSet& set,
-                   DirLayout layout, uint32_t host_minor, uint32_t error_cap) {
-  const auto count = static_cast<uint32_t>(set.dirs.size());
-  const bool v10 = host_minor == 0;
-  const size_t entry_size = layout == DirLayout::kWide
-                                ? sizeof(WideDir)
-                                : (v10 ? abi_rules::kDirV10Size : sizeof(lds_dir));
-  const size_t stride = entry_size;
-  // One block of exactly count entries: nothing of the host's lies past the last one.
-  const std::unique_ptr<unsigned char[]> dir_block(new unsigned char[stride * count]());
-  unsigned char* const dirs_bytes = dir_block.get();
-  for (uint32_t i = 0; i < count; ++i) {
-    lds_dir dir = set.dirs[i];
-    dir.path = set.paths[i].c_str();
-    if (v10) {
-      dir.flags &= ~LDS_DIR_RATE_UNKNOWN;
-      dir.bytes_in_per_sec = 0;
-    }
-    unsigned char* entry = dirs_bytes + i * stride;
-    if (layout == DirLayout::kWide) {
-      if (v10) dir.flags |= LDS_DIR_RATE_UNKNOWN;
-      WideDir wide{};
-      std::memset(&wide, 0, sizeof wide);
-      wide.dir = dir;
-      wide.dir.struct_size = sizeof(WideDir);
-      wide.later_a = 0xDEADBEEFDEADBEEFull;
-      wide.later_b = 0xFEEDFACEu;
-      std::memset(wide.later_c, 0x5A, sizeof wide.later_c);
-      std::memcpy(entry, &wide, sizeof wide);
-    } else {
-      dir.struct_size = static_cast<uint32_t>(entry_size);
-      std::memcpy(entry, &dir, entry_size);
-    }
+std::string purpose_name(uint32_t purpose) {
+  switch (purpose) {
+    case LDS_RANK_PLACE:
+      return "LDS_RANK_PLACE";
+    case LDS_RANK_VALIDATE:
+      return "LDS_RANK_VALIDATE";
+    case LDS_RANK_PREVIEW:
+      return "LDS_RANK_PREVIEW";
+    case LDS_RANK_MOVE:
+      return "LDS_RANK_MOVE";
+    default:
+      return "the reserved purpose " + std::to_string(purpose) + " (read as LDS_RANK_VALIDATE)";
   }
-  const size_t request_size = v10 ? abi_rules::kRequestV10Size : sizeof(lds_request);
-  lds_request request_fields = set.request;
-  request_fields.struct_size = static_cast<uint32_t>(request_size);
-  request_fields.topic = set.topic.c_str();
-  const std::unique_ptr<unsigned char[]> request_block(new unsigned char[request_size]);
-  std::memcpy(request_block.get(), &request_fields, request_size);
-  const auto* request = reinterpret_cast<const lds_request*>(request_block.get());
+}
 
-  const std::vector<unsigned char> dirs_before(dirs_bytes, dirs_bytes + stride * count);
-  const std::vector<unsigned char> request_before(request_block.get(),
-                                                  request_block.get() + request_size);
+RankCall call_rank(const lds_strategy& strategy, void* instance, const CandidateSet& set,
+                   DirLayout layout, uint32_t host_minor, uint32_t purpose, uint32_t error_cap) {
+  const auto count = static_cast<uint32_t>(set.dirs.size());
+  const bool has_purpose = host_minor >= 2;
+  HostBlock dirs = host_dirs(set, layout, host_minor);
+  HostBlock request = host_request(set, host_minor);
+  dirs.seal();
+  request.seal();
 
   std::vector<uint32_t> order(count + kOrderSlack, kOrderCanary);
+  const double host_nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> scores(count + kScoreSlack, host_nan);
   ErrorBuffer error(error_cap);
-  lds_rank_args args{};
-  args.struct_size = sizeof(lds_rank_args);
-  args.dir_count = count;
-  args.dir_stride = static_cast<uint32_t>(stride);
-  args.request = request;
-  args.dirs = count == 0 ? nullptr : reinterpret_cast<const lds_dir*>(dirs_bytes);
-  args.order = order.data();
-  args.order_len = kOrderCanary;
-  args.error = error.data();
-  args.error_cap = error.cap();
+  lds_rank_args fields{};
+  const size_t args_size = host_rank_args_size(host_minor);
+  fields.struct_size = static_cast<uint32_t>(args_size);
+  fields.dir_count = count;
+  fields.dir_stride = static_cast<uint32_t>(host_dir_stride(layout, host_minor));
+  fields.request = reinterpret_cast<const lds_request*>(request.data());
+  fields.dirs = count == 0 ? nullptr : reinterpret_cast<const lds_dir*>(dirs.data());
+  fields.order = order.data();
+  fields.order_len = kOrderCanary;
+  fields.error = error.data();
+  fields.error_cap = error.cap();
+  fields.purpose = has_purpose ? purpose : kPurposePoison;
+  fields.scores = scores.data();
+  // An older host's struct ends before scores: the copy leaves it out.
+  HostBlock args(args_size);
+  std::memcpy(args.data(), &fields, args_size);
+  const std::vector<unsigned char> args_before(args.data(), args.data() + args_size);
 
   RankCall outcome;
   try {
-    outcome.status = strategy.rank(instance, &args);
+    outcome.status = strategy.rank(instance, reinterpret_cast<lds_rank_args*>(args.data()));
   } catch (...) {
     outcome.status = LDS_ERR_INTERNAL;
     outcome.fault = "rank let a C++ exception escape across the C ABI";
     return outcome;
   }
   outcome.error = error.text();
+  uint32_t order_len = 0;
+  std::memcpy(&order_len, args.data() + offsetof(lds_rank_args, order_len), sizeof order_len);
 
   auto& fault = outcome.fault;
+  const bool unexpected_status =
+      outcome.status != LDS_OK && outcome.status != LDS_ERR_NO_ELIGIBLE_DIR;
+  const std::string status_text = "rank returned status " + std::to_string(outcome.status);
   const std::string buffer_fault = error.fault(outcome.status != LDS_OK);
   if (!buffer_fault.empty()) {
-    fault = "rank " + buffer_fault;
-  } else if ((!dirs_before.empty() &&
-              std::memcmp(dirs_before.data(), dirs_bytes, dirs_before.size()) != 0) ||
-             std::memcmp(request_before.data(), request_block.get(), request_size) != 0) {
+    fault = unexpected_status
+                ? status_text + " for well-formed arguments" +
+                      older_args_hint(outcome.status, host_minor) + " and " + buffer_fault
+                : "rank " + buffer_fault;
+  } else if (dirs.written_since_sealed() || request.written_since_sealed()) {
     fault = "rank wrote into the host's read-only candidates or request";
+  } else if (wrote_into_args(args, args_before)) {
+    fault = "rank wrote into lds_rank_args outside order_len";
   } else if (std::any_of(order.begin() + count, order.end(),
                          [](uint32_t v) { return v != kOrderCanary; })) {
     fault = "rank wrote past order[dir_count - 1]";
+  } else if (std::any_of(scores.begin() + count, scores.end(),
+                         [host_nan](double v) { return !same_bits(v, host_nan); })) {
+    fault = "rank wrote past scores[dir_count - 1]";
   } else if (outcome.status == LDS_OK) {
-    const std::string problem = abi_rules::ranking_problem(order.data(), args.order_len, count);
+    const std::string problem = abi_rules::ranking_problem(order.data(), order_len, count);
     if (!problem.empty()) {
       fault = "rank returned an invalid ranking: " + problem;
     } else {
-      outcome.order.assign(order.begin(), order.begin() + args.order_len);
+      outcome.order.assign(order.begin(), order.begin() + order_len);
+      if (has_purpose) outcome.scores.assign(scores.begin(), scores.begin() + count);
     }
-  } else if (outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
-    fault = "rank returned status " + std::to_string(outcome.status) + " with error " +
-            quote(outcome.error) + " for well-formed arguments";
+  } else if (unexpected_status) {
+    fault = status_text + " with error " + quote(outcome.error) + " for well-formed arguments" +
+            older_args_hint(outcome.status, host_minor);
   }
   return outcome;
 }

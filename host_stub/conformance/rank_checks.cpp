@@ -1,6 +1,8 @@
 // rank_checks.cpp: the checks that call rank: the empty list, error truncation, the battery's
-// orders, reserved flag bits, a larger host lds_dir, and concurrent calls.
+// orders, reserved flag bits, a larger host lds_dir, and concurrent calls. On a 1.2 host every
+// battery call is a placement (place_as_host): LDS_RANK_PLACE, then placed.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <latch>
@@ -22,6 +24,10 @@ constexpr uint32_t kReservedFlagBits11 = kReservedFlagBits10 & ~LDS_DIR_RATE_UNK
 constexpr unsigned kDeterminismRounds = 2;
 constexpr unsigned kConcurrentThreads = 8;
 constexpr unsigned kConcurrentRounds = 6;
+// The purpose of each of rank_error_truncation's calls, one per cap of kTinyErrorCaps: the calls
+// that are not placements, so their error paths are exercised too.
+constexpr std::array<uint32_t, kTinyErrorCaps.size()> kTruncationPurposes = {
+    LDS_RANK_VALIDATE, LDS_RANK_PREVIEW, LDS_RANK_MOVE};
 
 }  // namespace
 
@@ -30,7 +36,7 @@ void ConformanceRun::rank_empty() {
     return skip(kRankEmptyNoEligibleDir, reason);
   }
   const CandidateSet empty = empty_candidate_set();
-  const RankCall outcome = rank_as_host(empty, DirLayout::kPlain);
+  const RankCall outcome = rank_as_host(instance_, empty, DirLayout::kPlain, LDS_RANK_PLACE);
   std::string fault = outcome.fault.empty() ? "" : outcome.fault + " on an empty candidate list";
   if (fault.empty() && outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
     fault = "rank with no candidates returned " + describe(outcome) +
@@ -48,14 +54,15 @@ void ConformanceRun::rank_error_truncation() {
   }
   const CandidateSet empty = empty_candidate_set();
   std::string fault;
-  for (const uint32_t cap : kTinyErrorCaps) {
-    if (!fault.empty()) break;
-    const RankCall outcome = rank_as_host(empty, DirLayout::kPlain, cap);
+  for (size_t n = 0; n < kTinyErrorCaps.size() && fault.empty(); ++n) {
+    const uint32_t cap = kTinyErrorCaps[n];
+    const uint32_t purpose = kTruncationPurposes[n];
+    const RankCall outcome = rank_as_host(instance_, empty, DirLayout::kPlain, purpose, cap);
     if (!outcome.fault.empty()) {
-      fault = outcome.fault + " on an empty candidate list";
+      fault = outcome.fault + " on an empty candidate list" + with_purpose(purpose);
     } else if (outcome.status != LDS_ERR_NO_ELIGIBLE_DIR) {
-      fault = "rank with no candidates and error_cap " + std::to_string(cap) + " returned " +
-              describe(outcome);
+      fault = "rank with no candidates and error_cap " + std::to_string(cap) +
+              with_purpose(purpose) + " returned " + describe(outcome);
     }
   }
   verdict(kRankErrorTruncation, fault);
@@ -65,10 +72,9 @@ void ConformanceRun::rank_valid_orders() {
   if (const std::string reason = cannot_rank(); !reason.empty()) {
     return skip(kRankValidOrders, reason);
   }
-  battery_ = make_battery();
   std::string fault;
-  for (const CandidateSet& set : battery_) {
-    RankCall outcome = rank_as_host(set, DirLayout::kPlain);
+  for (const CandidateSet& set : battery()) {
+    RankCall outcome = place_as_host(instance_, set);
     if (fault.empty() && !outcome.fault.empty()) fault = outcome.fault + " on " + set.label;
     reference_.push_back(std::move(outcome));
   }
@@ -88,7 +94,7 @@ void ConformanceRun::rank_deterministic() {
   for (unsigned round = 0; round < kDeterminismRounds && fault.empty(); ++round) {
     for (size_t n = 0; n < battery_.size() && fault.empty(); ++n) {
       if (!reference_[n].fault.empty()) continue;
-      const RankCall outcome = rank_as_host(battery_[n], DirLayout::kPlain);
+      const RankCall outcome = place_as_host(instance_, battery_[n]);
       if (!outcome.fault.empty()) {
         fault = outcome.fault + " on " + battery_[n].label + ", asked a second time";
       } else if (!outcome.same_answer(reference_[n])) {
@@ -115,7 +121,7 @@ void ConformanceRun::rank_reserved_flags_ignored() {
     CandidateSet flagged = battery_[n];
     const uint32_t reserved = host_minor_ == 0 ? kReservedFlagBits10 : kReservedFlagBits11;
     for (lds_dir& dir : flagged.dirs) dir.flags |= reserved;
-    const RankCall outcome = rank_as_host(flagged, DirLayout::kPlain);
+    const RankCall outcome = place_as_host(instance_, flagged);
     if (!outcome.fault.empty()) {
       fault = outcome.fault + " on " + flagged.label + " with reserved flag bits set";
     } else if (compares_answers() && !outcome.same_answer(reference_[n])) {
@@ -134,7 +140,7 @@ void ConformanceRun::rank_larger_host_dir() {
   std::string fault;
   for (size_t n = 0; n < battery_.size() && fault.empty(); ++n) {
     if (!reference_[n].fault.empty()) continue;
-    const RankCall outcome = rank_as_host(battery_[n], DirLayout::kWide);
+    const RankCall outcome = place_as_host(instance_, battery_[n], DirLayout::kWide);
     if (!outcome.fault.empty()) {
       fault = outcome.fault + " on " + battery_[n].label + " with dir_stride " +
               std::to_string(sizeof(WideDir));
@@ -164,7 +170,7 @@ void ConformanceRun::rank_concurrent() {
           // different candidate sets as well as on the same ones.
           const size_t n = (k + t * battery_.size() / kConcurrentThreads) % battery_.size();
           if (!reference_[n].fault.empty()) continue;
-          const RankCall outcome = rank_as_host(battery_[n], DirLayout::kPlain);
+          const RankCall outcome = place_as_host(instance_, battery_[n]);
           const std::string at_once =
               " with " + std::to_string(kConcurrentThreads) + " threads ranking at once";
           if (!outcome.fault.empty()) {

@@ -13,14 +13,14 @@ bool ConformanceReport::all_passed() const {
 }
 
 size_t ConformanceReport::passed_count() const {
-  return static_cast<size_t>(std::count_if(checks.begin(), checks.end(),
-                                           [](const ConformanceCheck& c) { return c.passed; }));
+  return static_cast<size_t>(
+      std::count_if(checks.begin(), checks.end(),
+                    [](const ConformanceCheck& c) { return c.passed && !c.skipped; }));
 }
 
 size_t ConformanceReport::skipped_count() const {
-  return static_cast<size_t>(
-      std::count_if(checks.begin(), checks.end(),
-                    [](const ConformanceCheck& c) { return !c.passed && c.skipped; }));
+  return static_cast<size_t>(std::count_if(checks.begin(), checks.end(),
+                                           [](const ConformanceCheck& c) { return c.skipped; }));
 }
 
 size_t ConformanceReport::failed_count() const {
@@ -48,8 +48,8 @@ std::string format_report(const ConformanceReport& report) {
       << (report.plugin_abi.empty() ? std::string("an unknown version") : report.plugin_abi)
       << ", and tested by a host of ABI " << report.host_abi << "\n";
   for (const ConformanceCheck& check : report.checks) {
-    out << (check.passed ? "PASS  " : check.skipped ? "SKIP  " : "FAIL  ") << check.name;
-    if (!check.passed && !check.detail.empty()) out << ": " << check.detail;
+    out << (check.skipped ? "SKIP  " : check.passed ? "PASS  " : "FAIL  ") << check.name;
+    if (!check.detail.empty()) out << ": " << check.detail;
     out << '\n';
   }
   out << "Result: " << (report.all_passed() ? "PASS" : "FAIL") << '\n';

@@ -38,20 +38,34 @@ uintmax_t end_of_loadable_segments(const fs::path& file) {
 }
 
 struct FaultCase {
-  std::string kind;                       // liblds_fault_<kind>.so
-  std::string first_failing_check;        // every check before it must pass
-  std::string phrase;                     // must appear in that check's detail
-  std::vector<std::string> also_failing;  // later checks that must fail too; all others pass
+  std::string kind;                 // liblds_fault_<kind>.so
+  std::string first_failing_check;  // every check before it must pass
+  std::string phrase;  // must appear in that check's detail; ending in '.', it is all of it
+  std::vector<std::string> also_failing;    // later checks that must fail too; all others pass
+  uint32_t host_abi_minor = LDS_ABI_MINOR;  // the host the checker plays
 };
 
 void PrintTo(const FaultCase& fault, std::ostream* out) { *out << fault.kind; }
+
+// "ranks_cordoned", or "trusts_purpose_on_1_1" for a case on an older host.
+std::string fault_case_name(const FaultCase& fault) {
+  if (fault.host_abi_minor == LDS_ABI_MINOR) return fault.kind;
+  return fault.kind + "_on_1_" + std::to_string(fault.host_abi_minor);
+}
 
 class FaultyPlugin : public testing::TestWithParam<FaultCase> {};
 
 TEST_P(FaultyPlugin, FailsTheCheckForItsFault) {
   const FaultCase& fault = GetParam();
-  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin(fault.kind));
+  lds::ConformanceOptions options;
+  options.host_abi_minor = fault.host_abi_minor;
+  const lds::ConformanceReport report =
+      lds::run_conformance(faulty_plugin(fault.kind), options, nullptr);
   lds::test::expect_fails_at(report, fault.kind, fault.first_failing_check, fault.phrase);
+  if (fault.phrase.ends_with('.') && report.find(fault.first_failing_check) != nullptr) {
+    EXPECT_EQ(report.find(fault.first_failing_check)->detail,
+              "liblds_fault_" + fault.kind + ".so: " + fault.phrase);
+  }
   const size_t failing = check_index(fault.first_failing_check);
   for (size_t i = failing + 1; i < report.checks.size(); ++i) {
     const lds::ConformanceCheck& other = report.checks[i];
@@ -71,8 +85,9 @@ INSTANTIATE_TEST_SUITE_P(
             {"version_handshake", "descriptor_fields", "name_matches_file",
              "create_without_options", "create_with_given_options", "create_rejects_unknown_key",
              "create_error_truncation", "rank_empty_no_eligible_dir", "rank_error_truncation",
-             "rank_valid_orders", "rank_deterministic", "rank_reserved_flags_ignored",
-             "rank_larger_host_dir", "rank_concurrent", "destroy"}},
+             "placed", "rank_valid_orders", "rank_deterministic", "rank_reserved_flags_ignored",
+             "rank_larger_host_dir", "rank_concurrent", "rank_scores", "rank_honors_cordon",
+             "rank_purpose_keeps_state", "destroy"}},
         FaultCase{"any_major", "version_handshake", "must return NULL", {}},
         FaultCase{
             "no_abi_major",
@@ -80,9 +95,18 @@ INSTANTIATE_TEST_SUITE_P(
             "abi_major is 0, not 1",
             {"create_without_options", "create_with_given_options", "create_rejects_unknown_key",
              "create_error_truncation", "rank_empty_no_eligible_dir", "rank_error_truncation",
-             "rank_valid_orders", "rank_deterministic", "rank_reserved_flags_ignored",
-             "rank_larger_host_dir", "rank_concurrent", "destroy"}},
+             "placed", "rank_valid_orders", "rank_deterministic", "rank_reserved_flags_ignored",
+             "rank_larger_host_dir", "rank_concurrent", "rank_scores", "rank_honors_cordon",
+             "rank_purpose_keeps_state", "destroy"}},
         FaultCase{"wrong_name", "name_matches_file", "\"not_fault_wrong_name\"", {}},
+        // Built for 1.2 with the 1.1 size: the host never sees score_name, so its scores are
+        // nameless too.
+        FaultCase{"short_descriptor",
+                  "descriptor_fields",
+                  "descriptor struct_size 64 is below the ABI 1.2 size 80 though abi_minor is 2, "
+                  "so a host would read neither placed nor score_name; set .struct_size = "
+                  "sizeof(lds_strategy) in your lds_strategy.",
+                  {"rank_scores"}},
         FaultCase{"accepts_unknown_key",
                   "create_rejects_unknown_key",
                   "accepted the unknown key lds.conformance.unknown.key",
@@ -96,12 +120,159 @@ INSTANTIATE_TEST_SUITE_P(
                   {}},
         FaultCase{"reads_reserved_flags", "rank_reserved_flags_ignored", "reserved", {}},
         FaultCase{"ignores_stride", "rank_larger_host_dir", "LDS_DIR_AT", {}},
-        FaultCase{"shared_scratch", "rank_concurrent", "threads ranking at once", {}}),
-    [](const testing::TestParamInfo<FaultCase>& p) { return p.param.kind; });
+        FaultCase{"shared_scratch", "rank_concurrent", "threads ranking at once", {}},
+        // ABI 1.2's checks, each with the whole sentence it must say.
+        FaultCase{"infinite_score",
+                  "rank_scores",
+                  "rank wrote +inf into scores[0] on candidate set 0 (1 directory) with purpose "
+                  "LDS_RANK_PLACE; a score must be finite, or NaN for none.",
+                  {}},
+        FaultCase{"scores_without_name",
+                  "rank_scores",
+                  "rank writes scores (813 into scores[0] on candidate set 0 (1 directory) with "
+                  "purpose LDS_RANK_PLACE) but the descriptor's score_name is NULL; set "
+                  ".score_name in your lds_strategy to what they measure, for example \"projected "
+                  "fill\".",
+                  {}},
+        FaultCase{"ranks_cordoned",
+                  "rank_honors_cordon",
+                  "rank ranked directory 1, which is cordoned (LDS_DIR_CORDONED), in its answer "
+                  "order [1,2,0] on candidate set 2 (3 directories) with purpose LDS_RANK_PLACE; "
+                  "the plugin declares LDS_CAP_HONORS_CORDON, so it must leave cordoned "
+                  "directories out.",
+                  {}},
+        // The host's own minor does not matter to a promise about cordons.
+        FaultCase{"ranks_cordoned",
+                  "rank_honors_cordon",
+                  "rank ranked directory 1, which is cordoned (LDS_DIR_CORDONED), in its answer "
+                  "order [1,2,0] on candidate set 2 (3 directories); the plugin declares "
+                  "LDS_CAP_HONORS_CORDON, so it must leave cordoned directories out.",
+                  {},
+                  0},
+        // A 1.1-style counter advanced by every rank call: three validations shift the first
+        // placement by three directories.
+        FaultCase{"counts_every_call",
+                  "rank_purpose_keeps_state",
+                  "the answer to LDS_RANK_PLACE call 1 of 12, on candidate set 4 (5 directories), "
+                  "changed from order [1,4,2,0,3] to order [0,3,1,4,2] when calls with purpose "
+                  "LDS_RANK_VALIDATE came before it; a strategy changes its state only on "
+                  "LDS_RANK_PLACE or in placed.",
+                  {}},
+        // Reads purpose whenever LDS_HAS_FIELD says the struct holds it, and refuses values it
+        // does not know. A 1.2 host's reserved value finds the second fault...
+        FaultCase{"trusts_purpose",
+                  "rank_purpose_keeps_state",
+                  "rank returned status 4 with error \"rank was called with an unknown purpose\" "
+                  "for well-formed arguments on candidate set 7 (8 directories) with the reserved "
+                  "purpose 4 (read as LDS_RANK_VALIDATE).",
+                  {}},
+        // ...and a 1.1 or 1.0 host the first: LDS_HAS_FIELD holds for purpose there too, but the
+        // bytes are the old struct's padding, which the host never wrote.
+        FaultCase{"trusts_purpose",
+                  "rank_empty_no_eligible_dir",
+                  "rank returned status 4 with error \"rank was called with an unknown purpose\" "
+                  "for well-formed arguments on an empty candidate list.",
+                  {"rank_error_truncation", "rank_valid_orders", "rank_deterministic",
+                   "rank_reserved_flags_ignored", "rank_larger_host_dir", "rank_concurrent",
+                   "rank_purpose_keeps_state"},
+                  1},
+        FaultCase{"trusts_purpose",
+                  "rank_empty_no_eligible_dir",
+                  "rank returned status 4 with error \"rank was called with an unknown purpose\" "
+                  "for well-formed arguments on an empty candidate list.",
+                  {"rank_error_truncation", "rank_valid_orders", "rank_deterministic",
+                   "rank_reserved_flags_ignored", "rank_larger_host_dir", "rank_concurrent",
+                   "rank_purpose_keeps_state"},
+                  0},
+        // Compares struct_size with its own sizeof(lds_rank_args): fine on a 1.2 host, and the
+        // failure on an older one says what to accept.
+        FaultCase{"refuses_older_args",
+                  "rank_empty_no_eligible_dir",
+                  "rank returned status 1 with error \"lds_rank_args is too small\" for "
+                  "well-formed arguments (a host of ABI 1.1 passes lds_rank_args at the 64 bytes "
+                  "of 1.1, which a plugin must accept: it reads purpose and scores only when "
+                  "LDS_RANK_ARGS_HAVE_PURPOSE holds) on an empty candidate list.",
+                  {"rank_error_truncation", "rank_valid_orders", "rank_deterministic",
+                   "rank_reserved_flags_ignored", "rank_larger_host_dir", "rank_concurrent",
+                   "rank_purpose_keeps_state"},
+                  1}),
+    [](const testing::TestParamInfo<FaultCase>& p) { return fault_case_name(p.param); });
 
 TEST(ConformanceChecker, PassesTheFaultlessBuildOfTheFaultyPlugin) {
   const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("none"));
   EXPECT_TRUE(report.all_passed()) << lds::format_report(report);
+}
+
+TEST(ConformanceChecker, PassesAPluginThatNeedsTheWhole12ArgsOnA12Host) {
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("refuses_older_args"));
+  EXPECT_TRUE(report.all_passed()) << lds::format_report(report);
+}
+
+TEST(ConformanceChecker, PlaysAHostOfItsOwnAbiByDefault) {
+  EXPECT_EQ(lds::ConformanceOptions{}.host_abi_minor, static_cast<uint32_t>(LDS_ABI_MINOR));
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("none"));
+  EXPECT_EQ(report.host_abi, "1." + std::to_string(LDS_ABI_MINOR));
+  EXPECT_EQ(report.plugin_abi, "1." + std::to_string(LDS_ABI_MINOR));
+}
+
+// A check that cannot apply to an older host is skipped with its reason, and the plugin still
+// passes: the report says so line by line.
+TEST(ConformanceChecker, ChecksThatDoNotApplyToTheHostKeepTheResultAPass) {
+  lds::ConformanceOptions options;
+  options.host_abi_minor = 1;
+  const lds::ConformanceReport report =
+      lds::run_conformance(faulty_plugin("none"), options, nullptr);
+  EXPECT_TRUE(report.all_passed()) << lds::format_report(report);
+  for (const char* name : {"placed", "rank_scores", "rank_purpose_keeps_state"}) {
+    ASSERT_NE(report.find(name), nullptr) << name;
+    EXPECT_TRUE(report.find(name)->passed) << name;
+    EXPECT_TRUE(report.find(name)->skipped) << name;
+  }
+  const std::string text = lds::format_report(report);
+  for (const char* line :
+       {": 19 passed, 0 failed, 3 skipped\n",
+        "ABI: the plugin was built for 1.2, and tested by a host of ABI 1.1\n",
+        "SKIP  placed: a host of ABI 1.1 never calls placed.\n",
+        "SKIP  rank_scores: a host of ABI 1.1 passes no scores.\n",
+        "SKIP  rank_purpose_keeps_state: a host of ABI 1.1 does not say why it ranks.\n",
+        "Result: PASS\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " is not in\n" << text;
+  }
+}
+
+// A check that held because nothing was promised says so on its PASS line.
+TEST(ConformanceChecker, APassThatHeldTriviallySaysWhy) {
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("none"));
+  EXPECT_TRUE(report.all_passed()) << lds::format_report(report);
+  const lds::ConformanceCheck* cordon = report.find("rank_honors_cordon");
+  ASSERT_NE(cordon, nullptr);
+  EXPECT_FALSE(cordon->skipped);
+  EXPECT_EQ(cordon->detail,
+            "the plugin does not declare LDS_CAP_HONORS_CORDON, so it may rank cordoned "
+            "directories.");
+  EXPECT_NE(lds::format_report(report).find(
+                "PASS  rank_honors_cordon: the plugin does not declare LDS_CAP_HONORS_CORDON"),
+            std::string::npos);
+  // Its placed exists and was called: a plain pass.
+  EXPECT_EQ(report.find("placed")->detail, "");
+  EXPECT_EQ(report.find("rank_purpose_keeps_state")->detail, "");
+}
+
+// Two new instances that place differently choose by something the checker cannot hold still, so
+// the purposes are not blamed for it.
+TEST(ConformanceChecker, DoesNotBlameThePurposesForAnswersThatVaryOnTheirOwn) {
+  const lds::ConformanceReport report = lds::run_conformance(faulty_plugin("not_deterministic"));
+  const lds::ConformanceCheck* check = report.find("rank_purpose_keeps_state");
+  ASSERT_NE(check, nullptr);
+  EXPECT_TRUE(check->passed);
+  EXPECT_TRUE(check->skipped);
+  EXPECT_TRUE(check->detail.starts_with(
+      "the plugin's placements vary on their own: two new instances answered LDS_RANK_PLACE call "
+      "1 of 12, on candidate set 4 (5 directories), with order ["))
+      << check->detail;
+  EXPECT_TRUE(
+      check->detail.ends_with(", so whether the other purposes change them cannot be told."))
+      << check->detail;
 }
 
 TEST(ConformanceChecker, SkipsEverythingAfterTheEntryPointIsMissing) {
@@ -134,7 +305,7 @@ TEST(ConformanceChecker, NamesTheFieldToSetAndSkipsWhatAMissingAbiMajorPrevents)
 
   const std::string text = lds::format_report(report);
   EXPECT_NE(text.find("Conformance of " + faulty_plugin("no_abi_major").string() +
-                      ": 5 passed, 1 failed, 12 skipped\n"),
+                      ": 5 passed, 1 failed, 16 skipped\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("FAIL  descriptor_fields: liblds_fault_no_abi_major.so: descriptor "
@@ -156,7 +327,7 @@ TEST(ConformanceChecker, NamesTheFieldToSetAndSkipsWhatAMissingAbiMajorPrevents)
   }
   EXPECT_EQ(fail_lines, 1u) << text;
   // The descriptor was read, so the report says what it declares, even when that is wrong.
-  EXPECT_NE(text.find("ABI: the plugin was built for 0.1, and tested by a host of ABI 1.1\n"),
+  EXPECT_NE(text.find("ABI: the plugin was built for 0.2, and tested by a host of ABI 1.2\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("Result: FAIL\n"), std::string::npos) << text;
@@ -230,13 +401,13 @@ TEST(ConformanceChecker, FormatsOneLinePerCheckAndAResult) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("Conformance of " + faulty_plugin("no_entry_point").string() +
-                      ": 2 passed, 1 failed, 15 skipped\n"),
+                      ": 2 passed, 1 failed, 19 skipped\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("Result: FAIL\n"), std::string::npos) << text;
   // Without an entry point there is no descriptor to say which ABI the plugin was built for.
   EXPECT_NE(text.find("ABI: the plugin was built for an unknown version, and tested by a host of "
-                      "ABI 1.1\n"),
+                      "ABI 1.2\n"),
             std::string::npos)
       << text;
   EXPECT_EQ(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')),

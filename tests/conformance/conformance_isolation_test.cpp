@@ -106,6 +106,16 @@ INSTANTIATE_TEST_SUITE_P(
                      "wrote past the end of its error buffer (error_cap 8) during this check"},
         ProcessFault{"hangs_in_rank", "rank_empty_no_eligible_dir",
                      "the check did not return within 2 s, so the checking process was killed",
+                     true},
+        // ABI 1.2's checks are each one step of the child's report too.
+        ProcessFault{"crashes_in_placed", "placed",
+                     "the checking process was killed by signal " + std::to_string(SIGSEGV) +
+                         " (Segmentation fault) during this check"},
+        ProcessFault{"crashes_on_move", "rank_scores",
+                     "the checking process was killed by signal " + std::to_string(SIGSEGV) +
+                         " (Segmentation fault) during this check"},
+        ProcessFault{"hangs_on_reserved_purpose", "rank_purpose_keeps_state",
+                     "the check did not return within 2 s, so the checking process was killed",
                      true}),
     [](const testing::TestParamInfo<ProcessFault>& p) { return p.param.kind; });
 
@@ -152,6 +162,34 @@ INSTANTIATE_TEST_SUITE_P(Plugins, SameReportAsInProcess,
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }
                            return label;
+                         });
+
+// A pass with a note (no LDS_CAP_HONORS_CORDON) and a check that does not apply to an older host
+// cross the pipe as they are: the same verdicts, details and result as in-process.
+class SameReportOnEachHost : public testing::TestWithParam<uint32_t> {};
+
+TEST_P(SameReportOnEachHost, KeepsNotesAndChecksThatDoNotApply) {
+  lds::ConformanceOptions options;
+  options.host_abi_minor = GetParam();
+  const fs::path file = faulty_plugin("none");
+  const lds::ConformanceReport isolated =
+      lds::run_conformance_isolated(file, kGenerousTimeout, options);
+  expect_no_children();
+  const lds::ConformanceReport in_process = lds::run_conformance(file, options, nullptr);
+  ASSERT_EQ(isolated.checks.size(), in_process.checks.size());
+  for (size_t i = 0; i < isolated.checks.size(); ++i) {
+    EXPECT_EQ(isolated.checks[i].passed, in_process.checks[i].passed) << isolated.checks[i].name;
+    EXPECT_EQ(isolated.checks[i].skipped, in_process.checks[i].skipped) << isolated.checks[i].name;
+    EXPECT_EQ(isolated.checks[i].detail, in_process.checks[i].detail) << isolated.checks[i].name;
+  }
+  EXPECT_TRUE(isolated.all_passed()) << lds::format_report(isolated);
+  EXPECT_EQ(isolated.host_abi, "1." + std::to_string(GetParam()));
+  EXPECT_EQ(lds::format_report(isolated), lds::format_report(in_process));
+}
+
+INSTANTIATE_TEST_SUITE_P(Hosts, SameReportOnEachHost, testing::Values(0u, 1u, 2u),
+                         [](const testing::TestParamInfo<uint32_t>& p) {
+                           return "abi_1_" + std::to_string(p.param);
                          });
 
 TEST(IsolatedConformance, KeepsNewlinesAndBackslashesInDetails) {
@@ -218,7 +256,7 @@ TEST(CheckPluginCommand, RefusesAPluginThatExitsInCreate) {
                          "create_without_options.\n"),
             std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find(": 5 passed, 1 failed, 12 skipped\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(": 5 passed, 1 failed, 16 skipped\n"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("Result: FAIL\n"), std::string::npos) << run.out;
   expect_no_children();
 }
@@ -234,7 +272,7 @@ TEST(CheckPluginCommand, NamesThePluginsAbiAfterItCrashes) {
                          std::to_string(SIGSEGV) + " (Segmentation fault) during this check.\n"),
             std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("ABI: the plugin was built for 1.1, and tested by a host of ABI 1.1\n"),
+  EXPECT_NE(run.out.find("ABI: the plugin was built for 1.2, and tested by a host of ABI 1.2\n"),
             std::string::npos)
       << run.out;
   EXPECT_EQ(run.out.find("an unknown version"), std::string::npos) << run.out;
@@ -287,10 +325,42 @@ TEST(CheckPluginCommand, OptionsAreGivenToCreate) {
       << two.out;
 }
 
-TEST(CheckPluginCommand, HelpMentionsTheTimeout) {
+TEST(CheckPluginCommand, HelpMentionsTheTimeoutAndTheHostAbis) {
   const HostRun run = run_host("check-plugin --help");
   EXPECT_EQ(run.exit_code, 0) << run.out;
   EXPECT_NE(run.out.find("--timeout"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("1.2 (this host's), 1.1 or 1.0"), std::string::npos) << run.out;
+}
+
+// --host-abi plays a host of each minor of ABI 1, this build's by default; the checks that do not
+// apply to an older host are skipped and the plugin still passes.
+TEST(CheckPluginCommand, PlaysAHostOfEachMinor) {
+  const HostRun plain = run_host("check-plugin " + quoted(faulty_plugin("none")));
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  EXPECT_NE(plain.out.find("tested by a host of ABI 1.2\n"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find(": 22 passed, 0 failed, 0 skipped\n"), std::string::npos) << plain.out;
+  for (const std::string abi : {"1.2", "1.1", "1.0"}) {
+    const HostRun run =
+        run_host("check-plugin --host-abi " + abi + " " + quoted(faulty_plugin("none")));
+    EXPECT_EQ(run.exit_code, 0) << run.out;
+    EXPECT_NE(run.out.find("tested by a host of ABI " + abi + "\n"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("Result: PASS\n"), std::string::npos) << run.out;
+    if (abi != "1.2") {
+      EXPECT_NE(run.out.find("SKIP  rank_scores: a host of ABI " + abi + " passes no scores.\n"),
+                std::string::npos)
+          << run.out;
+    }
+  }
+  // The 1.1 host finds what only it can: purpose read where that host left its padding.
+  const HostRun poisoned =
+      run_host("check-plugin --host-abi 1.1 " + quoted(faulty_plugin("trusts_purpose")));
+  EXPECT_EQ(poisoned.exit_code, 1) << poisoned.out;
+  EXPECT_NE(poisoned.out.find("FAIL  rank_empty_no_eligible_dir: liblds_fault_trusts_purpose.so: "
+                              "rank returned status 4"),
+            std::string::npos)
+      << poisoned.out;
+  const HostRun unknown = run_host("check-plugin --host-abi 1.3 " + quoted(faulty_plugin("none")));
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.out;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// conformance_test.cpp: runs every conformance check on every strategy plugin this build makes.
+// conformance_test.cpp: runs every conformance check on every strategy plugin this build makes,
+// played by a host of each ABI minor (1.0, 1.1 and this build's 1.2).
 //
 // The plugins are every liblds_*.so in LDS_PLUGIN_DIR (the build's plugin folder) plus the plain-C
-// example plugin. Each (plugin, check) pair is one test case, so a failure names both.
+// example plugin. Each (plugin, host, check) is one test case, so a failure names all three.
 #include "conformance/conformance.h"
 
 #include <dlfcn.h>
@@ -15,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <lds/logdir_strategy.h>
@@ -60,11 +62,17 @@ std::string plugin_label(const fs::path& file) {
   return stem;
 }
 
-// One report per plugin, run on first use and shared by that plugin's test cases.
-const lds::ConformanceReport& report_for(const fs::path& file) {
-  static std::map<fs::path, lds::ConformanceReport> reports;
-  auto it = reports.find(file);
-  if (it == reports.end()) it = reports.emplace(file, lds::run_conformance(file)).first;
+// One report per plugin and host, run on first use and shared by its test cases.
+const lds::ConformanceReport& report_for(const fs::path& file,
+                                         uint32_t host_abi_minor = LDS_ABI_MINOR) {
+  static std::map<std::pair<fs::path, uint32_t>, lds::ConformanceReport> reports;
+  const auto key = std::make_pair(file, host_abi_minor);
+  auto it = reports.find(key);
+  if (it == reports.end()) {
+    lds::ConformanceOptions options;
+    options.host_abi_minor = host_abi_minor;
+    it = reports.emplace(key, lds::run_conformance(file, options, nullptr)).first;
+  }
   return it->second;
 }
 
@@ -85,31 +93,45 @@ TEST(PluginDiscovery, FindsEveryPluginOfThisBuild) {
 
 struct CheckCase {
   fs::path file;
+  uint32_t host_abi_minor;
   std::string check;
 };
 
-void PrintTo(const CheckCase& c, std::ostream* out) { *out << c.file << " " << c.check; }
+void PrintTo(const CheckCase& c, std::ostream* out) {
+  *out << c.file << " on a host of ABI 1." << c.host_abi_minor << " " << c.check;
+}
 
 std::vector<CheckCase> all_check_cases() {
   std::vector<CheckCase> cases;
   for (const fs::path& file : all_plugins()) {
-    for (const std::string& check : lds::conformance_check_names()) cases.push_back({file, check});
+    for (uint32_t minor = 0; minor <= LDS_ABI_MINOR; ++minor) {
+      for (const std::string& check : lds::conformance_check_names()) {
+        cases.push_back({file, minor, check});
+      }
+    }
   }
   return cases;
 }
 
 class PluginConformance : public testing::TestWithParam<CheckCase> {};
 
+// Passed, or does not apply to that host (which keeps the plugin's result a pass).
 TEST_P(PluginConformance, Passes) {
-  const lds::ConformanceReport& report = report_for(GetParam().file);
+  const lds::ConformanceReport& report = report_for(GetParam().file, GetParam().host_abi_minor);
+  EXPECT_EQ(report.host_abi, "1." + std::to_string(GetParam().host_abi_minor));
   const lds::ConformanceCheck* check = report.find(GetParam().check);
   ASSERT_NE(check, nullptr) << "the report of " << report.file << " lacks " << GetParam().check;
   EXPECT_TRUE(check->passed) << check->name << ": " << check->detail;
 }
 
+// "size_rank_scores" on this build's host, "size_on_1_0_rank_scores" on an older one.
 INSTANTIATE_TEST_SUITE_P(Plugins, PluginConformance, testing::ValuesIn(all_check_cases()),
                          [](const testing::TestParamInfo<CheckCase>& p) {
-                           return plugin_label(p.param.file) + "_" + p.param.check;
+                           const std::string host =
+                               p.param.host_abi_minor == LDS_ABI_MINOR
+                                   ? ""
+                                   : "_on_1_" + std::to_string(p.param.host_abi_minor);
+                           return plugin_label(p.param.file) + host + "_" + p.param.check;
                          });
 
 class PluginReport : public testing::TestWithParam<fs::path> {};
