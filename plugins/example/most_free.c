@@ -131,6 +131,12 @@ static const lds_strategy most_free_strategy = {
     .create = most_free_create,
     .destroy = most_free_destroy,
     .rank = most_free_rank,
+#if LDS_ABI_MINOR >= 2
+    /* ABI 1.2: it learns nothing from placements and reports no scores. Guarded, so that the
+    ** same source still builds against the 1.0 and 1.1 headers. */
+    .placed = NULL,
+    .score_name = NULL,
+#endif
 };
 
 /* The one exported symbol: the descriptor for a host of the same ABI major, NULL otherwise. */
