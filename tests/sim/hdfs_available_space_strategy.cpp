@@ -15,7 +15,9 @@
 // The chosen volume ranks first; the other volumes that can hold block.bytes follow by available
 // space, most first, so a host that meets an I/O error still has somewhere to go.
 //
-// The random stream and the round-robin positions are shared state: rank takes a mutex.
+// The random stream and the round-robin positions are shared state: rank takes a mutex. Only a
+// placement (LDS_RANK_PLACE, or any call from a host older than ABI 1.2) moves them on; a dry run,
+// a preview or a balancer call answers from a copy, as a DataNode would have chosen then.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -85,13 +87,18 @@ constexpr Option<HdfsOptions> kOptions[] = {
     {"block.bytes", "134217728", byte_count_field<&HdfsOptions::block_bytes>},
 };
 
-struct HdfsStrategy {
-  explicit HdfsStrategy(const HdfsOptions& o) : options(o), random(o.seed) {}
-  const HdfsOptions options;
-  std::mutex mu;  // guards everything below
+// What a choice reads and moves on.
+struct HdfsState {
   JavaRandom random;
   // RoundRobinVolumeChoosingPolicy positions: balanced, high available, low available.
   size_t balanced_next = 0, high_next = 0, low_next = 0;
+};
+
+struct HdfsStrategy {
+  explicit HdfsStrategy(const HdfsOptions& o) : options(o), state{JavaRandom(o.seed)} {}
+  const HdfsOptions options;
+  std::mutex mu;  // guards state
+  HdfsState state;
 };
 
 struct Volume {
@@ -117,8 +124,7 @@ int64_t round_robin(const std::vector<Volume>& volumes, size_t& next, uint64_t b
 }
 
 // AvailableSpaceVolumeChoosingPolicy.chooseVolume; -1 when no volume can take a block.
-int64_t choose(HdfsStrategy& s, const std::vector<Volume>& all) {
-  const HdfsOptions& o = s.options;
+int64_t choose(const HdfsOptions& o, HdfsState& s, const std::vector<Volume>& all) {
   uint64_t least = UINT64_MAX, most = 0;
   for (const Volume& v : all) {
     least = std::min(least, v.available);
@@ -154,10 +160,12 @@ lds_status rank_volumes(HdfsStrategy& strategy, lds_rank_args& args) {
     const uint64_t usable = known ? d.usable_bytes : 0;
     volumes.push_back({i, usable > d.reserved_bytes ? usable - d.reserved_bytes : 0});
   }
+  const bool placing = !LDS_RANK_ARGS_HAVE_PURPOSE(&args) || args.purpose == LDS_RANK_PLACE;
   int64_t chosen;
   {
     std::lock_guard lock(strategy.mu);
-    chosen = choose(strategy, volumes);
+    HdfsState copy = strategy.state;
+    chosen = choose(strategy.options, placing ? strategy.state : copy, volumes);
   }
   const uint64_t block = strategy.options.block_bytes;
   if (chosen < 0) {
