@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,7 @@ struct RankJob {
   Candidates candidates;
   lds_request request{};
   std::vector<uint32_t> order;
+  std::vector<double> scores;
   RankOutcome outcome;
 };
 
@@ -180,7 +182,7 @@ JNIEXPORT jstring JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_load(
 
 JNIEXPORT jint JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_rank(
     JNIEnv* env, jclass, jstring topic, jint partition, jlong expected_bytes, jobjectArray paths,
-    jlongArray numbers, jintArray order, jlong timeout_ms) {
+    jlongArray numbers, jint purpose, jintArray order, jdoubleArray scores, jlong timeout_ms) {
   using namespace lds;
   using namespace lds::kafka;
   std::shared_ptr<const LoadedStrategy> strategy = bridge().slot.current();
@@ -188,9 +190,15 @@ JNIEXPORT jint JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_rank(
   auto job = std::make_shared<RankJob>();
   job->topic = utf(env, topic);
   if (!read_candidates(env, paths, numbers, job->candidates) ||
-      env->GetArrayLength(order) < static_cast<jsize>(job->candidates.dirs.size())) {
+      env->GetArrayLength(order) < static_cast<jsize>(job->candidates.dirs.size()) ||
+      (scores != nullptr &&
+       env->GetArrayLength(scores) < static_cast<jsize>(job->candidates.dirs.size()))) {
     logger("lds.placement")
         ->error("rank called with arrays of different lengths; using Kafka's order.");
+    return kFellBack;
+  }
+  if (purpose < static_cast<jint>(LDS_RANK_PLACE) || purpose > static_cast<jint>(LDS_RANK_MOVE)) {
+    logger("lds.placement")->error("rank called with purpose {}; using Kafka's order.", purpose);
     return kFellBack;
   }
   job->request =
@@ -200,10 +208,12 @@ JNIEXPORT jint JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_rank(
                   .expected_bytes = expected_bytes < 0 ? 0 : static_cast<uint64_t>(expected_bytes),
                   .expected_bytes_in_per_sec = 0};
   job->order.resize(job->candidates.dirs.size());
+  if (scores != nullptr) job->scores.resize(job->candidates.dirs.size());
   const auto timeout = std::chrono::milliseconds(timeout_ms);
-  const RankWorker::Outcome outcome =
-      bridge().worker.run(strategy->generation(), timeout, [job, strategy] {
-        job->outcome = bridge().slot.rank(strategy, job->request, job->candidates.dirs, job->order);
+  const RankWorker::Outcome outcome = bridge().worker.run(
+      strategy->generation(), timeout, [job, strategy, purpose = static_cast<uint32_t>(purpose)] {
+        job->outcome = bridge().slot.rank(strategy, job->request, job->candidates.dirs, job->order,
+                                          purpose, std::span<double>(job->scores));
       });
   if (outcome != RankWorker::Outcome::kReturned) {
     bridge().unanswered.fetch_add(1, std::memory_order_relaxed);
@@ -222,7 +232,17 @@ JNIEXPORT jint JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_rank(
   if (result.status != LDS_OK) return kNoEligibleDir;
   std::vector<jint> indices(job->order.begin(), job->order.begin() + result.order_len);
   env->SetIntArrayRegion(order, 0, static_cast<jsize>(indices.size()), indices.data());
+  if (scores != nullptr && !job->scores.empty()) {
+    env->SetDoubleArrayRegion(scores, 0, static_cast<jsize>(job->scores.size()),
+                              job->scores.data());
+  }
   return static_cast<jint>(result.order_len);
+}
+
+JNIEXPORT jstring JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_scoreName(JNIEnv* env,
+                                                                                 jclass) {
+  auto s = bridge().slot.current();
+  return lds::kafka::java(env, s ? s->score_name() : "");
 }
 
 JNIEXPORT jstring JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_strategyName(JNIEnv* env,

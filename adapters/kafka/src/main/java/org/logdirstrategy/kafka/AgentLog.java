@@ -22,6 +22,14 @@ final class AgentLog {
     return LoggerFactory.getLogger(NAME);
   }
 
+  static boolean debugEnabled() {
+    return logger().isDebugEnabled();
+  }
+
+  static void debug(String message) {
+    logger().debug(message);
+  }
+
   static void info(String message) {
     logger().info(message);
   }

@@ -3,7 +3,6 @@ package org.logdirstrategy.kafka;
 import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +28,30 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     TopicPartition partition;
     long expectedBytes;
     long generation; // 0: Kafka's own order applied
+    Figures figures; // what the rank of this creation read, or null when none ranked
+    double[] scores; // the strategy's score of each of figures' dirs, or null
+  }
+
+  /** The live dirs and what a rank reads of each, in StrategyBridge's layout. */
+  private static final class Figures {
+    final File[] live;
+    final String[] paths;
+    final long[] numbers;
+    final long expectedBytes; // the partition's expected size
+
+    Figures(File[] live, String[] paths, long[] numbers, long expectedBytes) {
+      this.live = live;
+      this.paths = paths;
+      this.numbers = numbers;
+      this.expectedBytes = expectedBytes;
+    }
+
+    int indexOf(String path) {
+      for (int i = 0; i < paths.length; i++) {
+        if (paths[i].equals(path)) return i;
+      }
+      return -1;
+    }
   }
 
   private static final LogDirectorySelector INSTANCE = new LogDirectorySelector();
@@ -68,6 +91,8 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     c.partition = partition instanceof TopicPartition ? (TopicPartition) partition : null;
     c.expectedBytes = 0;
     c.generation = 0;
+    c.figures = null;
+    c.scores = null;
   }
 
   public static void exitPartition(Object log) {
@@ -77,6 +102,8 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     } finally {
       c.partition = null;
       c.generation = 0;
+      c.figures = null;
+      c.scores = null;
     }
   }
 
@@ -163,10 +190,56 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
   // ---- one placement ----
 
   private static Object rank(Object logManager, LogManagerView v, Creation c) {
-    Collection<File> liveDirs = v.liveDirs(logManager);
-    File[] live = liveDirs.toArray(new File[0]);
+    File[] live = v.liveDirs(logManager).toArray(new File[0]);
+    if (live.length <= 1) return null;
+    Figures f = gather(logManager, v, live, c.partition.topic());
+    c.figures = f;
     int n = live.length;
-    if (n <= 1) return null;
+    int[] order = new int[n];
+    double[] scores = new double[n];
+    int len = StrategyBridge.rank(c.partition.topic(), c.partition.partition(), f.expectedBytes,
+        f.paths, f.numbers, StrategyBridge.RANK_PLACE, order, scores, applied.rankTimeoutMs);
+    if (len == StrategyBridge.NO_ELIGIBLE_DIR) {
+      LOCAL_FALLBACKS.incrementAndGet();
+      AgentLog.warn("Strategy " + StrategyBridge.strategyName() + " found no eligible log dir for "
+          + c.partition + "; using Kafka's own order.");
+      return null;
+    }
+    if (len < 0) return null; // FELL_BACK (the bridge logged and counted it) or NO_STRATEGY
+    long[] numbers = f.numbers;
+    List<File> out = new ArrayList<>(n);
+    boolean[] listed = new boolean[n];
+    for (int k = 0; k < len; k++) {
+      int i = order[k];
+      if ((numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS] & StrategyBridge.DIR_CORDONED) != 0
+          || listed[i]) {
+        continue; // cordons hold whatever the plugin declares
+      }
+      listed[i] = true;
+      out.add(f.live[i]);
+    }
+    if (out.isEmpty()) return null; // every dir cordoned: Kafka's rule picks one
+    // Dirs the strategy left out come last, in log.dirs order, so that a creation the ranked dirs
+    // all refuse still finds a disk: the agent never fails createLog by itself.
+    for (int i = 0; i < n; i++) {
+      if (!listed[i]
+          && (numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS] & StrategyBridge.DIR_CORDONED) == 0) {
+        out.add(f.live[i]);
+      }
+    }
+    c.expectedBytes = f.expectedBytes;
+    c.scores = scores;
+    c.generation = StrategyBridge.generation();
+    return v.toKafkaList(out);
+  }
+
+  /**
+   * What a strategy is told of each live dir: space, cordon, append rate, its partitions and the
+   * topic's (over allLogs(), current and future replicas), and bytes reserved; and the expected
+   * size of a partition of `topic`, the mean of its logs here.
+   */
+  private static Figures gather(Object logManager, LogManagerView v, File[] live, String topic) {
+    int n = live.length;
     RATES.follow(logManager, v);
     Set<String> cordoned = v.cordoned(logManager);
     String[] paths = new String[n];
@@ -183,7 +256,6 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
       numbers[i * StrategyBridge.FIELDS + StrategyBridge.RATE] = Math.max(rate, 0);
       numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS] = flags;
     }
-    String topic = c.partition.topic();
     long topicBytes = 0;
     long topicLogs = 0;
     for (UnifiedLog log : v.logs(logManager)) {
@@ -198,39 +270,7 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     }
     RESERVATIONS.addTo(paths, numbers);
     long expected = topicLogs > 0 ? topicBytes / topicLogs : RATES.meanLogBytes();
-    int[] order = new int[n];
-    int len = StrategyBridge.rank(topic, c.partition.partition(), expected, paths, numbers, order,
-        applied.rankTimeoutMs);
-    if (len == StrategyBridge.NO_ELIGIBLE_DIR) {
-      LOCAL_FALLBACKS.incrementAndGet();
-      AgentLog.warn("Strategy " + StrategyBridge.strategyName() + " found no eligible log dir for "
-          + c.partition + "; using Kafka's own order.");
-      return null;
-    }
-    if (len < 0) return null; // FELL_BACK (the bridge logged and counted it) or NO_STRATEGY
-    List<File> out = new ArrayList<>(n);
-    boolean[] listed = new boolean[n];
-    for (int k = 0; k < len; k++) {
-      int i = order[k];
-      if ((numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS] & StrategyBridge.DIR_CORDONED) != 0
-          || listed[i]) {
-        continue; // cordons hold whatever the plugin declares
-      }
-      listed[i] = true;
-      out.add(live[i]);
-    }
-    if (out.isEmpty()) return null; // every dir cordoned: Kafka's rule picks one
-    // Dirs the strategy left out come last, in log.dirs order, so that a creation the ranked dirs
-    // all refuse still finds a disk: the agent never fails createLog by itself.
-    for (int i = 0; i < n; i++) {
-      if (!listed[i]
-          && (numbers[i * StrategyBridge.FIELDS + StrategyBridge.FLAGS] & StrategyBridge.DIR_CORDONED) == 0) {
-        out.add(live[i]);
-      }
-    }
-    c.expectedBytes = expected;
-    c.generation = StrategyBridge.generation();
-    return v.toKafkaList(out);
+    return new Figures(live, paths, numbers, expected);
   }
 
   private static void fillSpace(File dir, long[] numbers, int i) {
@@ -250,6 +290,22 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     lastPlacement = c.partition + " -> " + log.parentDir() + " (strategy "
         + StrategyBridge.strategyName() + ", generation " + c.generation + ")";
     AgentLog.info("Placed " + lastPlacement + ".");
+    if (AgentLog.debugEnabled()) logScores(c, log);
+  }
+
+  /** At DEBUG, the score the strategy gave each dir, when it gave any. */
+  private static void logScores(Creation c, UnifiedLog log) {
+    if (c.scores == null || c.figures == null) return;
+    StringBuilder line = new StringBuilder();
+    boolean any = false;
+    for (int i = 0; i < c.scores.length; i++) {
+      any |= !Double.isNaN(c.scores[i]);
+      line.append(i == 0 ? "" : ", ").append(c.figures.paths[i]).append(' ').append(c.scores[i]);
+    }
+    if (!any) return;
+    AgentLog.debug("Scores of " + c.partition + " by strategy " + StrategyBridge.strategyName()
+        + " (" + StrategyBridge.scoreName() + "): " + line + "; created in " + log.parentDir()
+        + ".");
   }
 
   private static synchronized LogManagerView kafka43View(Object logManager)

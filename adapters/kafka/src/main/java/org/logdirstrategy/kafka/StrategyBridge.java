@@ -22,6 +22,12 @@ final class StrategyBridge {
   static final long DIR_SPACE_UNKNOWN = 0x2L;
   static final long DIR_RATE_UNKNOWN = 0x4L;
 
+  /**
+   * lds_rank_args.purpose of a placement's rank (LDS_RANK_PLACE in the ABI header): every rank the
+   * agent asks for. The bridge takes the header's other purposes too.
+   */
+  static final int RANK_PLACE = 0;
+
   /** {@link #rank}: the plugin failed, answered badly or timed out; Kafka's order applies. */
   static final int FELL_BACK = -1;
   /** {@link #rank}: no strategy is loaded. */
@@ -41,12 +47,18 @@ final class StrategyBridge {
       String[] paths, long[] numbers);
 
   /**
-   * Ranks {@code paths} (log.dirs order) for one partition with the active strategy, writing
-   * indices into {@code order}. Returns how many were written, or FELL_BACK, NO_STRATEGY or
-   * NO_ELIGIBLE_DIR. A call that takes longer than {@code timeoutMs} falls back.
+   * Ranks {@code paths} (log.dirs order) for one partition with the active strategy, telling it
+   * why ({@code purpose}, an LDS_RANK_* value), writing indices into {@code order}. Returns how many
+   * were written, or FELL_BACK, NO_STRATEGY or NO_ELIGIBLE_DIR. A call that takes longer than
+   * {@code timeoutMs} falls back. {@code scores}, when not null, receives with a ranking each
+   * dir's score in the order of {@code paths} (NaN where the plugin gave none; see {@link
+   * #scoreName}).
    */
   static native int rank(String topic, int partition, long expectedBytes, String[] paths,
-      long[] numbers, int[] order, long timeoutMs);
+      long[] numbers, int purpose, int[] order, double[] scores, long timeoutMs);
+
+  /** What the active strategy's scores are ("projected fill"), or "" when it gives none. */
+  static native String scoreName();
 
   /** Active strategy: name, version, generation (0 when none). */
   static native String strategyName();

@@ -59,6 +59,8 @@ public class RankPartsBenchmark {
   private static final int TOPIC_PARTITIONS = 4;
   private static final int FLAGS = 5;
   private static final long DIR_RATE_UNKNOWN = 0x4L;
+  // StrategyBridge.RANK_PLACE: the rank of a placement, as the advice asks it.
+  private static final int RANK_PLACE = 0;
 
   @Param({"size"})
   public String strategy;
@@ -87,6 +89,7 @@ public class RankPartsBenchmark {
   private String[] paths;
   private long[] numbers;
   private int[] order;
+  private double[] scores;
 
   @Setup(Level.Trial)
   public void setUp(BenchmarkParams params) throws Throwable {
@@ -105,7 +108,7 @@ public class RankPartsBenchmark {
     Class<?> bridge = Class.forName("org.logdirstrategy.kafka.StrategyBridge", true,
         ClassLoader.getSystemClassLoader());
     Method rank = bridge.getDeclaredMethod("rank", String.class, int.class, long.class,
-        String[].class, long[].class, int[].class, long.class);
+        String[].class, long[].class, int.class, int[].class, double[].class, long.class);
     rank.setAccessible(true);
     bridgeRank = MethodHandles.lookup().unreflect(rank);
     Collection<File> live = logManager.liveLogDirs();
@@ -116,6 +119,7 @@ public class RankPartsBenchmark {
     countInto(numbers);
     for (int k = 0; k < paths.length; k++) numbers[k * FIELDS + FLAGS] |= DIR_RATE_UNKNOWN;
     order = new int[paths.length];
+    scores = new double[paths.length];
     int ranked = bridgeRank();
     if (ranked != paths.length) {
       throw new IllegalStateException("StrategyBridge.rank returned " + ranked + " for "
@@ -172,7 +176,8 @@ public class RankPartsBenchmark {
 
   @Benchmark
   public int bridgeRank() throws Throwable {
-    return (int) bridgeRank.invokeExact(topic, partition, 0L, paths, numbers, order, 1000L);
+    return (int) bridgeRank.invokeExact(topic, partition, 0L, paths, numbers, RANK_PLACE, order,
+        scores, 1000L);
   }
 
   /** rank()'s walk over the logs, into numbers[k * FIELDS + PARTITIONS / TOPIC_PARTITIONS]. */
