@@ -1,4 +1,4 @@
-// rank_worker.cpp: one worker thread for rank calls, replaced when a call outlives its timeout.
+// rank_worker.cpp: one worker thread for plugin calls, replaced when a call outlives its timeout.
 #include "rank_worker.h"
 
 #include <thread>

@@ -1,12 +1,13 @@
-// rank_worker.h: rank calls on a thread of their own, waited for no longer than a timeout.
+// rank_worker.h: a plugin's rank and placed calls on a thread of their own, waited for no longer
+// than a timeout.
 //
-// Kafka creates logs one at a time under its log creation lock, so a plugin hung in rank would
-// stop every partition creation of the broker. Each call runs on the worker thread instead; the
-// caller waits at most its timeout and then falls back to Kafka's own order. One thread serves
-// every call (a thread per call would cost more than the ranking), and a worker given up on is
-// replaced, but only once: while a call of the same strategy generation is still stuck, later
-// calls are not started at all, so a plugin that hangs on every call costs one thread, not one
-// per placement.
+// Kafka creates logs one at a time under its log creation lock, so a plugin hung in rank or in
+// placed would stop every partition creation of the broker. Each call runs on the worker thread
+// instead; the caller waits at most its timeout and then goes on without the answer (a rank falls
+// back to Kafka's own order). One thread serves every call (a thread per call would cost more than
+// the ranking), and a worker given up on is replaced, but only once: while a call of the same
+// strategy generation is still stuck, later calls are not started at all, so a plugin that hangs
+// on every call costs one thread, not one per placement.
 #pragma once
 
 #include <chrono>

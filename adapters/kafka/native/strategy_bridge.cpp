@@ -26,7 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The longs per directory of StrategyBridge.rank's `numbers`, in StrategyBridge's order.
+// The longs per directory of StrategyBridge.rank's and placed's `numbers`, in StrategyBridge's
+// order.
 enum Field : int {
   kTotal,
   kUsable,
@@ -37,16 +38,18 @@ enum Field : int {
   kRate,
   kFields
 };
-constexpr jint kFellBack = -1;
+constexpr jint kTold = 0;       // placed: the strategy's placed returned
+constexpr jint kFellBack = -1;  // rank: Kafka's order applies; placed: the call was given up on
 constexpr jint kNoStrategy = -2;
 constexpr jint kNoEligibleDir = -3;
+constexpr jint kNotTaken = -4;  // placed: the active strategy has no placed (ABI 1.0 or 1.1)
 
 // The process's one slot and worker. Never destroyed: at JVM exit a rank call may still be inside
 // a plugin, and unloading its library underneath it would crash the exit.
 struct Bridge {
   StrategySlot slot;
   RankWorker worker;
-  std::atomic<uint64_t> unanswered{0};  // rank calls given up on or never started
+  std::atomic<uint64_t> unanswered{0};  // rank and placed calls given up on or never started
 };
 Bridge& bridge() {
   static Bridge* const instance = new Bridge();
@@ -70,6 +73,23 @@ struct Candidates {
   std::vector<lds_dir> dirs;
 };
 
+// One directory from its path and its kFields longs.
+lds_dir dir_from(const jlong* v, const char* path) {
+  auto u64 = [](jlong x) { return x < 0 ? uint64_t{0} : static_cast<uint64_t>(x); };
+  auto u32 = [](jlong x) {
+    return x < 0 ? 0u : x > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(x);
+  };
+  return lds_dir{.struct_size = sizeof(lds_dir),
+                 .flags = u32(v[kFlags]),
+                 .path = path,
+                 .total_bytes = u64(v[kTotal]),
+                 .usable_bytes = u64(v[kUsable]),
+                 .reserved_bytes = u64(v[kReserved]),
+                 .partition_count = u32(v[kPartitions]),
+                 .topic_partition_count = u32(v[kTopicPartitions]),
+                 .bytes_in_per_sec = u64(v[kRate])};
+}
+
 // Reads paths[i] and numbers[i * kFields ...] into lds_dir entries; false when the arrays disagree.
 bool read_candidates(JNIEnv* env, jobjectArray paths, jlongArray numbers, Candidates& out) {
   const jsize n = paths == nullptr ? 0 : env->GetArrayLength(paths);
@@ -84,22 +104,18 @@ bool read_candidates(JNIEnv* env, jobjectArray paths, jlongArray numbers, Candid
   if (n > 0) env->GetLongArrayRegion(numbers, 0, n * kFields, values.data());
   out.dirs.resize(static_cast<size_t>(n));
   for (size_t i = 0; i < out.dirs.size(); ++i) {
-    const jlong* v = values.data() + i * kFields;
-    auto u64 = [](jlong x) { return x < 0 ? uint64_t{0} : static_cast<uint64_t>(x); };
-    auto u32 = [](jlong x) {
-      return x < 0 ? 0u : x > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(x);
-    };
-    out.dirs[i] = lds_dir{.struct_size = sizeof(lds_dir),
-                          .flags = u32(v[kFlags]),
-                          .path = out.paths[i].c_str(),
-                          .total_bytes = u64(v[kTotal]),
-                          .usable_bytes = u64(v[kUsable]),
-                          .reserved_bytes = u64(v[kReserved]),
-                          .partition_count = u32(v[kPartitions]),
-                          .topic_partition_count = u32(v[kTopicPartitions]),
-                          .bytes_in_per_sec = u64(v[kRate])};
+    out.dirs[i] = dir_from(values.data() + i * kFields, out.paths[i].c_str());
   }
   return true;
+}
+
+lds_request request_for(const std::string& topic, jint partition, jlong expected_bytes) {
+  return lds_request{
+      .struct_size = sizeof(lds_request),
+      .partition = partition,
+      .topic = topic.c_str(),
+      .expected_bytes = expected_bytes < 0 ? 0 : static_cast<uint64_t>(expected_bytes),
+      .expected_bytes_in_per_sec = 0};
 }
 
 // One rank call's inputs and results, owned jointly by the caller and the worker so that a call
@@ -111,6 +127,14 @@ struct RankJob {
   std::vector<uint32_t> order;
   std::vector<double> scores;
   RankOutcome outcome;
+};
+
+// One placed call's inputs, shared with the worker in the same way.
+struct PlacedJob {
+  std::string topic;
+  std::string path;
+  lds_request request{};
+  lds_dir dir{};
 };
 
 }  // namespace
@@ -201,12 +225,7 @@ JNIEXPORT jint JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_rank(
     logger("lds.placement")->error("rank called with purpose {}; using Kafka's order.", purpose);
     return kFellBack;
   }
-  job->request =
-      lds_request{.struct_size = sizeof(lds_request),
-                  .partition = partition,
-                  .topic = job->topic.c_str(),
-                  .expected_bytes = expected_bytes < 0 ? 0 : static_cast<uint64_t>(expected_bytes),
-                  .expected_bytes_in_per_sec = 0};
+  job->request = request_for(job->topic, partition, expected_bytes);
   job->order.resize(job->candidates.dirs.size());
   if (scores != nullptr) job->scores.resize(job->candidates.dirs.size());
   const auto timeout = std::chrono::milliseconds(timeout_ms);
@@ -223,7 +242,7 @@ JNIEXPORT jint JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_rank(
                strategy->name(), strategy->generation(),
                outcome == RankWorker::Outcome::kTimedOut
                    ? "did not answer within " + std::to_string(timeout_ms) + " ms"
-                   : "is still inside an earlier rank call",
+                   : "is still inside an earlier call",
                job->topic, partition);
     return kFellBack;
   }
@@ -237,6 +256,59 @@ JNIEXPORT jint JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_rank(
                               job->scores.data());
   }
   return static_cast<jint>(result.order_len);
+}
+
+JNIEXPORT jint JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_placed(
+    JNIEnv* env, jclass, jstring topic, jint partition, jlong expected_bytes, jstring path,
+    jlongArray numbers, jlong timeout_ms) {
+  using namespace lds;
+  using namespace lds::kafka;
+  std::shared_ptr<const LoadedStrategy> strategy = bridge().slot.current();
+  if (!strategy) return kNoStrategy;
+  if (!strategy->has_placed()) return kNotTaken;
+  auto job = std::make_shared<PlacedJob>();
+  job->topic = utf(env, topic);
+  job->path = utf(env, path);
+  if (numbers == nullptr || env->GetArrayLength(numbers) != kFields) {
+    logger("lds.placement")
+        ->error(
+            "placed called for {}-{} without one directory's figures; the strategy is not "
+            "told where it went.",
+            job->topic, partition);
+    return kFellBack;
+  }
+  jlong values[kFields];
+  env->GetLongArrayRegion(numbers, 0, kFields, values);
+  job->dir = dir_from(values, job->path.c_str());
+  job->request = request_for(job->topic, partition, expected_bytes);
+  const RankWorker::Outcome outcome =
+      bridge().worker.run(strategy->generation(), std::chrono::milliseconds(timeout_ms),
+                          [job, strategy] { strategy->placed(job->request, job->dir); });
+  if (outcome != RankWorker::Outcome::kReturned) {
+    bridge().unanswered.fetch_add(1, std::memory_order_relaxed);
+    if (outcome == RankWorker::Outcome::kTimedOut) {
+      logger("lds.placement")
+          ->warn(
+              "Strategy {} (generation {}) did not return from placed within {} ms for {}-{} "
+              "in {}; the log stays where Kafka created it.",
+              strategy->name(), strategy->generation(), timeout_ms, job->topic, partition,
+              job->path);
+    } else {
+      logger("lds.placement")
+          ->warn(
+              "Strategy {} (generation {}) is still inside an earlier call; it is not told "
+              "that {}-{} was created in {}.",
+              strategy->name(), strategy->generation(), job->topic, partition, job->path);
+    }
+    return kFellBack;
+  }
+  return kTold;
+}
+
+JNIEXPORT jboolean JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_takesPlaced(JNIEnv*,
+                                                                                    jclass) {
+  auto s = bridge().slot.current();
+  return s && s->has_placed() ? JNI_TRUE : JNI_FALSE;
 }
 
 JNIEXPORT jstring JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_scoreName(JNIEnv* env,

@@ -285,7 +285,7 @@ class KafkaAgentOn44Test(unittest.TestCase):
         for broker in self.cluster.broker_ids():
             log = self.cluster.server_log(broker)
             self.assertIn("did not answer within 500 ms", log)
-            self.assertIn("is still inside an earlier rank call", log)
+            self.assertIn("is still inside an earlier call", log)
             self.assertEqual(self.agent.placements(broker, "hang"), [])
         # A strategy that fails to load keeps the one before it, with an ERROR naming the file.
         self.agent.alter_broker_config(None, add={"log.directory.select.strategy": "bad_create_fails"})

@@ -11,10 +11,12 @@ import net.bytebuddy.pool.TypePool;
 /**
  * Where this Kafka decides a new log's dir, found in the class files before any of them loads:
  * Kafka 4.4's Java LogManager (nextLogDirs called from createLog), or Kafka 4.3's Scala one
- * (nextLogDirs called from getOrCreateLog). Null when neither has the shape the agent advises.
+ * (nextLogDirs called from getOrCreateLog), and the UnifiedLog.create both call to make the new
+ * log. Null when Kafka does not have the shape the agent advises.
  */
 final class KafkaHook {
   static final String TOPIC_PARTITION = "org.apache.kafka.common.TopicPartition";
+  static final String UNIFIED_LOG = "org.apache.kafka.storage.internals.log.UnifiedLog";
 
   final String logManagerClass;
   final String contextMethod; // the method that calls nextLogDirs, with the partition first
@@ -41,10 +43,20 @@ final class KafkaHook {
 
   private boolean presentIn(TypePool pool, String returnType) {
     TypePool.Resolution resolution = pool.describe(logManagerClass);
-    if (!resolution.isResolved()) return false;
+    TypePool.Resolution log = pool.describe(UNIFIED_LOG);
+    if (!resolution.isResolved() || !log.isResolved()) return false;
     TypeDescription type = resolution.resolve();
     return !type.getDeclaredMethods().filter(nextLogDirs(returnType)).isEmpty()
-        && !type.getDeclaredMethods().filter(contextMatcher).isEmpty();
+        && !type.getDeclaredMethods().filter(contextMatcher).isEmpty()
+        && !log.resolve().getDeclaredMethods().filter(logCreation()).isEmpty();
+  }
+
+  /** UnifiedLog.create(File dir, ...): the static factory of a log, new or opened from disk. */
+  static ElementMatcher.Junction<MethodDescription> logCreation() {
+    return ElementMatchers.<MethodDescription>named("create")
+        .and(ElementMatchers.isStatic())
+        .and(ElementMatchers.takesArgument(0, ElementMatchers.named("java.io.File")))
+        .and(ElementMatchers.returns(ElementMatchers.named(UNIFIED_LOG)));
   }
 
   static ElementMatcher.Junction<MethodDescription> nextLogDirs(String returnType) {

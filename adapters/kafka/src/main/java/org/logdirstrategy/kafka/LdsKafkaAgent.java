@@ -40,8 +40,8 @@ public final class LdsKafkaAgent {
     if (hook == null) {
       AgentLog.error("lds-kafka-agent: Kafka " + KafkaHook.kafkaVersion(loader)
           + " has no LogManager.nextLogDirs() called from createLog or getOrCreateLog (looked in "
-          + Kafka44LogManager.CLASS + " and " + Kafka43LogManager.CLASS
-          + "); Kafka keeps its own placement rule.");
+          + Kafka44LogManager.CLASS + " and " + Kafka43LogManager.CLASS + ", beside "
+          + KafkaHook.UNIFIED_LOG + ".create); Kafka keeps its own placement rule.");
       return;
     }
     Map<String, String> options = parse(arguments);
@@ -69,6 +69,9 @@ public final class LdsKafkaAgent {
             .visit(Advice.to(SelectionAdvice.NextLogDirs.class)
                 .on(ElementMatchers.named("nextLogDirs").and(ElementMatchers.takesArguments(0))))
             .visit(Advice.to(SelectionAdvice.PartitionContext.class).on(hook.contextMatcher)))
+        .type(ElementMatchers.named(KafkaHook.UNIFIED_LOG))
+        .transform((builder, type, classLoader, module, domain) -> builder
+            .visit(Advice.to(SelectionAdvice.LogCreated.class).on(KafkaHook.logCreation())))
         .type(ElementMatchers.named("kafka.server.DynamicBrokerConfig"))
         .transform((builder, type, classLoader, module, domain) -> builder
             .visit(Advice.to(SelectionAdvice.DynamicConfig.class)
@@ -76,7 +79,8 @@ public final class LdsKafkaAgent {
                     0, ElementMatchers.named("kafka.server.KafkaBroker"))))))
         .installOn(instrumentation);
     AgentLog.info("lds-kafka-agent: Kafka " + KafkaHook.kafkaVersion(loader) + ", advising "
-        + hook.logManagerClass + ".nextLogDirs() within " + hook.contextMethod + ".");
+        + hook.logManagerClass + ".nextLogDirs() within " + hook.contextMethod
+        + ", and UnifiedLog.create.");
   }
 
   private static Map<String, String> parse(String arguments) {

@@ -19,6 +19,12 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  * getOrCreateLog (4.3) brackets it with {@link #enterPartition} and {@link #exitPartition}, which
  * supply the partition nextLogDirs does not take. Anything that goes wrong here returns null, and
  * Kafka's own method then runs: the agent never fails a log creation by itself.
+ *
+ * <p>Once Kafka has created a log (UnifiedLog.create returned inside that bracket, {@link
+ * #logCreated}, and the method returned it), the strategy is told where it went through its
+ * placed, whichever decided the dir: the strategy, Kafka's own order after a fallback, or a dir
+ * named by AlterReplicaLogDirs or the controller. Not for a log getOrCreateLog found open, not for
+ * the future log of a move, not when the creation threw.
  */
 public final class LogDirectorySelector implements LogDirectorySelectorMBean {
   public static final String MBEAN_NAME = "kafka.log:type=LogDirectorySelector";
@@ -26,6 +32,7 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
   /** The partition whose log is being created on this thread, and what the strategy decided. */
   private static final class Creation {
     TopicPartition partition;
+    Object created; // the log UnifiedLog.create returned within the bracket, or null
     long expectedBytes;
     long generation; // 0: Kafka's own order applied
     Figures figures; // what the rank of this creation read, or null when none ranked
@@ -89,18 +96,32 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
   public static void enterPartition(Object partition) {
     Creation c = CREATION.get();
     c.partition = partition instanceof TopicPartition ? (TopicPartition) partition : null;
+    c.created = null;
     c.expectedBytes = 0;
     c.generation = 0;
     c.figures = null;
     c.scores = null;
   }
 
-  public static void exitPartition(Object log) {
+  /** UnifiedLog.create returned `log`: inside the bracket, the log being created. */
+  public static void logCreated(Object log) {
+    Creation c = CREATION.get();
+    if (c.partition != null) c.created = log;
+  }
+
+  /** The bracket's method returned `log` (null when it threw). */
+  public static void exitPartition(Object logManager, Object log) {
     Creation c = CREATION.get();
     try {
-      if (c.generation != 0 && log instanceof UnifiedLog) placed(c, (UnifiedLog) log);
+      if (log != null && log == c.created && log instanceof UnifiedLog
+          && !((UnifiedLog) log).isFuture()) {
+        UnifiedLog created = (UnifiedLog) log;
+        if (c.generation != 0) recordPlacement(c, created);
+        tellPlaced(logManager, c, created);
+      }
     } finally {
       c.partition = null;
+      c.created = null;
       c.generation = 0;
       c.figures = null;
       c.scores = null;
@@ -192,7 +213,7 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
   private static Object rank(Object logManager, LogManagerView v, Creation c) {
     File[] live = v.liveDirs(logManager).toArray(new File[0]);
     if (live.length <= 1) return null;
-    Figures f = gather(logManager, v, live, c.partition.topic());
+    Figures f = gather(logManager, v, live, c.partition.topic(), null);
     c.figures = f;
     int n = live.length;
     int[] order = new int[n];
@@ -236,9 +257,10 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
   /**
    * What a strategy is told of each live dir: space, cordon, append rate, its partitions and the
    * topic's (over allLogs(), current and future replicas), and bytes reserved; and the expected
-   * size of a partition of `topic`, the mean of its logs here.
+   * size of a partition of `topic`, the mean of its logs here other than `created`.
    */
-  private static Figures gather(Object logManager, LogManagerView v, File[] live, String topic) {
+  private static Figures gather(Object logManager, LogManagerView v, File[] live, String topic,
+      UnifiedLog created) {
     int n = live.length;
     RATES.follow(logManager, v);
     Set<String> cordoned = v.cordoned(logManager);
@@ -264,8 +286,10 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
       numbers[k * StrategyBridge.FIELDS + StrategyBridge.PARTITIONS]++;
       if (log.topicPartition().topic().equals(topic)) {
         numbers[k * StrategyBridge.FIELDS + StrategyBridge.TOPIC_PARTITIONS]++;
-        topicBytes += log.size();
-        topicLogs++;
+        if (log != created) {
+          topicBytes += log.size();
+          topicLogs++;
+        }
       }
     }
     RESERVATIONS.addTo(paths, numbers);
@@ -284,7 +308,8 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     }
   }
 
-  private static void placed(Creation c, UnifiedLog log) {
+  /** A creation the strategy's ranking decided: its reservation, the counters, the INFO line. */
+  private static void recordPlacement(Creation c, UnifiedLog log) {
     RESERVATIONS.add(log, c.expectedBytes);
     PLACEMENTS.incrementAndGet();
     lastPlacement = c.partition + " -> " + log.parentDir() + " (strategy "
@@ -306,6 +331,49 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     AgentLog.debug("Scores of " + c.partition + " by strategy " + StrategyBridge.strategyName()
         + " (" + StrategyBridge.scoreName() + "): " + line + "; created in " + log.parentDir()
         + ".");
+  }
+
+  /**
+   * Tells the active strategy, through its placed, that `log` was created in its dir, with that
+   * dir's figures as a rank reads them, the new log counted. They are the ones this creation's
+   * rank read, plus the new log and its reservation; without a rank (one live dir, a dir chosen
+   * by AlterReplicaLogDirs or the controller) they are gathered now.
+   */
+  private static void tellPlaced(Object logManager, Creation c, UnifiedLog log) {
+    SelectorConfig config = applied;
+    if (!bridgeLoaded || config == null || config.strategy == null) return;
+    try {
+      if (!StrategyBridge.takesPlaced()) return;
+      String dir = log.parentDir();
+      Figures f = c.figures;
+      int k = f == null ? -1 : f.indexOf(dir);
+      long[] one = new long[StrategyBridge.FIELDS];
+      if (k >= 0) {
+        System.arraycopy(f.numbers, k * StrategyBridge.FIELDS, one, 0, StrategyBridge.FIELDS);
+        one[StrategyBridge.PARTITIONS]++;
+        one[StrategyBridge.TOPIC_PARTITIONS]++;
+        long[] reserved = new long[f.paths.length * StrategyBridge.FIELDS];
+        RESERVATIONS.addTo(f.paths, reserved);
+        one[StrategyBridge.RESERVED] = reserved[k * StrategyBridge.FIELDS + StrategyBridge.RESERVED];
+        one[StrategyBridge.TOTAL] = 0;
+        one[StrategyBridge.USABLE] = 0;
+        one[StrategyBridge.FLAGS] &= ~StrategyBridge.DIR_SPACE_UNKNOWN;
+        fillSpace(new File(dir), one, 0); // the space the new log left
+      } else {
+        LogManagerView v = view;
+        if (v == null) v = kafka43View(logManager);
+        f = gather(logManager, v, v.liveDirs(logManager).toArray(new File[0]),
+            c.partition.topic(), log);
+        k = f.indexOf(dir);
+        if (k < 0) return; // the dir went offline as the log was created
+        System.arraycopy(f.numbers, k * StrategyBridge.FIELDS, one, 0, StrategyBridge.FIELDS);
+      }
+      StrategyBridge.placed(c.partition.topic(), c.partition.partition(), f.expectedBytes, dir,
+          one, config.rankTimeoutMs);
+    } catch (Throwable t) {
+      AgentLog.warn("Cannot tell strategy " + config.strategy + " that " + c.partition
+          + " was created in " + log.parentDir() + " (" + t + ").");
+    }
   }
 
   private static synchronized LogManagerView kafka43View(Object logManager)

@@ -12,7 +12,10 @@ public interface LogDirectorySelectorMBean {
 
   long getSwaps();
 
-  /** Placements left to Kafka's own order: the plugin failed, answered badly or timed out. */
+  /**
+   * Placements left to Kafka's own order (the plugin failed, answered badly or timed out), and
+   * placed calls the plugin did not return from in time.
+   */
   long getFallbacks();
 
   /** Placements the strategy decided. */

@@ -26,7 +26,10 @@ final class SelectionAdvice {
     }
   }
 
-  /** createLog (4.4) or getOrCreateLog (4.3): the partition nextLogDirs is asked for. */
+  /**
+   * createLog (4.4) or getOrCreateLog (4.3): the partition nextLogDirs is asked for, and the log
+   * the method returns (null when it threw).
+   */
   static final class PartitionContext {
     private PartitionContext() {}
 
@@ -36,8 +39,23 @@ final class SelectionAdvice {
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.This Object logManager,
+        @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object log) {
+      LogDirectorySelector.exitPartition(logManager, log);
+    }
+  }
+
+  /**
+   * UnifiedLog.create, which LogManager calls to open the logs on disk at startup (loadLog) and,
+   * inside the partition context, only to make a new log: there it tells a log created by the
+   * call from one getOrCreateLog (4.3) found already open.
+   */
+  static final class LogCreated {
+    private LogCreated() {}
+
+    @Advice.OnMethodExit(suppress = Throwable.class)
     static void exit(@Advice.Return(typing = Assigner.Typing.DYNAMIC) Object log) {
-      LogDirectorySelector.exitPartition(log);
+      LogDirectorySelector.logCreated(log);
     }
   }
 

@@ -6,7 +6,7 @@ package org.logdirstrategy.kafka;
  * there; nothing here repeats one.
  */
 final class StrategyBridge {
-  /** Longs per directory in {@link #rank}'s {@code numbers}. */
+  /** Longs per directory in {@link #rank}'s and {@link #placed}'s {@code numbers}. */
   static final int FIELDS = 7;
 
   static final int TOTAL = 0;
@@ -28,12 +28,19 @@ final class StrategyBridge {
    */
   static final int RANK_PLACE = 0;
 
-  /** {@link #rank}: the plugin failed, answered badly or timed out; Kafka's order applies. */
+  /** {@link #placed}: the strategy's placed returned. */
+  static final int TOLD = 0;
+  /**
+   * {@link #rank}: the plugin failed, answered badly or timed out; Kafka's order applies. {@link
+   * #placed}: the call timed out or could not start; Kafka's creation goes on regardless.
+   */
   static final int FELL_BACK = -1;
-  /** {@link #rank}: no strategy is loaded. */
+  /** {@link #rank}, {@link #placed}: no strategy is loaded. */
   static final int NO_STRATEGY = -2;
   /** {@link #rank}: the strategy found no eligible directory. */
   static final int NO_ELIGIBLE_DIR = -3;
+  /** {@link #placed}: the active strategy has no placed (a plugin of ABI 1.0 or 1.1). */
+  static final int NOT_TAKEN = -4;
 
   private StrategyBridge() {}
 
@@ -56,6 +63,17 @@ final class StrategyBridge {
    */
   static native int rank(String topic, int partition, long expectedBytes, String[] paths,
       long[] numbers, int purpose, int[] order, double[] scores, long timeoutMs);
+
+  /**
+   * Tells the active strategy that the partition's log was created in the dir at {@code path},
+   * whose figures ({@code numbers}, FIELDS longs) count it, on the thread rank runs on and
+   * waiting no longer than {@code timeoutMs}. Returns TOLD, FELL_BACK, NO_STRATEGY or NOT_TAKEN.
+   */
+  static native int placed(String topic, int partition, long expectedBytes, String path,
+      long[] numbers, long timeoutMs);
+
+  /** Whether the active strategy has placed: false for none, or one of ABI 1.0 or 1.1. */
+  static native boolean takesPlaced();
 
   /** What the active strategy's scores are ("projected fill"), or "" when it gives none. */
   static native String scoreName();
