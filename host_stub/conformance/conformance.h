@@ -101,8 +101,8 @@ struct ConformanceReport {
 //   rank_valid_orders           every ranking over a generated battery of candidate sets (1 to 64
 //                               directories, cordoned, space- and rate-unknown flags, random sizes
 //                               and rates, fixed seed) is distinct in-range indices, order_len in
-//                               1..dir_count, and writes nothing outside order, order_len and
-//                               error.
+//                               1..dir_count, and writes nothing outside order, order_len, error
+//                               and (1.2) scores[0..dir_count).
 //   rank_deterministic          for a plugin that declares LDS_CAP_DETERMINISTIC: the battery
 //                               asked again gets the same answers ("rank gave different answers
 //                               to identical inputs" otherwise). Passes for any other plugin.
