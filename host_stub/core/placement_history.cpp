@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -43,12 +44,14 @@ PlacementHistory::Record PlacementHistory::compact(const PastPlacement& placemen
   r.generation = e.generation;
   r.fell_back = e.fell_back;
   r.strategy = e.strategy;
+  r.score_name = e.score_name;
   r.dirs.reserve(e.dirs.size());
   for (const PlacementCandidate& c : e.dirs) {
     Dir d;
     d.total_bytes = c.total_bytes;
     d.usable_bytes = c.usable_bytes;
     d.reserved_bytes = c.reserved_bytes;
+    if (c.score) d.score = *c.score;
     d.partition_count = c.partition_count;
     d.topic_partition_count = c.topic_partition_count;
     d.dir_index = index_of(c.log_dir);
@@ -82,6 +85,7 @@ PastPlacement PlacementHistory::expand(const Record& r) const {
   e.strategy = r.strategy;
   e.generation = r.generation;
   e.fell_back = r.fell_back;
+  e.score_name = r.score_name;
   for (const Dir& d : r.dirs) {
     PlacementCandidate c;
     c.log_dir = path(d.dir_index);
@@ -89,6 +93,7 @@ PastPlacement PlacementHistory::expand(const Record& r) const {
     c.total_bytes = d.total_bytes;
     c.usable_bytes = d.usable_bytes;
     c.reserved_bytes = d.reserved_bytes;
+    if (!std::isnan(d.score)) c.score = d.score;
     c.partition_count = d.partition_count;
     c.topic_partition_count = d.topic_partition_count;
     c.rank = d.rank;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -57,6 +58,7 @@ class PlacementHistory {
     uint64_t total_bytes = 0;
     uint64_t usable_bytes = 0;
     uint64_t reserved_bytes = 0;
+    double score = std::numeric_limits<double>::quiet_NaN();  // the plugin's; NaN for none
     uint32_t partition_count = 0;
     uint32_t topic_partition_count = 0;
     uint32_t dir_index = 0;
@@ -73,6 +75,7 @@ class PlacementHistory {
     uint64_t generation = 0;
     bool fell_back = false;
     std::string strategy;
+    std::string score_name;
     std::vector<Dir> dirs;
     std::vector<std::string> reasons;  // the reasons not in kCommonReasons, each once
   };

@@ -227,7 +227,8 @@ TEST_F(PlacementExplanationTest, EachPlacementsDebugLineCarriesTheSameFigures) {
   const std::string text = capture.text();
   EXPECT_NE(text.find("Placing t-0 (expected 10000000 bytes) by size, generation 1: 1. " +
                       dirs_[4].string() +
-                      " (fill 20.0%, free 800000000, reserved 0, partitions 0, of topic 0); 2. " +
+                      " (fill 20.0%, free 800000000, reserved 0, partitions 0, of topic 0, "
+                      "projected fill % 21); 2. " +
                       dirs_[3].string()),
             std::string::npos)
       << text;
