@@ -11,16 +11,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <string>
 #include <stop_token>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "conformance/conformance.h"
-#include "core/disk_probe.h"
 #include "core/log_manager.h"
 #include "core/strategy_plugin.h"
 #include "core/strategy_slot.h"
+#include "three_disks.h"
 #include <lds/logdir_strategy.h>
 
 namespace lds {
@@ -39,16 +39,6 @@ fs::path shipped_plugin_dir() {
 }
 
 std::string failures(const ConformanceReport& report) { return format_report(report); }
-
-// Three disks of 1, 2 and 4 GB, a quarter used; no real files (the LogManager is in memory).
-class ThreeDisks final : public DiskProbe {
- public:
-  DiskSpace read(const fs::path& dir) const override {
-    const uint64_t gb = 1'000'000'000;
-    const uint64_t total = dir.filename() == "a" ? gb : dir.filename() == "b" ? 2 * gb : 4 * gb;
-    return {true, total, total / 4 * 3};
-  }
-};
 
 std::shared_ptr<const LoadedStrategy> load(const LogManager& logs, const fs::path& dir,
                                            const std::string& name) {
@@ -117,11 +107,8 @@ INSTANTIATE_TEST_SUITE_P(Abi, CompatMatrix,
 // placements run, and every answer of every generation is a valid ranking.
 TEST(CompatOnThisHost, EveryPluginLoadsPlacesAndHotSwaps) {
   StrategySlot slot;
-  LogManager::Options options;
-  options.log_dirs = {"/compat/a", "/compat/b", "/compat/c"};
-  options.in_memory = true;
-  LogManager logs(options, std::make_shared<ThreeDisks>(), slot);
-  logs.startup();
+  const auto owned = test::three_disk_logs(slot, {"/compat/a", "/compat/b", "/compat/c"});
+  LogManager& logs = *owned;
 
   slot.publish(load(logs, kV10, "most_free"));
   const PlacementResult first = logs.create_partition("t", 0, 100'000'000);
@@ -179,11 +166,8 @@ TEST(RequiresMinor1, ServesThe11HostAndItsChecker) {
   EXPECT_TRUE(report.all_passed()) << failures(report);
 
   StrategySlot slot;
-  LogManager::Options options;
-  options.log_dirs = {"/compat/a", "/compat/b"};
-  options.in_memory = true;
-  LogManager logs(options, std::make_shared<ThreeDisks>(), slot);
-  logs.startup();
+  const auto owned = test::three_disk_logs(slot, {"/compat/a", "/compat/b"});
+  LogManager& logs = *owned;
   slot.publish(load(logs, kV11, "needs_rates"));
   EXPECT_EQ(logs.create_partition("t", 0).strategy, "needs_rates");
 }
@@ -217,11 +201,8 @@ TEST(RoundRobinExample, RotatesSkipsCordonsAndPassesTheChecker) {
   EXPECT_TRUE(report.all_passed()) << failures(report);
 
   StrategySlot slot;
-  LogManager::Options options;
-  options.log_dirs = {"/compat/a", "/compat/b", "/compat/c"};
-  options.in_memory = true;
-  LogManager logs(options, std::make_shared<ThreeDisks>(), slot);
-  logs.startup();
+  const auto owned = test::three_disk_logs(slot, {"/compat/a", "/compat/b", "/compat/c"});
+  LogManager& logs = *owned;
   logs.set_cordoned([](const fs::path& dir) { return dir == "/compat/b"; });
   slot.publish(load(logs, kV12, "round_robin"));
   std::vector<std::string> placed;

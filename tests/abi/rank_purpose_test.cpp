@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "core/balance_model.h"
-#include "core/disk_probe.h"
 #include "core/log_manager.h"
 #include "core/strategy_plugin.h"
 #include "core/strategy_slot.h"
 #include "temp_dir.h"
+#include "three_disks.h"
 #include <lds/logdir_strategy.h>
 
 namespace lds {
@@ -26,16 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kV12 = fs::path(LDS_COMPAT_PLUGIN_DIR) / "v1_2";
-
-// Three disks of 1, 2 and 4 GB, a quarter used; no real files (the LogManager is in memory).
-class ThreeDisks final : public DiskProbe {
- public:
-  DiskSpace read(const fs::path& dir) const override {
-    const uint64_t gb = 1'000'000'000;
-    const uint64_t total = dir.filename() == "a" ? gb : dir.filename() == "b" ? 2 * gb : 4 * gb;
-    return {true, total, total / 4 * 3};
-  }
-};
 
 // The lines of recent_placements' journal that start with `kind` ("placed ", "rank PREVIEW ").
 std::vector<std::string> lines_of(const fs::path& file, const std::string& kind = "placed ") {
@@ -49,13 +39,7 @@ std::vector<std::string> lines_of(const fs::path& file, const std::string& kind 
 
 class RankPurposeTest : public testing::Test {
  protected:
-  RankPurposeTest() {
-    LogManager::Options options;
-    options.log_dirs = {"/p/a", "/p/b", "/p/c"};
-    options.in_memory = true;
-    logs_ = std::make_unique<LogManager>(options, std::make_shared<ThreeDisks>(), slot_);
-    logs_->startup();
-  }
+  RankPurposeTest() : logs_(test::three_disk_logs(slot_, {"/p/a", "/p/b", "/p/c"})) {}
 
   // Loads recent_placements (validated with its dry run) and makes it the active strategy.
   void swap_in(const fs::path& journal) {
@@ -91,11 +75,8 @@ TEST_F(RankPurposeTest, DryRunsSwapsAndBalancerCallsChangeNoRealPlacement) {
   // The same on a second broker after 5 swaps (each with its validation dry run), 20 previews
   // (create --dry-run) and balancer destination rankings: the same ten answers.
   StrategySlot other_slot;
-  LogManager::Options options;
-  options.log_dirs = {"/p/a", "/p/b", "/p/c"};
-  options.in_memory = true;
-  LogManager other(options, std::make_shared<ThreeDisks>(), other_slot);
-  other.startup();
+  const auto owned = test::three_disk_logs(other_slot, {"/p/a", "/p/b", "/p/c"});
+  LogManager& other = *owned;
   const fs::path journal = tmp_.path() / "test.journal";
   for (int i = 0; i < 5; ++i) {
     StrategyLoadSpec spec;
