@@ -7,13 +7,17 @@ cluster serves the whole suite; the tests run in their numbered order, each star
 state the one before left.
 
 Environment (set by ctest): LDS_KAFKA_AGENT_JAR, LDS_PLUGIN_DIR (the build's strategies),
-LDS_BAD_PLUGIN_DIR (tests/bad_plugins' broken ones).
+LDS_BAD_PLUGIN_DIR (tests/bad_plugins' broken ones), LDS_STATEFUL_PLUGIN_DIR (tests/abi's
+stateful ABI 1.2 ones: recent_placements), LDS_PROBE_PLUGIN_DIR (this suite's placement_probe).
 """
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -24,9 +28,23 @@ import real_kafka  # noqa: E402
 AGENT_JAR = os.environ.get("LDS_KAFKA_AGENT_JAR", "")
 PLUGIN_DIR = os.environ.get("LDS_PLUGIN_DIR", "")
 BAD_PLUGIN_DIR = os.environ.get("LDS_BAD_PLUGIN_DIR", "")
+STATEFUL_PLUGIN_DIR = os.environ.get("LDS_STATEFUL_PLUGIN_DIR", "")
+PROBE_PLUGIN_DIR = os.environ.get("LDS_PROBE_PLUGIN_DIR", "")
+AGENT_LOGGER = "org.logdirstrategy.kafka.LogDirectorySelector"
 MBEAN = "kafka.log:type=LogDirectorySelector"
 CORDONED_COUNT = "kafka.log:type=LogManager,name=CordonedLogDirectoryCount"
 PLACED = re.compile(r"Placed (\S+)-(\d+) -> (\S+) \(strategy (\w+), generation (\d+)\)")
+
+
+def journal(path, kind):
+    """The lines of one kind a test strategy (tests/abi's recent_placements, placement_probe.c)
+    appended to its journal, oldest first, each as its words after the kind: "rank" gives
+    [purpose, "topic-partition"], "placed" ["topic-partition", dir, ...]."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        lines = [line.split(" ") for line in f.read().splitlines()]
+    return [words[1:] for words in lines if words[0] == kind]
 
 
 def skip_reason(version):
@@ -96,6 +114,51 @@ class AgentCluster:
                              (re.escape(topic), re.escape(topic)))
         return [m.group(1) for m in pattern.finditer(self.cluster.server_log(broker))]
 
+    def alter_broker_loggers(self, broker, levels):
+        """ConfigCommand --entity-type broker-loggers: {logger name: level} on `broker`."""
+        self.cluster.tool("ConfigCommand", "--bootstrap-server", self.cluster.bootstrap,
+                          "--entity-type", "broker-loggers", "--entity-name", str(broker),
+                          "--alter", "--add-config",
+                          ",".join("%s=%s" % kv for kv in levels.items()))
+
+    def reassign(self, partitions, workdir):
+        """ReassignPartitionsCommand --execute of [{topic, partition, replicas, log_dirs}]."""
+        path = os.path.join(workdir, "reassignment-%d.json" % time.monotonic_ns())
+        with open(path, "w") as f:
+            json.dump({"version": 1, "partitions": partitions}, f)
+        self.cluster.tool("ReassignPartitionsCommand", "--bootstrap-server",
+                          self.cluster.bootstrap, "--execute", "--reassignment-json-file", path)
+
+    def where(self, broker, topic):
+        """{"topic-partition": log dir} of `topic`'s replicas on `broker`, from LogDirsCommand."""
+        described = real_kafka.describe_log_dirs(self.cluster, topics=[topic], brokers=[broker])
+        return {p: d for d, partitions in described.get(broker, {}).items() for p in partitions}
+
+    def folders(self, broker, topic_partition):
+        """[(log dir, folder)] of `topic_partition`'s log and future log folders on `broker`
+        (not those renamed for deletion)."""
+        return [(d, name) for d in self.cluster.log_dirs(broker) for name in os.listdir(d)
+                if name == topic_partition
+                or (name.startswith(topic_partition + ".") and name.endswith("-future"))]
+
+    def start_with_strategy(self, broker, strategy, plugin_dir):
+        """Starts the stopped `broker` with `strategy` from `plugin_dir` in its server.properties,
+        so that the agent loads it as the broker starts, before Kafka attaches its logs."""
+        path = self.cluster.server_properties(broker)
+        with open(path) as f:
+            props = f.read()
+        props = re.sub(r"(?m)^log\.directory\.select\.strategy=.*$",
+                       "log.directory.select.strategy=" + strategy, props)
+        props = re.sub(r"(?m)^log\.directory\.select\.plugin\.dir=.*$",
+                       "log.directory.select.plugin.dir=" + plugin_dir, props)
+        with open(path, "w") as f:
+            f.write(props)
+        before = self.swaps_logged(broker, strategy)
+        self.cluster.start_broker(broker)
+        if self.swaps_logged(broker, strategy) <= before:
+            raise AssertionError("broker %d started without loading %s:\n%s"
+                                 % (broker, strategy, self.cluster.log_tail(broker)))
+
     def swaps_logged(self, broker, strategy):
         return self.cluster.server_log(broker).count(
             "Log directory selection: strategy %s " % strategy)
@@ -140,17 +203,39 @@ class KafkaAgentOn44Test(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
+        # Each broker's test strategies write their journals here; their options are in
+        # server.properties from the start, so that Kafka hands every change of them to the agent.
+        cls.journals = tempfile.mkdtemp(prefix="lds-agent-journals-")
+        broker_props = {}
+        for b in (1, 2, 3):
+            broker_props[b] = {
+                "log.directory.select.recent_placements.journal": cls.journal_path("recent", b),
+                "log.directory.select.placement_probe.journal": cls.journal_path("probe", b),
+                "log.directory.select.placement_probe.rank.fails": "true",
+                "log.directory.select.placement_probe.placed.sleep.ms": "0"}
         cls.cluster = real_kafka.KafkaCluster(
             version="4.4.0", brokers=3, dir_sizes_mib=(64, 128, 256),
             jvm_opts=["-javaagent:%s" % AGENT_JAR],
             extra_props={"log.directory.select.strategy": "partition",
-                         "log.directory.select.plugin.dir": PLUGIN_DIR})
-        cls.cluster.start()
+                         "log.directory.select.plugin.dir": PLUGIN_DIR},
+            broker_props=broker_props)
+        try:
+            cls.cluster.start()
+        except BaseException:
+            shutil.rmtree(cls.journals, ignore_errors=True)
+            raise
         cls.agent = AgentCluster(cls.cluster)
 
     @classmethod
     def tearDownClass(cls):
-        cls.cluster.stop()
+        try:
+            cls.cluster.stop()
+        finally:
+            shutil.rmtree(cls.journals, ignore_errors=True)
+
+    @classmethod
+    def journal_path(cls, strategy, broker):
+        return os.path.join(cls.journals, "%s-%d.txt" % (strategy, broker))
 
     def tail(self, broker):
         return self.cluster.log_tail(broker)
@@ -349,6 +434,119 @@ class KafkaAgentOn44Test(unittest.TestCase):
         for broker in self.cluster.broker_ids():
             self.assertNotIn("Cannot rank the log dirs", self.cluster.server_log(broker))
 
+    def test_8_a_stateful_strategy_learns_every_creation_through_placed(self):
+        # recent_placements (tests/abi, ABI 1.2) ranks the dirs by the placements placed told it
+        # of, fewest first, and writes each placed call into its broker's journal.
+        brokers = self.cluster.broker_ids()
+        self.agent.alter_broker_loggers(1, {AGENT_LOGGER: "DEBUG"})
+        before = {b: self.agent.swaps_logged(b, "recent_placements") for b in brokers}
+        self.agent.alter_broker_config(None, add={
+            "log.directory.select.plugin.dir": STATEFUL_PLUGIN_DIR,
+            "log.directory.select.strategy": "recent_placements"})
+        self.agent.wait_swapped("recent_placements", before=before)
+        self.agent.create_topic("learned", 12)
+        described = real_kafka.describe_log_dirs(self.cluster, topics=["learned"])
+        for broker in brokers:
+            where = {p: d for d, ps in described[broker].items() for p in ps}
+            told = journal(self.journal_path("recent", broker), "placed")
+            self.assertEqual(len(told), 12, told)
+            self.assertEqual(dict(told), where, told)
+            # The load's dry run validates; each creation's rank is a placement.
+            self.assertEqual(sorted(journal(self.journal_path("recent", broker), "rank")),
+                             sorted([["VALIDATE", "__lds_dry_run-0"]] +
+                                    [["PLACE", "learned-%d" % p] for p in range(12)]))
+            # Told of each, it spread them: without placed, every rank would name the first dir.
+            self.assertEqual([len(described[broker].get(d, []))
+                              for d in self.cluster.log_dirs(broker)], [4, 4, 4], where)
+        self.assertRegex(self.cluster.server_log(1),
+                         r"Scores of learned-\d+ by strategy recent_placements \(placements seen\): "
+                         r"\S+ \d+\.0, \S+ \d+\.0, \S+ \d+\.0; created in ")
+
+        # moved-0, created on broker 1, then moved to another of its dirs by
+        # kafka-reassign-partitions: Kafka makes a future log there and swaps it in. That is no
+        # new partition: the strategy is told of the creation only.
+        self.cluster.tool("TopicCommand", "--bootstrap-server", self.cluster.bootstrap, "--create",
+                          "--topic", "moved", "--replica-assignment", "1")
+        real_kafka.wait_for("moved-0 on broker 1", lambda: self.agent.folders(1, "moved-0"))
+        (source, _), = self.agent.folders(1, "moved-0")
+        dirs = self.cluster.log_dirs(1)
+        target = dirs[(dirs.index(source) + 1) % len(dirs)]
+        self.agent.reassign([{"topic": "moved", "partition": 0, "replicas": [1],
+                              "log_dirs": [target]}], self.journals)
+        real_kafka.wait_for("moved-0 to move to %s" % target,
+                            lambda: self.agent.folders(1, "moved-0") == [(target, "moved-0")])
+        self.assertEqual(journal(self.journal_path("recent", 1), "placed")[12:],
+                         [["moved-0", source]])
+
+        # learned-0's folder on broker 3, removed while the broker is down: as it starts again
+        # Kafka creates the log anew in the dir the controller has the replica in (KIP-858),
+        # without a ranking. The strategy, loaded from server.properties before that, is told of
+        # that dir, and of none of the logs Kafka found on disk.
+        lost = [d for d, ps in described[3].items() if "learned-0" in ps][0]
+        self.cluster.stop_broker(3)
+        shutil.rmtree(os.path.join(lost, "learned-0"))
+        self.agent.start_with_strategy(3, "recent_placements", STATEFUL_PLUGIN_DIR)
+        path = self.journal_path("recent", 3)
+        real_kafka.wait_for("broker 3 to tell of learned-0 again",
+                            lambda: len(journal(path, "placed")) > 12)
+        self.assertEqual(journal(path, "placed")[12:], [["learned-0", lost]])
+        self.assertEqual(journal(path, "rank")[13:], [["VALIDATE", "__lds_dry_run-0"]])
+        self.assertEqual(self.agent.created_in(3, "learned").count(lost), 5, self.tail(3))
+
+    def test_9_ranks_are_placements_and_a_hung_placed_holds_up_no_creation(self):
+        # placement_probe (placement_probe.c) writes down each rank's purpose and each placed
+        # call with its dir's figures. With rank.fails=true (server.properties) it fails every
+        # placement's rank: Kafka's own order decides, and placed still says where.
+        brokers = self.cluster.broker_ids()
+        fallbacks = {b: int(self.agent.mbean(b)["Fallbacks"]) for b in brokers}
+        before = {b: self.agent.swaps_logged(b, "placement_probe") for b in brokers}
+        self.agent.alter_broker_config(None, add={
+            "log.directory.select.plugin.dir": PROBE_PLUGIN_DIR,
+            "log.directory.select.strategy": "placement_probe"})
+        self.agent.wait_swapped("placement_probe", before=before)
+        hosted = real_kafka.describe_log_dirs(self.cluster)
+        self.agent.create_topic("fell_back", 6)
+        described = real_kafka.describe_log_dirs(self.cluster, topics=["fell_back"])
+        for broker in brokers:
+            path = self.journal_path("probe", broker)
+            self.assertEqual(sorted(journal(path, "rank")),
+                             sorted([["VALIDATE", "__lds_dry_run-0"]] +
+                                    [["PLACE", "fell_back-%d" % p] for p in range(6)]))
+            told = journal(path, "placed")
+            self.assertEqual({p[0]: p[1] for p in told},
+                             {p: d for d, ps in described[broker].items() for p in ps}, told)
+            self.assertEqual(len(told), 6, told)
+            # Each dir's figures count the new log: its partitions and the topic's go up by one.
+            seen = {}
+            for _, dir_path, partitions, topic_partitions, _ in told:
+                seen[dir_path] = seen.get(dir_path, 0) + 1
+                self.assertEqual((int(partitions), int(topic_partitions)),
+                                 (len(hosted[broker][dir_path]) + seen[dir_path], seen[dir_path]),
+                                 told)
+            self.assertEqual(self.agent.placements(broker, "fell_back"), [])
+            self.assertGreaterEqual(int(self.agent.mbean(broker)["Fallbacks"]) - fallbacks[broker],
+                                    6)
+
+        # A placed that does not return: each broker gives up on it after rank.timeout.ms, and
+        # the next creations go on at once, without the strategy.
+        fallbacks = {b: int(self.agent.mbean(b)["Fallbacks"]) for b in brokers}
+        before = {b: self.agent.swaps_logged(b, "placement_probe") for b in brokers}
+        self.agent.alter_broker_config(None, add={
+            "log.directory.select.placement_probe.rank.fails": "false",
+            "log.directory.select.placement_probe.placed.sleep.ms": "600000",
+            "log.directory.select.plugin.rank.timeout.ms": "500"})
+        self.agent.wait_swapped("placement_probe", before=before)
+        began = time.monotonic()
+        self.agent.create_topic("slow_placed", 6)
+        self.assertLess(time.monotonic() - began, 60)
+        for broker in brokers:
+            log = self.cluster.server_log(broker)
+            self.assertRegex(log, r"did not return from placed within 500 ms for slow_placed-\d+ ")
+            self.assertRegex(log, r"is still inside an earlier call; it is not told that "
+                                  r"slow_placed-\d+ was created in ")
+            self.assertGreaterEqual(int(self.agent.mbean(broker)["Fallbacks"]) - fallbacks[broker],
+                                    6)
+
 
 @unittest.skipIf(skip_reason("4.4.0"), skip_reason("4.4.0"))
 class AgentWithoutItsHookTest(unittest.TestCase):
@@ -374,17 +572,24 @@ class AgentWithoutItsHookTest(unittest.TestCase):
 
 @unittest.skipIf(skip_reason("4.3.2"), skip_reason("4.3.2"))
 class KafkaAgentOn43Test(unittest.TestCase):
-    """Kafka 4.3.2 through the Scala hook, on Java 25: size, then a live swap to partition."""
+    """Kafka 4.3.2 through the Scala hook, on Java 25: size, then a live swap to partition, then
+    a stateful strategy told of each creation, across a restart."""
+
+    def setUp(self):
+        self.journals = tempfile.mkdtemp(prefix="lds-agent-journals-")
+        self.addCleanup(shutil.rmtree, self.journals, True)
 
     def test_size_then_live_swap_on_one_node(self):
         java25 = real_kafka.TEMURIN25_HOME if hasattr(real_kafka, "TEMURIN25_HOME") else \
             "/usr/lib/jvm/temurin-25-jdk-amd64"
         java_home = java25 if os.path.exists(os.path.join(java25, "bin", "java")) else None
+        learned = os.path.join(self.journals, "recent-1.txt")
         with real_kafka.KafkaCluster(
                 version="4.3.2", brokers=1, dir_sizes_mib=(64, 128, 256), java_home=java_home,
                 jvm_opts=["-javaagent:%s" % AGENT_JAR],
                 extra_props={"log.directory.select.strategy": "size",
-                             "log.directory.select.plugin.dir": PLUGIN_DIR}) as cluster:
+                             "log.directory.select.plugin.dir": PLUGIN_DIR,
+                             "log.directory.select.recent_placements.journal": learned}) as cluster:
             agent = AgentCluster(cluster)
             log = cluster.server_log(1)
             self.assertIn("advising kafka.log.LogManager.nextLogDirs() within getOrCreateLog", log)
@@ -400,6 +605,23 @@ class KafkaAgentOn43Test(unittest.TestCase):
             totals = [a + b for a, b in zip(agent.counts("sized")[1], agent.counts("evened")[1])]
             self.assertLessEqual(max(totals) - min(totals), 1, totals)
             self.assertEqual(agent.mbean(1)["Generation"], "2")
+
+            # recent_placements is told of each log getOrCreateLog creates, in its dir.
+            before = agent.swaps_logged(1, "recent_placements")
+            agent.alter_broker_config(1, add={"log.directory.select.plugin.dir": STATEFUL_PLUGIN_DIR,
+                                              "log.directory.select.strategy": "recent_placements"})
+            agent.wait_swapped("recent_placements", brokers=[1], before={1: before})
+            agent.create_topic("learned", 12, replication=1)
+            self.assertEqual(dict(journal(learned, "placed")), agent.where(1, "learned"))
+            self.assertEqual(len(journal(learned, "placed")), 12)
+            # Restarted with it in server.properties, the agent loads it before Kafka attaches
+            # the logs it has: getOrCreateLog returns each one open, and none is told as placed.
+            cluster.stop_broker(1)
+            agent.start_with_strategy(1, "recent_placements", STATEFUL_PLUGIN_DIR)
+            agent.create_topic("after_restart", 3, replication=1)
+            told = journal(learned, "placed")
+            self.assertEqual(dict(told[12:]), agent.where(1, "after_restart"), told)
+            self.assertEqual(len(told), 15, told)
 
 
 if __name__ == "__main__":
