@@ -3,6 +3,7 @@
 #include "conformance/rank_call.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <limits>
@@ -35,7 +36,10 @@ std::string older_args_hint(int32_t status, uint32_t host_minor) {
          "LDS_RANK_ARGS_HAVE_PURPOSE holds)";
 }
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+// The same bits (NaN payloads included): whether the plugin left the host's NaN untouched.
+bool same_bits(double a, double b) {
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
 
 // Whether the plugin changed any byte of the args block but order_len, its one output there.
 bool wrote_into_args(const HostBlock& args, const std::vector<unsigned char>& before) {
