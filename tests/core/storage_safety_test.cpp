@@ -10,11 +10,13 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "core/log_layout.h"
 #include "core/log_manager.h"
+#include "core/strategy_plugin.h"
 #include "host_test_support.h"
 #include "private_mounts.h"
 
@@ -458,6 +460,88 @@ TEST_F(StorageSafetyTest, ARecordWithoutAReplicaIdDeletesByTheName) {
   EXPECT_FALSE(fs::exists(dirs_[0] / "t-0"));
   EXPECT_FALSE(fs::exists(record_));
   EXPECT_TRUE(served(*m).empty());
+}
+
+// What a stateful strategy hears through placed (ABI 1.2) when a disk fails under a creation: the
+// dir that really took the partition, never the one its ranking put first, and nothing for a
+// creation that failed or for a replica a restart found again. recent_placements journals each
+// placed call, and ranks the dirs in log.dirs order while none has taken a partition.
+class PlacedOnFailingDisksTest : public StorageSafetyTest {
+ protected:
+  void use_recent_placements() {
+    StrategyLoadSpec spec;
+    spec.plugin_dir = LDS_RECENT_PLACEMENTS_DIR;
+    spec.name = "recent_placements";
+    spec.options = {{"journal", journal_.string()}};
+    spec.generation = slot_.next_generation();
+    slot_.publish(LoadedStrategy::load(spec));
+  }
+  // "placed t-0 <dir>" lines, without the prefix.
+  std::vector<std::string> placed_lines() const {
+    std::ifstream in(journal_);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) {
+      if (line.starts_with("placed ")) out.push_back(line.substr(7));
+    }
+    return out;
+  }
+  // Fills the filesystem under `dir` (a 4 MiB tmpfs) until it refuses another byte.
+  static void fill(const fs::path& dir) {
+    std::ofstream out(dir / "filler", std::ios::binary);
+    const std::string chunk(64 * 1024, 'x');
+    for (int i = 0; i < 128 && out; ++i) out.write(chunk.data(), chunk.size()).flush();
+  }
+
+  fs::path journal_ = tmp_.path() / "recent.journal";
+};
+
+TEST_F(PlacedOnFailingDisksTest, AFullDirIsPassedOverAndPlacedHearsTheDirThatTookIt) {
+  TwoDisks disks(dirs_[0], dirs_[1], tmp_.path() / "spare");
+  if (!disks.why().empty()) GTEST_SKIP() << disks.why();
+  {
+    auto m = start();
+    use_recent_placements();
+    fill(dirs_[0]);
+    EXPECT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[1]);
+    EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, ErrorCode::kNone) << "full, not offline";
+  }
+  EXPECT_EQ(placed_lines(), std::vector<std::string>{"t-0 " + dirs_[1].string()});
+  // A restart (as after kill -9) finds t-0 again: that is no creation, and placed hears nothing.
+  auto again = start();
+  use_recent_placements();
+  EXPECT_EQ(served(*again), std::vector<std::string>{"d2/t-0"});
+  EXPECT_EQ(placed_lines().size(), 1u);
+}
+
+TEST_F(PlacedOnFailingDisksTest, AReadOnlyDirGoesOfflineAndPlacedHearsTheNextDir) {
+  TwoDisks disks(dirs_[0], dirs_[1], tmp_.path() / "spare");
+  if (!disks.why().empty()) GTEST_SKIP() << disks.why();
+  auto m = start();
+  use_recent_placements();
+  ASSERT_EQ(disks.set_read_only(0, true), "");
+  EXPECT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[1]);
+  EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, ErrorCode::kKafkaStorageError);
+  EXPECT_EQ(placed_lines(), std::vector<std::string>{"t-0 " + dirs_[1].string()});
+  m.reset();
+  ASSERT_EQ(disks.set_read_only(0, false), "");
+}
+
+TEST_F(PlacedOnFailingDisksTest, ACreationNoDirCouldTakeTellsPlacedNothing) {
+  TwoDisks disks(dirs_[0], dirs_[1], tmp_.path() / "spare");
+  if (!disks.why().empty()) GTEST_SKIP() << disks.why();
+  auto m = start();
+  use_recent_placements();
+  m->set_cordoned([&](const fs::path& d) { return d == dirs_[2]; });
+  ASSERT_EQ(disks.set_read_only(0, true), "");
+  fill(dirs_[1]);
+  EXPECT_THROW(m->create_partition("t", 0), KafkaError);
+  EXPECT_TRUE(placed_lines().empty());
+  // The journal shows the PLACE rank that was made: the plugin was asked, and told nothing after.
+  std::ifstream in(journal_);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("rank PLACE t-0"), std::string::npos) << text;
+  m.reset();
+  ASSERT_EQ(disks.set_read_only(0, false), "");
 }
 
 }  // namespace
