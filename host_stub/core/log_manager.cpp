@@ -113,8 +113,7 @@ uint64_t LogManager::expected_bytes_for(const TopicStats* topic, uint64_t reques
 
 void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
                                  std::vector<uint32_t>& indices) const {
-  const std::vector<uint32_t>* counts =
-      topic != nullptr && topic->per_dir.size() == dirs_.size() ? &topic->per_dir : nullptr;
+  const std::vector<uint32_t>* counts = topic_counts_locked(topic);
   // Fields are written in place: building an lds_dir on the stack and copying it costs a
   // store-forwarding stall per directory, a third of a whole placement decision.
   out.resize(dirs_.size());
@@ -155,31 +154,33 @@ void LogManager::tell_placed(const PlacementDecision& decision, const TopicParti
   lds_dir dir{};
   {
     std::lock_guard lock(mu_);
-    const TopicStats* stats = topic_stats_locked(tp.topic);
-    fill_candidate(
-        dir_index,
-        stats != nullptr && stats->per_dir.size() == dirs_.size() ? &stats->per_dir : nullptr,
-        probe_->now_seconds(), dir);
+    fill_candidate(dir_index, topic_counts_locked(topic_stats_locked(tp.topic)),
+                   probe_->now_seconds(), dir);
   }
-  std::vector<lds_dir> one{dir};
-  fill_space(one, {dir_index}, (decision.placer->capabilities() & LDS_CAP_USES_SPACE) != 0);
+  fill_dir_space(dir, dir_index, (decision.placer->capabilities() & LDS_CAP_USES_SPACE) != 0);
   const lds_request request{sizeof(lds_request), tp.partition, tp.topic.c_str(),
                             decision.expected_bytes, decision.expected_bytes_in_per_sec};
-  decision.placer->placed(request, one[0]);
+  decision.placer->placed(request, dir);
 }
 
 void LogManager::fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
                             bool read_space) const {
+  for (size_t k = 0; k < dirs.size(); ++k) fill_dir_space(dirs[k], indices[k], read_space);
+}
+
+void LogManager::fill_dir_space(lds_dir& dir, uint32_t dir_index, bool read_space) const {
   // Called without mu_: a directory's path never changes, and statvfs may be slow.
-  for (size_t k = 0; k < dirs.size(); ++k) {
-    DiskSpace space = read_space ? probe_->read(dirs_[indices[k]]->path) : DiskSpace{};
-    if (space.known && space.total_bytes > 0) {
-      dirs[k].total_bytes = space.total_bytes;
-      dirs[k].usable_bytes = space.usable_bytes;
-    } else {
-      dirs[k].flags |= LDS_DIR_SPACE_UNKNOWN;
-    }
+  const DiskSpace space = read_space ? probe_->read(dirs_[dir_index]->path) : DiskSpace{};
+  if (space.known && space.total_bytes > 0) {
+    dir.total_bytes = space.total_bytes;
+    dir.usable_bytes = space.usable_bytes;
+  } else {
+    dir.flags |= LDS_DIR_SPACE_UNKNOWN;
   }
+}
+
+const std::vector<uint32_t>* LogManager::topic_counts_locked(const TopicStats* topic) const {
+  return topic != nullptr && topic->per_dir.size() == dirs_.size() ? &topic->per_dir : nullptr;
 }
 
 std::vector<lds_dir> LogManager::candidates(
@@ -314,7 +315,7 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   thread_local std::vector<lds_dir> dirs;
   thread_local std::vector<uint32_t> indices;
   thread_local std::vector<uint32_t> order;
-  thread_local std::vector<double> scores;  // the plugin's, kept only for an explanation
+  thread_local std::vector<double> scores;  // the plugin's; read only for an explanation
   PlacementDecision decision;
   int preferred = -1;
   RankingSeen seen;  // filled only for an explanation
@@ -384,10 +385,9 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   order.resize(dirs.size());
   lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes,
                       decision.expected_bytes_in_per_sec};
-  if (explain != nullptr) scores.resize(dirs.size());
-  RankOutcome outcome = slot_.rank(
-      std::move(strategy), request, dirs, order, dry_run ? LDS_RANK_PREVIEW : LDS_RANK_PLACE,
-      explain != nullptr ? std::span<double>(scores) : std::span<double>());
+  scores.resize(dirs.size());
+  RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order,
+                                   dry_run ? LDS_RANK_PREVIEW : LDS_RANK_PLACE, scores);
   decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
   if (outcome.fell_back) {
     // Who really placed it: the built-in order, and why the plugin's answer was not used.
@@ -398,11 +398,12 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   }
   decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
   decision.fell_back = outcome.fell_back;
-  decision.placer = outcome.strategy;
-  if (explain != nullptr && outcome.strategy && !outcome.fell_back) {
-    seen.keep_free = keep_free_option(*outcome.strategy);
-    if (!outcome.strategy->score_name().empty()) {
-      explain->score_name = outcome.strategy->score_name();
+  // Moved, not copied: the placement path takes no extra reference count.
+  decision.placer = std::move(outcome.strategy);
+  if (explain != nullptr && decision.placer && !outcome.fell_back) {
+    seen.keep_free = keep_free_option(*decision.placer);
+    if (!decision.placer->score_name().empty()) {
+      explain->score_name = decision.placer->score_name();
       seen.scores = scores;
     }
   }

@@ -375,9 +375,13 @@ class LogManager {
   // The online directories as candidates (mu_ held), then their filesystem sizes (mu_ not held).
   void fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
                        std::vector<uint32_t>& indices) const;
-  // One directory's lds_dir, as fill_candidates writes it (mu_ held).
+  // One directory's lds_dir, as fill_candidates writes it (mu_ held), then its filesystem size
+  // (mu_ not held).
   void fill_candidate(uint32_t dir_index, const std::vector<uint32_t>* topic_counts, double now,
                       lds_dir& c) const;
+  void fill_dir_space(lds_dir& dir, uint32_t dir_index, bool read_space) const;
+  // The topic's replicas per log dir, or null when it has none to count (mu_ held).
+  const std::vector<uint32_t>* topic_counts_locked(const TopicStats* topic) const;
   // Tells `decision.placer` that `tp` was created in directory `dir_index` (ABI 1.2 placed).
   void tell_placed(const PlacementDecision& decision, const TopicPartition& tp,
                    uint32_t dir_index) const;
