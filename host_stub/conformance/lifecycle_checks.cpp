@@ -17,15 +17,12 @@ namespace lds::conformance_detail {
 namespace {
 
 constexpr const char* kUnknownKey = "lds.conformance.unknown.key";
-// The descriptor of ABI 1.2, which appended placed and score_name.
-constexpr size_t kDescriptorV12Size =
-    offsetof(lds_strategy, score_name) + sizeof(lds_strategy::score_name);
 
 // A descriptor that declares minor 2 or later but is too small to hold placed and score_name: a
 // host would read neither.
 bool descriptor_short_for_its_minor(const lds_strategy& d) {
   return d.abi_minor >= 2 && d.struct_size >= abi_rules::kStrategyV1Size &&
-         d.struct_size < kDescriptorV12Size;
+         d.struct_size < abi_rules::kStrategyV12Size;
 }
 
 // What to write in the plugin's lds_strategy initialiser for each faulty field, so that the
@@ -149,8 +146,8 @@ void ConformanceRun::check_descriptor() {
     // placed and score_name are optional, but a 1.2 descriptor has room for them.
     faults.insert(faults.begin(), "struct_size " + std::to_string(d.struct_size) +
                                       " is below the ABI 1.2 size " +
-                                      std::to_string(kDescriptorV12Size) + " though abi_minor is " +
-                                      std::to_string(d.abi_minor) +
+                                      std::to_string(abi_rules::kStrategyV12Size) +
+                                      " though abi_minor is " + std::to_string(d.abi_minor) +
                                       ", so a host would read neither placed nor score_name");
   }
   if (d.name != nullptr && !abi_rules::valid_strategy_name(d.name)) {

@@ -7,12 +7,10 @@
 #include <string_view>
 
 #include "conformance/conformance_run.h"
+#include "core/abi_rules.h"
 
 namespace lds::conformance_detail {
 namespace {
-
-// A score_name is a column heading: the host shows at most this many bytes of it.
-constexpr size_t kScoreNameMaxBytes = 64;
 
 // "+inf", "-inf", or the value as printf's %g writes it.
 std::string score_text(double score) {
@@ -25,11 +23,12 @@ std::string score_text(double score) {
 // What makes `name` unfit as the heading of the scores, or "".
 std::string score_name_fault(const char* name) {
   if (name == nullptr) return "score_name is NULL";
-  const size_t length = strnlen(name, kScoreNameMaxBytes + 1);
+  const size_t length = strnlen(name, abi_rules::kScoreNameMaxBytes + 1);
   if (length == 0) return "score_name is empty";
-  if (length > kScoreNameMaxBytes) {
-    return "score_name is longer than " + std::to_string(kScoreNameMaxBytes) +
-           " bytes (it starts " + quote(std::string_view(name, kScoreNameMaxBytes)) + ")";
+  if (length > abi_rules::kScoreNameMaxBytes) {
+    return "score_name is longer than " + std::to_string(abi_rules::kScoreNameMaxBytes) +
+           " bytes (it starts " + quote(std::string_view(name, abi_rules::kScoreNameMaxBytes)) +
+           ")";
   }
   for (size_t i = 0; i < length; ++i) {
     const auto c = static_cast<unsigned char>(name[i]);

@@ -39,6 +39,12 @@ bool descriptor_callable(const lds_strategy& descriptor) noexcept;
 // The lds_rank_args of ABI 1.0 and 1.1, as such a host passes it (1.2 appended purpose and scores;
 // on LP64 purpose lies in what was that struct's tail padding).
 inline constexpr size_t kRankArgsV11Size = 64;
+// The descriptor of ABI 1.2, which appended placed and score_name.
+inline constexpr size_t kStrategyV12Size =
+    offsetof(lds_strategy, score_name) + sizeof(lds_strategy::score_name);
+// A score_name is a column heading: the host shows at most this many bytes of it, and the checker
+// fails a longer one.
+inline constexpr size_t kScoreNameMaxBytes = 64;
 static_assert(sizeof(void*) != 8 || offsetof(lds_rank_args, purpose) < kRankArgsV11Size);
 
 // The arguments of one rank call as a host of this ABI fills them: this header's struct sizes,

@@ -26,7 +26,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr uint32_t kErrorCap = 512;
-constexpr size_t kScoreNameMax = 64;  // longer score names are cut
 
 // Libraries kept mapped for plugin.never.unload; they live until the process exits.
 std::mutex& retained_mutex() {
@@ -364,7 +363,7 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   self->capabilities_ = d.capabilities;
   // At most a column heading's worth, printable: it is shown, never interpreted.
   if (d.score_name != nullptr) {
-    self->score_name_.assign(d.score_name, strnlen(d.score_name, kScoreNameMax));
+    self->score_name_.assign(d.score_name, strnlen(d.score_name, abi_rules::kScoreNameMaxBytes));
     for (char& c : self->score_name_) {
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
     }
