@@ -61,6 +61,7 @@ struct BalanceStatus {
   uint64_t lower_bound_bytes = 0;  // Σ over rounds of each round's lower bound
   std::vector<BalanceMoveStatus> in_flight;
   size_t planned = 0;             // moves of the round not started yet
+  size_t blocked = 0;             // moves left out of plans after they failed (BlockedMoves)
   std::string draining;           // the dir being drained, or empty
   uint64_t drain_bytes = 0;       // bytes the drain planned to move
   uint64_t drain_bytes_left = 0;  // bytes still on the drained dir

@@ -187,6 +187,7 @@ BalanceStatus Balancer::status() const {
   s.bytes_moved = bytes_moved_;
   s.lower_bound_bytes = lower_bound_bytes_;
   s.planned = planned_.size();
+  s.blocked = blocked_.size();
   s.draining = draining_;
   s.drain_bytes = drain_bytes_;
   if (!draining_.empty()) {

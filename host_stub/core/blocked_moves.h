@@ -35,6 +35,7 @@ class BlockedMoves {
   };
 
   bool empty() const { return list_.empty(); }
+  size_t size() const { return list_.size(); }
   // The move of `tp` to dir `to` failed with `reason`.
   void add(const TopicPartition& tp, uint32_t to, const std::string& reason,
            const BalanceModel& model, int64_t now);

@@ -137,7 +137,13 @@ std::shared_ptr<const LoadedStrategy> Broker::load_if_changed(const BrokerConfig
 
 void Broker::apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit) {
   auto active = slot_.current();
-  std::shared_ptr<const LoadedStrategy> loaded = load_if_changed(next, reload);
+  std::shared_ptr<const LoadedStrategy> loaded;
+  try {
+    loaded = load_if_changed(next, reload);
+  } catch (const PluginError&) {
+    slot_.count_refused_swap();
+    throw;
+  }
   const BrokerConfig& before = store_.current();
   const bool cordons_changed =
       before.cordon_all != next.cordon_all || before.cordoned != next.cordoned;

@@ -83,8 +83,10 @@ class Broker {
   LogManager& logs() { return *logs_; }
   const LogManager& logs() const { return *logs_; }
   StrategySlot& slot() { return slot_; }
+  const StrategySlot& slot() const { return slot_; }
   // The intra-broker balancer; its thread runs only once started (lds-host serve starts it).
   Balancer& balancer() { return *balancer_; }
+  const Balancer& balancer() const { return *balancer_; }
   BrokerConfig config() const;
 
   // Called with the whole config after each dynamic change is applied (alter_configs,

@@ -31,6 +31,9 @@ std::shared_ptr<spdlog::logger> log_manager_log() {
 
 namespace {
 
+// PlacementDecision::strategy when a remembered KIP-113 preference decided.
+constexpr const char* kPreferredPlacement = "preferred";
+
 // What Kafka's controller answers (INVALID_REPLICATION_FACTOR) when no broker has a log directory
 // that is not cordoned (KIP-1066); this broker is the only one, and places one replica.
 constexpr const char* kEveryDirCordoned =
@@ -208,6 +211,7 @@ std::shared_ptr<const LoadedStrategy> LogManager::load_strategy(
   const std::vector<lds_dir> dirs = candidates("__lds_dry_run", true, nullptr, cordoned);
   spec.generation = slot_.next_generation();
   spec.dry_run_dirs = dirs;
+  spec.placement_count = slot_.placement_count(spec.name);
   try {
     return LoadedStrategy::load(spec);
   } catch (...) {
@@ -276,7 +280,21 @@ std::string LogManager::create_on_disk(uint32_t dir_index, const TopicPartition&
 PlacementDecision LogManager::choose(const std::string& topic, int32_t partition,
                                      std::optional<uint64_t> expected_bytes,
                                      std::optional<uint64_t> expected_bytes_in_per_sec) const {
-  return decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, nullptr, false);
+  return timed_decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, nullptr);
+}
+
+PlacementDecision LogManager::timed_decide(const std::string& topic, int32_t partition,
+                                           std::optional<uint64_t> expected_bytes,
+                                           std::optional<uint64_t> expected_bytes_in_per_sec,
+                                           PlacementExplanation* explain) const {
+  if (!time_placements_.load(std::memory_order_relaxed)) {
+    return decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, explain, false);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  PlacementDecision decision =
+      decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, explain, false);
+  placement_latency_.record(std::chrono::steady_clock::now() - started);
+  return decision;
 }
 
 PlacementExplanation LogManager::explain_placement(
@@ -359,7 +377,7 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   };
   if (preferred >= 0) {
     decision.dirs.push_back(static_cast<uint32_t>(preferred));
-    decision.strategy = "preferred";
+    decision.strategy = kPreferredPlacement;
     decision.placer = std::move(strategy);
     if (explain != nullptr) {
       const auto at = std::find(indices.begin(), indices.end(), static_cast<uint32_t>(preferred));
@@ -458,8 +476,9 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
     explanation->topic = topic;
     explanation->partition = partition;
   }
-  PlacementDecision decision = decide(topic, partition, expected_bytes, expected_bytes_in_per_sec,
-                                      explanation ? &*explanation : nullptr, false);
+  PlacementDecision decision =
+      timed_decide(topic, partition, expected_bytes, expected_bytes_in_per_sec,
+                   explanation ? &*explanation : nullptr);
   if (explanation && log()->should_log(spdlog::level::debug)) {
     log()->debug("Placing {}", placement_line(*explanation));
   }
@@ -504,6 +523,12 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
       preferred_.erase(tp);
     }
     tell_placed(decision, tp, dir);
+    dirs_[dir]->placements.fetch_add(1, std::memory_order_relaxed);
+    if (decision.strategy == kPreferredPlacement) {
+      preferred_placements_.fetch_add(1, std::memory_order_relaxed);
+    } else if (decision.placer) {
+      decision.placer->count_placement();
+    }
     result.log_dir = dirs_[dir]->path_text;
     result.created = true;
     if (explanation) {

@@ -20,6 +20,7 @@
 
 #include "core/disk_probe.h"
 #include "core/errors.h"
+#include "core/latency_histogram.h"
 #include "core/partition_log.h"
 #include "core/pending_deletions.h"
 #include "core/placement_explanation.h"
@@ -87,6 +88,7 @@ struct LogDirDescription {
   // dir".
   std::vector<std::string> unreadable_partitions;
   uint64_t unreadable_bytes = 0;  // their sizes when the dir went offline, summed
+  uint64_t placements = 0;        // partitions created here since start (not moves)
 };
 
 // The last failed move of a replica (KIP-113), until a new move of it starts.
@@ -321,6 +323,15 @@ class LogManager {
   void set_move_ended_listener(std::function<void()> listener);
   // Moves queued or running.
   size_t moves_in_progress() const;
+  // What moves did since start, for the metrics.
+  struct MoveCounters {
+    uint64_t copied_bytes = 0;           // copied into destinations, catch-up included
+    uint64_t failed_no_space = 0;        // the destination's filesystem was full
+    uint64_t failed_no_descriptors = 0;  // the broker ran out of descriptors or memory
+    uint64_t failed_disk_error = 0;      // the source's or destination's disk failed
+    uint64_t failed_dir_offline = 0;     // stopped: its source or destination went offline
+  };
+  MoveCounters move_counters() const;
   // The last failed move of each hosted replica that has one, by partition name. A move fails
   // alone (its future copy removed, the destination online unless its disk failed) when the
   // destination runs out of space, the broker of descriptors, or its final name is taken.
@@ -335,6 +346,19 @@ class LogManager {
   // Those of them whose log directory is offline: still this broker's, but neither read nor
   // written until a restart finds the directory again. Sorted as hosted_partitions().
   std::vector<TopicPartition> offline_partitions() const;
+  // Replicas whose deletion waits for their offline directory (the pending-deletions record).
+  size_t pending_deletion_count() const;
+
+  // Placement timing, for the metrics: while on, each placement decision (choose() and
+  // create_partition()'s) records how long it took in placement_latency(). Off by default, so a
+  // broker without a metrics listener reads no clock for it.
+  void set_placement_timing(bool on) { time_placements_.store(on, std::memory_order_relaxed); }
+  const LatencyHistogram& placement_latency() const { return placement_latency_; }
+  // Partitions created in a KIP-113 preferred dir (AlterReplicaLogDirs before the replica
+  // existed), which no strategy ranked; the others count in the strategy's placement count.
+  uint64_t preferred_placements() const {
+    return preferred_placements_.load(std::memory_order_relaxed);
+  }
   // Kafka's controller refuses a new topic whose name collides with an existing one's
   // (layout::topic_names_collide): its sentence for `topic` when it is not hosted and collides
   // with a hosted topic (the least such name), or "". create_partition() applies it.
@@ -358,6 +382,11 @@ class LogManager {
   struct Dir;
   struct Partition;
 
+  // decide(), its time recorded in placement_latency_ while placement timing is on.
+  PlacementDecision timed_decide(const std::string& topic, int32_t partition,
+                                 std::optional<uint64_t> expected_bytes,
+                                 std::optional<uint64_t> expected_bytes_in_per_sec,
+                                 PlacementExplanation* explain) const;
   // choose(), and with `explain` given, fills it as it decides; a `dry_run` counts no fallback.
   PlacementDecision decide(const std::string& topic, int32_t partition,
                            std::optional<uint64_t> expected_bytes,
@@ -493,9 +522,12 @@ class LogManager {
   bool started_ = false;  // startup() has finished
   std::function<void(const std::string&)> on_all_dirs_offline_;
   // A leaf lock: taken last (under create_mu_ or an I/O lock), nothing taken under it.
-  std::mutex pending_mu_;
+  mutable std::mutex pending_mu_;
   PendingDeletions pending_deletions_;  // guarded by pending_mu_, except in startup()
   PlacementHistory history_;            // the last explanation of each recent creation
+  std::atomic<bool> time_placements_{false};
+  mutable LatencyHistogram placement_latency_;
+  std::atomic<uint64_t> preferred_placements_{0};
 
   // Striped I/O locks: one serialises a partition's appends, its deletion and a move's final phase.
   static constexpr size_t kIoStripes = 256;

@@ -35,6 +35,7 @@ struct LogManager::Dir {
   ReservedBytes reserved;
   // Bytes appended to its replicas and copied into it by moves (lds_dir.bytes_in_per_sec).
   RateMeter rate;
+  std::atomic<uint64_t> placements{0};  // partitions created here since start
 };
 
 // One hosted replica. Kept small: a broker may host a million. Its I/O lock is one of

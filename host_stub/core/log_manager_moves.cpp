@@ -25,6 +25,8 @@ void LogManager::set_move_ended_listener(std::function<void()> listener) {
 
 size_t LogManager::moves_in_progress() const { return mover_->in_progress(); }
 
+LogManager::MoveCounters LogManager::move_counters() const { return mover_->counters(); }
+
 std::vector<FailedMoveDescription> LogManager::failed_moves() const {
   std::vector<FailedMoveDescription> out;
   std::lock_guard lock(mu_);

@@ -433,6 +433,7 @@ std::vector<LogDirDescription> LogManager::describe() const {
     desc.log_dir = d->path_text;
     desc.directory_id = d->directory_id;
     desc.cordoned = d->cordoned;
+    desc.placements = d->placements.load(std::memory_order_relaxed);
     desc.reserved_bytes = d->reserved.bytes();
     if (!d->online) {
       desc.error = ErrorCode::kKafkaStorageError;
@@ -485,6 +486,11 @@ std::vector<TopicPartition> LogManager::hosted_partitions() const {
     return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
   });
   return out;
+}
+
+size_t LogManager::pending_deletion_count() const {
+  std::lock_guard lock(pending_mu_);
+  return pending_deletions_.entries().size();
 }
 
 std::vector<TopicPartition> LogManager::offline_partitions() const {

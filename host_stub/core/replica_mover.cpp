@@ -174,6 +174,16 @@ void ReplicaMover::set_move_ended_listener(std::function<void()> listener) {
   move_ended_ = std::move(listener);
 }
 
+LogManager::MoveCounters ReplicaMover::counters() const {
+  LogManager::MoveCounters c;
+  c.copied_bytes = copied_bytes_.load(std::memory_order_relaxed);
+  c.failed_no_space = failed_no_space_.load(std::memory_order_relaxed);
+  c.failed_no_descriptors = failed_no_descriptors_.load(std::memory_order_relaxed);
+  c.failed_disk_error = failed_disk_error_.load(std::memory_order_relaxed);
+  c.failed_dir_offline = failed_dir_offline_.load(std::memory_order_relaxed);
+  return c;
+}
+
 size_t ReplicaMover::in_progress() const {
   std::lock_guard lock(logs_.mu_);
   return queue_.size() + running_;
@@ -236,6 +246,7 @@ void ReplicaMover::stop_moves_of_dir_locked(uint32_t dir, const std::string& rea
                                 logs_.dirs_[dir]->path_text + " went offline (" + reason + ").";
     forget_locked(tp);  // its mover drops the future copy at its next chunk
     failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+    failed_dir_offline_.fetch_add(1, std::memory_order_relaxed);
     log()->error("{}", message);
   }
 }
@@ -387,6 +398,7 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
                                     : filesystem_full_for_move(dest_text, tp.str(), err);
     log()->warn("Move of {} to {} failed ({}): {} The log directory stays online.", tp.str(),
                 dest_text, error.what(), message);
+    failed_no_space_.fetch_add(1, std::memory_order_relaxed);
     fail(m, message);
     return;
   }
@@ -395,6 +407,7 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
                                 " failed: " + resource_shortage_text(err) +
                                 "; the log directory stays online.";
     log()->error("{} ({})", message, error.what());
+    failed_no_descriptors_.fetch_add(1, std::memory_order_relaxed);
     fail(m, message);
     return;
   }
@@ -407,6 +420,7 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
   const bool source_failed = !at.empty() && (at == src || at.parent_path() == src);
   const uint32_t failed_dir = source_failed ? p.dir : m->dest;
   log()->error("Move of {} to {} failed: {}", tp.str(), dest_text, error.what());
+  failed_disk_error_.fetch_add(1, std::memory_order_relaxed);
   const std::string message = "Move of " + tp.str() + " to " + dest_text +
                               " failed: " + error.what() + "; log directory " +
                               logs_.dirs_[failed_dir]->path_text + " is offline.";
@@ -438,6 +452,7 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
     std::lock_guard lock(logs_.mu_);
     if (m->cancelled) return;
     m->copied += copied_now;
+    copied_bytes_.fetch_add(copied_now, std::memory_order_relaxed);
     logs_.record_copy_locked(m->dest, copied_now);
     // Appends continue while the copy runs: what is left can grow as well as shrink.
     m->left_to_copy.resize(p.size > m->copied ? p.size - m->copied : 0);

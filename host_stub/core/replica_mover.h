@@ -78,6 +78,7 @@ class ReplicaMover {
   // at once. Replacing it waits for a call in progress; an empty function is none.
   void set_move_ended_listener(std::function<void()> listener);
   size_t in_progress() const;  // queued or running
+  LogManager::MoveCounters counters() const;
 
   // The state lock held: the move of `tp`, or null.
   const Move* find_locked(const TopicPartition& tp) const;
@@ -132,6 +133,12 @@ class ReplicaMover {
 
   std::condition_variable wake_;
   std::atomic<uint64_t> bytes_per_second_{kNoMoveThrottle};
+  // LogManager::MoveCounters, each counted where it happens; read without a lock.
+  std::atomic<uint64_t> copied_bytes_{0};
+  std::atomic<uint64_t> failed_no_space_{0};
+  std::atomic<uint64_t> failed_no_descriptors_{0};
+  std::atomic<uint64_t> failed_disk_error_{0};
+  std::atomic<uint64_t> failed_dir_offline_{0};
   std::unique_ptr<MoveThrottle> throttle_;  // shared by every move, reads bytes_per_second_
   std::mutex listener_mu_;                  // held while the listener runs
   std::function<void()> move_ended_;

@@ -308,6 +308,7 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   self->name_ = spec.name;
   self->generation_ = spec.generation;
   self->options_ = spec.options;
+  self->placement_count_ = spec.placement_count;
   self->never_unload_ = spec.never_unload;
   if (std::string problem = abi_rules::truncated_elf_problem(copy); !problem.empty()) {
     ::unlink(copy.c_str());

@@ -37,6 +37,9 @@ struct StrategyLoadSpec {
   std::span<const lds_dir> dry_run_dirs;
   // plugin.validation.timeout.ms: how long create and the dry-run rank may take together.
   std::chrono::milliseconds validation_timeout{5000};
+  // The count of placements made by strategies of this name (StrategySlot::placement_count), which
+  // goes on across swaps; null: none is kept.
+  std::shared_ptr<std::atomic<uint64_t>> placement_count;
 };
 
 class LoadedStrategy {
@@ -88,6 +91,10 @@ class LoadedStrategy {
   // Placements this generation left to the built-in order because its answer was refused.
   uint64_t fallbacks() const { return fallbacks_.load(std::memory_order_relaxed); }
   void count_fallback() const { fallbacks_.fetch_add(1, std::memory_order_relaxed); }
+  // A partition was created where this strategy's decision put it (spec.placement_count).
+  void count_placement() const noexcept {
+    if (placement_count_) placement_count_->fetch_add(1, std::memory_order_relaxed);
+  }
 
  private:
   LoadedStrategy() = default;
@@ -107,6 +114,7 @@ class LoadedStrategy {
   std::shared_ptr<spdlog::logger> log_;
   lds_host_api host_api_{};
   mutable std::atomic<uint64_t> fallbacks_{0};
+  std::shared_ptr<std::atomic<uint64_t>> placement_count_;
 };
 
 }  // namespace lds

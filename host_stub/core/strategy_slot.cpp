@@ -23,6 +23,22 @@ void StrategySlot::publish(std::shared_ptr<const LoadedStrategy> next) {
   // `previous` drops here; if no placement still holds it, the old plugin is unloaded now.
 }
 
+std::shared_ptr<std::atomic<uint64_t>> StrategySlot::placement_count(const std::string& name) {
+  std::lock_guard lock(placements_mu_);
+  auto& count = placements_[name];
+  if (!count) count = std::make_shared<std::atomic<uint64_t>>(0);
+  return count;
+}
+
+std::vector<std::pair<std::string, uint64_t>> StrategySlot::placements_by_strategy() const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  std::lock_guard lock(placements_mu_);
+  for (const auto& [name, count] : placements_) {
+    out.emplace_back(name, count->load(std::memory_order_relaxed));
+  }
+  return out;
+}
+
 uint32_t StrategySlot::builtin_order(std::span<const lds_dir> dirs, std::span<uint32_t> order) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < dirs.size(); ++i) {
@@ -67,7 +83,9 @@ RankOutcome StrategySlot::rank(std::shared_ptr<const LoadedStrategy> strategy,
       out.refusal = abi_rules::ranking_problem(order.data(), args.order_len, n);
       out.message =
           "strategy " + out.strategy->name() + " returned an invalid ranking: " + out.refusal;
+      if (purpose != LDS_RANK_PREVIEW) invalid_rankings_.fetch_add(1, std::memory_order_relaxed);
     } else {
+      if (purpose != LDS_RANK_PREVIEW) plugin_errors_.fetch_add(1, std::memory_order_relaxed);
       out.refusal = "status " + std::to_string(status) + ": " +
                     (error[0] != '\0' ? std::string(error) : std::string("no reason given"));
       out.message = "strategy " + out.strategy->name() + " failed with " + out.refusal;

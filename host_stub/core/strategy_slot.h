@@ -9,10 +9,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/strategy_plugin.h"
 #include <lds/logdir_strategy.h>
@@ -69,6 +72,26 @@ class StrategySlot {
   uint64_t swaps() const { return swaps_.load(std::memory_order_relaxed); }
   // Fallbacks across every generation since start (LoadedStrategy::fallbacks() counts one).
   uint64_t fallbacks() const { return fallbacks_.load(std::memory_order_relaxed); }
+  // The same by why the answer was refused: the plugin failed (a status other than LDS_OK or
+  // LDS_ERR_NO_ELIGIBLE_DIR), or its ranking was invalid.
+  struct FallbackReasons {
+    uint64_t plugin_error = 0;
+    uint64_t invalid_ranking = 0;
+  };
+  FallbackReasons fallback_reasons() const {
+    return {plugin_errors_.load(std::memory_order_relaxed),
+            invalid_rankings_.load(std::memory_order_relaxed)};
+  }
+
+  // A strategy change that was refused (its load or dry run failed); the active one stayed.
+  void count_refused_swap() { refused_swaps_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t refused_swaps() const { return refused_swaps_.load(std::memory_order_relaxed); }
+
+  // The placement count of the strategies named `name`, created at its first load and shared by
+  // every generation of that name (StrategyLoadSpec::placement_count).
+  std::shared_ptr<std::atomic<uint64_t>> placement_count(const std::string& name);
+  // Placements by strategy name since start, by name.
+  std::vector<std::pair<std::string, uint64_t>> placements_by_strategy() const;
 
   // The built-in order: uncordoned directories by partition_count ascending, ties in input order.
   static uint32_t builtin_order(std::span<const lds_dir> dirs, std::span<uint32_t> order);
@@ -79,6 +102,11 @@ class StrategySlot {
   std::atomic<uint64_t> generation_counter_{0};
   std::atomic<uint64_t> swaps_{0};
   std::atomic<uint64_t> fallbacks_{0};
+  std::atomic<uint64_t> plugin_errors_{0};
+  std::atomic<uint64_t> invalid_rankings_{0};
+  std::atomic<uint64_t> refused_swaps_{0};
+  mutable std::mutex placements_mu_;  // guards the map, not the counts: a load adds a name
+  std::map<std::string, std::shared_ptr<std::atomic<uint64_t>>> placements_;
 };
 
 }  // namespace lds
