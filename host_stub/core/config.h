@@ -83,6 +83,10 @@ struct BrokerConfig {
   // no listener. Port 0 binds a free port.
   std::string listener_host;
   int32_t listener_port = 0;
+  // metrics.listener (static): http://host:port, the Prometheus endpoint; an empty host means
+  // none. Port 0 binds a free port.
+  std::string metrics_host;
+  int32_t metrics_port = 0;
   int32_t socket_request_max_bytes = 0;  // socket.request.max.bytes (static), >= 1
   // fetch.max.bytes (static), >= 1024: the most bytes of records one Fetch answers (Kafka caps a
   // consumer's max_bytes with it).

@@ -112,6 +112,14 @@ constexpr ConfigKey kKeys[] = {
      .format = format_listeners,
      .doc = "the Kafka protocol listener, PLAINTEXT://host:port (port 0: any free port); empty "
             "for none"},
+    {.name = "metrics.listener",
+     .type = ConfigType::kString,
+     .default_value = ConfigDefault::text_of(""),
+     .dynamic = false,
+     .parse = parse_metrics_listener,
+     .format = format_metrics_listener,
+     .doc = "the Prometheus endpoint, http://host:port, serving /metrics (port 0: any free port); "
+            "empty for none"},
     {.name = "socket.request.max.bytes",
      .type = ConfigType::kInt,
      .default_value = ConfigDefault::text_of("104857600"),

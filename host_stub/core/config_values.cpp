@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include "core/errors.h"
 #include "core/meta_properties.h"
@@ -191,6 +192,36 @@ std::string format_strategy_option(std::string_view key, const BrokerConfig& c) 
 
 std::string bool_text(bool value) { return value ? "true" : "false"; }
 
+// "host:port" or "[v6]:port" of a listener URL, after its scheme; `expected` completes the error.
+static std::pair<std::string, int32_t> host_and_port(std::string_view key, const ConfigSetting& s,
+                                                     std::string_view rest,
+                                                     const std::string& expected) {
+  std::string_view host;
+  std::string_view port;
+  if (rest.starts_with('[')) {
+    const size_t close = rest.find(']');
+    if (close == std::string_view::npos || rest.substr(close + 1, 1) != ":") {
+      throw_key_error(s.where, key, expected);
+    }
+    host = rest.substr(1, close - 1);
+    port = rest.substr(close + 2);
+  } else {
+    const size_t colon = rest.rfind(':');
+    if (colon == std::string_view::npos) throw_key_error(s.where, key, expected);
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+  }
+  if (host.empty() || host.find_first_of(" /") != std::string_view::npos) {
+    throw_key_error(s.where, key, "must name a host to listen on, " + expected);
+  }
+  std::optional<int64_t> number = parse_int(port);
+  if (!number || *number < 0 || *number > 65535) {
+    throw_key_error(s.where, key,
+                    "has port " + in_quotes(port) + "; a port is 0 (any free port) to 65535");
+  }
+  return {std::string(host), static_cast<int32_t>(*number)};
+}
+
 // Kafka's listener format, PLAINTEXT://host:port (an IPv6 host in brackets). One listener, and
 // only PLAINTEXT: this broker speaks no TLS or SASL.
 void parse_listeners(std::string_view key, const ConfigSetting& s, const fs::path&,
@@ -219,32 +250,32 @@ void parse_listeners(std::string_view key, const ConfigSetting& s, const fs::pat
                     "only the PLAINTEXT security protocol is supported, not " +
                         in_quotes(protocol) + " in " + in_quotes(text));
   }
-  std::string_view rest = std::string_view(text).substr(scheme_end + 3);
-  std::string_view host;
-  std::string_view port;
-  if (rest.starts_with('[')) {
-    const size_t close = rest.find(']');
-    if (close == std::string_view::npos || rest.substr(close + 1, 1) != ":") {
-      throw_key_error(s.where, key, expected);
-    }
-    host = rest.substr(1, close - 1);
-    port = rest.substr(close + 2);
-  } else {
-    const size_t colon = rest.rfind(':');
-    if (colon == std::string_view::npos) throw_key_error(s.where, key, expected);
-    host = rest.substr(0, colon);
-    port = rest.substr(colon + 1);
-  }
-  if (host.empty() || host.find_first_of(" /") != std::string_view::npos) {
-    throw_key_error(s.where, key, "must name a host to listen on, " + expected);
-  }
-  std::optional<int64_t> number = parse_int(port);
-  if (!number || *number < 0 || *number > 65535) {
-    throw_key_error(s.where, key,
-                    "has port " + in_quotes(port) + "; a port is 0 (any free port) to 65535");
-  }
-  c.listener_host = std::string(host);
-  c.listener_port = static_cast<int32_t>(*number);
+  const auto [host, port] =
+      host_and_port(key, s, std::string_view(text).substr(scheme_end + 3), expected);
+  c.listener_host = host;
+  c.listener_port = port;
+}
+
+void parse_metrics_listener(std::string_view key, const ConfigSetting& s, const fs::path&,
+                            BrokerConfig& c) {
+  c.metrics_host.clear();
+  c.metrics_port = 0;
+  const std::string& text = s.text;
+  if (text.empty()) return;
+  const std::string expected =
+      "must be http://host:port (for example http://127.0.0.1:9404), or empty for none, not " +
+      in_quotes(text);
+  if (!text.starts_with("http://")) throw_key_error(s.where, key, expected);
+  const auto [host, port] = host_and_port(key, s, std::string_view(text).substr(7), expected);
+  c.metrics_host = host;
+  c.metrics_port = port;
+}
+
+std::string format_metrics_listener(std::string_view, const BrokerConfig& c) {
+  if (c.metrics_host.empty()) return "";
+  const bool ipv6 = c.metrics_host.find(':') != std::string::npos;
+  return "http://" + (ipv6 ? "[" + c.metrics_host + "]" : c.metrics_host) + ":" +
+         std::to_string(c.metrics_port);
 }
 
 std::string format_listeners(std::string_view, const BrokerConfig& c) {

@@ -73,5 +73,9 @@ void parse_listeners(std::string_view key, const ConfigSetting& s, const fs::pat
                      BrokerConfig& c);
 
 std::string format_listeners(std::string_view, const BrokerConfig& c);
+// metrics.listener: http://host:port, or empty for none.
+void parse_metrics_listener(std::string_view key, const ConfigSetting& s, const fs::path&,
+                            BrokerConfig& c);
+std::string format_metrics_listener(std::string_view, const BrokerConfig& c);
 
 }  // namespace lds::detail
