@@ -17,6 +17,7 @@
 #include "core/strategy_plugin.h"
 #include "kafka/listener.h"
 #include "kafka/request_handler.h"
+#include "metrics/metrics_endpoint.h"
 
 namespace lds::cli {
 namespace {
@@ -80,6 +81,12 @@ int serve(const std::string& config_file) {
         return h->handle(frame, received);
       });
       listeners = "PLAINTEXT://" + kafka_listener->bound_address();
+    }
+    std::unique_ptr<MetricsEndpoint> metrics;
+    if (!config.metrics_host.empty()) {
+      metrics = std::make_unique<MetricsEndpoint>(broker, config.metrics_host, config.metrics_port);
+      log->info("Serving Prometheus metrics on http://{}:{}/metrics.", config.metrics_host,
+                metrics->port());
     }
     AdminApi api(broker, listeners);
     AdminServer::Limits limits;

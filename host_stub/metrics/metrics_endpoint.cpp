@@ -1,0 +1,36 @@
+// metrics_endpoint.cpp: starts and stops prometheus-cpp's exposer.
+#include "metrics/metrics_endpoint.h"
+
+#include <prometheus/exposer.h>
+
+#include <exception>
+#include <vector>
+
+#include "core/broker.h"
+#include "core/errors.h"
+#include "metrics/broker_metrics.h"
+
+namespace lds {
+
+MetricsEndpoint::MetricsEndpoint(Broker& broker, const std::string& host, int32_t port)
+    : broker_(broker), metrics_(std::make_shared<BrokerMetrics>(broker)) {
+  const bool ipv6 = host.find(':') != std::string::npos;
+  const std::string address = (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+  } catch (const std::exception& e) {
+    throw ConfigError("metrics.listener: cannot listen on http://" + address + " (" + e.what() +
+                      ").");
+  }
+  const std::vector<int> ports = exposer_->GetListeningPorts();
+  port_ = ports.empty() ? port : ports.front();
+  exposer_->RegisterCollectable(metrics_);
+  broker_.logs().set_placement_timing(true);
+}
+
+MetricsEndpoint::~MetricsEndpoint() {
+  broker_.logs().set_placement_timing(false);
+  exposer_.reset();  // stops serving before the collector goes
+}
+
+}  // namespace lds
