@@ -12,6 +12,9 @@ packages=(
   # The codecs of compressed record batches (gzip, snappy, lz4, zstd), read by the Kafka listener.
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
+  # The Prometheus endpoint (prometheus-cpp's pull exposer), and promtool, which checks what it
+  # serves and conf/alerts.yml.
+  prometheus-cpp-dev prometheus
   clang libclang-rt-14-dev clang-format clang-tidy
   python3 util-linux procps
   dpkg-dev file
