@@ -150,6 +150,13 @@ def main():
                 f"P=1k {duration(small)}", ratio(large / small),
                 f"≤1.5x: {verdict(large / small <= 1.5)}")
 
+    for strategy in ["partition", "size"]:
+        key = f"{strategy}/12/100000"
+        off, on = times[f"project/{key}"], times[f"project_metrics/{key}"]
+        row(f"placement with metrics on, {strategy}, D=12, P=100k", duration(on),
+            f"metrics off {duration(off)}", ratio(on / off),
+            f"≤1.05x: {verdict(on / off <= 1.05)}")
+
     c = creation
     rounds = f"median of {c['rounds']}" if c["rounds"] > 1 else "one round"
     row(f"creating {c['partitions']:,} partitions on real dirs ({c['dirs']} dirs, {rounds})",

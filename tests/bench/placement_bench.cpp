@@ -13,6 +13,8 @@
 //                                  bookkeeping of the new partition (counts, reservation, maps).
 //                                  Every batch of new partitions is deleted again, untimed, so P
 //                                  stays within 10% (at most 10,000) of its nominal value.
+//   project_metrics/<strategy>/D/P project/ with the metrics on (metrics.listener set): each
+//                                  decision also timed into the placement latency histogram.
 //   direct/<strategy>/D/P          the strategy's ranking code (plugins/common), compiled into this
 //                                  program and called on a ready lds_dir array: no ABI, no host.
 //   kafka/D/P                      the port of nextLogDirs, O(P) per call.
@@ -125,8 +127,10 @@ Fixture& fixture(int dirs, int64_t partitions, const std::string& strategy) {
 
 int64_t batch_size(int64_t partitions) { return std::clamp<int64_t>(partitions / 10, 100, 10000); }
 
-void bm_project(benchmark::State& state, int dirs, int64_t partitions, std::string strategy) {
+void bm_project(benchmark::State& state, int dirs, int64_t partitions, std::string strategy,
+                bool metrics) {
   Fixture& f = fixture(dirs, partitions, strategy);
+  f.logs->set_placement_timing(metrics);
   const std::string topic = topic_name(0);
   int32_t next = kPartitionsPerTopic;
   for (auto _ : state) {
@@ -134,6 +138,7 @@ void bm_project(benchmark::State& state, int dirs, int64_t partitions, std::stri
     benchmark::DoNotOptimize(d.dirs.data());
     if (++next == 1 << 30) next = kPartitionsPerTopic;
   }
+  f.logs->set_placement_timing(false);
 }
 
 void bm_project_create(benchmark::State& state, int dirs, int64_t partitions,
@@ -238,7 +243,9 @@ int main(int argc, char** argv) {
       benchmark::RegisterBenchmark(("kafka_create" + suffix).c_str(), bm_kafka_create, d, p);
       for (const char* strategy : {"partition", "size"}) {
         const std::string s = strategy;
-        benchmark::RegisterBenchmark(("project/" + s + suffix).c_str(), bm_project, d, p, s);
+        benchmark::RegisterBenchmark(("project/" + s + suffix).c_str(), bm_project, d, p, s, false);
+        benchmark::RegisterBenchmark(("project_metrics/" + s + suffix).c_str(), bm_project, d, p, s,
+                                     true);
         benchmark::RegisterBenchmark(("direct/" + s + suffix).c_str(), bm_direct, d, p, s);
         benchmark::RegisterBenchmark(("project_create/" + s + suffix).c_str(), bm_project_create, d,
                                      p, s);
