@@ -4,6 +4,7 @@
 #include <prometheus/exposer.h>
 
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "core/broker.h"
@@ -17,7 +18,10 @@ MetricsEndpoint::MetricsEndpoint(Broker& broker, const std::string& host, int32_
   const bool ipv6 = host.find(':') != std::string::npos;
   const std::string address = (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
   try {
-    exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+    // Two workers, and a connection that sends no whole request in 10 s is closed: a client that
+    // connects and never sends (or never reads) holds one worker that long, not the endpoint.
+    exposer_ = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+        "listening_ports", address, "num_threads", "2", "request_timeout_ms", "10000"});
   } catch (const std::exception& e) {
     throw ConfigError("metrics.listener: cannot listen on http://" + address + " (" + e.what() +
                       ").");

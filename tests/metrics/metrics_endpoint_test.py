@@ -190,6 +190,45 @@ class MetricsEndpointTest(unittest.TestCase):
         self.assertEqual(value(s, "lds_moves_in_flight"), 0)
         self.assertEqual(total(s, "lds_move_failures_total"), 0)
 
+    def test_silent_client_does_not_block_scrapes(self):
+        """A client that connects and never sends a request, nor reads: scrapes still answer."""
+        import socket
+        silent = [socket.create_connection(("127.0.0.1", self.metrics_port), timeout=5)]
+        try:
+            for _ in range(3):
+                self.assertIn(("lds_strategy_swaps_total", frozenset()), self.scrape())
+        finally:
+            for s in silent:
+                s.close()
+
+    def test_port_taken_refuses_start(self):
+        """A metrics port another process holds: serve exits 2 with one line naming the key."""
+        import socket
+        with socket.socket() as holder:
+            holder.bind(("127.0.0.1", 0))
+            holder.listen(1)
+            port = holder.getsockname()[1]
+            server = lds_host_server.LdsHostServer(
+                dir_sizes_mib=(64,), tmpfs=False, plugin_dir=self.plugins,
+                config={"metrics.listener": "http://127.0.0.1:%d" % port})
+            with self.assertRaises(lds_host_server.LdsHostError) as caught:
+                server.start()
+        self.assertIn("exited (2)", str(caught.exception))
+        self.assertIn("metrics.listener: cannot listen on http://127.0.0.1:%d" % port,
+                      str(caught.exception))
+
+    def test_bad_url_refused(self):
+        for url, why in (("https://127.0.0.1:9404", "must be http://host:port"),
+                         ("http://127.0.0.1:70000", "has port \"70000\""),
+                         ("http://:9404", "must name a host")):
+            server = lds_host_server.LdsHostServer(
+                dir_sizes_mib=(64,), tmpfs=False, plugin_dir=self.plugins,
+                config={"metrics.listener": url})
+            with self.assertRaises(lds_host_server.LdsHostError) as caught:
+                server.start()
+            self.assertIn("metrics.listener", str(caught.exception))
+            self.assertIn(why.replace("\\", ""), str(caught.exception))
+
     def test_alert_rules_and_dashboard(self):
         rules = os.path.join(REPO, "conf", "alerts.yml")
         check = subprocess.run(["promtool", "check", "rules", rules], capture_output=True,
