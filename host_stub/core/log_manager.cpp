@@ -14,6 +14,7 @@
 #include "core/io_errors.h"
 #include "core/log_layout.h"
 #include "core/logging.h"
+#include "core/tick_clock.h"
 #include "log_manager_internal.h"
 
 namespace lds {
@@ -287,14 +288,20 @@ PlacementDecision LogManager::timed_decide(const std::string& topic, int32_t par
                                            std::optional<uint64_t> expected_bytes,
                                            std::optional<uint64_t> expected_bytes_in_per_sec,
                                            PlacementExplanation* explain) const {
-  if (!time_placements_.load(std::memory_order_relaxed)) {
+  // Acquire: TickClock's calibration, done before the flag was set, is seen here.
+  if (!time_placements_.load(std::memory_order_acquire)) {
     return decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, explain, false);
   }
-  const auto started = std::chrono::steady_clock::now();
+  const uint64_t started = TickClock::now();
   PlacementDecision decision =
       decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, explain, false);
-  placement_latency_.record(std::chrono::steady_clock::now() - started);
+  placement_latency_.record(TickClock::since(started));
   return decision;
+}
+
+void LogManager::set_placement_timing(bool on) {
+  if (on) TickClock::calibrate();
+  time_placements_.store(on, std::memory_order_release);
 }
 
 PlacementExplanation LogManager::explain_placement(

@@ -350,9 +350,9 @@ class LogManager {
   size_t pending_deletion_count() const;
 
   // Placement timing, for the metrics: while on, each placement decision (choose() and
-  // create_partition()'s) records how long it took in placement_latency(). Off by default, so a
-  // broker without a metrics listener reads no clock for it.
-  void set_placement_timing(bool on) { time_placements_.store(on, std::memory_order_relaxed); }
+  // create_partition()'s) records how long it took in placement_latency(), read with TickClock.
+  // Off by default, so a broker without a metrics listener reads no clock for it.
+  void set_placement_timing(bool on);
   const LatencyHistogram& placement_latency() const { return placement_latency_; }
   // Partitions created in a KIP-113 preferred dir (AlterReplicaLogDirs before the replica
   // existed), which no strategy ranked; the others count in the strategy's placement count.
