@@ -271,18 +271,19 @@ void parse_metrics_listener(std::string_view key, const ConfigSetting& s, const 
   c.metrics_port = port;
 }
 
+// "<scheme>host:port", an IPv6 host in brackets; "" when there is no host (no listener).
+static std::string listener_text(const char* scheme, const std::string& host, int32_t port) {
+  if (host.empty()) return "";
+  const bool ipv6 = host.find(':') != std::string::npos;
+  return scheme + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
 std::string format_metrics_listener(std::string_view, const BrokerConfig& c) {
-  if (c.metrics_host.empty()) return "";
-  const bool ipv6 = c.metrics_host.find(':') != std::string::npos;
-  return "http://" + (ipv6 ? "[" + c.metrics_host + "]" : c.metrics_host) + ":" +
-         std::to_string(c.metrics_port);
+  return listener_text("http://", c.metrics_host, c.metrics_port);
 }
 
 std::string format_listeners(std::string_view, const BrokerConfig& c) {
-  if (c.listener_host.empty()) return "";
-  const bool ipv6 = c.listener_host.find(':') != std::string::npos;
-  return "PLAINTEXT://" + (ipv6 ? "[" + c.listener_host + "]" : c.listener_host) + ":" +
-         std::to_string(c.listener_port);
+  return listener_text("PLAINTEXT://", c.listener_host, c.listener_port);
 }
 
 }  // namespace lds::detail
