@@ -1,8 +1,9 @@
 """metrics_endpoint_test.py: `lds-host serve`'s Prometheus endpoint (metrics.listener), scraped with
 an HTTP client and checked with `promtool check metrics`; each value follows the action that should
-move it. Then conf/alerts.yml passes `promtool check rules`, and every metric that
-conf/grafana-dashboard.json queries is in a scrape. Standard library only; no root needed (the log
-dirs are plain folders in a temp dir, removed at the end)."""
+move it. Then conf/alerts.yml passes `promtool check rules` and the cases of alerts_test.yml
+(`promtool test rules`), and every metric that conf/grafana-dashboard.json queries is in a scrape.
+Standard library only; no root needed (the log dirs are plain folders in a temp dir, removed at
+the end)."""
 
 import json
 import os
@@ -234,6 +235,10 @@ class MetricsEndpointTest(unittest.TestCase):
         check = subprocess.run(["promtool", "check", "rules", rules], capture_output=True,
                                text=True, timeout=60)
         self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        # Each alert fires on the series that should raise it, and not before its `for`.
+        cases = subprocess.run(["promtool", "test", "rules", os.path.join(HERE, "alerts_test.yml")],
+                               capture_output=True, text=True, timeout=60)
+        self.assertEqual(cases.returncode, 0, cases.stdout + cases.stderr)
         with open(os.path.join(REPO, "conf", "grafana-dashboard.json")) as f:
             dashboard = json.load(f)
         exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
