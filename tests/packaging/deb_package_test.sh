@@ -45,9 +45,14 @@ dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/lib/pkgconfig/logdir-strategy.pc 
 grep -qx 'prefix=/usr' "$WORK/lds.pc" ||
   { cat "$WORK/lds.pc"; fail "the packaged .pc file's prefix is not /usr"; }
 
-step "Depends names the package of every shared library lds-host needs (ldd, dpkg -S)"
+step "Depends names the package of every shared library lds-host links (readelf, ldd, dpkg -S)"
+# The libraries lds-host names itself (NEEDED); what those load in turn is their packages' Depends.
 depends=$(dpkg-deb --field "$deb" Depends)
-for lib in $(ldd "$LDS_BUILD_DIR/host_stub/lds-host" | awk '$3 ~ /^\// {print $3}'); do
+host="$LDS_BUILD_DIR/host_stub/lds-host"
+needed=$(readelf -d "$host" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+[ -n "$needed" ] || fail "readelf -d lists no NEEDED library for $host"
+for lib in $(ldd "$host" | awk -v needed="$needed" 'BEGIN {split(needed, n, "\n"); for (i in n) want[n[i]]}
+                                                    $3 ~ /^\// && ($1 in want) {print $3}'); do
   owner=$(dpkg -S "$(realpath "$lib")" 2>/dev/null | head -n 1 | cut -d: -f1) || true
   [ -n "$owner" ] || owner=$(dpkg -S "$lib" 2>/dev/null | head -n 1 | cut -d: -f1) || true
   [ -n "$owner" ] || fail "no Debian package owns $lib"
@@ -58,7 +63,11 @@ for lib in $(ldd "$LDS_BUILD_DIR/host_stub/lds-host" | awk '$3 ~ /^\// {print $3
   match=$(grep -xF -f <(echo "$names") <<<"$depended" | head -n 1) ||
     fail "Depends names neither $owner nor what it provides (for $lib): $depends"
   echo "  $(basename "$lib") <- $owner: $match"
+  checked=$((${checked:-0} + 1))
 done
+# Every NEEDED library but the dynamic loader itself was found and checked.
+[ "${checked:-0}" -ge "$(grep -vc '^ld-linux' <<<"$needed")" ] ||
+  fail "only ${checked:-0} of lds-host's NEEDED libraries were found by ldd: $needed"
 
 step "the packaged tree works where it is unpacked: plugins found, stripped plugins conform"
 dpkg-deb -x "$deb" "$WORK/root"
