@@ -56,8 +56,8 @@ struct StreamServer::State {
   size_t reap_closed_locked();  // mu held
   // Closes the connection's descriptor and forgets it; returns the next one. mu held.
   Connections::iterator erase_locked(Connections::iterator it);
-  // Past max_connections (lowered since they opened): marks the least recently active connections
-  // not being answered dead until the rest fit. mu held.
+  // Past max_connections (lowered since they opened): closes the least recently active
+  // connections until the rest fit; one being answered closes after its answer. mu held.
   void shed_excess_locked();
   bool wants_input_locked(StreamConnection& c) const;
   // Whether the connection's unsent replies leave room for answering its next request. mu held.
@@ -284,8 +284,13 @@ void StreamServer::State::shed_excess_locked() {
   });
   for (StreamConnection* c : open) {
     if (excess == 0) break;
-    if (c->busy) continue;  // closed once no longer needed, should the limit still call for it
-    c->dead = true;
+    // One being answered still gets that answer: it takes no further request and closes once
+    // its reply is sent. Passing it over would close a more recently active one in its place.
+    if (c->busy) {
+      c->closing = true;
+    } else {
+      c->dead = true;
+    }
     --excess;
   }
 }

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <random>
@@ -276,6 +277,45 @@ TEST(KafkaListener, ConnectionsBeyondMaxConnectionsWaitUntilOneCloses) {
   ASSERT_TRUE(third.send_all(request(34)));
   EXPECT_TRUE(third.read_frame(2s).has_value());
   EXPECT_EQ(listener.connections(), 1u);
+}
+
+TEST(KafkaListener, LoweringMaxConnectionsClosesTheLeastRecentlyActiveEvenMidAnswer) {
+  KafkaListener::Options o = local_options();
+  std::promise<void> answering;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  KafkaListener listener(o);
+  listener.start([&](std::string_view f, auto /*received*/) {
+    if (id_of(std::string(f)) == 7) {
+      answering.set_value();
+      released.wait();
+    }
+    return echo(f);
+  });
+  Client oldest(listener.bound_port());
+  ASSERT_TRUE(oldest.send_all(request(1)));
+  ASSERT_TRUE(oldest.read_frame(2s).has_value());
+  Client newest(listener.bound_port());
+  ASSERT_TRUE(newest.send_all(request(2)));
+  ASSERT_TRUE(newest.read_frame(2s).has_value());
+  // The least recently active is being answered when the limit drops to one: it gets its answer,
+  // then closes; the newer connection stays.
+  ASSERT_TRUE(oldest.send_all(request(7)));
+  answering.get_future().wait();
+  std::this_thread::sleep_for(50ms);  // the newer one's last reply, sent after request 7 was read
+  ASSERT_TRUE(newest.send_all(request(8)));
+  ASSERT_TRUE(newest.read_frame(2s).has_value());
+  listener.set_max_connections(1);
+  std::this_thread::sleep_for(200ms);
+  release.set_value();
+  std::optional<std::string> reply = oldest.read_frame(2s);
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(id_of(*reply), 7);
+  EXPECT_TRUE(read_until_closed(oldest, 3s));
+  ASSERT_TRUE(newest.send_all(request(9)));
+  std::optional<std::string> still = newest.read_frame(2s);
+  ASSERT_TRUE(still.has_value());
+  EXPECT_EQ(id_of(*still), 9);
 }
 
 // Id -2 stands for a Fetch finding nothing: it waits `size` milliseconds from its arrival, or
