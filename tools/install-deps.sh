@@ -51,7 +51,11 @@ if [ -f "$repo/adapters/kafka/bench/pom.xml" ]; then poms+=("$repo/adapters/kafk
 # they have been fetched for and every listed jar is still there, the check costs a few stat calls.
 # A pom edited by hand names another stamp; a jar deleted from ~/.m2 fails the check; a fill
 # killed half way never wrote its stamp (it is renamed into place last).
-stamp="$HOME/.m2/repository/.lds-filled-$(cat "${poms[@]}" | sha256sum | cut -c1-16)"
+# The Prometheus JMX exporter kafka_agent_test attaches to a broker (the version
+# tests/adapters/kafka/CMakeLists.txt names).
+exporter=io.prometheus.jmx:jmx_prometheus_javaagent:1.0.1
+exporter_jar="$HOME/.m2/repository/io/prometheus/jmx/jmx_prometheus_javaagent/1.0.1/jmx_prometheus_javaagent-1.0.1.jar"
+stamp="$HOME/.m2/repository/.lds-filled-$( (cat "${poms[@]}"; echo "$exporter") | sha256sum | cut -c1-16)"
 filled() {
   [ -s "$stamp" ] || return 1
   local jar
@@ -81,5 +85,10 @@ for version in 4.4.0 4.3.2; do
       -Dkafka.version="$version" -Dmdep.outputFile="$scratch/cp-$version"
   fi
 done
-cat "$scratch/cp-4.4.0" <(echo :) "$scratch/cp-4.3.2" | tr ':' '\n' | grep . >"$scratch/stamp"
+if [ ! -f "$exporter_jar" ]; then
+  echo "install-deps: fetching the Prometheus JMX exporter ($exporter)"
+  mvn_quiet dependency:get -Dartifact="$exporter" -Dtransitive=false
+fi
+cat "$scratch/cp-4.4.0" <(echo :) "$scratch/cp-4.3.2" <(echo :"$exporter_jar") | tr ':' '\n' |
+  grep . >"$scratch/stamp"
 mv "$scratch/stamp" "$stamp"

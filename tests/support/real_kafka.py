@@ -696,6 +696,7 @@ class KafkaCluster:
     dir_sizes_mib  the size of each broker's log dirs, one tmpfs each
     java_home      the JDK to run (default Debian's Java 17)
     jvm_opts       extra JVM options for every broker (-javaagent:..., -D...)
+    broker_jvm_opts  {id: [options]} for that broker only, after jvm_opts
     extra_props    dict or "key=value" lines appended to every server.properties
     broker_props   {id: dict or lines} appended to that broker's server.properties after those
     omit_props     keys of the harness's own settings (the lines before extra_props) to leave
@@ -716,7 +717,7 @@ class KafkaCluster:
     def __init__(self, version=DEFAULT_VERSION, brokers=3, dir_sizes_mib=(64, 128, 256),
                  java_home=None, jvm_opts=(), extra_props=None, broker_props=None, env=None,
                  workdir=None, cache_dir=None, start_timeout=120, stop_timeout=30,
-                 class_data_sharing=None, tmpfs=True, omit_props=()):
+                 class_data_sharing=None, tmpfs=True, omit_props=(), broker_jvm_opts=None):
         if brokers < 1:
             raise ValueError("a cluster needs at least one broker")
         if not dir_sizes_mib:
@@ -726,6 +727,7 @@ class KafkaCluster:
         self.dir_sizes_mib = tuple(int(m) for m in dir_sizes_mib)
         self.java_home = java_home or JAVA17_HOME
         self.jvm_opts = list(jvm_opts)
+        self.broker_jvm_opts = {b: list(o) for b, o in (broker_jvm_opts or {}).items()}
         self.extra_props = extra_props
         self.broker_props = dict(broker_props or {})
         self.omit_props = frozenset(omit_props)
@@ -999,6 +1001,7 @@ class KafkaCluster:
                "-Dcom.sun.management.jmxremote.ssl=false"]
         return ([self.java] + BROKER_JVM_OPTS + self._shared_classes("broker") + jmx +
                 ["-Dlog4j2.configurationFile=" + node.log4j2] + self.jvm_opts +
+                self.broker_jvm_opts.get(node.id, []) +
                 ["-cp", self.classpath, tool_class(self.version, "Kafka"), node.properties])
 
     def _launch(self, node):

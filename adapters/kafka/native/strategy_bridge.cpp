@@ -4,6 +4,7 @@
 // This file only converts between Java arrays and the ABI's structs; it states no ABI rule.
 #include <jni.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -338,9 +339,16 @@ JNIEXPORT jlong JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_swaps(JNIEn
   return static_cast<jlong>(bridge().slot.swaps());
 }
 
-JNIEXPORT jlong JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_fallbacks(JNIEnv*, jclass) {
-  return static_cast<jlong>(bridge().slot.fallbacks() +
-                            bridge().unanswered.load(std::memory_order_relaxed));
+JNIEXPORT jlongArray JNICALL
+Java_org_logdirstrategy_kafka_StrategyBridge_fallbackReasons(JNIEnv* env, jclass) {
+  const lds::StrategySlot::FallbackReasons reasons = bridge().slot.fallback_reasons();
+  const std::array<jlong, 3> counts = {
+      static_cast<jlong>(reasons.plugin_error), static_cast<jlong>(reasons.invalid_ranking),
+      static_cast<jlong>(bridge().unanswered.load(std::memory_order_relaxed))};
+  jlongArray out = env->NewLongArray(static_cast<jsize>(counts.size()));
+  if (out != nullptr)
+    env->SetLongArrayRegion(out, 0, static_cast<jsize>(counts.size()), counts.data());
+  return out;
 }
 
 JNIEXPORT void JNICALL Java_org_logdirstrategy_kafka_StrategyBridge_setLogLevel(JNIEnv* env, jclass,

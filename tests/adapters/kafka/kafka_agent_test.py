@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "support"))
 import real_kafka  # noqa: E402
@@ -30,6 +31,13 @@ PLUGIN_DIR = os.environ.get("LDS_PLUGIN_DIR", "")
 BAD_PLUGIN_DIR = os.environ.get("LDS_BAD_PLUGIN_DIR", "")
 STATEFUL_PLUGIN_DIR = os.environ.get("LDS_STATEFUL_PLUGIN_DIR", "")
 PROBE_PLUGIN_DIR = os.environ.get("LDS_PROBE_PLUGIN_DIR", "")
+# The Prometheus JMX exporter (install-deps.sh puts it in the Maven repository) and the project's
+# rules for the agent's MBeans.
+JMX_EXPORTER_JAR = os.environ.get("LDS_JMX_EXPORTER_JAR", "")
+JMX_EXPORTER_RULES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "conf",
+                                  "jmx-exporter.yml")
+SAMPLE = re.compile(r'^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 AGENT_LOGGER = "org.logdirstrategy.kafka.LogDirectorySelector"
 MBEAN = "kafka.log:type=LogDirectorySelector"
 CORDONED_COUNT = "kafka.log:type=LogManager,name=CordonedLogDirectoryCount"
@@ -45,6 +53,19 @@ def journal(path, kind):
     with open(path) as f:
         lines = [line.split(" ") for line in f.read().splitlines()]
     return [words[1:] for words in lines if words[0] == kind]
+
+
+def scrape(port):
+    """{(name, ((label, value), ...)): value} of the samples an exporter answers at /metrics."""
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30) as reply:
+        text = reply.read().decode()
+    samples = {}
+    for line in text.splitlines():
+        m = SAMPLE.match(line)
+        if m and not line.startswith("#"):
+            labels = tuple(sorted(LABEL.findall(m.group(2) or "")))
+            samples[(m.group(1), labels)] = float(m.group(3))
+    return samples, text
 
 
 def skip_reason(version):
@@ -213,9 +234,15 @@ class KafkaAgentOn44Test(unittest.TestCase):
                 "log.directory.select.placement_probe.journal": cls.journal_path("probe", b),
                 "log.directory.select.placement_probe.rank.fails": "true",
                 "log.directory.select.placement_probe.placed.sleep.ms": "0"}
+        # Broker 1 also runs the Prometheus JMX exporter with conf/jmx-exporter.yml (test 9z).
+        cls.exporter_port = real_kafka.free_port()
+        exporter = {}
+        if os.path.isfile(JMX_EXPORTER_JAR):
+            exporter[1] = ["-javaagent:%s=127.0.0.1:%d:%s" % (
+                JMX_EXPORTER_JAR, cls.exporter_port, os.path.abspath(JMX_EXPORTER_RULES))]
         cls.cluster = real_kafka.KafkaCluster(
             version="4.4.0", brokers=3, dir_sizes_mib=(64, 128, 256),
-            jvm_opts=["-javaagent:%s" % AGENT_JAR],
+            jvm_opts=["-javaagent:%s" % AGENT_JAR], broker_jvm_opts=exporter,
             extra_props={"log.directory.select.strategy": "partition",
                          "log.directory.select.plugin.dir": PLUGIN_DIR},
             broker_props=broker_props)
@@ -547,6 +574,78 @@ class KafkaAgentOn44Test(unittest.TestCase):
             self.assertGreaterEqual(int(self.agent.mbean(broker)["Fallbacks"]) - fallbacks[broker],
                                     6)
 
+    def test_9z_the_jmx_exporter_reads_the_agents_figures_under_their_lds_names(self):
+        if not os.path.isfile(JMX_EXPORTER_JAR):
+            self.skipTest("no Prometheus JMX exporter (LDS_JMX_EXPORTER_JAR=%r); "
+                          "tools/install-deps.sh fetches it" % JMX_EXPORTER_JAR)
+        before = {b: self.agent.swaps_logged(b, "size") for b in self.cluster.broker_ids()}
+        self.agent.alter_broker_config(None, add={"log.directory.select.plugin.dir": PLUGIN_DIR,
+                                                 "log.directory.select.strategy": "size"},
+                                       delete=["log.directory.select.plugin.rank.timeout.ms"])
+        self.agent.wait_swapped("size", before=before)
+        first, _ = scrape(self.exporter_port)
+        attributes = self.agent.mbean(1)
+        # The exporter's figures are the MBean's, under the names lds-host publishes.
+        self.assertEqual(first[("lds_strategy_generation", ())], float(attributes["Generation"]))
+        self.assertEqual(first[("lds_strategy_swaps_total", ())], float(attributes["Swaps"]))
+        self.assertEqual(first[("lds_strategy_refused_swaps_total", ())],
+                         float(attributes["RefusedSwaps"]))
+        self.assertGreaterEqual(float(attributes["RefusedSwaps"]), 1)  # test 6's failed load
+        reasons = {dict(k[1])["reason"]: v for k, v in first.items()
+                   if k[0] == "lds_placement_fallbacks_total"}
+        self.assertEqual(set(reasons), {"plugin_error", "invalid_ranking", "timeout",
+                                        "no_eligible_dir", "agent_error"}, reasons)
+        self.assertEqual(sum(reasons.values()), float(attributes["Fallbacks"]), reasons)
+        self.assertGreaterEqual(reasons["invalid_ranking"], 12)  # test 5
+        self.assertGreaterEqual(reasons["timeout"], 1)  # test 6
+        active = [dict(k[1]) for k in first if k[0] == "lds_strategy_active"]
+        self.assertEqual(active, [{"name": "size", "version": attributes["Version"]}], active)
+
+        self.agent.create_topic("scraped", 12)
+        placed = self.agent.placements(1, "scraped")
+        self.assertEqual(len(placed), 12, self.tail(1))
+        after, text = scrape(self.exporter_port)
+
+        def delta(name, labels=()):
+            return after.get((name, labels), 0.0) - first.get((name, labels), 0.0)
+
+        self.assertEqual(delta("lds_placements_total", (("strategy", "size"),)), 12)
+        dirs = self.cluster.log_dirs(1)
+        for d in dirs:
+            label = (("dir", d),)
+            self.assertEqual(delta("lds_log_dir_placements_total", label),
+                             sum(1 for p in placed if p[1] == d), (d, placed))
+            st = os.statvfs(d)
+            self.assertEqual(after[("lds_log_dir_total_bytes", label)], st.f_blocks * st.f_frsize)
+            self.assertTrue(0 <= after[("lds_log_dir_fill_ratio", label)] <= 1, d)
+            self.assertIn(("lds_log_dir_usable_bytes", label), after)
+        # The latency: every decision counted, the buckets cumulative up to +Inf.
+        count = after[("lds_placement_duration_seconds_count", ())]
+        self.assertGreaterEqual(count - first[("lds_placement_duration_seconds_count", ())], 12)
+        self.assertGreater(after[("lds_placement_duration_seconds_sum", ())], 0)
+        buckets = sorted((float(dict(k[1])["le"]), v) for k, v in after.items()
+                         if k[0] == "lds_placement_duration_seconds_cumulative")
+        self.assertEqual(len(buckets), 13, buckets)
+        self.assertEqual(buckets[-1], (float("inf"), count))
+        self.assertEqual([v for _, v in buckets], sorted(v for _, v in buckets), buckets)
+        # promtool checks the lds_ families. The exporter has no histogram type, so the latency's
+        # series are gauges; promtool's only remarks are on their names, kept those of lds-host's
+        # histogram so that the same queries read both.
+        if shutil.which("promtool"):
+            lds = "\n".join(line for line in text.splitlines()
+                            if re.match(r"(# \w+ )?lds_", line)) + "\n"
+            result = subprocess.run(["promtool", "check", "metrics"], input=lds, text=True,
+                                    capture_output=True)
+            allowed = ('lds_placement_duration_seconds_cumulative non-histogram metrics should '
+                       'not have "le" label',
+                       'lds_placement_duration_seconds_count non-histogram and non-summary '
+                       'metrics should not have "_count" suffix',
+                       'lds_placement_duration_seconds_sum non-histogram and non-summary '
+                       'metrics should not have "_sum" suffix')
+            remarks = [line for line in (result.stdout + result.stderr).splitlines()
+                       if line.strip() and line.strip() not in allowed]
+            self.assertEqual(remarks, [], lds)
+
 
 @unittest.skipIf(skip_reason("4.4.0"), skip_reason("4.4.0"))
 class AgentWithoutItsHookTest(unittest.TestCase):
@@ -612,6 +711,9 @@ class KafkaAgentOn43Test(unittest.TestCase):
                                               "log.directory.select.strategy": "recent_placements"})
             agent.wait_swapped("recent_placements", brokers=[1], before={1: before})
             agent.create_topic("learned", 12, replication=1)
+            # A log's folder exists before the strategy is told of it: wait for the twelfth.
+            real_kafka.wait_for("12 placed calls in %s" % learned,
+                                lambda: len(journal(learned, "placed")) >= 12)
             self.assertEqual(dict(journal(learned, "placed")), agent.where(1, "learned"))
             self.assertEqual(len(journal(learned, "placed")), 12)
             # Restarted with it in server.properties, the agent loads it before Kafka attaches

@@ -71,7 +71,10 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
   private static final Reservations RESERVATIONS = new Reservations();
   private static final AppendRates RATES = new AppendRates();
   private static final AtomicLong PLACEMENTS = new AtomicLong();
-  private static final AtomicLong LOCAL_FALLBACKS = new AtomicLong();
+  private static final AtomicLong NO_ELIGIBLE_DIR = new AtomicLong();
+  private static final AtomicLong AGENT_ERRORS = new AtomicLong();
+  private static final AtomicLong REFUSED_SWAPS = new AtomicLong();
+  private static final AgentMetrics METRICS = new AgentMetrics();
   private static final SelectorReconfigurable RECONFIGURABLE = new SelectorReconfigurable();
   private static volatile String lastPlacement = "";
 
@@ -89,6 +92,14 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     } catch (Exception e) {
       AgentLog.warn("Cannot register MBean " + MBEAN_NAME + ": " + e);
     }
+    METRICS.registerFixed(LogDirectorySelector::fallbacks);
+    METRICS.strategyChanged("kafka", "");
+  }
+
+  /** The fallbacks of one reason, in AgentMetrics.REASONS order. */
+  private static long fallbacks(int reason) {
+    if (reason < 3) return bridgeLoaded ? StrategyBridge.fallbackReasons()[reason] : 0;
+    return reason == 3 ? NO_ELIGIBLE_DIR.get() : AGENT_ERRORS.get();
   }
 
   // ---- the advice's entry points (public: the advice is inlined into Kafka's classes) ----
@@ -137,15 +148,18 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     if (c.partition == null || !bridgeLoaded || applied == null || applied.strategy == null) {
       return null;
     }
+    long start = System.nanoTime();
     try {
       LogManagerView v = view;
       if (v == null) v = kafka43View(logManager);
       return rank(logManager, v, c);
     } catch (Throwable t) {
-      LOCAL_FALLBACKS.incrementAndGet();
+      AGENT_ERRORS.incrementAndGet();
       AgentLog.warn("Cannot rank the log dirs for " + c.partition + " (" + t
           + "); using Kafka's own order.");
       return null;
+    } finally {
+      METRICS.recordDuration(System.nanoTime() - start);
     }
   }
 
@@ -175,9 +189,11 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
       return;
     }
     if (!bridgeLoaded) return;
+    METRICS.registerDirs(next.logDirs);
     if (next.strategy == null) {
       if (previous != null && previous.strategy != null) {
         StrategyBridge.load(null, null, null, 0, null, null);
+        METRICS.strategyChanged("kafka", "");
         AgentLog.info(SelectorConfig.STRATEGY + " is not set: Kafka's own placement rule applies.");
       }
       applied = next;
@@ -190,11 +206,13 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     String error = StrategyBridge.load(next.pluginDir, next.strategy, next.optionArray(),
         next.validationTimeoutMs, paths, numbers);
     if (error != null) {
+      REFUSED_SWAPS.incrementAndGet();
       AgentLog.error("Cannot load log directory strategy " + next.describe() + ": " + error
           + " Keeping " + before + ".");
       return;
     }
     applied = next;
+    METRICS.strategyChanged(StrategyBridge.strategyName(), StrategyBridge.strategyVersion());
     AgentLog.info("Log directory selection: strategy " + StrategyBridge.strategyName() + " "
         + StrategyBridge.strategyVersion() + " (generation " + StrategyBridge.generation()
         + ") now places new partitions, " + (previous == null || previous.strategy == null
@@ -221,7 +239,7 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
     int len = StrategyBridge.rank(c.partition.topic(), c.partition.partition(), f.expectedBytes,
         f.paths, f.numbers, StrategyBridge.RANK_PLACE, order, scores, applied.rankTimeoutMs);
     if (len == StrategyBridge.NO_ELIGIBLE_DIR) {
-      LOCAL_FALLBACKS.incrementAndGet();
+      NO_ELIGIBLE_DIR.incrementAndGet();
       AgentLog.warn("Strategy " + StrategyBridge.strategyName() + " found no eligible log dir for "
           + c.partition + "; using Kafka's own order.");
       return null;
@@ -312,6 +330,7 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
   private static void recordPlacement(Creation c, UnifiedLog log) {
     RESERVATIONS.add(log, c.expectedBytes);
     PLACEMENTS.incrementAndGet();
+    METRICS.recordPlacement(StrategyBridge.strategyName(), log.parentDir());
     lastPlacement = c.partition + " -> " + log.parentDir() + " (strategy "
         + StrategyBridge.strategyName() + ", generation " + c.generation + ")";
     AgentLog.info("Placed " + lastPlacement + ".");
@@ -407,7 +426,14 @@ public final class LogDirectorySelector implements LogDirectorySelectorMBean {
 
   @Override
   public long getFallbacks() {
-    return (bridgeLoaded ? StrategyBridge.fallbacks() : 0) + LOCAL_FALLBACKS.get();
+    long n = 0;
+    for (int r = 0; r < AgentMetrics.REASONS.length; r++) n += fallbacks(r);
+    return n;
+  }
+
+  @Override
+  public long getRefusedSwaps() {
+    return REFUSED_SWAPS.get();
   }
 
   @Override

@@ -12,6 +12,9 @@ public interface LogDirectorySelectorMBean {
 
   long getSwaps();
 
+  /** Strategy changes refused (the load or its dry run failed); the active strategy stayed. */
+  long getRefusedSwaps();
+
   /**
    * Placements left to Kafka's own order (the plugin failed, answered badly or timed out), and
    * placed calls the plugin did not return from in time.

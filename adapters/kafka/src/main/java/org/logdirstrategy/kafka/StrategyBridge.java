@@ -87,7 +87,11 @@ final class StrategyBridge {
 
   static native long swaps();
 
-  static native long fallbacks();
+  /**
+   * The fallbacks by reason: the plugin failed, its ranking was invalid, it did not answer in
+   * time (or was still inside an earlier call).
+   */
+  static native long[] fallbackReasons();
 
   static native void setLogLevel(String level);
 }
