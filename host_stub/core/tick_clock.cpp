@@ -8,8 +8,8 @@
 
 namespace lds {
 
-bool TickClock::use_tsc_ = false;
-double TickClock::ns_per_tick_ = 1.0;
+bool TickClock::use_tsc = false;
+double TickClock::ns_per_tick = 1.0;
 
 namespace {
 
@@ -47,9 +47,9 @@ void TickClock::calibrate() {
     } while (t1 - t0 < std::chrono::milliseconds(5));
     const uint64_t c1 = __rdtsc();
     if (c1 <= c0) return;
-    ns_per_tick_ = static_cast<double>(std::chrono::nanoseconds(t1 - t0).count()) /
-                   static_cast<double>(c1 - c0);
-    use_tsc_ = true;
+    ns_per_tick = static_cast<double>(std::chrono::nanoseconds(t1 - t0).count()) /
+                  static_cast<double>(c1 - c0);
+    use_tsc = true;
 #endif
   });
 }

@@ -20,20 +20,19 @@ class TickClock {
 
   static uint64_t now() noexcept {
 #if defined(__x86_64__)
-    if (use_tsc_) return __rdtsc();
+    if (use_tsc) return __rdtsc();
 #endif
     return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   }
   static std::chrono::nanoseconds since(uint64_t start) noexcept {
     const uint64_t end = now();
     const uint64_t ticks = end > start ? end - start : 0;  // another core's counter may lag
-    return std::chrono::nanoseconds(
-        static_cast<int64_t>(static_cast<double>(ticks) * ns_per_tick_));
+    return std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(ticks) * ns_per_tick));
   }
 
  private:
-  static bool use_tsc_;
-  static double ns_per_tick_;
+  static bool use_tsc;
+  static double ns_per_tick;
 };
 
 }  // namespace lds
