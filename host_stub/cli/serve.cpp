@@ -130,6 +130,9 @@ int serve(const std::string& config_file) {
           abandoned_handlers);
       leave_now(kExitOk);
     }
+    // Nothing appends any more: the logs' end offsets and the clean-shutdown marker, so the next
+    // start need not read the logs through.
+    broker.logs().shutdown();
   } catch (const std::exception& e) {
     std::cerr << "lds-host: " << e.what() << "\n";
     // A refused startup may leave a validation thread inside the plugin.

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/clean_shutdown.h"
 #include "core/disk_probe.h"
 #include "core/errors.h"
 #include "core/latency_histogram.h"
@@ -153,6 +154,13 @@ class LogManager {
   // another node or cluster; and, with every directory offline, naming each and its fault.
   // The in-memory mode takes no locks and touches nothing.
   void startup();
+
+  // A clean shutdown, once nothing appends any more: stops the moves, then records in each online
+  // directory its logs' end offsets and Kafka's clean-shutdown marker (core/clean_shutdown.h), so
+  // that the next start takes those logs as they are instead of reading their last segments
+  // through. A directory where that cannot be written gets one WARN line and no marker: its logs
+  // are read through at the next start. The in-memory mode writes nothing.
+  void shutdown();
 
   // Called when mark_offline() takes the last online directory offline, once startup() has
   // finished, with Kafka's sentence "Shutdown broker because all log dirs in <dir>, <dir> have
@@ -437,7 +445,13 @@ class LogManager {
   // discards interrupted moves, removes -delete directories nothing needs, and adds the served
   // copies. Throws ConfigError, having deleted nothing, for two copies no move explains (Kafka's
   // "Duplicate log directories" sentence) or a move whose final name is taken by a stray entry.
-  void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& entries);
+  // `clean` holds, by directory, the clean shutdown it recorded: the logs it lists are taken as
+  // they are (PartitionLog::trusted) instead of being read through.
+  void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& entries,
+                     const std::vector<std::optional<CleanShutdown>>& clean);
+  // Startup, once the logs are loaded and before anything is appended: removes the clean-shutdown
+  // marker of every online directory. One where that fails goes offline.
+  void forget_clean_shutdowns();
   // Startup, before any directory is scanned: removes the replicas whose deletion is pending in a
   // directory that is readable again; a directory where that fails is marked offline. Throws
   // ConfigError when the record cannot be read or rewritten.

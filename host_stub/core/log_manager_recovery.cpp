@@ -55,6 +55,17 @@ struct Plan {
   const Found* found = nullptr;
 };
 
+// The log of copy `c` as the clean shutdown of its directory left it, or nullopt when it must be
+// read through: no clean shutdown there, the partition not in its checkpoint, or files that do not
+// match it (PartitionLog::trusted).
+std::optional<PartitionLog> left_clean(const std::vector<std::optional<CleanShutdown>>& clean,
+                                       const Copy& c, const layout::Entry& e) {
+  if (c.dir >= clean.size() || !clean[c.dir]) return std::nullopt;
+  const auto it = clean[c.dir]->recovery_points.find({e.topic, e.partition});
+  if (it == clean[c.dir]->recovery_points.end()) return std::nullopt;
+  return PartitionLog::trusted(c.path, it->second, clean[c.dir]->marked_at);
+}
+
 // Reads the completion marker of `dir`, if it has one. Throws FileError when it cannot be read.
 void read_marker(Copy& c) {
   const fs::path marker = c.path / layout::kMoveCompleteMarker;
@@ -191,12 +202,15 @@ const char* kind_of(const fs::path& path) {
 
 }  // namespace
 
-void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& entries) {
+void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& entries,
+                               const std::vector<std::optional<CleanShutdown>>& clean) {
   // 1. Read what each copy is: its size, and whether a move marked it complete. A directory that
   //    cannot be read goes offline, and its copies take no part in what follows.
   std::map<std::pair<std::string, int32_t>, Found> partitions;
   std::vector<Copy> capped_deletes;  // -delete directories whose name may not hold the topic
   std::set<uint32_t> failed;
+  std::vector<size_t> trusted(dirs_.size());  // logs taken as a clean shutdown left them
+  std::vector<size_t> logs(dirs_.size());     // of all the logs there
   for (const auto& [dir, path] : entries) {
     if (failed.count(dir) != 0) continue;
     const std::string entry_name = path.filename().string();
@@ -207,9 +221,20 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
     try {
       if (e.kind != layout::EntryKind::kDelete) {
         read_marker(c);
-        c.size = detail::segments_size(path);
-        // An unfinished copy is discarded unread: its last batch is cut wherever the copy was.
-        if (e.kind == layout::EntryKind::kPartition || c.marked) c.log = PartitionLog::scan(path);
+        std::optional<PartitionLog> as_left;
+        if (e.kind == layout::EntryKind::kPartition) ++logs[dir];
+        if (e.kind == layout::EntryKind::kPartition && !c.marked) as_left = left_clean(clean, c, e);
+        if (as_left) {
+          c.size = as_left->size_in_bytes();
+          c.log.log = std::move(*as_left);
+          ++trusted[dir];
+        } else {
+          c.size = detail::segments_size(path);
+          // An unfinished copy is discarded unread: its last batch is cut wherever the copy was.
+          if (e.kind == layout::EntryKind::kPartition || c.marked) {
+            c.log = PartitionLog::scan(path);
+          }
+        }
       }
     } catch (const ConfigError&) {
       throw;  // a log that is not a torn write: refused before anything is changed
@@ -247,6 +272,15 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
     }
   }
   std::erase_if(capped_deletes, [&](const Copy& c) { return failed.count(c.dir) != 0; });
+
+  for (uint32_t i = 0; i < dirs_.size(); ++i) {
+    if (clean[i] && failed.count(i) == 0) {
+      log()->info(
+          "Log directory {} was shut down cleanly: {} of its {} logs taken as they were, "
+          "the others read through.",
+          dirs_[i]->path_text, trusted[i], logs[i]);
+    }
+  }
 
   // 2. Decide, before anything is changed: a start that must be refused deletes nothing.
   std::vector<Plan> plans;

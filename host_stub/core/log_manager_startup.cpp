@@ -1,7 +1,9 @@
 // log_manager_startup.cpp: LogManager's log directories: construction, the startup scan of each
-// directory and its meta.properties, and a directory going offline or back online.
+// directory and its meta.properties, a directory going offline or back online, and the clean
+// shutdown each records.
 #include <algorithm>
 
+#include "core/clean_shutdown.h"
 #include "core/durable_file.h"
 #include "core/fd_reserve.h"
 #include "core/log_layout.h"
@@ -26,9 +28,17 @@ uint64_t segments_size(const fs::path& partition_dir) {
 }
 
 std::string stray_entry_reason(const std::string& name, layout::EntryKind kind, bool is_dir) {
-  if (name == layout::kMetaProperties || name == layout::kLockFile) return {};
-  if (name.starts_with("." + std::string(layout::kMetaProperties) + ".")) {
-    return "a temp file left by an interrupted write of meta.properties";
+  if (name == layout::kMetaProperties || name == layout::kLockFile || name == kRecoveryPointFile ||
+      name == kCleanShutdownFile) {
+    return {};
+  }
+  for (std::string_view file : {layout::kMetaProperties, kRecoveryPointFile, kCleanShutdownFile}) {
+    std::string temp_prefix = ".";  // appended piece by piece: GCC 12 -O3 sees a false -Wrestrict
+    temp_prefix += file;
+    temp_prefix += '.';
+    if (name.starts_with(temp_prefix)) {
+      return "a temp file left by an interrupted write of " + std::string(file);
+    }
   }
   if (kind != layout::EntryKind::kOther && !is_dir) {
     return "it is named like a partition, a move's future copy or a deletion, but is not a "
@@ -51,6 +61,18 @@ std::string stray_entry_reason(const std::string& name, layout::EntryKind kind, 
 }  // namespace detail
 
 namespace {
+
+// The clean shutdown `dir` recorded, if one can be trusted. It is removed only once the start has
+// succeeded (forget_clean_shutdowns), so that a refused start leaves it as it was.
+std::optional<CleanShutdown> recorded_clean_shutdown(const fs::path& dir) {
+  try {
+    return read_clean_shutdown(dir);
+  } catch (const std::exception& e) {
+    log()->warn("Cannot read the clean shutdown recorded in {} ({}); its logs are read through.",
+                dir.string(), e.what());
+    return std::nullopt;
+  }
+}
 
 std::vector<std::string> dir_texts(const std::vector<fs::path>& dirs) {
   std::vector<std::string> texts;
@@ -115,10 +137,12 @@ void LogManager::startup() {
     cluster_id_ = options_.cluster_id.empty() ? layout::random_directory_id() : options_.cluster_id;
   }
   complete_pending_deletions();
+  std::vector<std::optional<CleanShutdown>> clean(dirs_.size());
   for (uint32_t i = 0; i < dirs_.size() && !options_.in_memory; ++i) {
     // Offline: it failed its checks, or a pending deletion could not be completed there.
     if (!dirs_[i]->online) continue;
     try {
+      clean[i] = recorded_clean_shutdown(dirs_[i]->path);
       for (auto& f : load_dir(i)) futures.emplace_back(i, std::move(f));
     } catch (const ConfigError&) {
       throw;
@@ -128,13 +152,56 @@ void LogManager::startup() {
   }
   // Every directory is scanned before interrupted moves are resolved, so a move's source is known
   // wherever it lives.
-  recover_moves(futures);
+  recover_moves(futures, clean);
   if (!options_.in_memory) {
+    forget_clean_shutdowns();
     refuse_unless_a_dir_is_online();
     mover_->start(std::max(options_.mover_threads, 1));
   }
   std::lock_guard lock(mu_);
   started_ = true;
+}
+
+void LogManager::forget_clean_shutdowns() {
+  // Before anything is appended: a crash from here on leaves no marker, so its logs are read
+  // through. A directory where the marker cannot be removed is failing.
+  for (uint32_t i = 0; i < dirs_.size(); ++i) {
+    if (!dirs_[i]->online) continue;
+    try {
+      forget_clean_shutdown(dirs_[i]->path);
+    } catch (const FileError& e) {
+      mark_offline(i, e.what());
+    }
+  }
+}
+
+void LogManager::shutdown() {
+  if (options_.in_memory) return;
+  mover_->stop();
+  std::vector<std::shared_ptr<Partition>> all;
+  std::vector<bool> online(dirs_.size());
+  {
+    std::lock_guard lock(mu_);
+    all.reserve(partitions_.size());
+    for (const auto& [tp, p] : partitions_) all.push_back(p);
+    for (size_t i = 0; i < dirs_.size(); ++i) online[i] = dirs_[i]->online;
+  }
+  std::vector<std::map<CheckpointKey, int64_t>> points(dirs_.size());
+  for (const auto& p : all) {
+    std::lock_guard io(io_of(p->tp));
+    if (!p->deleted) points[p->dir][{p->tp.topic, p->tp.partition}] = p->log.log_end_offset();
+  }
+  for (size_t i = 0; i < dirs_.size(); ++i) {
+    if (!online[i]) continue;
+    try {
+      record_clean_shutdown(dirs_[i]->path, points[i]);
+    } catch (const std::exception& e) {
+      log()->warn(
+          "Cannot record a clean shutdown in {} ({}); its logs are read through at the "
+          "next start.",
+          dirs_[i]->path_text, e.what());
+    }
+  }
 }
 
 std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {

@@ -3,10 +3,12 @@
 #include "core/partition_log.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <map>
 
 #include "core/durable_file.h"
@@ -266,6 +268,36 @@ std::string PartitionLog::read(const fs::path& dir, int64_t offset, uint64_t max
   hint_offset_ = next_offset;
   hint_position_ = end;
   return out;
+}
+
+std::optional<PartitionLog> PartitionLog::trusted(const fs::path& dir, int64_t log_end_offset,
+                                                  fs::file_time_type not_after) {
+  // A segment renamed, added or removed by hand changes the directory's own time; one edited in
+  // place changes its own. Either after the shutdown: the log is read through.
+  const auto modified_after = [not_after](const struct stat& st) {
+    const std::chrono::system_clock::time_point modified(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::seconds(st.st_mtim.tv_sec) +
+            std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+    return std::chrono::file_clock::from_sys(modified) > not_after;
+  };
+  struct stat st {};
+  check_syscall(::stat(dir.c_str(), &st), "stat", dir);
+  if (modified_after(st)) return std::nullopt;
+  PartitionLog log;
+  for (const auto& [base, path] : segment_files(dir)) {
+    check_syscall(::stat(path.c_str(), &st), "stat", path);
+    if (modified_after(st)) return std::nullopt;
+    log.segments_.push_back(LogSegment{base, static_cast<uint64_t>(st.st_size)});
+  }
+  if (log.segments_.empty()) return std::nullopt;
+  const LogSegment& last = log.segments_.back();
+  if (log_end_offset < last.base_offset ||
+      (last.bytes == 0) != (log_end_offset == last.base_offset)) {
+    return std::nullopt;
+  }
+  log.next_offset_ = log_end_offset;
+  return log;
 }
 
 ScannedLog PartitionLog::scan(const fs::path& dir) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,16 @@ class PartitionLog {
   // header read per segment; a torn first batch of the last one is not checked). Throws
   // FileError on I/O.
   static ScannedLog scan(const std::filesystem::path& dir);
+
+  // The log of `dir` as a clean shutdown left it (clean_shutdown.h): its segments at their sizes,
+  // its end at `log_end_offset`, nothing read. nullopt when that cannot be what the shutdown left,
+  // and the log must be scanned: no segment, an end before the last segment's base offset (or
+  // past it while that segment is empty, or at it while it is not), or a segment or the directory
+  // itself modified after `not_after` (a segment edited, renamed, added or removed by hand). Throws
+  // FileError.
+  static std::optional<PartitionLog> trusted(const std::filesystem::path& dir,
+                                             int64_t log_end_offset,
+                                             std::filesystem::file_time_type not_after);
 
   // Checks `batches`, a client's records for partition `partition` ("t-0") as Produce carries
   // them: one or more whole batches of magic 2, each with its CRC32C, at least one record (and

@@ -227,6 +227,41 @@ TEST_F(StorageStartupTest, ADynamicCordonOfARemovedDirIsPrunedAtTheNextStartWith
   EXPECT_EQ(read_file(dynamic), pruned) << "only the cordon line goes";
 }
 
+// SIGTERM records Kafka's clean shutdown in every log dir (the recovery points, then the marker);
+// the next start takes those logs as they are, says so, and removes the marker before anything is
+// appended, so a kill -9 from then on leaves none and its logs are read through.
+TEST_F(StorageStartupTest, ASigtermRecordsACleanShutdownThatTheNextStartTakesAndAKillDoesNot) {
+  ServerConfig c = default_config(2);
+  c.extra_lines.push_back("log.level = \"info\"");
+  ASSERT_NO_FATAL_FAILURE(start(c));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
+  call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 0}, {"bytes", 5000}});
+  const json before = call_ok({{"api", "DescribeLogDirs"}});
+  ASSERT_NO_FATAL_FAILURE(stop());
+  for (const auto& d : c.log_dirs) {
+    EXPECT_EQ(read_file(d / ".kafka_cleanshutdown"), R"({"version":0,"brokerEpoch":-1})") << d;
+    const std::string points = read_file(d / "recovery-point-offset-checkpoint");
+    EXPECT_TRUE(points.starts_with("0\n1\nt ")) << d << ": " << points;
+  }
+  ASSERT_NO_FATAL_FAILURE(start());
+  for (const auto& d : c.log_dirs) {
+    const std::string line = "Log directory " + d.string() +
+                             " was shut down cleanly: 1 of its 1 logs taken as they were";
+    EXPECT_NE(server_log().find(line), std::string::npos) << server_log();
+    EXPECT_FALSE(fs::exists(d / ".kafka_cleanshutdown")) << d;
+  }
+  const json after = call_ok({{"api", "DescribeLogDirs"}});
+  for (const auto& d : c.log_dirs) {
+    EXPECT_EQ(dir_entry(after, d)["partitions"], dir_entry(before, d)["partitions"]) << d;
+  }
+  call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 0}, {"bytes", 5000}});
+  ASSERT_NO_FATAL_FAILURE(kill9());
+  for (const auto& d : c.log_dirs) EXPECT_FALSE(fs::exists(d / ".kafka_cleanshutdown")) << d;
+  const size_t logged = server_log().size();
+  ASSERT_NO_FATAL_FAILURE(start());
+  EXPECT_EQ(server_log().find("shut down cleanly", logged), std::string::npos) << server_log();
+}
+
 // Stray entries in a log dir are logged once each, with the path and why they are ignored; one at
 // the name of a partition being created fails that creation alone, the dir staying online.
 TEST_F(StorageStartupTest, StrayEntriesAreLoggedOnceAndOneAtAPartitionsNameFailsOnlyItsCreation) {

@@ -703,6 +703,8 @@ std::string Runner::execute(const Step& s) {
       return restart();
     case Kind::kGracefulRestart:
       return restart(true);
+    case Kind::kTamperedCleanShutdown:
+      return step_tampered_clean_shutdown(s);
     case Kind::kSecondBroker:
       return step_second_broker();
     case Kind::kBalancer: {

@@ -169,6 +169,11 @@ class Runner {
   // With the broker stopped, a partition's last segment renamed past its first offset: the start
   // refuses, changing nothing; renamed back, the broker serves it whole.
   std::string step_renamed_segment(const Step& s);
+  // SIGTERM (the broker records its clean shutdown), then, with it stopped, one of: nothing; a
+  // dir's recovery-point checkpoint removed, torn in half, or rewritten with every offset wrong; a
+  // partition's last segment appended to after the marker. The restart must serve every
+  // acknowledged byte exactly once whatever it trusted.
+  std::string step_tampered_clean_shutdown(const Step& s);
 
   Environment& env_;
   bool hostile_plugins_;

@@ -1,6 +1,7 @@
 // runner_tamper_steps.cpp: the steps that tamper with what the broker trusts: a client's
 // malformed batches and unread pipelined Fetches through the Kafka listener, and, with the broker
-// stopped, a move copy marked complete that is not, and a segment renamed off its first offset.
+// stopped, a move copy marked complete that is not, a segment renamed off its first offset, and
+// the files of a clean shutdown (Kafka's recovery-point checkpoint) torn, removed or hand-edited.
 // Each checks what the broker answers and that nothing acknowledged changed.
 #include <sys/types.h>
 
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/log_layout.h"
@@ -277,6 +279,57 @@ std::string Runner::step_renamed_segment(const Step& s) {
   ++stats_["renamed_segment_refused"];
   fs::rename(renamed, path, ec);
   if (ec) return "cannot rename " + renamed.string() + " back: " + ec.message();
+  return restart();
+}
+
+std::string Runner::step_tampered_clean_shutdown(const Step& s) {
+  std::string problem;
+  const std::optional<Target> t = healthy_target(s.a, true, &problem);
+  if (!t) return problem;
+  ++stats_["graceful_stops"];
+  const uint64_t offset = env_.log_size();
+  const std::optional<int> code = env_.terminate(30000);
+  if (!code) return "the broker did not stop within 30 s of SIGTERM";
+  if (*code != 0) {
+    return "the broker exited with code " + std::to_string(*code) +
+           " after SIGTERM: " + env_.log_since(offset);
+  }
+  const fs::path dir = env_.log_dirs()[t->dir];
+  const fs::path checkpoint = dir / "recovery-point-offset-checkpoint";
+  std::error_code ec;
+  const uint64_t kind = s.b % 5;
+  ++stats_["clean_shutdown_tamper_" + std::to_string(kind)];
+  if (kind == 1) {
+    fs::remove(checkpoint, ec);
+  } else if (kind == 2) {
+    const std::string whole = test::file_bytes(checkpoint);
+    test::put_file_bytes(checkpoint, whole.substr(0, whole.size() / 2));
+  } else if (kind == 3) {
+    // Every offset moved back by one: taken as it is, a log would give its last offset twice.
+    std::istringstream in(test::file_bytes(checkpoint));
+    std::string line, edited;
+    for (int n = 0; std::getline(in, line); ++n) {
+      const size_t space = line.rfind(' ');
+      if (n >= 2 && space != std::string::npos) {
+        const int64_t o = std::stoll(line.substr(space + 1));
+        line = line.substr(0, space + 1) + std::to_string(o > 0 ? o - 1 : 0);
+      }
+      edited += line + "\n";
+    }
+    test::put_file_bytes(checkpoint, edited);
+  } else if (kind == 4) {
+    fs::path last;
+    for (const auto& e : fs::directory_iterator(dir / t->name, ec)) {
+      uint64_t base = 0;
+      if (layout::parse_segment_file(e.path().filename().string(), &base) &&
+          (last.empty() || e.path() > last)) {
+        last = e.path();
+      }
+    }
+    // Later than the marker by more than a clock tick; a torn batch the start must cut.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!last.empty()) std::ofstream(last, std::ios::binary | std::ios::app) << "torn batch";
+  }
   return restart();
 }
 

@@ -28,7 +28,7 @@ constexpr std::array kWeights = {
     Weighted{Kind::kMalformedProduce, 2, false}, Weighted{Kind::kUnreadFetches, 1, false},
     Weighted{Kind::kMarkedFuture, 1, false},     Weighted{Kind::kRenamedSegment, 1, false},
     Weighted{Kind::kExt4Disk, 2, true},          Weighted{Kind::kSwapQueuedMoves, 1, false},
-    Weighted{Kind::kGracefulRestart, 2, false},
+    Weighted{Kind::kGracefulRestart, 2, false},  Weighted{Kind::kTamperedCleanShutdown, 2, false},
 };
 
 }  // namespace
@@ -110,6 +110,8 @@ const char* kind_name(Kind kind) {
       return "swap-queued-moves";
     case Kind::kGracefulRestart:
       return "sigterm-restart";
+    case Kind::kTamperedCleanShutdown:
+      return "tampered-clean-shutdown";
   }
   return "?";
 }
@@ -168,6 +170,8 @@ const char* kind_enumerator(Kind kind) {
       return "kSwapQueuedMoves";
     case Kind::kGracefulRestart:
       return "kGracefulRestart";
+    case Kind::kTamperedCleanShutdown:
+      return "kTamperedCleanShutdown";
   }
   return "kSettle";
 }

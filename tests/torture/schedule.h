@@ -35,6 +35,7 @@ enum class Kind {
   kExt4Disk,
   kSwapQueuedMoves,
   kGracefulRestart,
+  kTamperedCleanShutdown,
 };
 
 struct Step {

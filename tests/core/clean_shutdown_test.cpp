@@ -1,0 +1,300 @@
+// clean_shutdown_test.cpp: Kafka's recovery-point checkpoint and .kafka_cleanshutdown marker, and
+// what a start does with them: logs a clean shutdown left are taken as they are; anything else (a
+// kill -9, a hand edit, a torn or foreign file, a full or read-only disk at the shutdown) is read
+// through as before.
+#include "core/clean_shutdown.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "core/errors.h"
+#include "core/log_layout.h"
+#include "ext4_image.h"
+#include "file_bytes.h"
+#include "private_mounts.h"
+#include "temp_dir.h"
+#include "three_dir_test.h"
+
+namespace lds {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write(const fs::path& file, const std::string& text) {
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+}
+
+// Sets `file`'s modification time back by `seconds`: what a tool that keeps times (cp -p, rsync -t,
+// touch -r) leaves.
+void age(const fs::path& file, int seconds) {
+  fs::last_write_time(file, fs::last_write_time(file) - std::chrono::seconds(seconds));
+}
+
+TEST(CleanShutdownFiles, AreKafkasCheckpointAndMarker) {
+  test::TempDir tmp;
+  record_clean_shutdown(tmp.path(), {{{"b", 1}, 0}, {{"a", 0}, 5}});
+  EXPECT_EQ(test::file_bytes(tmp.path() / kRecoveryPointFile), "0\n2\na 0 5\nb 1 0\n");
+  EXPECT_EQ(test::file_bytes(tmp.path() / kCleanShutdownFile), R"({"version":0,"brokerEpoch":-1})");
+  const std::optional<CleanShutdown> read = read_clean_shutdown(tmp.path());
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->recovery_points,
+            (std::map<CheckpointKey, int64_t>{{{"a", 0}, 5}, {{"b", 1}, 0}}));
+  forget_clean_shutdown(tmp.path());
+  EXPECT_FALSE(fs::exists(tmp.path() / kCleanShutdownFile));
+  EXPECT_TRUE(fs::exists(tmp.path() / kRecoveryPointFile)) << "Kafka keeps its checkpoint";
+  EXPECT_FALSE(read_clean_shutdown(tmp.path())) << "a checkpoint without the marker is no shutdown";
+  forget_clean_shutdown(tmp.path());  // nothing to remove: no error
+}
+
+TEST(CleanShutdownFiles, AHandEditedOrMissingCheckpointIsNotTrusted) {
+  const std::vector<std::string> bad = {
+      "",                      // empty
+      "1\n0\n",                // another version
+      "0\nx\n",                // no count
+      "0\n2\na 0 5\n",         // fewer entries than its count
+      "0\n1\na 0 5\nb 0 1\n",  // more
+      "0\n1\na 0\n",           // no offset
+      "0\n1\na -1 5\n",        // a negative partition
+      "0\n1\na 0 -5\n",        // a negative offset
+      "0\n2\na 0 5\na 0 6\n",  // twice
+      "0\n1\n 0 5\n",          // no topic
+  };
+  for (const std::string& text : bad) {
+    test::TempDir tmp;
+    record_clean_shutdown(tmp.path(), {});
+    write(tmp.path() / kRecoveryPointFile, text);
+    age(tmp.path() / kRecoveryPointFile, 60);  // not newer than the marker: read and refused
+    EXPECT_FALSE(read_clean_shutdown(tmp.path())) << "trusted: \"" << text << "\"";
+  }
+  test::TempDir tmp;
+  record_clean_shutdown(tmp.path(), {{{"a", 0}, 5}});
+  // Edited after the shutdown (file times are as fine as the kernel's clock tick, a few ms).
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  write(tmp.path() / kRecoveryPointFile, "0\n1\na 0 9\n");
+  EXPECT_FALSE(read_clean_shutdown(tmp.path()));
+  fs::remove(tmp.path() / kRecoveryPointFile);
+  EXPECT_FALSE(read_clean_shutdown(tmp.path()));
+}
+
+class CleanRestartTest : public test::ThreeDirTest {
+ protected:
+  // t-0 with three appends in the dir it went to; returns that dir.
+  fs::path make_log(LogManager& m) {
+    const fs::path dir = m.create_partition("t", 0).log_dir;
+    for (int i = 0; i < 3; ++i) m.append("t", 0, 1000);
+    return dir;
+  }
+  static LogManager::LogOffsets offsets(const LogManager& m) {
+    return m.log_offsets(TopicPartition{"t", 0});
+  }
+  // Breaks the first batch of t-0's segment in place and gives the file back its time: a start
+  // that reads the log refuses it, one that takes the log as the shutdown left it does not look.
+  static void break_first_batch_keeping_the_time(const fs::path& dir) {
+    const fs::path segment = dir / "t-0" / layout::segment_file(0);
+    const auto time = fs::last_write_time(segment);
+    std::fstream f(segment, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(20);
+    f.put('\x7f');
+    f.close();
+    fs::last_write_time(segment, time);
+  }
+};
+
+TEST_F(CleanRestartTest, ALogTheShutdownLeftIsTakenAsItIsAndGrowsFromItsEnd) {
+  auto m = make();
+  const fs::path dir = make_log(*m);
+  const LogManager::LogOffsets before = offsets(*m);
+  m->shutdown();
+  m.reset();
+  for (const fs::path& d : dirs_) EXPECT_TRUE(fs::exists(d / kCleanShutdownFile)) << d;
+  EXPECT_EQ(test::file_bytes(dir / kRecoveryPointFile),
+            "0\n1\nt 0 " + std::to_string(before.log_end_offset) + "\n");
+  break_first_batch_keeping_the_time(dir);
+  m = make();  // not read: no refusal
+  EXPECT_EQ(offsets(*m).log_end_offset, before.log_end_offset);
+  EXPECT_EQ(offsets(*m).log_start_offset, before.log_start_offset);
+  for (const fs::path& d : dirs_) {
+    EXPECT_FALSE(fs::exists(d / kCleanShutdownFile)) << "a start removes the marker: " << d;
+  }
+  m->append("t", 0, 1000);
+  EXPECT_GT(offsets(*m).log_end_offset, before.log_end_offset);
+}
+
+TEST_F(CleanRestartTest, WithoutTheMarkerEveryLogIsReadThrough) {
+  auto m = make();
+  const fs::path dir = make_log(*m);
+  m.reset();  // as after a kill -9: no shutdown recorded
+  break_first_batch_keeping_the_time(dir);
+  EXPECT_THROW(make(), ConfigError);
+}
+
+TEST_F(CleanRestartTest, ACrashAfterACleanStartIsReadThrough) {
+  auto m = make();
+  const fs::path dir = make_log(*m);
+  m->shutdown();
+  m.reset();
+  m = make();  // takes the marker away
+  m->append("t", 0, 1000);
+  m.reset();  // a kill -9 now
+  break_first_batch_keeping_the_time(dir);
+  EXPECT_THROW(make(), ConfigError);
+}
+
+TEST_F(CleanRestartTest, ASegmentWrittenAfterTheShutdownIsReadThroughAndATornTailCut) {
+  auto m = make();
+  const fs::path dir = make_log(*m);
+  const LogManager::LogOffsets before = offsets(*m);
+  m->shutdown();
+  m.reset();
+  const fs::path segment = dir / "t-0" / layout::segment_file(0);
+  const uintmax_t size = fs::file_size(segment);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::ofstream(segment, std::ios::binary | std::ios::app) << "half a batch";
+  m = make();
+  EXPECT_EQ(offsets(*m).log_end_offset, before.log_end_offset);
+  EXPECT_EQ(fs::file_size(segment), size) << "the torn tail was not cut";
+}
+
+TEST_F(CleanRestartTest, ASegmentRenamedAfterTheShutdownIsReadThroughAndRefused) {
+  auto m = make();
+  m->set_segment_bytes(1500);
+  const fs::path dir = make_log(*m);
+  m->shutdown();
+  m.reset();
+  const fs::path p = dir / "t-0";
+  std::vector<fs::path> segments;
+  for (const auto& e : fs::directory_iterator(p)) {
+    if (e.path().extension() == ".log") segments.push_back(e.path());
+  }
+  std::sort(segments.begin(), segments.end());
+  ASSERT_GE(segments.size(), 2u);
+  const int64_t base = std::stoll(segments.back().stem().string());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  fs::rename(segments.back(), p / layout::segment_file(base + 1));  // keeps its own time
+  EXPECT_THROW(make(), ConfigError);
+}
+
+TEST_F(CleanRestartTest, ACheckpointThatDoesNotMatchTheFilesIsReadThrough) {
+  auto m = make();
+  const fs::path dir = make_log(*m);
+  const LogManager::LogOffsets before = offsets(*m);
+  m->shutdown();
+  m.reset();
+  // An end offset before the last segment's base would lose records; the files are read instead.
+  write(dir / kRecoveryPointFile, "0\n1\nt 0 0\n");
+  age(dir / kRecoveryPointFile, 60);
+  m = make();
+  EXPECT_EQ(offsets(*m).log_end_offset, before.log_end_offset);
+}
+
+TEST_F(CleanRestartTest, ARefusedStartLeavesTheMarker) {
+  auto m = make();
+  const fs::path dir = make_log(*m);
+  m->shutdown();
+  m.reset();
+  // The same partition in a second dir, which no move explains: the start is refused.
+  const fs::path other = dir == dirs_[0] ? dirs_[1] : dirs_[0];
+  fs::copy(dir / "t-0", other / "t-0", fs::copy_options::recursive);
+  EXPECT_THROW(make(), ConfigError);
+  EXPECT_TRUE(fs::exists(dir / kCleanShutdownFile));
+  EXPECT_TRUE(fs::exists(other / kCleanShutdownFile));
+}
+
+// A filesystem of its own under d1 (root only): tmpfs, or an ext4 image. why() says why not.
+class OwnDisk {
+ public:
+  OwnDisk(const fs::path& dir, const fs::path& image, bool ext4) : dir_(dir) {
+    if (::geteuid() != 0) {
+      why_ = "not running as root, so a filesystem cannot be mounted";
+      return;
+    }
+    if (ext4) {
+      why_ = test::mount_ext4_image(image, dir, 8);
+    } else if (why_ = test::use_private_mount_namespace(); why_.empty()) {
+      fs::create_directories(dir);
+      if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=2m,mode=0755") != 0) {
+        why_ = std::string("mount -t tmpfs failed: ") + std::strerror(errno);
+      }
+    }
+    mounted_ = why_.empty();
+  }
+  ~OwnDisk() {
+    if (mounted_ && ::umount2(dir_.c_str(), 0) != 0) ::umount2(dir_.c_str(), MNT_DETACH);
+  }
+  OwnDisk(const OwnDisk&) = delete;
+  OwnDisk& operator=(const OwnDisk&) = delete;
+  const std::string& why() const { return why_; }
+  // Fills the disk with one file until the kernel refuses a byte more (ext4 of 1 KiB blocks takes
+  // what a 4 KiB write no longer fits).
+  void fill() const {
+    const fs::path file = dir_ / "filler";
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    const std::string block(4096, 'x');
+    for (size_t chunk = block.size(); chunk > 0; chunk /= 2) {
+      while (::write(fd, block.data(), chunk) == static_cast<ssize_t>(chunk)) {
+      }
+    }
+    ::fsync(fd);
+    ::close(fd);
+  }
+  std::string remount(bool read_only) const {
+    const unsigned long flags = MS_REMOUNT | (read_only ? MS_RDONLY : 0);
+    if (::mount(nullptr, dir_.c_str(), nullptr, flags, nullptr) != 0) return std::strerror(errno);
+    return "";
+  }
+
+ private:
+  fs::path dir_;
+  bool mounted_ = false;
+  std::string why_;
+};
+
+class CleanShutdownOnADisk : public CleanRestartTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(CleanShutdownOnADisk, AFullDiskGetsNoMarkerAndItsLogsAreReadThrough) {
+  OwnDisk disk(dirs_[0], tmp_.path() / "d1.img", GetParam());
+  if (!disk.why().empty()) GTEST_SKIP() << disk.why();
+  auto m = make();
+  m->create_partition("t", 0);  // the partition strategy: the first of three empty dirs
+  m->create_partition("t", 1);
+  m->create_partition("t", 2);
+  const fs::path d1 = dirs_[0];
+  m->append("t", 0, 1000);
+  disk.fill();
+  m->shutdown();  // one WARN line for d1; the others are recorded
+  m.reset();
+  EXPECT_FALSE(fs::exists(d1 / kCleanShutdownFile));
+  EXPECT_TRUE(fs::exists(dirs_[1] / kCleanShutdownFile));
+  fs::remove(d1 / "filler");
+  m = make();
+  EXPECT_EQ(m->partition_count(), 3u);
+  EXPECT_GT(m->log_offsets(TopicPartition{"t", 0}).log_end_offset, 0);
+}
+
+TEST_P(CleanShutdownOnADisk, AReadOnlyDiskGetsNoMarker) {
+  OwnDisk disk(dirs_[0], tmp_.path() / "d1.img", GetParam());
+  if (!disk.why().empty()) GTEST_SKIP() << disk.why();
+  auto m = make();
+  m->create_partition("t", 0);
+  m->append("t", 0, 1000);
+  ASSERT_EQ(disk.remount(true), "");
+  m->shutdown();
+  m.reset();
+  ASSERT_EQ(disk.remount(false), "");
+  EXPECT_FALSE(fs::exists(dirs_[0] / kCleanShutdownFile));
+  m = make();
+  EXPECT_GT(m->log_offsets(TopicPartition{"t", 0}).log_end_offset, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(TmpfsAndExt4, CleanShutdownOnADisk, ::testing::Values(false, true),
+                         [](const auto& p) { return p.param ? "ext4" : "tmpfs"; });
+
+}  // namespace
+}  // namespace lds
