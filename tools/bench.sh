@@ -8,6 +8,9 @@
 #   creation_bench   10,000 partitions created on real directories, against a bare loop of the
 #                    same mkdir/create/fsync calls ($LDS_BENCH_DIR, default the temp folder);
 #   memory_bench     heap bytes of host bookkeeping per partition at 1M partitions;
+#   startup_bench    a start over 50,000 partitions after a clean shutdown and after a kill -9,
+#                    against `find | xargs stat` of the same tree ($LDS_BENCH_DIR, default the temp
+#                    folder; about 250 MiB, removed afterwards);
 #   hot_swap_bench   swap time, and placement latency while strategies are swapped;
 #   move_bench.py    an unthrottled replica move of a 2 GiB partition by `lds-host serve`, against
 #                    `cp -r` plus `sync` of the same partition on the same disk ($LDS_BENCH_DIR,
@@ -81,7 +84,8 @@ fi
 note "Building the benchmarks in $build (Release)"
 step "configuring $build" quiet "${configure[@]}"
 step "building the benchmarks in $build" quiet cmake --build "$build" -j"$jobs" \
-  --target placement_bench creation_bench memory_bench hot_swap_bench balance_plan_bench lds-host \
+  --target placement_bench creation_bench memory_bench startup_bench hot_swap_bench \
+  balance_plan_bench lds-host \
   lds_partition lds_size lds_cordon
 
 export LDS_PLUGIN_DIR="$build/plugins"
@@ -91,10 +95,10 @@ mkdir "$out/tmp"
 export TMPDIR="$out/tmp"
 
 if ((smoke)); then
-  min_time=0.001 reps=1 partitions=200 rounds=1 memory=20000 swaps=30
+  min_time=0.001 reps=1 partitions=200 rounds=1 memory=20000 swaps=30 restarted=500
   export LDS_MOVE_BENCH_MIB=16
 else
-  min_time=0.2 reps=3 partitions=10000 rounds=2 memory=1000000 swaps=600
+  min_time=0.2 reps=3 partitions=10000 rounds=2 memory=1000000 swaps=600 restarted=50000
 fi
 move_text="a ${LDS_MOVE_BENCH_MIB:-2048} MiB partition"
 
@@ -106,6 +110,8 @@ note "creation_bench ($partitions partitions on real directories, $rounds round(
 step creation_bench "$build/tests/bench/creation_bench" $partitions $rounds >"$out/creation.json"
 note "memory_bench ($memory partitions)"
 step memory_bench "$build/tests/bench/memory_bench" $memory >"$out/memory.json"
+note "startup_bench ($restarted partitions started $rounds time(s) each way, and stat'ed)"
+step startup_bench "$build/tests/bench/startup_bench" $restarted $((rounds + 1)) >"$out/startup.json"
 note "hot_swap_bench ($swaps swaps)"
 step hot_swap_bench "$build/tests/bench/hot_swap_bench" $swaps >"$out/hot_swap.txt"
 note "move_bench ($move_text moved, and copied with cp -r + sync)"
