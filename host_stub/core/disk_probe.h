@@ -2,6 +2,8 @@
 // measured by; the seam tests and the simulator replace to fake disks and time.
 #pragma once
 
+#include <time.h>
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -23,10 +25,13 @@ class DiskProbe {
   // Must be safe to call from many threads at once.
   virtual DiskSpace read(const std::filesystem::path& dir) const = 0;
   // Seconds of a monotonic clock, for the directories' append rates (core/rate_meter.h). Must be
-  // safe to call from many threads at once.
+  // safe to call from many threads at once. The real one is the kernel's coarse monotonic clock:
+  // a few milliseconds of resolution against rate windows of seconds, read without a timer read,
+  // and a tick that many placements share (RateMeter::rate answers again from its last answer).
   virtual double now_seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
   }
 };
 
