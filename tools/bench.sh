@@ -110,7 +110,7 @@ note "creation_bench ($partitions partitions on real directories, $rounds round(
 step creation_bench "$build/tests/bench/creation_bench" $partitions $rounds >"$out/creation.json"
 note "memory_bench ($memory partitions)"
 step memory_bench "$build/tests/bench/memory_bench" $memory >"$out/memory.json"
-note "startup_bench ($restarted partitions started $rounds time(s) each way, and stat'ed)"
+note "startup_bench ($restarted partitions started $((rounds + 1)) time(s) each way, and stat'ed)"
 step startup_bench "$build/tests/bench/startup_bench" $restarted $((rounds + 1)) >"$out/startup.json"
 note "hot_swap_bench ($swaps swaps)"
 step hot_swap_bench "$build/tests/bench/hot_swap_bench" $swaps >"$out/hot_swap.txt"

@@ -27,7 +27,7 @@ class DiskProbe {
   // Seconds of a monotonic clock, for the directories' append rates (core/rate_meter.h). Must be
   // safe to call from many threads at once. The real one is the kernel's coarse monotonic clock:
   // a few milliseconds of resolution against rate windows of seconds, read without a timer read,
-  // and a tick that many placements share (RateMeter::rate answers again from its last answer).
+  // and a tick that many placements share (MemoRateMeter::rate answers again from its last answer).
   virtual double now_seconds() const {
     timespec ts{};
     ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);

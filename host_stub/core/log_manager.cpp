@@ -87,7 +87,7 @@ double LogManager::partition_rate(const TopicPartition& tp) const {
 std::optional<double> LogManager::dir_rate(uint32_t dir_index) const {
   const double now = probe_->now_seconds();
   std::lock_guard lock(mu_);
-  const RateMeter& meter = dirs_.at(dir_index)->rate;
+  const MemoRateMeter& meter = dirs_.at(dir_index)->rate;
   if (!meter.known(now)) return std::nullopt;
   return meter.rate(now, rate_window_seconds_);
 }

@@ -523,7 +523,7 @@ class LogManager {
     uint32_t partitions = 0;        // hosted partitions
     uint64_t bytes = 0;             // their bytes
     std::vector<uint32_t> per_dir;  // replicas per log dir, current and future
-    RateMeter rate;                 // appends to all its partitions, for their mean rate
+    MemoRateMeter rate;             // appends to all its partitions, for their mean rate
   };
   std::unordered_map<std::string, TopicStats> topics_;
   std::string cluster_id_;  // set once by startup()

@@ -34,7 +34,7 @@ struct LogManager::Dir {
   // (bytes not copied yet).
   ReservedBytes reserved;
   // Bytes appended to its replicas and copied into it by moves (lds_dir.bytes_in_per_sec).
-  RateMeter rate;
+  MemoRateMeter rate;
   std::atomic<uint64_t> placements{0};  // partitions created here since start
 };
 

@@ -2,8 +2,8 @@
 // and a partition report to strategies (lds_dir.bytes_in_per_sec, ABI 1.1).
 //
 // Time is passed in, in seconds of a monotonic clock, so tests and the simulator drive it with a
-// clock of their own. The meter is not thread-safe; its owner serialises calls, reads included
-// (rate() keeps its last answer).
+// clock of their own. The meters are not thread-safe; their owner serialises calls, reads included
+// (MemoRateMeter::rate keeps its last answer).
 #pragma once
 
 #include <cmath>
@@ -18,7 +18,6 @@ class RateMeter {
 
   // Starts (or restarts) measuring at `now`, forgetting everything before.
   void start(double now) {
-    memo_now_ = -1;
     decayed_bytes_ = 0;
     last_ = now;
     start_ = now;
@@ -29,7 +28,6 @@ class RateMeter {
   // backwards counts as no time passing.
   void add(double now, uint64_t bytes, double window_seconds) {
     if (!started_) start(now);
-    memo_now_ = -1;
     decay_to(now, window_seconds);
     decayed_bytes_ += static_cast<double>(bytes);
   }
@@ -42,20 +40,13 @@ class RateMeter {
   // weight a steady rate would have collected over the history so far, window * (1 -
   // exp(-history / window)). So a steady rate reads as itself whether the history is shorter or
   // longer than the window, and older bytes fade with time constant `window_seconds`.
-  // Asked again at the same `now` with nothing counted since, it answers from its last answer: a
-  // placement reads every directory's rate, many placements fall in one tick of a coarse clock
-  // (DiskProbe::now_seconds), and the two exponentials are most of what a rate costs.
   double rate(double now, double window_seconds) const {
     if (!known(now) || window_seconds <= 0) return 0;
-    if (now == memo_now_ && window_seconds == memo_window_) return memo_rate_;
     const double since_last = now > last_ ? now - last_ : 0;
     const double history = now - start_;
     const double bytes = decayed_bytes_ * std::exp(-since_last / window_seconds);
     const double weight = window_seconds * -std::expm1(-history / window_seconds);
-    memo_now_ = now;
-    memo_window_ = window_seconds;
-    memo_rate_ = weight > 0 ? bytes / weight : 0;
-    return memo_rate_;
+    return weight > 0 ? bytes / weight : 0;
   }
 
  private:
@@ -69,7 +60,36 @@ class RateMeter {
   double last_ = 0;           // time of the last decay
   double start_ = 0;          // when measuring began
   bool started_ = false;
-  mutable double memo_now_ = -1;  // the `now` of the last rate() answer; -1 after a change
+};
+
+// A RateMeter that, asked again at the same `now` and window with nothing counted since, answers
+// from its last answer. For the meters every placement reads (each directory's, the topic's): many
+// placements fall in one tick of a coarse clock (DiskProbe::now_seconds), and the two
+// exponentials are most of what a rate costs. A partition's own meter is the plain one: a broker
+// holds a million of them, and they are read one at a time.
+class MemoRateMeter {
+ public:
+  void start(double now) {
+    memo_now_ = -1;
+    meter_.start(now);
+  }
+  void add(double now, uint64_t bytes, double window_seconds) {
+    memo_now_ = -1;
+    meter_.add(now, bytes, window_seconds);
+  }
+  bool known(double now) const { return meter_.known(now); }
+  double rate(double now, double window_seconds) const {
+    if (now != memo_now_ || window_seconds != memo_window_) {
+      memo_rate_ = meter_.rate(now, window_seconds);
+      memo_now_ = now;
+      memo_window_ = window_seconds;
+    }
+    return memo_rate_;
+  }
+
+ private:
+  RateMeter meter_;
+  mutable double memo_now_ = -1;  // the `now` of the last answer; -1 after a change
   mutable double memo_window_ = 0;
   mutable double memo_rate_ = 0;
 };
