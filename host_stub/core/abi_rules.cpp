@@ -54,6 +54,17 @@ bool descriptor_callable(const lds_strategy& d) noexcept {
 bool ranking_is_valid(const uint32_t* order, uint32_t order_len, uint32_t dir_count) noexcept {
   if (order_len == 0 || order_len > dir_count) return false;
   if (dir_count > 256) return ranking_problem(order, order_len, dir_count).empty();
+  if (dir_count <= 64) {  // the usual broker: the seen set in one register, no store per entry
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < order_len; ++i) {
+      const uint32_t d = order[i];
+      if (d >= dir_count) return false;
+      const uint64_t bit = 1ull << d;
+      if ((seen & bit) != 0) return false;
+      seen |= bit;
+    }
+    return true;
+  }
   uint64_t seen[4] = {0, 0, 0, 0};
   for (uint32_t i = 0; i < order_len; ++i) {
     const uint32_t d = order[i];

@@ -115,24 +115,6 @@ uint64_t LogManager::expected_bytes_for(const TopicStats* topic, uint64_t reques
   return 0;
 }
 
-void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
-                                 std::vector<uint32_t>& indices) const {
-  const std::vector<uint32_t>* counts = topic_counts_locked(topic);
-  // Fields are written in place: building an lds_dir on the stack and copying it costs a
-  // store-forwarding stall per directory, a third of a whole placement decision.
-  out.resize(dirs_.size());
-  indices.resize(dirs_.size());
-  const double now = probe_->now_seconds();
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < dirs_.size(); ++i) {
-    if (!dirs_[i]->online) continue;
-    fill_candidate(i, counts, now, out[n]);
-    indices[n++] = i;
-  }
-  out.resize(n);
-  indices.resize(n);
-}
-
 void LogManager::fill_candidate(uint32_t dir_index, const std::vector<uint32_t>* topic_counts,
                                 double now, lds_dir& c) const {
   const Dir& d = *dirs_[dir_index];
@@ -152,6 +134,24 @@ void LogManager::fill_candidate(uint32_t dir_index, const std::vector<uint32_t>*
   }
 }
 
+void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
+                                 std::vector<uint32_t>& indices) const {
+  const std::vector<uint32_t>* counts = topic_counts_locked(topic);
+  // Fields are written in place: building an lds_dir on the stack and copying it costs a
+  // store-forwarding stall per directory, a third of a whole placement decision.
+  out.resize(dirs_.size());
+  indices.resize(dirs_.size());
+  const double now = probe_->now_seconds();
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < dirs_.size(); ++i) {
+    if (!dirs_[i]->online) continue;
+    fill_candidate(i, counts, now, out[n]);
+    indices[n++] = i;
+  }
+  out.resize(n);
+  indices.resize(n);
+}
+
 void LogManager::tell_placed(const PlacementDecision& decision, const TopicPartition& tp,
                              uint32_t dir_index) const {
   if (!decision.placer || !decision.placer->has_placed()) return;
@@ -169,6 +169,10 @@ void LogManager::tell_placed(const PlacementDecision& decision, const TopicParti
 
 void LogManager::fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
                             bool read_space) const {
+  if (!read_space) {  // the common case on the placement path: no call per directory
+    for (lds_dir& d : dirs) d.flags |= LDS_DIR_SPACE_UNKNOWN;
+    return;
+  }
   for (size_t k = 0; k < dirs.size(); ++k) fill_dir_space(dirs[k], indices[k], read_space);
 }
 
