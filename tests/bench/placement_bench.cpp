@@ -82,14 +82,17 @@ fs::path plugin_dir() {
   return fs::canonical(dir);
 }
 
-// Loads <plugin>/liblds_<strategy>.so and publishes it, as a broker's strategy change does.
+// Loads <plugin>/liblds_<strategy>.so and publishes it, as a broker's strategy change does, and
+// takes the snapshot the direct ranking ranks: the directories as the host path sees them now (a
+// snapshot taken before the fixture's partitions existed would rank empty directories, all tied).
 void use_strategy(Fixture& f, const std::string& strategy) {
-  if (f.strategy == strategy) return;
-  lds::StrategyLoadSpec spec;
-  spec.plugin_dir = plugin_dir();
-  spec.name = strategy;
-  f.slot.publish(f.logs->load_strategy(spec));
-  f.strategy = strategy;
+  if (f.strategy != strategy) {
+    lds::StrategyLoadSpec spec;
+    spec.plugin_dir = plugin_dir();
+    spec.name = strategy;
+    f.slot.publish(f.logs->load_strategy(spec));
+    f.strategy = strategy;
+  }
   const bool read_space = strategy == "size";
   f.snapshot = f.logs->candidates(topic_name(0), read_space, nullptr);
 }
