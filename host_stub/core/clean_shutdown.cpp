@@ -24,23 +24,6 @@ bool parse_number(std::string_view text, T& out) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-// Reads `file` whole; nullopt when it does not exist. Throws FileError.
-std::optional<std::string> read_if_present(const fs::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) return std::nullopt;
-  check_syscall(fd, "open", file);
-  const Fd owned(fd);
-  std::string text;
-  char chunk[64 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    check_syscall(n, "read", file);
-    if (n == 0) return text;
-    text.append(chunk, static_cast<size_t>(n));
-  }
-}
-
 // The checkpoint's entries, or what is wrong with it ("line 3: ...").
 std::optional<std::map<CheckpointKey, int64_t>> parse_checkpoint(const std::string& text,
                                                                  std::string& problem) {
@@ -83,6 +66,22 @@ std::optional<std::map<CheckpointKey, int64_t>> parse_checkpoint(const std::stri
   return points;
 }
 
+// Whether `text` is a marker as Kafka writes it: one JSON object whose "version" is 0 (spaces
+// aside, whatever else it holds, such as Kafka's brokerEpoch). A marker torn or edited into
+// anything else vouches for nothing.
+bool is_kafkas_marker(std::string_view text) {
+  std::string packed;
+  for (char c : text) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') packed += c;
+  }
+  if (packed.size() < 2 || packed.front() != '{' || packed.back() != '}') return false;
+  constexpr std::string_view kVersion = "\"version\":0";
+  const size_t at = packed.find(kVersion);
+  if (at == std::string::npos || (packed[at - 1] != '{' && packed[at - 1] != ',')) return false;
+  const char after = packed[at + kVersion.size()];
+  return after == ',' || after == '}';
+}
+
 fs::file_time_type modified(const fs::path& file) {
   std::error_code ec;
   const fs::file_time_type t = fs::last_write_time(file, ec);
@@ -108,8 +107,17 @@ void record_clean_shutdown(const fs::path& dir, const std::map<CheckpointKey, in
 std::optional<CleanShutdown> read_clean_shutdown(const fs::path& dir) {
   const fs::path marker = dir / kCleanShutdownFile;
   const fs::path file = dir / kRecoveryPointFile;
-  if (!read_if_present(marker)) return std::nullopt;
-  const std::optional<std::string> text = read_if_present(file);
+  const std::optional<std::string> marker_text = read_file_if_present(marker);
+  if (!marker_text) return std::nullopt;
+  if (!is_kafkas_marker(*marker_text)) {
+    logger("lds.log_manager")
+        ->warn(
+            "{} is not Kafka's clean-shutdown marker ({{\"version\":0,...}}); every log in {} "
+            "is read through.",
+            marker.string(), dir.string());
+    return std::nullopt;
+  }
+  const std::optional<std::string> text = read_file_if_present(file);
   if (!text) {
     logger("lds.log_manager")
         ->warn("{} has no {} beside it; every log in {} is read through.", marker.string(),
@@ -117,8 +125,8 @@ std::optional<CleanShutdown> read_clean_shutdown(const fs::path& dir) {
     return std::nullopt;
   }
   CleanShutdown clean;
-  clean.marked_at = modified(marker);
-  if (modified(file) > clean.marked_at) {
+  clean.recorded_at = modified(file);
+  if (clean.recorded_at > modified(marker)) {
     logger("lds.log_manager")
         ->warn("{} was written after {}; every log in {} is read through.", file.string(),
                kCleanShutdownFile, dir.string());

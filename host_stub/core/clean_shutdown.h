@@ -24,7 +24,9 @@ using CheckpointKey = std::pair<std::string, int32_t>;
 
 struct CleanShutdown {
   std::map<CheckpointKey, int64_t> recovery_points;  // each log's end offset at the shutdown
-  std::filesystem::file_time_type marked_at;  // the marker's time: a segment written later is read
+  // The checkpoint's time, which the marker follows: a log touched later is read through. (Not the
+  // marker's own: a marker rewritten by hand would stretch what it vouches for.)
+  std::filesystem::file_time_type recorded_at;
 };
 
 // Kafka's OffsetCheckpointFile text: "0", the count, then "<topic> <partition> <offset>" each.
@@ -36,9 +38,10 @@ std::string recovery_point_text(const std::map<CheckpointKey, int64_t>& points);
 void record_clean_shutdown(const std::filesystem::path& dir,
                            const std::map<CheckpointKey, int64_t>& points);
 
-// The clean shutdown `dir` records, or nullopt when there is none to trust: no marker; or a
-// checkpoint that is missing, written after the marker, or not Kafka's format (one WARN line
-// naming the file, the line and what is wrong; every log of the dir is then read through).
+// The clean shutdown `dir` records, or nullopt when there is none to trust: no marker, or one that
+// is not a JSON object with "version":0 as Kafka writes it; or a checkpoint that is missing,
+// written after the marker, or not Kafka's format (one WARN line naming the file, the line and
+// what is wrong; every log of the dir is then read through).
 // Throws FileError when a file exists but cannot be read.
 std::optional<CleanShutdown> read_clean_shutdown(const std::filesystem::path& dir);
 

@@ -61,6 +61,21 @@ void fsync_opened(const fs::path& path, int flags) {
 
 }  // namespace
 
+std::optional<std::string> read_file_if_present(const fs::path& file) {
+  const Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd && errno == ENOENT) return std::nullopt;
+  check_syscall(fd.get(), "open", file);
+  std::string content;
+  char buffer[64 * 1024];
+  for (;;) {
+    const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    check_syscall(got, "read", file);
+    if (got == 0) return content;
+    content.append(buffer, static_cast<size_t>(got));
+  }
+}
+
 void fsync_file(const fs::path& file) { fsync_opened(file, O_RDONLY); }
 
 void fsync_folder(const fs::path& folder) { fsync_opened(folder, O_RDONLY | O_DIRECTORY); }

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -70,6 +71,10 @@ Fd open_file(const std::filesystem::path& path, int flags, mode_t mode = 0,
 
 // Writes all of `data`, retrying short writes and EINTR. Throws FileError("write", shown).
 void write_all(const Fd& fd, std::string_view data, const std::filesystem::path& shown);
+
+// The whole content of `file`, or nullopt when it does not exist. Throws FileError("open" or
+// "read", file) for any other failure.
+std::optional<std::string> read_file_if_present(const std::filesystem::path& file);
 
 // fsync(2) of a file's data, or of a folder's entries (after a create, rename or unlink in it).
 // Throw FileError("open" or "fsync", path).

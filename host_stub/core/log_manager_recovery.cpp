@@ -63,7 +63,7 @@ std::optional<PartitionLog> left_clean(const std::vector<std::optional<CleanShut
   if (c.dir >= clean.size() || !clean[c.dir]) return std::nullopt;
   const auto it = clean[c.dir]->recovery_points.find({e.topic, e.partition});
   if (it == clean[c.dir]->recovery_points.end()) return std::nullopt;
-  return PartitionLog::trusted(c.path, it->second, clean[c.dir]->marked_at);
+  return PartitionLog::trusted(c.path, it->second, clean[c.dir]->recorded_at);
 }
 
 // Reads the completion marker of `dir`, if it has one. Throws FileError when it cannot be read.

@@ -342,21 +342,15 @@ MetaProperties meta_properties_of(const std::map<std::string, std::string>& prop
 }
 
 std::optional<MetaProperties> read_meta_properties(const fs::path& file) {
-  const Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd && errno == ENOENT) return std::nullopt;
-  std::string content;
-  if (fd) {
-    char buffer[4096];
-    for (;;) {
-      const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
-      if (got < 0 && errno == EINTR) continue;
-      if (got == 0) return meta_properties_of(parse_java_properties(content, file), file);
-      if (got < 0) break;
-      content.append(buffer, static_cast<size_t>(got));
-    }
+  std::optional<std::string> content;
+  try {
+    content = read_file_if_present(file);
+  } catch (const FileError& e) {
+    throw ConfigError(file.string() + ": cannot read the log directory's meta.properties: " +
+                      std::strerror(e.code().value()) + ".");
   }
-  throw ConfigError(file.string() + ": cannot read the log directory's meta.properties: " +
-                    std::strerror(errno) + ".");
+  if (!content) return std::nullopt;
+  return meta_properties_of(parse_java_properties(*content, file), file);
 }
 
 std::string meta_properties_text(int32_t node_id, std::string_view cluster_id,

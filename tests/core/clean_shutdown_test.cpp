@@ -82,12 +82,44 @@ TEST(CleanShutdownFiles, AHandEditedOrMissingCheckpointIsNotTrusted) {
   EXPECT_FALSE(read_clean_shutdown(tmp.path()));
 }
 
+TEST(CleanShutdownFiles, OnlyAMarkerAsKafkaWritesItVouchesForTheLogs) {
+  const std::vector<std::pair<std::string, bool>> markers = {
+      {R"({"version":0,"brokerEpoch":-1})", true},
+      {R"({"brokerEpoch":42,"version":0})", true},  // Kafka's, its fields in another order
+      {"{ \"version\": 0 }\n", true},
+      {"", false},
+      {R"({"version":0,"broker)", false},  // torn
+      {R"({"version":1,"brokerEpoch":-1})", false},
+      {R"({"version":01})", false},
+      {R"({"subversion":0})", false},
+      {"clean", false},
+  };
+  for (const auto& [text, trusted] : markers) {
+    test::TempDir tmp;
+    record_clean_shutdown(tmp.path(), {{{"a", 0}, 5}});
+    age(tmp.path() / kRecoveryPointFile, 60);
+    write(tmp.path() / kCleanShutdownFile, text);
+    EXPECT_EQ(read_clean_shutdown(tmp.path()).has_value(), trusted) << "\"" << text << "\"";
+  }
+}
+
 class CleanRestartTest : public test::ThreeDirTest {
  protected:
   // t-0 with three appends in the dir it went to; returns that dir.
   fs::path make_log(LogManager& m) {
     const fs::path dir = m.create_partition("t", 0).log_dir;
     for (int i = 0; i < 3; ++i) m.append("t", 0, 1000);
+    return dir;
+  }
+  // A broker that wrote t-0 (make_log, with `segment_bytes` when given) and shut down cleanly;
+  // returns t-0's dir, and in `before` its offsets at the shutdown.
+  fs::path shut_down_with_a_log(LogManager::LogOffsets* before = nullptr,
+                                uint64_t segment_bytes = 0) {
+    auto m = make();
+    if (segment_bytes > 0) m->set_segment_bytes(segment_bytes);
+    const fs::path dir = make_log(*m);
+    if (before != nullptr) *before = offsets(*m);
+    m->shutdown();
     return dir;
   }
   static LogManager::LogOffsets offsets(const LogManager& m) {
@@ -107,16 +139,13 @@ class CleanRestartTest : public test::ThreeDirTest {
 };
 
 TEST_F(CleanRestartTest, ALogTheShutdownLeftIsTakenAsItIsAndGrowsFromItsEnd) {
-  auto m = make();
-  const fs::path dir = make_log(*m);
-  const LogManager::LogOffsets before = offsets(*m);
-  m->shutdown();
-  m.reset();
+  LogManager::LogOffsets before;
+  const fs::path dir = shut_down_with_a_log(&before);
   for (const fs::path& d : dirs_) EXPECT_TRUE(fs::exists(d / kCleanShutdownFile)) << d;
   EXPECT_EQ(test::file_bytes(dir / kRecoveryPointFile),
             "0\n1\nt 0 " + std::to_string(before.log_end_offset) + "\n");
   break_first_batch_keeping_the_time(dir);
-  m = make();  // not read: no refusal
+  auto m = make();  // not read: no refusal
   EXPECT_EQ(offsets(*m).log_end_offset, before.log_end_offset);
   EXPECT_EQ(offsets(*m).log_start_offset, before.log_start_offset);
   for (const fs::path& d : dirs_) {
@@ -135,11 +164,8 @@ TEST_F(CleanRestartTest, WithoutTheMarkerEveryLogIsReadThrough) {
 }
 
 TEST_F(CleanRestartTest, ACrashAfterACleanStartIsReadThrough) {
-  auto m = make();
-  const fs::path dir = make_log(*m);
-  m->shutdown();
-  m.reset();
-  m = make();  // takes the marker away
+  const fs::path dir = shut_down_with_a_log();
+  auto m = make();  // takes the marker away
   m->append("t", 0, 1000);
   m.reset();  // a kill -9 now
   break_first_batch_keeping_the_time(dir);
@@ -147,26 +173,63 @@ TEST_F(CleanRestartTest, ACrashAfterACleanStartIsReadThrough) {
 }
 
 TEST_F(CleanRestartTest, ASegmentWrittenAfterTheShutdownIsReadThroughAndATornTailCut) {
-  auto m = make();
-  const fs::path dir = make_log(*m);
-  const LogManager::LogOffsets before = offsets(*m);
-  m->shutdown();
-  m.reset();
+  LogManager::LogOffsets before;
+  const fs::path dir = shut_down_with_a_log(&before);
   const fs::path segment = dir / "t-0" / layout::segment_file(0);
   const uintmax_t size = fs::file_size(segment);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   std::ofstream(segment, std::ios::binary | std::ios::app) << "half a batch";
-  m = make();
+  auto m = make();
   EXPECT_EQ(offsets(*m).log_end_offset, before.log_end_offset);
   EXPECT_EQ(fs::file_size(segment), size) << "the torn tail was not cut";
 }
 
-TEST_F(CleanRestartTest, ASegmentRenamedAfterTheShutdownIsReadThroughAndRefused) {
+// A marker rewritten by hand after a segment was: the bound is the checkpoint's time, not the
+// marker's, so the segment is still read through and its torn tail cut.
+TEST_F(CleanRestartTest, AMarkerRewrittenAfterASegmentDoesNotVouchForIt) {
+  LogManager::LogOffsets before;
+  const fs::path dir = shut_down_with_a_log(&before);
+  const fs::path segment = dir / "t-0" / layout::segment_file(0);
+  const uintmax_t size = fs::file_size(segment);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::ofstream(segment, std::ios::binary | std::ios::app) << "half a batch";
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  write(dir / kCleanShutdownFile, R"({"version":0,"brokerEpoch":-1})");
   auto m = make();
-  m->set_segment_bytes(1500);
+  EXPECT_EQ(offsets(*m).log_end_offset, before.log_end_offset);
+  EXPECT_EQ(fs::file_size(segment), size) << "the torn tail was not cut";
+}
+
+// A partition removed by hand after the shutdown is simply gone; the others are taken as they are.
+TEST_F(CleanRestartTest, APartitionDeletedByHandAfterTheShutdownIsGoneAndTheRestStays) {
+  auto m = make();
   const fs::path dir = make_log(*m);
+  const fs::path other = m->create_partition("u", 0).log_dir;
+  m->append("u", 0, 1000);
+  const LogManager::LogOffsets u = m->log_offsets(TopicPartition{"u", 0});
   m->shutdown();
   m.reset();
+  fs::remove_all(dir / "t-0");
+  m = make();
+  EXPECT_EQ(m->partition_count(), 1u);
+  EXPECT_EQ(m->log_offsets(TopicPartition{"u", 0}).log_end_offset, u.log_end_offset);
+  EXPECT_TRUE(fs::exists(fs::path(other) / "u-0"));
+}
+
+// A kill -9 inside the shutdown's atomic write leaves its temp file beside the old checkpoint and
+// no new marker: the start logs the temp file, removes nothing, and reads every log through.
+TEST_F(CleanRestartTest, AShutdownKilledMidWriteLeavesATempFileAndNoTrust) {
+  const fs::path dir = shut_down_with_a_log();
+  fs::remove(dir / kCleanShutdownFile);  // the marker comes after the checkpoint: not written yet
+  const fs::path temp = dir / ".recovery-point-offset-checkpoint.Ab12Cd";
+  write(temp, "0\n1\nt 0");
+  break_first_batch_keeping_the_time(dir);
+  EXPECT_THROW(make(), ConfigError) << "a log was trusted without a marker";
+  EXPECT_TRUE(fs::exists(temp)) << "a start removed a file it does not own";
+}
+
+TEST_F(CleanRestartTest, ASegmentRenamedAfterTheShutdownIsReadThroughAndRefused) {
+  const fs::path dir = shut_down_with_a_log(nullptr, 1500);
   const fs::path p = dir / "t-0";
   std::vector<fs::path> segments;
   for (const auto& e : fs::directory_iterator(p)) {
@@ -181,23 +244,17 @@ TEST_F(CleanRestartTest, ASegmentRenamedAfterTheShutdownIsReadThroughAndRefused)
 }
 
 TEST_F(CleanRestartTest, ACheckpointThatDoesNotMatchTheFilesIsReadThrough) {
-  auto m = make();
-  const fs::path dir = make_log(*m);
-  const LogManager::LogOffsets before = offsets(*m);
-  m->shutdown();
-  m.reset();
+  LogManager::LogOffsets before;
+  const fs::path dir = shut_down_with_a_log(&before);
   // An end offset before the last segment's base would lose records; the files are read instead.
   write(dir / kRecoveryPointFile, "0\n1\nt 0 0\n");
   age(dir / kRecoveryPointFile, 60);
-  m = make();
+  auto m = make();
   EXPECT_EQ(offsets(*m).log_end_offset, before.log_end_offset);
 }
 
 TEST_F(CleanRestartTest, ARefusedStartLeavesTheMarker) {
-  auto m = make();
-  const fs::path dir = make_log(*m);
-  m->shutdown();
-  m.reset();
+  const fs::path dir = shut_down_with_a_log();
   // The same partition in a second dir, which no move explains: the start is refused.
   const fs::path other = dir == dirs_[0] ? dirs_[1] : dirs_[0];
   fs::copy(dir / "t-0", other / "t-0", fs::copy_options::recursive);

@@ -137,5 +137,19 @@ TEST(AtomicWrite, AFailingRenameLeavesNoTempFile) {
   EXPECT_TRUE(fs::is_directory(file / "keep"));
 }
 
+TEST(ReadFileIfPresent, GivesTheWholeFileNothingWhenAbsentAndNamesTheFailingCall) {
+  test::TempDir tmp;
+  EXPECT_FALSE(read_file_if_present(tmp.path() / "absent"));
+  const std::string big(200 * 1024, 'x');  // more than one read
+  write_file_atomically(tmp.path() / "f", big + "end");
+  EXPECT_EQ(read_file_if_present(tmp.path() / "f"), big + "end");
+  try {
+    read_file_if_present(tmp.path());  // a folder opens, but does not read
+    FAIL() << "read a folder";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.operation(), "read") << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace lds
