@@ -260,6 +260,17 @@ TEST_F(StorageStartupTest, ASigtermRecordsACleanShutdownThatTheNextStartTakesAnd
   const size_t logged = server_log().size();
   ASSERT_NO_FATAL_FAILURE(start());
   EXPECT_EQ(server_log().find("shut down cleanly", logged), std::string::npos) << server_log();
+
+  // A second broker on the same dirs is refused by their locks before it reads or writes a
+  // checkpoint or a marker.
+  ServerConfig b = c;
+  b.socket = temp_ / "b.sock";
+  const fs::path b_config = write_config(b, temp_ / "b.toml");
+  const auto before_second = snapshot(c.log_dirs);
+  const ProcessResult second = run_host({"serve", "--config", b_config.string()}, 20);
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_EQ(snapshot(c.log_dirs), before_second) << "the second broker changed the dirs";
+  for (const auto& d : c.log_dirs) EXPECT_FALSE(fs::exists(d / ".kafka_cleanshutdown")) << d;
 }
 
 // Stray entries in a log dir are logged once each, with the path and why they are ignored; one at
