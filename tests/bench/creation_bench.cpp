@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "core/disk_probe.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
@@ -32,15 +33,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using lds::bench::check;
+using lds::bench::make_scratch_dir;
+using lds::bench::median;
 using Clock = std::chrono::steady_clock;
 constexpr int kDirs = 4;
-
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    std::perror(what.c_str());
-    std::exit(1);
-  }
-}
 
 std::vector<fs::path> make_dirs(const fs::path& root, const std::string& name) {
   std::vector<fs::path> dirs;
@@ -86,12 +83,6 @@ double host_loop(const fs::path& root, int partitions) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,11 +93,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   lds::set_log_level("warn");
-  const char* base = std::getenv("LDS_BENCH_DIR");
-  std::string pattern =
-      ((base ? fs::path(base) : fs::temp_directory_path()) / "lds-creation-XXXXXX").string();
-  check(::mkdtemp(pattern.data()) != nullptr, "mkdtemp");
-  const fs::path tmp = pattern;
+  const fs::path tmp = make_scratch_dir("lds-creation");
   std::vector<double> bare, host;
   try {
     for (int r = 0; r < rounds; ++r) {

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "core/disk_probe.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
@@ -35,16 +36,12 @@
 namespace {
 
 namespace fs = std::filesystem;
+using lds::bench::check;
+using lds::bench::make_scratch_dir;
+using lds::bench::median;
 using Clock = std::chrono::steady_clock;
 constexpr int kDirs = 4;
 constexpr uint64_t kSeedBytes = 4096;  // the seed partition's log: a few filler batches
-
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    std::perror(what.c_str());
-    std::exit(1);
-  }
-}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -115,23 +112,13 @@ double start_run(const std::vector<fs::path>& dirs, int partitions, bool clean_a
   return took;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const int partitions = argc > 1 ? std::atoi(argv[1]) : 50000;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   lds::set_log_level("warn");
-  const char* base = std::getenv("LDS_BENCH_DIR");
-  std::string pattern =
-      ((base ? fs::path(base) : fs::temp_directory_path()) / "lds-startup-XXXXXX").string();
-  check(::mkdtemp(pattern.data()) != nullptr, "mkdtemp");
-  const fs::path tmp = pattern;
+  const fs::path tmp = make_scratch_dir("lds-startup");
   std::vector<double> floor, unclean, clean;
   try {
     std::vector<fs::path> dirs;

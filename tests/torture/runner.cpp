@@ -379,17 +379,22 @@ std::string Runner::stats() const {
   return out;
 }
 
+std::string Runner::stop_gracefully() {
+  ++stats_["graceful_stops"];
+  const uint64_t offset = env_.log_size();
+  const std::optional<int> code = env_.terminate(30000);
+  if (!code) return "the broker did not stop within 30 s of SIGTERM";
+  if (*code != 0) {
+    return "the broker exited with code " + std::to_string(*code) +
+           " after SIGTERM: " + env_.log_since(offset);
+  }
+  return "";
+}
+
 std::string Runner::restart(bool graceful) {
   ++stats_["restarts"];
   if (graceful) {
-    ++stats_["graceful_stops"];
-    const uint64_t offset = env_.log_size();
-    const std::optional<int> code = env_.terminate(30000);
-    if (!code) return "the broker did not stop within 30 s of SIGTERM";
-    if (*code != 0) {
-      return "the broker exited with code " + std::to_string(*code) +
-             " after SIGTERM: " + env_.log_since(offset);
-    }
+    if (std::string p = stop_gracefully(); !p.empty()) return p;
   }
   env_.kill9();
   std::fill(broken_.begin(), broken_.end(), false);

@@ -174,6 +174,8 @@ class Runner {
   // partition's last segment appended to after the marker. The restart must serve every
   // acknowledged byte exactly once whatever it trusted.
   std::string step_tampered_clean_shutdown(const Step& s);
+  // SIGTERM, and the broker must exit 0 within 30 s: "" when it did, else what happened.
+  std::string stop_gracefully();
 
   Environment& env_;
   bool hostile_plugins_;

@@ -286,14 +286,7 @@ std::string Runner::step_tampered_clean_shutdown(const Step& s) {
   std::string problem;
   const std::optional<Target> t = healthy_target(s.a, true, &problem);
   if (!t) return problem;
-  ++stats_["graceful_stops"];
-  const uint64_t offset = env_.log_size();
-  const std::optional<int> code = env_.terminate(30000);
-  if (!code) return "the broker did not stop within 30 s of SIGTERM";
-  if (*code != 0) {
-    return "the broker exited with code " + std::to_string(*code) +
-           " after SIGTERM: " + env_.log_since(offset);
-  }
+  if (std::string p = stop_gracefully(); !p.empty()) return p;
   const fs::path dir = env_.log_dirs()[t->dir];
   const fs::path checkpoint = dir / "recovery-point-offset-checkpoint";
   std::error_code ec;
