@@ -32,7 +32,7 @@
 
 namespace lds {
 
-class MoveThrottle;  // replica_mover.cpp
+class MoveThrottle;  // core/move_throttle.h
 
 // The moves of one LogManager. It shares the LogManager's state lock (mu_): a move's counts and
 // reservation in its destination change together with its partition's bookkeeping.
