@@ -55,6 +55,14 @@ def journal(path, kind):
     return [words[1:] for words in lines if words[0] == kind]
 
 
+def journal_of(path, kind, count):
+    """journal(path, kind) once it holds at least count lines: the strategy hears of a log after
+    Kafka has made its folder, so a test that saw the folder waits for the line."""
+    real_kafka.wait_for("%d %s lines in %s" % (count, kind, path),
+                        lambda: len(journal(path, kind)) >= count)
+    return journal(path, kind)
+
+
 def scrape(port):
     """{(name, ((label, value), ...)): value} of the samples an exporter answers at /metrics."""
     with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30) as reply:
@@ -475,7 +483,7 @@ class KafkaAgentOn44Test(unittest.TestCase):
         described = real_kafka.describe_log_dirs(self.cluster, topics=["learned"])
         for broker in brokers:
             where = {p: d for d, ps in described[broker].items() for p in ps}
-            told = journal(self.journal_path("recent", broker), "placed")
+            told = journal_of(self.journal_path("recent", broker), "placed", 12)
             self.assertEqual(len(told), 12, told)
             self.assertEqual(dict(told), where, told)
             # The load's dry run validates; each creation's rank is a placement.
@@ -502,7 +510,7 @@ class KafkaAgentOn44Test(unittest.TestCase):
                               "log_dirs": [target]}], self.journals)
         real_kafka.wait_for("moved-0 to move to %s" % target,
                             lambda: self.agent.folders(1, "moved-0") == [(target, "moved-0")])
-        self.assertEqual(journal(self.journal_path("recent", 1), "placed")[12:],
+        self.assertEqual(journal_of(self.journal_path("recent", 1), "placed", 13)[12:],
                          [["moved-0", source]])
 
         # learned-0's folder on broker 3, removed while the broker is down: as it starts again
@@ -539,7 +547,7 @@ class KafkaAgentOn44Test(unittest.TestCase):
             self.assertEqual(sorted(journal(path, "rank")),
                              sorted([["VALIDATE", "__lds_dry_run-0"]] +
                                     [["PLACE", "fell_back-%d" % p] for p in range(6)]))
-            told = journal(path, "placed")
+            told = journal_of(path, "placed", 6)
             self.assertEqual({p[0]: p[1] for p in told},
                              {p: d for d, ps in described[broker].items() for p in ps}, told)
             self.assertEqual(len(told), 6, told)
@@ -711,17 +719,14 @@ class KafkaAgentOn43Test(unittest.TestCase):
                                               "log.directory.select.strategy": "recent_placements"})
             agent.wait_swapped("recent_placements", brokers=[1], before={1: before})
             agent.create_topic("learned", 12, replication=1)
-            # A log's folder exists before the strategy is told of it: wait for the twelfth.
-            real_kafka.wait_for("12 placed calls in %s" % learned,
-                                lambda: len(journal(learned, "placed")) >= 12)
-            self.assertEqual(dict(journal(learned, "placed")), agent.where(1, "learned"))
+            self.assertEqual(dict(journal_of(learned, "placed", 12)), agent.where(1, "learned"))
             self.assertEqual(len(journal(learned, "placed")), 12)
             # Restarted with it in server.properties, the agent loads it before Kafka attaches
             # the logs it has: getOrCreateLog returns each one open, and none is told as placed.
             cluster.stop_broker(1)
             agent.start_with_strategy(1, "recent_placements", STATEFUL_PLUGIN_DIR)
             agent.create_topic("after_restart", 3, replication=1)
-            told = journal(learned, "placed")
+            told = journal_of(learned, "placed", 15)
             self.assertEqual(dict(told[12:]), agent.where(1, "after_restart"), told)
             self.assertEqual(len(told), 15, told)
 
