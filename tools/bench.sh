@@ -11,6 +11,9 @@
 #   startup_bench    a start over 50,000 partitions after a clean shutdown and after a kill -9,
 #                    against `find | xargs stat` of the same tree ($LDS_BENCH_DIR, default the temp
 #                    folder; about 250 MiB, removed afterwards);
+#   fetch_bench      a Fetch at random offsets of a 1 GiB segment of small batches, through its
+#                    offset index, against a Fetch at the read hint ($LDS_BENCH_DIR, default the
+#                    temp folder; 1 GiB, removed afterwards), and the index's rebuild;
 #   hot_swap_bench   swap time, and placement latency while strategies are swapped;
 #   move_bench.py    an unthrottled replica move of a 2 GiB partition by `lds-host serve`, against
 #                    `cp -r` plus `sync` of the same partition on the same disk ($LDS_BENCH_DIR,
@@ -84,7 +87,7 @@ fi
 note "Building the benchmarks in $build (Release)"
 step "configuring $build" quiet "${configure[@]}"
 step "building the benchmarks in $build" quiet cmake --build "$build" -j"$jobs" \
-  --target placement_bench creation_bench memory_bench startup_bench hot_swap_bench \
+  --target placement_bench creation_bench memory_bench startup_bench fetch_bench hot_swap_bench \
   balance_plan_bench lds-host \
   lds_partition lds_size lds_cordon
 
@@ -96,9 +99,11 @@ export TMPDIR="$out/tmp"
 
 if ((smoke)); then
   min_time=0.001 reps=1 partitions=200 rounds=1 memory=20000 swaps=30 restarted=500
+  fetch_mib=16 fetch_reads=50
   export LDS_MOVE_BENCH_MIB=16
 else
   min_time=0.2 reps=3 partitions=10000 rounds=2 memory=1000000 swaps=600 restarted=50000
+  fetch_mib=1024 fetch_reads=2000
 fi
 move_text="a ${LDS_MOVE_BENCH_MIB:-2048} MiB partition"
 
@@ -112,6 +117,8 @@ note "memory_bench ($memory partitions)"
 step memory_bench "$build/tests/bench/memory_bench" $memory >"$out/memory.json"
 note "startup_bench ($restarted partitions started $((rounds + 1)) time(s) each way, and stat'ed)"
 step startup_bench "$build/tests/bench/startup_bench" $restarted $((rounds + 1)) >"$out/startup.json"
+note "fetch_bench ($fetch_reads Fetches at random offsets of a $fetch_mib MiB segment, and at the hint)"
+step fetch_bench "$build/tests/bench/fetch_bench" $fetch_mib $fetch_reads >"$out/fetch.json"
 note "hot_swap_bench ($swaps swaps)"
 step hot_swap_bench "$build/tests/bench/hot_swap_bench" $swaps >"$out/hot_swap.txt"
 note "move_bench ($move_text moved, and copied with cp -r + sync)"

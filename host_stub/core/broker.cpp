@@ -153,6 +153,7 @@ void Broker::apply(const BrokerConfig& next, bool reload, const std::function<vo
   logs_->set_rate_window(std::chrono::milliseconds(next.rate_window_ms));
   logs_->set_segment_bytes(next.segment_bytes);
   logs_->set_max_message_bytes(next.max_message_bytes);
+  logs_->set_index_interval_bytes(next.index_interval_bytes);
   logs_->set_move_throttle(next.alter_log_dirs_bytes_per_second);
   balancer_->configure(next.balance, next.alter_log_dirs_bytes_per_second);
   set_log_level(next.log_level);

@@ -69,6 +69,7 @@ struct BrokerConfig {
   int64_t rate_window_ms = 300000;        // log.dir.rate.window.ms (dynamic), >= 1
   uint64_t segment_bytes = 0;             // log.segment.bytes (dynamic), >= 14
   uint64_t max_message_bytes = 0;         // message.max.bytes (dynamic), 0 to 2^31 - 1
+  uint32_t index_interval_bytes = 0;      // log.index.interval.bytes (dynamic), >= 0
   int32_t max_connections = 0;            // max.connections (dynamic), Kafka connections, >= 0
   std::string log_level;                  // log.level (dynamic): trace|debug|info|warn|error|off
   // replica.alter.log.dirs.io.max.bytes.per.second (dynamic): kNoMoveThrottle (Kafka's default,

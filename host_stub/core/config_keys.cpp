@@ -241,6 +241,19 @@ constexpr ConfigKey kKeys[] = {
      .format = [](std::string_view,
                   const BrokerConfig& c) { return std::to_string(c.rate_window_ms); },
      .doc = "time constant of the decayed append rates strategies see (lds_dir.bytes_in_per_sec)"},
+    {.name = "log.index.interval.bytes",
+     .type = ConfigType::kInt,
+     .default_value = ConfigDefault::text_of("4096"),
+     .dynamic = true,
+     .parse =
+         [](std::string_view key, const Setting& s, const fs::path&, BrokerConfig& c) {
+           // Kafka's type (int) and lower bound (0).
+           c.index_interval_bytes =
+               static_cast<uint32_t>(int_in_range(s, key, 0, std::numeric_limits<int32_t>::max()));
+         },
+     .format = [](std::string_view,
+                  const BrokerConfig& c) { return std::to_string(c.index_interval_bytes); },
+     .doc = "bytes of a segment between two entries of its offset index (.index, .timeindex)"},
     {.name = "log.segment.bytes",
      .type = ConfigType::kInt,
      .default_value = ConfigDefault::text_of("1073741824"),

@@ -278,12 +278,20 @@ class LogManager {
   // UNKNOWN_TOPIC_OR_PARTITION.
   LogOffsets log_offsets(const TopicPartition& tp) const;
 
+  // ListOffsets by time: the first batch whose max timestamp is at least `timestamp`
+  // (PartitionLog::batch_at_timestamp), for the caller to pick the first record at or after it;
+  // nullopt when none is (and always for an in-memory LogManager). Throws KafkaError
+  // UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR, as read() does.
+  std::optional<std::string> batch_at_timestamp(const TopicPartition& tp, int64_t timestamp);
+
   // log.segment.bytes: an append that would take a non-empty active segment past this size rolls
   // a new segment first, named by the offset of its first record.
   void set_segment_bytes(uint64_t bytes);
   // message.max.bytes: append_batches() refuses a record batch larger than this with
   // MESSAGE_TOO_LARGE, writing nothing of the request's batches.
   void set_max_message_bytes(uint64_t bytes);
+  // log.index.interval.bytes: the bytes between two entries of a segment's offset index.
+  void set_index_interval_bytes(uint32_t bytes);
 
   // An in-memory LogManager only (Options::in_memory): counts `bytes` that a partition held before
   // it was placed here (the simulator's data from before a trace) in its size, not in any append
@@ -509,6 +517,11 @@ class LogManager {
                                          const std::vector<uint64_t>& filesystems) const;
   // A move promoted p into directory `to`, which already counts it (it counted the future copy).
   void relocate_locked(Partition& p, uint32_t to);
+  // Runs `read` on the partition's log where it lives, under its I/O lock: a read that fails on
+  // the disk takes the directory offline (KAFKA_STORAGE_ERROR), unless it only lacked memory or
+  // descriptors.
+  template <typename ReadFn>
+  auto read_log_locked(const Partition& p, ReadFn&& read);
 
   Options options_;
   std::shared_ptr<const DiskProbe> probe_;
@@ -532,6 +545,7 @@ class LogManager {
   double rate_window_seconds_ = 300;                        // log.dir.rate.window.ms
   std::atomic<uint64_t> segment_bytes_{uint64_t{1} << 30};  // log.segment.bytes
   std::atomic<uint64_t> max_message_bytes_{1048588};        // message.max.bytes
+  std::atomic<uint32_t> index_interval_bytes_{kDefaultIndexIntervalBytes};
   std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
   bool started_ = false;  // startup() has finished
   std::function<void(const std::string&)> on_all_dirs_offline_;

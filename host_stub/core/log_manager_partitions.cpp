@@ -105,6 +105,7 @@ void LogManager::relocate_locked(Partition& p, uint32_t to) {
   count_replica_locked(p.dir, p.tp.topic, -1);
   p.reservation = Reservation(dirs_[to]->reserved, p.reservation.bytes());
   p.dir = to;
+  p.log.forget_index();  // the copy brought the segments, not their indexes
 }
 
 void LogManager::refuse_append_past_free_space(const Partition& p, uint64_t bytes) const {
@@ -166,7 +167,8 @@ int64_t LogManager::write_batches_locked(Partition& p, std::string& batches, uin
   int64_t first;
   try {
     first = p.log.append(dirs_[p.dir]->path / p.tp.str(), batches,
-                         segment_bytes_.load(std::memory_order_relaxed));
+                         segment_bytes_.load(std::memory_order_relaxed),
+                         index_interval_bytes_.load(std::memory_order_relaxed));
   } catch (const FileError& e) {
     const int err = e.code().value();
     const std::string& dir = dirs_[p.dir]->path_text;
@@ -246,6 +248,23 @@ int64_t LogManager::append_batches(const TopicPartition& tp, std::string batches
   return write_batches_locked(*p, batches, batches.size(), 0);
 }
 
+template <typename ReadFn>
+auto LogManager::read_log_locked(const Partition& p, ReadFn&& read) {
+  const Dir& d = *dirs_[p.dir];
+  try {
+    return read(p.log, d.path / p.tp.str());
+  } catch (const FileError& e) {
+    if (is_resource_shortage(e.code().value())) {
+      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot read " + p.tp.str() + " in " +
+                                                          d.path_text + ": " +
+                                                          resource_shortage_text(e.code().value()) +
+                                                          "; the log directory stays online.");
+    }
+    mark_offline(p.dir, e.what());
+    throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path_text + " is offline");
+  }
+}
+
 LogManager::ReadResult LogManager::read(const TopicPartition& tp, int64_t offset,
                                         uint64_t max_bytes) {
   const std::shared_ptr<Partition> p = hosted_online(tp);
@@ -261,20 +280,22 @@ LogManager::ReadResult LogManager::read(const TopicPartition& tp, int64_t offset
                          std::to_string(result.offsets.log_end_offset) + ".");
   }
   if (options_.in_memory) return result;
-  const Dir& d = *dirs_[p->dir];
-  try {
-    result.batches = p->log.read(d.path / tp.str(), offset, max_bytes);
-  } catch (const FileError& e) {
-    if (is_resource_shortage(e.code().value())) {
-      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot read " + tp.str() + " in " +
-                                                          d.path_text + ": " +
-                                                          resource_shortage_text(e.code().value()) +
-                                                          "; the log directory stays online.");
-    }
-    mark_offline(p->dir, e.what());
-    throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path_text + " is offline");
-  }
+  result.batches = read_log_locked(*p, [&](const PartitionLog& log, const fs::path& path) {
+    return log.read(path, offset, max_bytes, index_interval_bytes_.load(std::memory_order_relaxed));
+  });
   return result;
+}
+
+std::optional<std::string> LogManager::batch_at_timestamp(const TopicPartition& tp,
+                                                          int64_t timestamp) {
+  const std::shared_ptr<Partition> p = hosted_online(tp);
+  std::lock_guard io(io_of(p->tp));
+  refuse_if_deleted(p->deleted);
+  if (options_.in_memory) return std::nullopt;
+  return read_log_locked(*p, [&](const PartitionLog& log, const fs::path& path) {
+    return log.batch_at_timestamp(path, timestamp,
+                                  index_interval_bytes_.load(std::memory_order_relaxed));
+  });
 }
 
 LogManager::LogOffsets LogManager::log_offsets(const TopicPartition& tp) const {
@@ -290,6 +311,10 @@ void LogManager::set_segment_bytes(uint64_t bytes) {
 
 void LogManager::set_max_message_bytes(uint64_t bytes) {
   max_message_bytes_.store(bytes, std::memory_order_relaxed);
+}
+
+void LogManager::set_index_interval_bytes(uint32_t bytes) {
+  index_interval_bytes_.store(bytes, std::memory_order_relaxed);
 }
 
 uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partition,

@@ -11,16 +11,31 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/segment_index.h"
 
 namespace lds {
 
 struct LogSegment {
   int64_t base_offset = 0;  // the offset of its first record, and its file name
   uint64_t bytes = 0;       // its file's size
+  // Whether its indexes were rebuilt from it since the start (at most once: one that cannot be
+  // written is not tried again, and reads walk its batches).
+  enum class Index : uint8_t { kAsFound, kRebuilt, kUnwritable };
+  mutable Index index = Index::kAsFound;
+};
+
+// The active segment's indexer, between appends, and how far its index files are written.
+struct ActiveIndex {
+  SegmentIndexer indexer;
+  uint64_t offset_index_bytes = 0;
+  uint64_t time_index_bytes = 0;
+  bool writable = true;  // false once a write of them failed: they stay as they are
 };
 
 struct ScannedLog;
@@ -31,6 +46,16 @@ class PartitionLog {
   static PartitionLog empty();
   // A log with no files at all: the in-memory LogManager's bookkeeping, offsets only.
   PartitionLog() = default;
+  // A copy leaves the active segment's indexer behind: it is loaded again from the files.
+  PartitionLog(const PartitionLog& other)
+      : segments_(other.segments_), next_offset_(other.next_offset_) {}
+  PartitionLog& operator=(const PartitionLog& other) {
+    if (this != &other) *this = PartitionLog(other);
+    return *this;
+  }
+  PartitionLog(PartitionLog&&) noexcept = default;
+  PartitionLog& operator=(PartitionLog&&) noexcept = default;
+  ~PartitionLog() = default;
 
   // Reads the log of partition directory `dir` after a start: lists its segments and checks every
   // batch of the last one (framing, magic 2, CRC32C), changing nothing. A torn last batch, one cut
@@ -73,14 +98,32 @@ class PartitionLog {
   // segment of `dir`, rolling a new segment first when the active one is not empty and would pass
   // `segment_bytes`. All or nothing: a short write is cut back and a segment created for it is
   // removed before the error (FileError, with errno) is thrown. Returns the first record's offset.
-  int64_t append(const std::filesystem::path& dir, std::string& batches, uint64_t segment_bytes);
+  // The segment's indexes (segment_index.h) get their entries, every `index_interval` bytes; an
+  // index that cannot be written is left behind with one WARN line, and the append stands.
+  int64_t append(const std::filesystem::path& dir, std::string& batches, uint64_t segment_bytes,
+                 uint32_t index_interval = kDefaultIndexIntervalBytes);
   // The in-memory log: gives the records of `batches` offsets, writes nothing.
   int64_t count(std::string_view batches);
 
   // The whole batches from the one that holds `offset` on, within one segment, at most
   // `max_bytes` together but the first one always whole (KIP-74). `offset` must lie in
-  // [log_start_offset(), log_end_offset()]; at the log end offset the result is empty.
-  std::string read(const std::filesystem::path& dir, int64_t offset, uint64_t max_bytes) const;
+  // [log_start_offset(), log_end_offset()]; at the log end offset the result is empty. The
+  // segment's offset index finds the batch; an index entry that does not match its batch, or an
+  // index that leaves more than `index_interval` bytes plus a batch unindexed, has the index
+  // rebuilt from the segment.
+  std::string read(const std::filesystem::path& dir, int64_t offset, uint64_t max_bytes,
+                   uint32_t index_interval = kDefaultIndexIntervalBytes) const;
+
+  // The first batch, from the log start on, whose max timestamp is at least `timestamp`, found as
+  // Kafka's UnifiedLog.fetchOffsetByTimestamp finds it: the first segment whose largest timestamp
+  // reaches it, its time index, then its offset index; nullopt when no batch does. The caller
+  // picks the record (its records may be compressed). Throws FileError.
+  std::optional<std::string> batch_at_timestamp(
+      const std::filesystem::path& dir, int64_t timestamp,
+      uint32_t index_interval = kDefaultIndexIntervalBytes) const;
+
+  // The partition directory was moved: its indexes are read, and made again, where it now is.
+  void forget_index() { active_index_.reset(); }
 
   int64_t log_start_offset() const {
     return segments_.empty() ? next_offset_ : segments_.front().base_offset;
@@ -90,12 +133,33 @@ class PartitionLog {
   const std::vector<LogSegment>& segments() const { return segments_; }
 
  private:
+  // The batch of segment `seg` (open as `fd`) that holds `offset`; nullopt past its last one.
+  std::optional<BatchAt> locate(const std::filesystem::path& dir, const LogSegment& seg, int fd,
+                                int64_t offset, uint32_t index_interval) const;
+  // The active segment's indexer, resumed from its files (rebuilt when they do not hold).
+  ActiveIndex& active_index(const std::filesystem::path& dir, uint32_t index_interval) const;
+  bool resume_index(const std::filesystem::path& dir, const LogSegment& seg, ActiveIndex& a) const;
+  // Rebuilds both indexes of `seg` from its batches and writes them atomically; the active one's
+  // indexer is taken from the rebuild. A write that fails is one WARN line.
+  segment_index::BuiltIndex rebuild_index(const std::filesystem::path& dir, const LogSegment& seg,
+                                          uint32_t index_interval, const char* why) const;
+  // Appends encoded entries to the active segment's index files.
+  void write_index_entries(const std::filesystem::path& dir, ActiveIndex& a,
+                           const std::string& offset_entries,
+                           const std::string& time_entries) const;
+  // The largest timestamp in segment `seg` and the offset of the batch that has it.
+  TimestampOffset largest_timestamp(const std::filesystem::path& dir, const LogSegment& seg,
+                                    uint32_t index_interval) const;
+  bool is_active(const LogSegment& seg) const { return &seg == &segments_.back(); }
+
   std::vector<LogSegment> segments_;  // by base offset
   int64_t next_offset_ = 0;
   // Where the last read ended (a consumer's next fetch), so reading on needs no scan.
   mutable int64_t hint_offset_ = -1;    // the offset the next batch starts with
   mutable int64_t hint_segment_ = -1;   // in the segment of this base offset
   mutable uint64_t hint_position_ = 0;  // at this byte of it
+  // Loaded on the first append or read of the active segment, so that a start reads no index.
+  mutable std::unique_ptr<ActiveIndex> active_index_;
 };
 
 // What PartitionLog::scan() found: the log of whole batches, and a torn last batch after it.

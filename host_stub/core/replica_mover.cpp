@@ -431,6 +431,7 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
     throttle.owe(committed - copied - std::min(committed - copied, paid));
   }
   copier.copy_partition_metadata();
+  copier.copy_indexes();
   copier.sync();
   bool stopped;
   {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/log_layout.h"
+#include "core/segment_index.h"
 
 namespace lds {
 
@@ -76,6 +77,27 @@ void SegmentCopier::copy_partition_metadata() {
     text.append(buf, static_cast<size_t>(n));
   }
   write_file_atomically(dst_dir_ / layout::kPartitionMetadata, text);
+}
+
+void SegmentCopier::copy_indexes() {
+  for (const auto& e : fs::directory_iterator(src_dir_)) {
+    uint64_t base = 0;
+    if (!layout::parse_segment_file(e.path().filename().string(), &base)) continue;
+    const auto offset = static_cast<int64_t>(base);
+    for (const fs::path& from : {segment_index::offset_index_path(src_dir_, offset),
+                                 segment_index::time_index_path(src_dir_, offset)}) {
+      const fs::path to = dst_dir_ / from.filename();
+      try {
+        const std::optional<std::string> bytes = read_file_if_present(from);
+        if (!bytes) continue;
+        const Fd out = open_file(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, "create");
+        write_all(out, *bytes, to);
+        written_.push_back(to);
+      } catch (const FileError&) {
+        (void)::unlink(to.c_str());
+      }
+    }
+  }
 }
 
 void SegmentCopier::sync() {

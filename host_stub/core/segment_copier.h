@@ -30,6 +30,11 @@ class SegmentCopier {
   // and durably. Throws FileError naming the source file (its read) or the copy (its write).
   void copy_partition_metadata();
 
+  // Copies the indexes of every segment (segment_index.h), with appends stopped, so that the copy
+  // needs no rebuild. Best effort: an index that cannot be read or written is left out (the
+  // destination rebuilds it when it reads the segment).
+  void copy_indexes();
+
   // Makes every segment written durable (fsync of each file).
   void sync();
 

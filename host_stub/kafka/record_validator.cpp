@@ -10,6 +10,7 @@
 #include "core/record_batch.h"
 #include "core/wire.h"
 #include "kafka/compression.h"
+#include "kafka/record_reader.h"
 
 namespace lds::kafka {
 namespace {
@@ -20,159 +21,6 @@ constexpr int kZstd = static_cast<int>(Codec::kZstd);
 
 [[noreturn]] void refuse(ErrorCode code, const std::string& message) {
   throw KafkaError(code, message);
-}
-
-// A record that does not frame: why, in a sentence fragment ("its key runs past it").
-struct FramingFault {
-  std::string why;
-};
-
-// The bytes of a batch's records, as its codec yields them, read a byte or a run at a time.
-class RecordBytes {
- public:
-  explicit RecordBytes(Decompressor& source) : source_(source) {}
-
-  // The next byte, or nullopt at the end of the records.
-  std::optional<uint8_t> byte() {
-    if (!fill()) return std::nullopt;
-    const auto b = static_cast<uint8_t>(piece_[at_]);
-    ++at_;
-    return b;
-  }
-
-  // Skips up to `n` bytes; returns how many there were.
-  size_t skip(size_t n) {
-    size_t done = 0;
-    while (done < n && fill()) {
-      const size_t step = std::min(n - done, piece_.size() - at_);
-      at_ += step;
-      done += step;
-    }
-    return done;
-  }
-
-  // Whether the records end here, every byte of the stream read and checked.
-  bool at_end() { return !fill(); }
-
- private:
-  bool fill() {
-    while (at_ == piece_.size()) {
-      if (ended_) return false;
-      piece_ = source_.next();
-      at_ = 0;
-      if (piece_.empty()) ended_ = true;
-    }
-    return true;
-  }
-
-  Decompressor& source_;
-  std::string_view piece_;
-  size_t at_ = 0;
-  bool ended_ = false;
-};
-
-// One record's fields, read within the size its length prefix gives (Kafka reads the whole body,
-// then parses it: a field past the body is "invalid record structure").
-class RecordBody {
- public:
-  RecordBody(RecordBytes& bytes, int32_t size) : bytes_(bytes), left_(size), size_(size) {}
-
-  uint8_t byte() {
-    if (left_ == 0) throw FramingFault{"its fields run past its size of " + sized(size_)};
-    const std::optional<uint8_t> b = bytes_.byte();
-    if (!b) throw FramingFault{"the records end inside it"};
-    --left_;
-    return *b;
-  }
-
-  // Kafka's ByteUtils.readVarint and readVarlong: zigzag over at most 5 and 10 bytes.
-  int32_t varint() {
-    uint32_t raw = 0;
-    for (int i = 0; i < 5; ++i) {
-      const uint8_t b = byte();
-      raw |= uint32_t{b & 0x7Fu} << (7 * i);
-      if ((b & 0x80) == 0) return static_cast<int32_t>((raw >> 1) ^ (~(raw & 1) + 1));
-    }
-    throw FramingFault{"a varint runs longer than 5 bytes"};
-  }
-  int64_t varlong() {
-    uint64_t raw = 0;
-    for (int i = 0; i < 10; ++i) {
-      const uint8_t b = byte();
-      raw |= uint64_t{b & 0x7Fu} << (7 * i);
-      if ((b & 0x80) == 0) return static_cast<int64_t>((raw >> 1) ^ (~(raw & 1) + 1));
-    }
-    throw FramingFault{"a varlong runs longer than 10 bytes"};
-  }
-
-  // A key, value or header of `length` bytes (Kafka's Utils.readBytes: a negative length is
-  // null).
-  void skip_field(int32_t length, const char* what) {
-    if (length <= 0) return;
-    if (length > left_) {
-      throw FramingFault{std::string("its ") + what + " of " + sized(length) + " runs past it"};
-    }
-    if (bytes_.skip(static_cast<size_t>(length)) != static_cast<size_t>(length)) {
-      throw FramingFault{"the records end inside it"};
-    }
-    left_ -= length;
-  }
-
-  int32_t left() const { return left_; }
-
-  static std::string sized(int64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
-
- private:
-  RecordBytes& bytes_;
-  int32_t left_;
-  int32_t size_;
-};
-
-// Kafka's varint outside a body: the record's length prefix.
-std::optional<int32_t> length_prefix(RecordBytes& bytes) {
-  uint32_t raw = 0;
-  for (int i = 0; i < 5; ++i) {
-    const std::optional<uint8_t> b = bytes.byte();
-    if (!b) {
-      if (i == 0) return std::nullopt;
-      throw FramingFault{"the records end inside its length"};
-    }
-    raw |= uint32_t{*b & 0x7Fu} << (7 * i);
-    if ((*b & 0x80) == 0) return static_cast<int32_t>((raw >> 1) ^ (~(raw & 1) + 1));
-  }
-  throw FramingFault{"its length runs longer than 5 bytes"};
-}
-
-// Frames one record (DefaultRecord.readFrom) and returns its offsetDelta. Throws FramingFault.
-int32_t read_record(RecordBytes& bytes, int32_t size) {
-  if (size < 0) throw FramingFault{"its length is " + std::to_string(size)};
-  RecordBody body(bytes, size);
-  (void)body.byte();     // attributes
-  (void)body.varlong();  // timestampDelta
-  const int32_t offset_delta = body.varint();
-  body.skip_field(body.varint(), "key");
-  body.skip_field(body.varint(), "value");
-  const int32_t headers = body.varint();
-  if (headers < 0) throw FramingFault{"its header count is " + std::to_string(headers)};
-  if (headers > body.left()) {
-    throw FramingFault{"its " + std::to_string(headers) + " headers cannot fit in the " +
-                       RecordBody::sized(body.left()) + " left of it"};
-  }
-  for (int32_t i = 0; i < headers; ++i) {
-    const int32_t key = body.varint();
-    if (key < 0) throw FramingFault{"a header key's length is " + std::to_string(key)};
-    body.skip_field(key, "header key");
-    body.skip_field(body.varint(), "header value");
-  }
-  // Kafka reads the whole record before its fields: a record cut short is that first.
-  if (const int32_t rest = body.left(); rest != 0) {
-    if (bytes.skip(static_cast<size_t>(rest)) != static_cast<size_t>(rest)) {
-      throw FramingFault{"the records end inside it"};
-    }
-    throw FramingFault{RecordBody::sized(rest) + " of its size of " + RecordBody::sized(size) +
-                       " follow its last header"};
-  }
-  return offset_delta;
 }
 
 std::string in_partition(const std::string& partition) {
@@ -204,7 +52,7 @@ void validate_records(std::string_view batch, const RecordBatchHeader& h,
                                               " records, not the " +
                                               std::to_string(h.record_count) + " its count says.");
       }
-      const int32_t offset_delta = read_record(bytes, *size);
+      const int32_t offset_delta = read_record(bytes, *size).offset_delta;
       if (offset_delta != index) {
         const std::string why = "Record " + std::to_string(index) + " has offsetDelta " +
                                 std::to_string(offset_delta) + ", not its index " +
@@ -267,7 +115,7 @@ void validate_produce_records(std::string_view records, int16_t version,
     refuse(ErrorCode::kInvalidRecord,
            produce() + " are only allowed to contain exactly one record batch per partition; " +
                "the one for " + partition + " has " +
-               RecordBody::sized(static_cast<int64_t>(records.size() - h.size_in_bytes())) +
+               byte_count(static_cast<int64_t>(records.size() - h.size_in_bytes())) +
                " after its first batch.");
   }
   // UnifiedLog.analyzeAndValidateRecords, before the size and CRC checks.

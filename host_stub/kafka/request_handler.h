@@ -20,9 +20,12 @@
 #include <string_view>
 #include <utility>
 
+#include "kafka/record_reader.h"
+
 namespace lds {
 class Broker;
-}
+struct TopicPartition;
+}  // namespace lds
 
 namespace lds::kafka {
 
@@ -104,6 +107,10 @@ class RequestHandler {
   Reply fetch(std::string_view body, int16_t version, int32_t correlation_id,
               std::chrono::steady_clock::time_point received) const;
   std::string list_offsets(std::string_view body, int16_t version, int32_t correlation_id) const;
+  // ListOffsets by time: the first record of `tp` whose timestamp is at least `timestamp`, as
+  // Kafka's fetchOffsetByTimestamp finds it; nullopt when none is. Throws KafkaError.
+  std::optional<TimestampAndOffset> offset_at_time(const TopicPartition& tp,
+                                                   int64_t timestamp) const;
   // An idempotent producer's id (KIP-98): a new one for every call, epoch 0. Transactional ids
   // are refused: this broker is no transaction coordinator.
   std::string init_producer_id(std::string_view body, int16_t version,

@@ -17,6 +17,7 @@
 #include "kafka/list_offsets.h"
 #include "kafka/produce.h"
 #include "kafka/producer_states.h"
+#include "kafka/record_reader.h"
 #include "kafka/record_validator.h"
 #include "kafka/request_handler.h"
 
@@ -217,6 +218,22 @@ Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t corr
   return wait;
 }
 
+std::optional<TimestampAndOffset> RequestHandler::offset_at_time(const TopicPartition& tp,
+                                                                 int64_t timestamp) const {
+  const std::optional<std::string> batch = broker_.logs().batch_at_timestamp(tp, timestamp);
+  if (!batch) return std::nullopt;
+  try {
+    return first_record_at_or_after(*batch, timestamp);
+  } catch (const FramingFault& fault) {
+    throw KafkaError(
+        ErrorCode::kCorruptMessage,
+        "A record batch of " + tp.str() + " does not frame as Kafka records: " + fault.why + ".");
+  } catch (const DecompressError& e) {
+    throw KafkaError(ErrorCode::kCorruptMessage,
+                     "A record batch of " + tp.str() + " does not decompress: " + e.what() + ".");
+  }
+}
+
 std::string RequestHandler::list_offsets(std::string_view body, int16_t version,
                                          int32_t correlation_id) const {
   Reader in(body);
@@ -243,12 +260,17 @@ std::string RequestHandler::list_offsets(std::string_view body, int16_t version,
         out.error_code = error::kUnsupportedVersion;
       } else {
         try {
-          const LogManager::LogOffsets offsets =
-              broker_.logs().log_offsets({t.name, p.partition_index});
-          // Earliest and latest carry no timestamp. The log keeps no time index, so a real time
-          // finds no offset: Kafka's answer then is no error, offset -1 and timestamp -1.
-          if (p.timestamp == kEarliestTimestamp) out.offset = offsets.log_start_offset;
-          if (p.timestamp == kLatestTimestamp) out.offset = offsets.log_end_offset;
+          const TopicPartition tp{t.name, p.partition_index};
+          if (p.timestamp == kEarliestTimestamp || p.timestamp == kLatestTimestamp) {
+            // Earliest and latest carry no timestamp.
+            const LogManager::LogOffsets offsets = broker_.logs().log_offsets(tp);
+            out.offset = p.timestamp == kEarliestTimestamp ? offsets.log_start_offset
+                                                           : offsets.log_end_offset;
+          } else if (const auto found = offset_at_time(tp, p.timestamp)) {
+            // A time no record reaches keeps Kafka's answer: no error, offset and timestamp -1.
+            out.timestamp = found->timestamp;
+            out.offset = found->offset;
+          }
         } catch (const KafkaError& e) {
           out.error_code = error_code_of(e.code());
         }

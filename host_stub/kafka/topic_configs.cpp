@@ -18,7 +18,7 @@ constexpr TopicConfigDefault kTopicConfigs[] = {
     {"flush.messages", kLongMax, ""},
     {"flush.ms", kLongMax, ""},
     {"follower.replication.throttled.replicas", "", ""},
-    {"index.interval.bytes", "4096", ""},
+    {"index.interval.bytes", "4096", "log.index.interval.bytes"},
     {"leader.replication.throttled.replicas", "", ""},
     {"local.retention.bytes", "-2", ""},
     {"local.retention.ms", "-2", ""},

@@ -2,8 +2,8 @@
 # bench_table.py: turns the outputs of the benchmark programs into the one table tools/bench.sh prints.
 #
 # Usage: bench_table.py [--smoke] DIR, where DIR holds placement.json (Google Benchmark JSON),
-# creation.json, memory.json, startup.json, hot_swap.txt and, when those benchmarks ran, move.json and
-# balance.json. Every ratio compares figures measured in the same run. --smoke (a run of a moment,
+# creation.json, memory.json, startup.json, hot_swap.txt and, when those benchmarks ran, fetch.json,
+# move.json and balance.json. Every ratio compares figures measured in the same run. --smoke (a run of a moment,
 # whose figures mean nothing) prints each target without a verdict.
 import json
 import os
@@ -179,6 +179,21 @@ def main():
             f"{st['rounds']})", f"LogManager startup {st[key]:.2f} s",
             f"find + xargs stat of the same tree {st['floor_s']:.2f} s", ratio(r),
             f"≤{bound}x: {verdict(r <= bound)}")
+
+    fetch_file = os.path.join(out, "fetch.json")
+    if os.path.exists(fetch_file):
+        with open(fetch_file) as f:
+            fe = json.load(f)
+        extra = fe["far_us_median"] - fe["hint_us_median"]
+        row(f"Fetch of {size_text(fe['fetch_bytes'])} at a random offset of a "
+            f"{size_text(fe['segment_bytes'])} segment of {fe['batches']:,} small batches "
+            f"(median of {fe['reads']:,}; p99 {fe['far_us_p99']:.0f} µs)",
+            f"{fe['far_us_median']:.1f} µs", f"at the read hint {fe['hint_us_median']:.1f} µs",
+            ratio(fe["far_us_median"] / fe["hint_us_median"]),
+            f"≤1 ms more: {verdict(extra <= 1000 and fe['far_us_p99'] - fe['hint_us_p99'] <= 1000)}")
+        row(f"rebuilding the indexes of that segment (missing, torn or hand-edited)",
+            f"{fe['rebuild_s']:.2f} s", f"writing the segment {fe['write_s']:.2f} s",
+            ratio(fe["rebuild_s"] / fe["write_s"]), "")
 
     swap = re.search(r"swap \(load\+validate\+publish\)\s+([\d.]+) ms\s+([\d.]+) ms", hot_swap)
     steady = re.search(r"placement, steady\s+([\d.]+) ns\s+([\d.]+) ns", hot_swap)

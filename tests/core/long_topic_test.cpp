@@ -13,6 +13,7 @@
 #include "core/log_manager.h"
 #include "filler_log.h"
 #include "host_test_support.h"
+#include "log_dir_listing.h"
 #include "three_dir_test.h"
 
 namespace lds {
@@ -32,19 +33,7 @@ class LongTopicTest : public test::ThreeDirTest {
  protected:
   // Every entry of every log dir (recursively), without meta.properties, .lock and
   // each partition's lds.partition (written at every creation, copied by a move at its end).
-  std::vector<std::string> listing() const {
-    std::vector<std::string> out;
-    for (const auto& d : dirs_) {
-      for (const auto& e : fs::recursive_directory_iterator(d)) {
-        if (e.path().filename() == layout::kMetaProperties) continue;
-        if (e.path().filename() == layout::kLockFile) continue;
-        if (e.path().filename() == layout::kPartitionMetadata) continue;
-        out.push_back(fs::relative(e.path(), tmp_.path()).string());
-      }
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
+  std::vector<std::string> listing() const { return test::log_dir_listing(dirs_, tmp_.path()); }
 
   static void expect_all_online(const LogManager& m) {
     for (const auto& d : m.describe()) {

@@ -41,7 +41,11 @@ std::string file(const fs::path& p) { return test::file_bytes(p); }
 
 std::vector<std::string> segment_names(const fs::path& dir) {
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(dir)) {
+    uint64_t base = 0;
+    const std::string name = e.path().filename().string();
+    if (layout::parse_segment_file(name, &base)) out.push_back(name);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

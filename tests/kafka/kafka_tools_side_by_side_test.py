@@ -5,7 +5,7 @@ One real Kafka 4.4.0 node (KRaft, broker and controller, node id 1) and one `lds
 (broker.id 1, the same cluster id, strategy `partition`) run side by side, each with three tmpfs log
 dirs of 64, 128 and 256 MiB. Every test runs the same commands of Kafka 4.4.0's tools (TopicCommand,
 ConfigCommand, LogDirsCommand, ReassignPartitionsCommand, ConsoleProducer, ConsoleConsumer,
-BrokerApiVersionsCommand) against both, the two commands of a pair at once, and compares what they
+BrokerApiVersionsCommand, GetOffsetShell, DumpLogSegments) against both, the two commands of a pair at once, and compares what they
 print. The expected text is what the real broker prints in the same run: nothing is checked in.
 
 What is compared: a tool's exit code and its stdout. Its stderr holds the client's own log lines,
@@ -73,6 +73,7 @@ VERSION = "4.4.0"
 BROKER_ID = 1
 DIR_SIZES_MIB = (64, 128, 256)
 RECORDS = 1000
+TIMED_RECORDS = 400  # about 100 KiB: some 25 entries in each segment index
 THROTTLE = 10 * 1024 * 1024  # bytes/s for the replica's move between dirs: moves 30 KiB at once
 
 # The APIs this suite's tools send: their version ranges must be identical on both sides.
@@ -651,6 +652,39 @@ class KafkaToolsSideBySideTest(unittest.TestCase):
                                        "(after the move)", *consume, consumer_total=True)
         for side, result in zip((self.kafka, self.lds), results):
             self.assertEqual(result.stdout, lines, "%s gave back other records" % side.name)
+
+    def test_7_segment_indexes_and_list_offsets_by_time(self):
+        # The same records, one batch each, with CreateTimes that go back and forth, sent to both
+        # by the same client: Kafka's DumpLogSegments prints the same offset and time indexes for
+        # both logs, and GetOffsetShell --time finds the same offsets.
+        from confluent_kafka import Producer  # Debian's python3-confluent-kafka
+        self.create_topic("timed", 1)
+        base = (int(time.time()) - 3600) * 1000
+        times = [base + (i * 7919) % 600000 for i in range(TIMED_RECORDS)]
+        for side in (self.kafka, self.lds):
+            producer = Producer({"bootstrap.servers": side.bootstrap, "linger.ms": 0,
+                                 "enable.idempotence": False, "acks": "all"})
+            for i, t in enumerate(times):
+                producer.produce("timed", key=b"k%04d" % i, value=b"%04d" % i + b"v" * 200,
+                                 partition=0, timestamp=t)
+                self.assertEqual(producer.flush(30), 0, side.name)  # one batch per record
+        for suffix in (".index", ".timeindex"):
+            results = []
+            for side in (self.kafka, self.lds):
+                (position,) = side.partition_dirs("timed")[0]
+                path = os.path.join(side.log_dirs[position], "timed-0",
+                                    "00000000000000000000" + suffix)
+                self.assertTrue(os.path.exists(path), "%s has no %s" % (side.name, path))
+                results.append(self.cluster.tool("DumpLogSegments", "--files", path,
+                                                 check=False))
+            kafka_text, lds_text = self.compare("DumpLogSegments --files <timed-0>" + suffix,
+                                                results)
+            self.assertIn("offset: ", lds_text)
+            self.assertNotIn("Mismatch", lds_text)
+        for when in [-1, -2, base - 1, base, base + 1, base + 300000, base + 599999,
+                     base + 600000] + times[::97]:
+            self.run_and_compare("GetOffsetShell --topic timed --time %d" % when,
+                                 "GetOffsetShell", "--topic", "timed", "--time", when)
 
 
 if __name__ == "__main__":

@@ -446,10 +446,55 @@ TEST_F(RecordsHandlerTest, ListOffsetsAnswersEarliestAndLatest) {
   others.topics.push_back({"t", {{0, 1700000000000}, {1, -3}}});
   const ListOffsetsResponse answered = list_offsets(others, 2);
   const auto& o = answered.topics.at(0).partitions;
-  EXPECT_EQ(o.at(0).error_code, 0);  // no offset for a time: -1, -1, as Kafka answers then
-  EXPECT_EQ(o.at(0).offset, -1);
-  EXPECT_EQ(o.at(0).timestamp, -1);
+  EXPECT_EQ(o.at(0).error_code, 0);  // every record has that time: the first one
+  EXPECT_EQ(o.at(0).offset, 0);
+  EXPECT_EQ(o.at(0).timestamp, 1700000000000);
   EXPECT_EQ(o.at(1).error_code, 35);  // -3 (max timestamp) needs ListOffsets 7
+}
+
+TEST_F(RecordsHandlerTest, ListOffsetsByTimeAnswersTheFirstRecordAtOrAfterItAsKafkaDoes) {
+  // Batches whose records' times go back and forth (CreateTime is the producer's), one of them
+  // compressed: Kafka answers the first record, in offset order, of the first batch whose max
+  // timestamp reaches the time.
+  const auto timed = [](const std::vector<int64_t>& deltas, int64_t base) {
+    std::vector<Record> records;
+    for (size_t i = 0; i < deltas.size(); ++i) {
+      Record r;
+      r.offset_delta = static_cast<int32_t>(i);
+      r.timestamp_delta = deltas[i];
+      r.value = "v" + std::to_string(i);
+      records.push_back(std::move(r));
+    }
+    return build_batch(0, base, records);
+  };
+  constexpr int64_t t0 = 1700000000000;
+  produce_ok(7, {{0, timed({0, 10, 20}, t0)}});        // offsets 0-2: t0, t0+10, t0+20
+  produce_ok(7, {{0, timed({50, 5, 60}, t0 + 100)}});  // 3-5: t0+150, t0+105, t0+160
+  std::vector<Record> zipped;
+  for (int i = 0; i < 3; ++i) {
+    Record r;
+    r.offset_delta = i;
+    r.timestamp_delta = 1000 + i;
+    r.value = std::string(64, 'z');
+    zipped.push_back(std::move(r));
+  }
+  produce_ok(7, {{0, test::compressed_batch(Codec::kGzip, zipped)}});  // 6-8: t0+1000...
+  const std::vector<std::pair<int64_t, std::pair<int64_t, int64_t>>> cases = {
+      {t0 - 1, {0, t0}},           {t0, {0, t0}},
+      {t0 + 11, {2, t0 + 20}},     {t0 + 21, {3, t0 + 150}},
+      {t0 + 106, {3, t0 + 150}},   {t0 + 151, {5, t0 + 160}},
+      {t0 + 161, {6, t0 + 1000}},  {t0 + 1001, {7, t0 + 1001}},
+      {t0 + 1002, {8, t0 + 1002}}, {t0 + 1003, {-1, -1}},
+  };
+  for (const auto& [time, want] : cases) {
+    ListOffsetsRequest r;
+    r.topics.push_back({"t", {{0, time}}});
+    const ListOffsetsResponse response = list_offsets(r, 1);
+    const auto& answer = response.topics.at(0).partitions.at(0);
+    EXPECT_EQ(answer.error_code, 0) << time;
+    EXPECT_EQ(answer.offset, want.first) << time - t0;
+    EXPECT_EQ(answer.timestamp, want.second) << time - t0;
+  }
 }
 
 TEST_F(RecordsHandlerTest, AnIdempotentProducersRetryIsNotAppendedTwice) {

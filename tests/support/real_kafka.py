@@ -134,6 +134,8 @@ _TOOL_CLASSES = {
     "MetadataQuorumCommand": {(4, 3): "org.apache.kafka.tools.MetadataQuorumCommand"},
     "ReassignPartitionsCommand": {
         (4, 3): "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"},
+    "GetOffsetShell": {(4, 3): "org.apache.kafka.tools.GetOffsetShell"},
+    "DumpLogSegments": {(4, 3): "org.apache.kafka.tools.DumpLogSegments"},
 }
 
 
@@ -162,7 +164,8 @@ def _version_key(version):
 def tool_class(version, name):
     """The main class of Kafka tool `name` (TopicCommand, ConfigCommand, LogDirsCommand,
     ConsoleProducer, ConsoleConsumer, ProducerPerformance, JmxTool, StorageTool, Kafka,
-    BrokerApiVersionsCommand, MetadataQuorumCommand, ReassignPartitionsCommand) in Kafka
+    BrokerApiVersionsCommand, MetadataQuorumCommand, ReassignPartitionsCommand, GetOffsetShell,
+    DumpLogSegments) in Kafka
     `version`: ConfigCommand, for one, moved from kafka.admin (4.3) to org.apache.kafka.tools
     (4.4)."""
     if name not in _TOOL_CLASSES:

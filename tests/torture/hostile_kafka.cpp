@@ -29,13 +29,15 @@ bool send_request(test::FrameClient& c, int16_t key, int16_t version, int32_t co
   return c.send_all(test::FrameClient::frame(w.bytes()));
 }
 
-std::string fetch_body(const std::string& topic, int32_t partition, int32_t max_bytes) {
+std::string fetch_body(const std::string& topic, int32_t partition, int32_t max_bytes,
+                       int64_t offset = 0) {
   kafka::FetchRequest f;
   f.max_wait_ms = 0;
   f.min_bytes = 0;
   f.max_bytes = max_bytes;
   f.topics.push_back(
-      {topic, {{.partition = partition, .fetch_offset = 0, .partition_max_bytes = max_bytes}}});
+      {topic,
+       {{.partition = partition, .fetch_offset = offset, .partition_max_bytes = max_bytes}}});
   kafka::Writer body;
   kafka::write_fetch_request(body, f, 4);
   return body.bytes();
@@ -155,6 +157,16 @@ std::string fetch_once(int port, const std::string& topic, int32_t partition, in
   }
   std::string records;
   return read_fetch_reply(c.read_frame(std::chrono::seconds(timeout_seconds)), 1, &records);
+}
+
+std::string fetch_at(int port, const std::string& topic, int32_t partition, int64_t offset,
+                     int32_t max_bytes, int timeout_seconds, std::string* records) {
+  test::FrameClient c(port);
+  if (!c.connected() ||
+      !send_request(c, 1, 4, 1, fetch_body(topic, partition, max_bytes, offset))) {
+    return "cannot send a Fetch to 127.0.0.1:" + std::to_string(port);
+  }
+  return read_fetch_reply(c.read_frame(std::chrono::seconds(timeout_seconds)), 1, records);
 }
 
 UnreadFetches::UnreadFetches(int port, std::string topic, int32_t partition, int count,

@@ -41,6 +41,12 @@ std::optional<int16_t> produce_batch(int port, const std::string& topic, int32_t
 // own: "" when it is answered within `timeout_seconds` with error code 0, else what went wrong.
 std::string fetch_once(int port, const std::string& topic, int32_t partition, int timeout_seconds);
 
+// Fetch v4 of (topic, partition) from `offset`, up to `max_bytes`, on a connection of its own: ""
+// with `records` set when answered within `timeout_seconds` with error code 0, else what went
+// wrong.
+std::string fetch_at(int port, const std::string& topic, int32_t partition, int64_t offset,
+                     int32_t max_bytes, int timeout_seconds, std::string* records);
+
 // One connection that sends `count` Fetches of (topic, partition) from offset 0, each for up to
 // `max_bytes`, and reads none of the replies until told to.
 class UnreadFetches {

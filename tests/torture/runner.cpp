@@ -710,6 +710,8 @@ std::string Runner::execute(const Step& s) {
       return restart(true);
     case Kind::kTamperedCleanShutdown:
       return step_tampered_clean_shutdown(s);
+    case Kind::kTamperedIndex:
+      return step_tampered_index(s);
     case Kind::kSecondBroker:
       return step_second_broker();
     case Kind::kBalancer: {

@@ -174,6 +174,10 @@ class Runner {
   // partition's last segment appended to after the marker. The restart must serve every
   // acknowledged byte exactly once whatever it trusted.
   std::string step_tampered_clean_shutdown(const Step& s);
+  // kill -9, then a segment index removed, torn, grown by zeros, pointed elsewhere or replaced by
+  // noise: the restart rebuilds what it needs, and Fetches at offsets across the log each get the
+  // batch that holds their offset.
+  std::string step_tampered_index(const Step& s);
   // SIGTERM, and the broker must exit 0 within 30 s: "" when it did, else what happened.
   std::string stop_gracefully();
 

@@ -14,6 +14,7 @@
 
 #include "core/log_layout.h"
 #include "core/pending_deletions.h"
+#include "core/record_batch.h"
 #include "describe_answer.h"
 #include "file_bytes.h"
 #include "hostile_kafka.h"
@@ -324,6 +325,84 @@ std::string Runner::step_tampered_clean_shutdown(const Step& s) {
     if (!last.empty()) std::ofstream(last, std::ios::binary | std::ios::app) << "torn batch";
   }
   return restart();
+}
+
+std::string Runner::step_tampered_index(const Step& s) {
+  std::string problem;
+  const std::optional<Target> t = healthy_target(s.a, true, &problem);
+  if (!t || t->port == 0) return problem;
+  fs::path dir;
+  if (!stop_for_tampering(t->name, &dir)) return restart();
+  // The segments and their batches, as (base offset, last offset), from the files.
+  std::error_code ec;
+  std::vector<fs::path> segments;
+  std::vector<std::pair<int64_t, int64_t>> batches;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    uint64_t base = 0;
+    if (layout::parse_segment_file(e.path().filename().string(), &base)) {
+      segments.push_back(e.path());
+    }
+  }
+  std::sort(segments.begin(), segments.end());
+  for (const fs::path& segment : segments) {
+    const std::string bytes = test::file_bytes(segment);
+    for (size_t at = 0; at + kafka::kBatchHeaderBytes <= bytes.size();) {
+      const kafka::RecordBatchHeader h = kafka::read_batch_header_fields(bytes.substr(at));
+      batches.emplace_back(h.base_offset, h.base_offset + h.last_offset_delta);
+      at += h.size_in_bytes();
+    }
+  }
+  if (segments.empty() || batches.empty()) return restart();
+  fs::path index = segments[s.b % segments.size()];
+  index.replace_extension(s.c % 2 == 0 ? ".index" : ".timeindex");
+  const uint64_t kind = (s.c / 2) % 5;
+  ++stats_["index_tamper_" + std::to_string(kind)];
+  const std::string was = fs::exists(index, ec) ? test::file_bytes(index) : std::string();
+  if (kind == 0) {
+    fs::remove(index, ec);
+  } else if (kind == 1) {
+    test::put_file_bytes(index, was.substr(0, was.size() > 3 ? was.size() - 3 : 0));
+  } else if (kind == 2) {
+    test::put_file_bytes(index, was + std::string(24, '\0'));
+  } else if (kind == 3 && !was.empty()) {
+    std::string edited = was;
+    edited[(s.b % (edited.size())) | 3] ^= 0x15;  // a low byte of some field, changed
+    test::put_file_bytes(index, edited);
+  } else {
+    std::string noise(was.size() + 48, '\0');
+    for (size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((s.a * 31 + i * 7) >> 1);
+    test::put_file_bytes(index, noise);
+  }
+  if (std::string p = restart(); !p.empty()) return p;
+  const std::optional<Target> again = healthy_target(0, true, &problem);
+  if (!again) return problem;
+  // Fetches at offsets across the log: each answer starts with the batch that holds its offset.
+  const auto& part = parts_[t->name];
+  for (size_t i = 0; i < 8; ++i) {
+    const auto& [base, last] = batches[(s.b + i * batches.size() / 8) % batches.size()];
+    const int64_t offset = base + static_cast<int64_t>((s.c + i) % (last - base + 1));
+    std::string records;
+    if (std::string p = fetch_at(again->port, part.topic, part.number, offset, 1 << 16,
+                                 kAnswerSeconds, &records);
+        !p.empty()) {
+      return "a Fetch of " + t->name + " at offset " + std::to_string(offset) + " after " +
+             index.filename().string() + " was tampered with: " + p;
+    }
+    if (records.size() < kafka::kBatchHeaderBytes) {
+      return "a Fetch of " + t->name + " at offset " + std::to_string(offset) +
+             " got no batch after " + index.filename().string() + " was tampered with";
+    }
+    const kafka::RecordBatchHeader h = kafka::read_batch_header_fields(records);
+    if (h.base_offset != base || h.base_offset + h.last_offset_delta != last) {
+      return "a Fetch of " + t->name + " at offset " + std::to_string(offset) + " got the batch " +
+             std::to_string(h.base_offset) + "-" +
+             std::to_string(h.base_offset + h.last_offset_delta) + ", not " + std::to_string(base) +
+             "-" + std::to_string(last) + ", after " + index.filename().string() +
+             " was tampered with";
+    }
+  }
+  ++stats_["index_tamper_fetches_checked"];
+  return "";
 }
 
 }  // namespace lds::torture

@@ -29,6 +29,7 @@ constexpr std::array kWeights = {
     Weighted{Kind::kMarkedFuture, 1, false},     Weighted{Kind::kRenamedSegment, 1, false},
     Weighted{Kind::kExt4Disk, 2, true},          Weighted{Kind::kSwapQueuedMoves, 1, false},
     Weighted{Kind::kGracefulRestart, 2, false},  Weighted{Kind::kTamperedCleanShutdown, 2, false},
+    Weighted{Kind::kTamperedIndex, 2, false},
 };
 
 }  // namespace
@@ -112,6 +113,8 @@ const char* kind_name(Kind kind) {
       return "sigterm-restart";
     case Kind::kTamperedCleanShutdown:
       return "tampered-clean-shutdown";
+    case Kind::kTamperedIndex:
+      return "tampered-index";
   }
   return "?";
 }
@@ -172,6 +175,8 @@ const char* kind_enumerator(Kind kind) {
       return "kGracefulRestart";
     case Kind::kTamperedCleanShutdown:
       return "kTamperedCleanShutdown";
+    case Kind::kTamperedIndex:
+      return "kTamperedIndex";
   }
   return "kSettle";
 }

@@ -36,6 +36,7 @@ enum class Kind {
   kSwapQueuedMoves,
   kGracefulRestart,
   kTamperedCleanShutdown,
+  kTamperedIndex,
 };
 
 struct Step {
