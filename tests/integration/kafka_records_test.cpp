@@ -211,6 +211,49 @@ TEST_F(KafkaRecordsTest, KcatProducesTenThousandMessagesAndReadsThemBackBeforeAn
   expect_all_messages(consume("orders", 0), kCount);
 }
 
+TEST_F(KafkaRecordsTest, KcatReadsFromATimeThroughTheTimeIndex) {
+  // Two runs of kcat -P a moment apart, enough bytes for several index entries each; kcat -C
+  // -o s@<time between them> (ListOffsets by time) starts at the second run's first message.
+  constexpr int kEach = 3000;
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1)));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "timed"}, {"partitions", {0}}});
+  const auto produce = [&](int from, int to) {
+    const fs::path input =
+        write_message_range(temp_ / ("from-" + std::to_string(from) + ".txt"), from, to);
+    const ProcessResult r =
+        run_command("kcat -P -b " + address_ +
+                        " -t timed -p 0 -K: -X acks=all -X batch.size=4096 -l " + input.string(),
+                    120);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+  };
+  const auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const int64_t before = now_ms();
+  ASSERT_NO_FATAL_FAILURE(produce(0, kEach));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const int64_t between = now_ms();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_NO_FATAL_FAILURE(produce(kEach, 2 * kEach));
+  const fs::path dir = dir_of("timed-0");
+  ASSERT_FALSE(dir.empty());
+  EXPECT_GT(fs::file_size(dir / "timed-0" / "00000000000000000000.index"), 8u * 4);
+  EXPECT_TRUE(fs::exists(dir / "timed-0" / "00000000000000000000.timeindex"));
+  const auto from_time = [&](int64_t t) {
+    const ProcessResult r = run_command(
+        "kcat -C -b " + address_ + " -t timed -p 0 -o s@" + std::to_string(t) + " -e -q -J", 120);
+    EXPECT_EQ(r.exit_code, 0) << r.out.substr(0, 2000);
+    return parse_consumed(r.out);
+  };
+  const std::vector<Consumed> second = from_time(between);
+  ASSERT_EQ(second.size(), static_cast<size_t>(kEach));
+  EXPECT_EQ(second.front().offset, kEach);
+  EXPECT_EQ(second.front().key, key_of(kEach));
+  EXPECT_EQ(from_time(before).size(), static_cast<size_t>(2 * kEach));
+}
+
 TEST_F(KafkaRecordsTest, KillNineDuringAProduceLosesNoAcknowledgedMessage) {
   constexpr int kCount = 400000;  // far more than can be sent before the kill
   ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1), "log.segment.bytes = 1048576"));
