@@ -10,6 +10,8 @@
 #include "core/io_errors.h"
 #include "core/log_layout.h"
 #include "core/log_manager.h"
+#include "core/segment_index.h"
+#include "file_bytes.h"
 #include "filler_log.h"
 #include "host_test_support.h"
 #include "log_dir_listing.h"
@@ -400,6 +402,30 @@ TEST_F(MoveRecoveryTest, AMoveThatCannotFitIsRefusedUpFrontSayingBytesNeededAndF
   // Where it fits, it moves.
   r = m->alter_replica_log_dir({"t", 0}, dirs_[1].string());
   EXPECT_EQ(r.error, ErrorCode::kNone) << r.message;
+}
+
+TEST_F(MoveRecoveryTest, AMoveTakesTheSegmentIndexesAlong) {
+  make_partition();
+  auto m = make();
+  const fs::path index = source() / "00000000000000000000.index";
+  const fs::path times = source() / "00000000000000000000.timeindex";
+  ASSERT_TRUE(fs::exists(index));
+  const std::string offsets = test::file_bytes(index);
+  ASSERT_GT(offsets.size(), 8u);
+  const std::string time_entries = fs::exists(times) ? test::file_bytes(times) : "";
+  ASSERT_EQ(m->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, ErrorCode::kNone);
+  wait_for_moves(*m);
+  EXPECT_TRUE(m->failed_moves().empty());
+  EXPECT_EQ(test::file_bytes(final_path() / "00000000000000000000.index"), offsets);
+  if (!time_entries.empty()) {
+    EXPECT_EQ(test::file_bytes(final_path() / "00000000000000000000.timeindex"), time_entries);
+  }
+  // Appends go on indexing where the partition now is.
+  m->append("t", 0, 64 * 1024);
+  const uint64_t bytes = fs::file_size(final_path() / layout::segment_file(0));
+  EXPECT_EQ(test::file_bytes(final_path() / "00000000000000000000.index"),
+            segment_index::build(final_path(), 0, bytes, kDefaultIndexIntervalBytes)
+                .offset_entries);
 }
 
 TEST(MoveSpaceText, NamesTheBytesAsOperatorsRead) {
