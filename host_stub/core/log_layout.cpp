@@ -137,12 +137,6 @@ std::string delete_dir(std::string_view topic, int32_t partition, std::string_vi
 
 bool may_be_capped(std::string_view name) { return name.size() >= kMaxEntryName; }
 
-std::string move_marker_text(std::string_view source, uint64_t size, std::string_view topic,
-                             int32_t partition) {
-  return "source=" + std::string(source) + "\nsize=" + std::to_string(size) +
-         "\ntopic=" + std::string(topic) + "\npartition=" + std::to_string(partition) + "\n";
-}
-
 std::string partition_metadata_text(uint64_t expected_bytes, std::string_view replica_id) {
   std::string text = "expected.bytes=" + std::to_string(expected_bytes) + "\n";
   if (!replica_id.empty()) text += "replica.id=" + std::string(replica_id) + "\n";

@@ -13,9 +13,9 @@ inline constexpr std::string_view kMetaProperties = "meta.properties";
 // The file a running broker holds an exclusive flock on (core/dir_lock.h), as Kafka's LogManager
 // does. Like meta.properties it is a regular file, so parse_entry() classifies it kOther.
 inline constexpr std::string_view kLockFile = ".lock";
-// Written (and fsynced) inside a future directory when its copy is complete; see ReplicaMover. It
+// Written (and fsynced) inside a future directory when its copy is complete (move_protocol.h). It
 // names the move's source, the partition's size and the full topic-partition ("topic=", then
-// "partition="), which a capped future name no longer carries (move_marker_text).
+// "partition="), which a capped future name no longer carries.
 inline constexpr std::string_view kMoveCompleteMarker = "move.complete";
 // Inside a partition directory: what the partition was placed with, so that its reservation
 // survives a restart and a move ("expected.bytes=<n>\n"), and the replica's own identity
@@ -56,9 +56,6 @@ std::string delete_dir(std::string_view topic, int32_t partition, std::string_vi
 bool may_be_capped(std::string_view name);
 std::string segment_file(uint64_t base_offset);  // "00000000000000000000.log"
 
-// The completion marker's text for a move of (topic, partition) from `source` at `size` bytes.
-std::string move_marker_text(std::string_view source, uint64_t size, std::string_view topic,
-                             int32_t partition);
 // The lds.partition text of a partition placed expecting `expected_bytes`, with its replica.id
 // line when `replica_id` is not empty.
 std::string partition_metadata_text(uint64_t expected_bytes, std::string_view replica_id = {});

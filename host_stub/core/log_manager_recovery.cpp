@@ -18,6 +18,7 @@
 #include "core/errors.h"
 #include "core/log_layout.h"
 #include "core/log_manager.h"
+#include "core/move_protocol.h"
 #include "log_manager_internal.h"
 
 namespace lds {
@@ -68,32 +69,14 @@ std::optional<PartitionLog> left_clean(const std::vector<std::optional<CleanShut
 
 // Reads the completion marker of `dir`, if it has one. Throws FileError when it cannot be read.
 void read_marker(Copy& c) {
-  const fs::path marker = c.path / layout::kMoveCompleteMarker;
-  if (::access(marker.c_str(), F_OK) != 0) {
-    if (errno == ENOENT) return;
-    check_syscall(-1, "access", marker);
-  }
+  const std::optional<move_protocol::Marker> marker = move_protocol::read_marker(c.path);
+  if (!marker) return;
   c.marked = true;
-  std::ifstream in(marker);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with("source=")) c.marked_source = line.substr(7);
-    if (line.starts_with("topic=")) c.marked_topic = line.substr(6);
-    if (line.starts_with("partition=")) {
-      try {
-        c.marked_partition = std::stoi(line.substr(10));
-      } catch (const std::exception&) {
-        c.marked_partition.reset();
-      }
-    }
-    if (!line.starts_with("size=")) continue;
-    c.marked_size_text = line.substr(5);
-    c.marked_size.reset();
-    const std::string& v = *c.marked_size_text;
-    uint64_t size = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), size);
-    if (ec == std::errc() && end == v.data() + v.size() && !v.empty()) c.marked_size = size;
-  }
+  c.marked_source = marker->source;
+  c.marked_topic = marker->topic.value_or("");
+  c.marked_partition = marker->partition;
+  c.marked_size = marker->size;
+  c.marked_size_text = marker->size_text;
 }
 
 // Why the copy `c`, marked complete by a move, cannot be trusted to hold its partition `name`,
@@ -386,25 +369,18 @@ void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>&
       if (plan.promote) {
         at = plan.keep->dir;
         const fs::path final_path = dirs_[at]->path / name;
-        check_syscall(::rename(plan.keep->path.c_str(), final_path.c_str()), "rename",
-                      plan.keep->path);
-        fsync_folder(dirs_[at]->path);
+        move_protocol::promote(plan.keep->path, final_path);
         served = plan.keep;
         served_path = final_path;
       }
       if (plan.stale != nullptr && plan.keep != plan.stale) {
         at = plan.stale->dir;
-        const fs::path del = dirs_[at]->path / layout::delete_dir(plan.tp.topic, plan.tp.partition,
-                                                                  layout::random_hex_id());
-        check_syscall(::rename(plan.stale->path.c_str(), del.c_str()), "rename", plan.stale->path);
-        fsync_folder(dirs_[at]->path);
-        to_remove.push_back(del);
+        to_remove.push_back(
+            move_protocol::retire(plan.stale->path, plan.tp.topic, plan.tp.partition));
       }
       if (plan.keep != nullptr && plan.keep->marked) {
         at = served->dir;
-        const fs::path marker = served_path / layout::kMoveCompleteMarker;
-        if (::unlink(marker.c_str()) != 0 && errno != ENOENT) check_syscall(-1, "unlink", marker);
-        fsync_folder(served_path);
+        move_protocol::finish(served_path);
         log()->info("Finished the interrupted move of {} into {}.", name, dirs_[at]->path_text);
       }
     } catch (const std::exception& ex) {

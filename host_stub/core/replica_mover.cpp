@@ -21,6 +21,7 @@
 #include "core/durable_file.h"
 #include "core/io_errors.h"
 #include "core/log_layout.h"
+#include "core/move_protocol.h"
 #include "core/move_throttle.h"
 #include "core/segment_copier.h"
 #include "log_manager_internal.h"
@@ -446,9 +447,7 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
     return drop_future();
   }
   // The marker names the topic-partition in full: a capped future name holds a prefix of it.
-  write_file_atomically(m->future / layout::kMoveCompleteMarker,
-                        layout::move_marker_text(src.string(), committed, tp.topic, tp.partition));
-  fsync_folder(m->future.parent_path());
+  move_protocol::mark_complete(m->future, src.string(), committed, tp.topic, tp.partition);
   crash_point("after_marker");
   const fs::path del = promote(m, src);
   io.unlock();
@@ -482,8 +481,7 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
 
   // 2. The complete copy takes its final name, the marker still inside. A failure here is the
   //    destination's (the caller takes it offline); the source is untouched and stays served.
-  check_syscall(::rename(m->future.c_str(), final_path.c_str()), "rename", m->future);
-  fsync_folder(dest.path);
+  move_protocol::promote(m->future, final_path);
   crash_point("after_future_renamed");
 
   // From here the new copy is the partition, whatever fails next.
@@ -498,11 +496,9 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
   // 3. The source goes aside. If its disk fails now, the marker stays in the new copy, so a
   //    restart that finds the old copy again knows which one is current; and the old copy's
   //    deletion is recorded, for when the new copy is deleted or moved on before that restart.
-  fs::path del =
-      src.parent_path() / layout::delete_dir(tp.topic, tp.partition, layout::random_hex_id());
+  fs::path del;
   try {
-    check_syscall(::rename(src.c_str(), del.c_str()), "rename", src);
-    fsync_folder(src.parent_path());
+    del = move_protocol::retire(src, tp.topic, tp.partition);
     crash_point("after_source_renamed");
   } catch (const std::exception& e) {
     log()->error("Moved {} to {}, but its old copy {} could not be removed: {}", tp.str(),
@@ -514,9 +510,7 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
 
   // 4. The marker goes; the -delete directory after it.
   try {
-    const fs::path marker = final_path / layout::kMoveCompleteMarker;
-    check_syscall(::unlink(marker.c_str()), "unlink", marker);
-    fsync_folder(final_path);
+    move_protocol::finish(final_path);
     crash_point("after_marker_removed");
   } catch (const std::exception& e) {
     log()->error("Moved {} to {}, but finishing the move failed: {}", tp.str(), dest.path_text,

@@ -69,12 +69,6 @@ TEST(LogLayout, NamesThatFitKeepTheWholeTopic) {
   EXPECT_EQ(future_dir(topic + "z", 0, kId), topic + "-0." + kId + "-future");
 }
 
-TEST(LogLayout, TheMarkerNamesTheWholeTopicPartition) {
-  const std::string topic(249, 'x');
-  EXPECT_EQ(move_marker_text("/d1/" + topic + "-3", 42, topic, 3),
-            "source=/d1/" + topic + "-3\nsize=42\ntopic=" + topic + "\npartition=3\n");
-}
-
 TEST(LogLayout, PartitionMetadataRoundTripsAndNamesWhatIsWrong) {
   EXPECT_EQ(partition_metadata_text(33554432), "expected.bytes=33554432\n");
   EXPECT_EQ(parse_partition_metadata(partition_metadata_text(33554432)).expected_bytes, 33554432u);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/log_layout.h"
+#include "core/move_protocol.h"
 #include "core/log_manager.h"
 #include "filler_log.h"
 #include "host_test_support.h"
@@ -46,7 +47,7 @@ class LongTopicTest : public test::ThreeDirTest {
     fs::create_directories(to);
     fs::copy_file(source / layout::segment_file(0), to / layout::segment_file(0));
     std::ofstream(to / layout::kMoveCompleteMarker)
-        << layout::move_marker_text(source.string(), kSize, topic, 0);
+        << move_protocol::marker_text(source.string(), kSize, topic, 0);
   }
 };
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/log_layout.h"
+#include "core/move_protocol.h"
 #include "server_fixture.h"
 #include "tree_bytes.h"
 
@@ -66,7 +67,7 @@ TEST_F(StartupRefusalTest, AMoveCopyShortOfItsMarkerRefusesTheStartAndKeepsTheSo
       c_.log_dirs[1] / layout::future_dir("t", 0, "0123456789abcdef0123456789abcdef");
   const fs::path marker = future / layout::kMoveCompleteMarker;
   fs::create_directories(future);
-  std::ofstream(marker) << layout::move_marker_text(source().string(), kProduced, "t", 0);
+  std::ofstream(marker) << move_protocol::marker_text(source().string(), kProduced, "t", 0);
   const std::string tail = ", so it is not served and nothing was changed; remove " +
                            future.string() + " to serve its source " + source().string() + " (" +
                            std::to_string(kProduced) + " bytes) again, and start again.";

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/log_layout.h"
+#include "core/move_protocol.h"
 #include "core/pending_deletions.h"
 #include "core/record_batch.h"
 #include "describe_answer.h"
@@ -218,7 +219,7 @@ std::string Runner::step_marked_future(const Step& s) {
   }
   // The copy: no segment, or half the first one, marked with the source's size; or no size.
   const uint64_t kind = s.c % 3;
-  std::string text = layout::move_marker_text(source.string(), size, part.topic, part.number);
+  std::string text = move_protocol::marker_text(source.string(), size, part.topic, part.number);
   if (const size_t at = text.find("size="); kind == 2 && at != std::string::npos) {
     text.erase(at, text.find('\n', at) + 1 - at);
   }
