@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/config.h"
-#include "core/log_manager.h"
+#include "core/topic_partition.h"
 
 namespace lds {
 

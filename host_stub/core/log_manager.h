@@ -28,19 +28,9 @@
 #include "core/placement_history.h"
 #include "core/rate_meter.h"
 #include "core/strategy_slot.h"
+#include "core/topic_partition.h"
 
 namespace lds {
-
-struct TopicPartition {
-  std::string topic;
-  int32_t partition = 0;
-  bool operator==(const TopicPartition&) const = default;
-  std::string str() const;  // "topic-0", as kafka-log-dirs.sh names partitions
-};
-
-struct TopicPartitionHash {
-  size_t operator()(const TopicPartition& tp) const noexcept;
-};
 
 // Where a new partition went and who decided.
 struct PlacementResult {
@@ -442,7 +432,7 @@ class LogManager {
   [[nodiscard]] std::string create_on_disk(uint32_t dir_index, const TopicPartition& tp,
                                            uint64_t expected_bytes, const std::string& replica_id);
   // startup(): locks every directory, then reads and checks every meta.properties, then writes the
-  // missing ones; marks offline the directories that fail (log_manager_dirs.cpp).
+  // missing ones; marks offline the directories that fail (log_manager_dir_claims.cpp).
   void open_dirs();
   // startup(): throws ConfigError naming every directory and its fault when none is online.
   void refuse_unless_a_dir_is_online();

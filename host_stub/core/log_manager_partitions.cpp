@@ -23,12 +23,6 @@ namespace lds {
 
 namespace fs = std::filesystem;
 
-std::string TopicPartition::str() const { return layout::partition_dir(topic, partition); }
-
-size_t TopicPartitionHash::operator()(const TopicPartition& tp) const noexcept {
-  return std::hash<std::string>()(tp.topic) * 31u + static_cast<size_t>(tp.partition);
-}
-
 namespace {
 
 std::string errno_text(int err) { return std::strerror(err); }

@@ -1,6 +1,5 @@
-// log_manager_startup.cpp: LogManager's log directories: construction, the startup scan of each
-// directory and its meta.properties, a directory going offline or back online, and the clean
-// shutdown each records.
+// log_manager_startup.cpp: LogManager's construction, the startup scan of each log directory, and
+// the clean shutdown each records.
 #include <algorithm>
 
 #include "core/clean_shutdown.h"
@@ -97,35 +96,6 @@ LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, 
 
 LogManager::~LogManager() { mover_->stop(); }
 
-void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
-  std::function<void(const std::string&)> on_last;
-  std::string all;
-  {
-    std::lock_guard lock(mu_);
-    Dir& d = *dirs_[dir_index];
-    if (!d.online) return;
-    d.online = false;
-    d.offline_reason = reason;
-    log()->error("Log directory {} is now offline: {}", d.path_text, reason);
-    // As Kafka does when a log dir fails: the moves from or to it stop.
-    mover_->stop_moves_of_dir_locked(dir_index, reason);
-    const bool any_online =
-        std::any_of(dirs_.begin(), dirs_.end(), [](const auto& x) { return x->online; });
-    if (!any_online && started_ && on_all_dirs_offline_) {
-      on_last = on_all_dirs_offline_;
-      for (const auto& x : dirs_) all += (all.empty() ? "" : ", ") + x->path_text;
-    }
-  }
-  if (on_last) on_last("Shutdown broker because all log dirs in " + all + " have failed");
-}
-
-int LogManager::dir_index(const fs::path& dir) const {
-  for (size_t i = 0; i < dirs_.size(); ++i) {
-    if (dirs_[i]->path == dir) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 void LogManager::startup() {
   std::vector<std::pair<uint32_t, fs::path>> futures;
   if (!options_.in_memory) {
@@ -220,16 +190,6 @@ std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
     }
   }
   return found;
-}
-
-void LogManager::mark_online(uint32_t dir_index) {
-  std::lock_guard lock(mu_);
-  Dir& d = *dirs_[dir_index];
-  if (d.online) return;
-  d.online = true;
-  d.offline_reason.clear();
-  d.rate.start(probe_->now_seconds());  // its rate before it went offline says nothing now
-  log()->info("Log directory {} is online.", d.path_text);
 }
 
 }  // namespace lds

@@ -45,7 +45,9 @@ def verdict(ok):
 
 
 def size_text(n):
-    return f"{n / (1 << 30):.0f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.0f} GiB"
+    return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n / (1 << 10):.0f} KiB"
 
 
 def load_placement(path):

@@ -1,6 +1,6 @@
-// log_manager_dirs.cpp: LogManager's hold on its log directories at startup: the lock on each, then
-// every meta.properties read and checked, then the missing ones written; and the refusal to start
-// with no directory left.
+// log_manager_dir_claims.cpp: LogManager's claim on its log directories at startup: the lock on
+// each, then every meta.properties read and checked, then the missing ones written; and the refusal
+// to start with no directory left.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -18,11 +18,6 @@
 namespace lds {
 
 namespace fs = std::filesystem;
-
-void LogManager::set_on_all_dirs_offline(std::function<void(const std::string&)> callback) {
-  std::lock_guard lock(mu_);
-  on_all_dirs_offline_ = std::move(callback);
-}
 
 void LogManager::open_dirs() {
   const size_t n = dirs_.size();
