@@ -188,32 +188,38 @@ TimestampOffset IndexFile::time_entry(int64_t base_offset, uint64_t i) const {
           base_offset + static_cast<int32_t>(get_be(e.data() + 8, 4))};
 }
 
-std::optional<OffsetPosition> IndexFile::floor_offset(int64_t base_offset, int64_t key) const {
-  uint64_t lo = 0, hi = entries_;  // the answer is entry lo - 1
+namespace {
+
+// How many of `entries` entries, ascending by key, have a key of at most `key`: a binary search
+// reading entry i's key with key_of(i).
+template <typename KeyOf>
+uint64_t count_at_most(uint64_t entries, int64_t key, const KeyOf& key_of) {
+  uint64_t lo = 0, hi = entries;
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
-    if (offset_entry(base_offset, mid).offset <= key) {
+    if (key_of(mid) <= key) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  if (lo == 0) return std::nullopt;
-  return offset_entry(base_offset, lo - 1);
+  return lo;
+}
+
+}  // namespace
+
+std::optional<OffsetPosition> IndexFile::floor_offset(int64_t base_offset, int64_t key) const {
+  const uint64_t n =
+      count_at_most(entries_, key, [&](uint64_t i) { return offset_entry(base_offset, i).offset; });
+  if (n == 0) return std::nullopt;
+  return offset_entry(base_offset, n - 1);
 }
 
 std::optional<TimestampOffset> IndexFile::floor_time(int64_t base_offset, int64_t key) const {
-  uint64_t lo = 0, hi = entries_;
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (time_entry(base_offset, mid).timestamp <= key) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  if (lo == 0) return std::nullopt;
-  return time_entry(base_offset, lo - 1);
+  const uint64_t n = count_at_most(
+      entries_, key, [&](uint64_t i) { return time_entry(base_offset, i).timestamp; });
+  if (n == 0) return std::nullopt;
+  return time_entry(base_offset, n - 1);
 }
 
 BuiltIndex build(const fs::path& dir, int64_t base_offset, uint64_t bytes,
