@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "core/log_layout.h"
-#include "core/move_protocol.h"
 #include "core/log_manager.h"
+#include "core/move_protocol.h"
 #include "filler_log.h"
 #include "host_test_support.h"
 #include "log_dir_listing.h"

@@ -423,9 +423,9 @@ TEST_F(MoveRecoveryTest, AMoveTakesTheSegmentIndexesAlong) {
   // Appends go on indexing where the partition now is.
   m->append("t", 0, 64 * 1024);
   const uint64_t bytes = fs::file_size(final_path() / layout::segment_file(0));
-  EXPECT_EQ(test::file_bytes(final_path() / "00000000000000000000.index"),
-            segment_index::build(final_path(), 0, bytes, kDefaultIndexIntervalBytes)
-                .offset_entries);
+  EXPECT_EQ(
+      test::file_bytes(final_path() / "00000000000000000000.index"),
+      segment_index::build(final_path(), 0, bytes, kDefaultIndexIntervalBytes).offset_entries);
 }
 
 TEST(MoveSpaceText, NamesTheBytesAsOperatorsRead) {
