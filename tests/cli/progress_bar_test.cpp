@@ -10,12 +10,11 @@
 #include <string>
 #include <thread>
 
+#include "byte_units.h"
 #include "temp_dir.h"
 
 namespace lds::cli {
 namespace {
-
-constexpr uint64_t kMiB = 1 << 20;
 
 // Everything written to stderr while `fn` runs.
 template <typename Fn>

@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <numeric>
 
+#include "byte_units.h"
+
 namespace lds {
 namespace {
-
-constexpr uint64_t kGiB = 1ull << 30;
 
 // Destinations in the order they are offered, as a strategy that takes every candidate would.
 std::vector<uint32_t> any_order(const BalancePartition&,

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 
+#include "byte_units.h"
 #include "core/balance_planner.h"
 
 namespace lds {
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kShared = 7;  // the filesystem id /d1 and /d2 are on
 
 std::vector<uint32_t> any_order(const BalancePartition&,

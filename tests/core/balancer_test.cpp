@@ -10,13 +10,13 @@
 #include <map>
 #include <mutex>
 
+#include "byte_units.h"
 #include "core/logging.h"
 
 namespace lds {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr uint64_t kGiB = 1ull << 30;
 
 // Each dir 100 GiB; its used bytes set by the test.
 class FakeDisks final : public DiskProbe {

@@ -6,15 +6,18 @@
 
 #include <limits>
 
+#include "byte_units.h"
+
 namespace {
+
+using lds::kGiB;
+using lds::kKiB;
+using lds::kMiB;
 
 using lds::ByteSizeError;
 using lds::format_byte_size;
 using lds::parse_byte_size;
 
-constexpr uint64_t kKiB = 1ull << 10;
-constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
 constexpr uint64_t kTiB = 1ull << 40;
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "byte_units.h"
 #include "core/balancer.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
@@ -21,7 +22,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr uint64_t kMiB = 1ull << 20;
 
 class MovePacingTest : public test::ThreeDirTest {
  protected:

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "byte_units.h"
 #include "core/log_layout.h"
 #include "core/log_manager.h"
 #include "host_test_support.h"
@@ -18,8 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using test::LogCapture;
-
-constexpr uint64_t kMiB = 1ull << 20;
 
 class ReservationRestartTest : public test::ThreeDirTest {
  protected:

@@ -17,13 +17,12 @@
 #include <thread>
 #include <vector>
 
+#include "byte_units.h"
 #include "core/log_layout.h"
 #include "filler_log.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
-
-inline constexpr uint64_t kMiB = 1ull << 20;
 
 class BalanceTest : public ServerFixture {
  protected:

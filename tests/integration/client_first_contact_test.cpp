@@ -10,12 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "byte_units.h"
 #include "kafka_listener_fixture.h"
 
 namespace lds::integration {
 namespace {
-
-constexpr uint64_t kMiB = 1ull << 20;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;

@@ -8,12 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "byte_units.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
 namespace {
-
-constexpr uint64_t kMiB = 1ull << 20;
 
 class CreateDryRunTest : public ServerFixture {
  protected:

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "byte_units.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kDiskMiB[] = {16, 32, 64};
 
 class DiskSizeTest : public ServerFixture {

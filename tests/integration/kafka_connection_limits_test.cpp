@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "byte_units.h"
 #include "core/record_batch.h"
 #include "core/wire.h"
 #include "kafka/create_topics.h"
@@ -33,8 +34,6 @@
 
 namespace lds::integration {
 namespace {
-
-constexpr uint64_t kMiB = 1 << 20;
 
 // Descriptors process `pid` has open.
 size_t open_descriptors(pid_t pid) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "byte_units.h"
 #include "core/log_layout.h"
 #include "reliability_support.h"
 #include "server_fixture.h"
@@ -17,7 +18,6 @@ namespace lds::integration {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr uint64_t kMiB = 1ull << 20;
 // Kafka's default for replica.alter.log.dirs.io.max.bytes.per.second, Long.MAX_VALUE: no throttle.
 constexpr uint64_t kNoThrottle = 9223372036854775807ull;
 

@@ -15,14 +15,13 @@
 #include <thread>
 #include <vector>
 
+#include "byte_units.h"
 #include "core/log_layout.h"
 #include "reliability_support.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
 namespace {
-
-constexpr uint64_t kMiB = 1 << 20;
 
 class DiskFaultTest : public ServerFixture {
  protected:

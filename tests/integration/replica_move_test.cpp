@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "admin/admin_client.h"
+#include "byte_units.h"
 #include "core/log_layout.h"
 #include "filler_log.h"
 #include "server_fixture.h"
@@ -18,7 +19,6 @@ namespace lds::integration {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr uint64_t kMiB = 1ull << 20;
 
 class ReplicaMoveTest : public ServerFixture {
  protected:

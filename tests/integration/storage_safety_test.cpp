@@ -17,13 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "byte_units.h"
 #include "reliability_support.h"
 #include "server_fixture.h"
 
 namespace lds::integration {
 namespace {
-
-constexpr uint64_t kMiB = 1 << 20;
 
 class StorageSafetyTest : public ServerFixture {
  protected:

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "byte_units.h"
 #include "sim/simulator.h"
 #include "sim/text.h"
 #include "temp_dir.h"
@@ -21,8 +22,6 @@ namespace lds::sim {
 
 namespace fs = std::filesystem;
 namespace {
-
-constexpr uint64_t kMiB = 1ull << 20;
 
 // LDS_PLUGIN_DIR (set by CTest), else this build's plugin folder.
 std::string build_plugin_dir() {

@@ -15,6 +15,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "byte_units.h"
 #include "conformance/conformance.h"
 #include "core/abi_rules.h"
 #include "core/errors.h"
@@ -26,8 +27,6 @@ namespace lds::sim {
 
 namespace fs = std::filesystem;
 namespace {
-
-constexpr uint64_t kGiB = 1ull << 30;
 
 fs::path trace_file(const std::string& name) { return fs::path(LDS_SIM_TRACE_DIR) / name; }
 
