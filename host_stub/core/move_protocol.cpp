@@ -67,7 +67,7 @@ void promote(const fs::path& copy_dir, const fs::path& final_path) {
 }
 
 fs::path retire(const fs::path& source_dir, std::string_view topic, int32_t partition) {
-  const fs::path del =
+  fs::path del =
       source_dir.parent_path() / layout::delete_dir(topic, partition, layout::random_hex_id());
   check_syscall(::rename(source_dir.c_str(), del.c_str()), "rename", source_dir);
   fsync_folder(source_dir.parent_path());
