@@ -52,6 +52,18 @@ void write_all(const Fd& fd, std::string_view data, const fs::path& shown) {
   }
 }
 
+size_t read_at(int fd, char* out, size_t n, uint64_t at, const fs::path& shown) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t k = ::pread(fd, out + done, n - done, static_cast<off_t>(at + done));
+    if (k < 0 && errno == EINTR) continue;
+    check_syscall(k, "read", shown);
+    if (k == 0) break;
+    done += static_cast<size_t>(k);
+  }
+  return done;
+}
+
 namespace {
 
 void fsync_opened(const fs::path& path, int flags) {

@@ -72,6 +72,10 @@ Fd open_file(const std::filesystem::path& path, int flags, mode_t mode = 0,
 // Writes all of `data`, retrying short writes and EINTR. Throws FileError("write", shown).
 void write_all(const Fd& fd, std::string_view data, const std::filesystem::path& shown);
 
+// Reads `n` bytes at byte `at` of the open file `fd` into `out`, retrying short reads and EINTR;
+// fewer only at the end of the file. Returns how many were read. Throws FileError("read", shown).
+size_t read_at(int fd, char* out, size_t n, uint64_t at, const std::filesystem::path& shown);
+
 // The whole content of `file`, or nullopt when it does not exist. Throws FileError("open" or
 // "read", file) for any other failure.
 std::optional<std::string> read_file_if_present(const std::filesystem::path& file);

@@ -51,16 +51,7 @@ std::optional<BatchAt> BatchWalker::next(bool* misframed) {
   if (position_ < have_from || position_ + kafka::kBatchHeaderBytes > have_to) {
     const uint64_t want = std::min<uint64_t>(chunk_.capacity(), end_ - position_);
     chunk_.resize(static_cast<size_t>(want));
-    size_t done = 0;
-    while (done < chunk_.size()) {
-      const ssize_t k = ::pread(fd_, chunk_.data() + done, chunk_.size() - done,
-                                static_cast<off_t>(position_ + done));
-      if (k < 0 && errno == EINTR) continue;
-      check_syscall(k, "read", path_);
-      if (k == 0) break;
-      done += static_cast<size_t>(k);
-    }
-    chunk_.resize(done);
+    chunk_.resize(read_at(fd_, chunk_.data(), chunk_.size(), position_, path_));
     chunk_at_ = position_;
   }
   const size_t at = static_cast<size_t>(position_ - chunk_at_);
@@ -164,14 +155,8 @@ IndexFile::~IndexFile() {
 
 std::string IndexFile::read_entry(uint64_t i) const {
   std::string out(static_cast<size_t>(entry_bytes_), '\0');
-  size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t k = ::pread(fd_, out.data() + done, out.size() - done,
-                              static_cast<off_t>(i * entry_bytes_ + done));
-    if (k < 0 && errno == EINTR) continue;
-    check_syscall(k, "read", path_);
-    if (k == 0) throw FileError(EIO, "read", path_);  // cut short while being read
-    done += static_cast<size_t>(k);
+  if (read_at(fd_, out.data(), out.size(), i * entry_bytes_, path_) != out.size()) {
+    throw FileError(EIO, "read", path_);  // cut short while being read
   }
   return out;
 }
