@@ -2,6 +2,7 @@
 #include "kafka/record_reader.h"
 
 #include <memory>
+#include <type_traits>
 
 #include "core/record_batch.h"
 
@@ -26,24 +27,8 @@ class RecordBody {
   }
 
   // Kafka's ByteUtils.readVarint and readVarlong: zigzag over at most 5 and 10 bytes.
-  int32_t varint() {
-    uint32_t raw = 0;
-    for (int i = 0; i < 5; ++i) {
-      const uint8_t b = byte();
-      raw |= uint32_t{b & 0x7Fu} << (7 * i);
-      if ((b & 0x80) == 0) return static_cast<int32_t>((raw >> 1) ^ (~(raw & 1) + 1));
-    }
-    throw FramingFault{"a varint runs longer than 5 bytes"};
-  }
-  int64_t varlong() {
-    uint64_t raw = 0;
-    for (int i = 0; i < 10; ++i) {
-      const uint8_t b = byte();
-      raw |= uint64_t{b & 0x7Fu} << (7 * i);
-      if ((b & 0x80) == 0) return static_cast<int64_t>((raw >> 1) ^ (~(raw & 1) + 1));
-    }
-    throw FramingFault{"a varlong runs longer than 10 bytes"};
-  }
+  int32_t varint() { return zigzag<int32_t, 5>("varint"); }
+  int64_t varlong() { return zigzag<int64_t, 10>("varlong"); }
 
   // A key, value or header of `length` bytes (Kafka's Utils.readBytes: a negative length is
   // null).
@@ -62,6 +47,19 @@ class RecordBody {
   int32_t left() const { return left_; }
 
  private:
+  template <typename Signed, int kMaxBytes>
+  Signed zigzag(const char* what) {
+    using Raw = std::make_unsigned_t<Signed>;
+    Raw raw = 0;
+    for (int i = 0; i < kMaxBytes; ++i) {
+      const uint8_t b = byte();
+      raw |= static_cast<Raw>(b & 0x7Fu) << (7 * i);
+      if ((b & 0x80) == 0) return static_cast<Signed>((raw >> 1) ^ (~(raw & 1) + 1));
+    }
+    throw FramingFault{std::string("a ") + what + " runs longer than " + std::to_string(kMaxBytes) +
+                       " bytes"};
+  }
+
   RecordBytes& bytes_;
   int32_t left_;
   int32_t size_;
