@@ -47,16 +47,16 @@ class RecordBody {
   int32_t left() const { return left_; }
 
  private:
-  template <typename Signed, int kMaxBytes>
+  template <typename Signed, int MaxBytes>
   Signed zigzag(const char* what) {
     using Raw = std::make_unsigned_t<Signed>;
     Raw raw = 0;
-    for (int i = 0; i < kMaxBytes; ++i) {
+    for (int i = 0; i < MaxBytes; ++i) {
       const uint8_t b = byte();
       raw |= static_cast<Raw>(b & 0x7Fu) << (7 * i);
       if ((b & 0x80) == 0) return static_cast<Signed>((raw >> 1) ^ (~(raw & 1) + 1));
     }
-    throw FramingFault{std::string("a ") + what + " runs longer than " + std::to_string(kMaxBytes) +
+    throw FramingFault{std::string("a ") + what + " runs longer than " + std::to_string(MaxBytes) +
                        " bytes"};
   }
 
