@@ -116,4 +116,18 @@ void write_file_atomically(const fs::path& file, std::string_view content, mode_
   fsync_folder(folder);
 }
 
+bool is_temp_file_of(std::string_view name, std::string_view file) {
+  return name.size() > file.size() + 2 && name[0] == '.' && name.substr(1, file.size()) == file &&
+         name[file.size() + 1] == '.';
+}
+
+void remove_temp_files_of(const fs::path& file) noexcept {
+  const std::string name = file.filename().string();
+  std::error_code ec;
+  for (fs::directory_iterator it(file.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code ignored;
+    if (is_temp_file_of(it->path().filename().string(), name)) fs::remove(it->path(), ignored);
+  }
+}
+
 }  // namespace lds

@@ -94,4 +94,11 @@ void fsync_folder(const std::filesystem::path& folder);
 void write_file_atomically(const std::filesystem::path& file, std::string_view content,
                            mode_t mode = 0644);
 
+// Whether `name` is a temp file write_file_atomically made for a file named `file`: what a crash
+// during that write leaves beside it.
+bool is_temp_file_of(std::string_view name, std::string_view file);
+// Removes the temp files an interrupted write_file_atomically of `file` left beside it; what
+// cannot be removed stays. Throws nothing.
+void remove_temp_files_of(const std::filesystem::path& file) noexcept;
+
 }  // namespace lds

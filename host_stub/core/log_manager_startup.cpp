@@ -32,10 +32,7 @@ std::string stray_entry_reason(const std::string& name, layout::EntryKind kind, 
     return {};
   }
   for (std::string_view file : {layout::kMetaProperties, kRecoveryPointFile, kCleanShutdownFile}) {
-    std::string temp_prefix = ".";  // appended piece by piece: GCC 12 -O3 sees a false -Wrestrict
-    temp_prefix += file;
-    temp_prefix += '.';
-    if (name.starts_with(temp_prefix)) {
+    if (is_temp_file_of(name, file)) {
       return "a temp file left by an interrupted write of " + std::string(file);
     }
   }

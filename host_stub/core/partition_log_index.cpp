@@ -242,9 +242,13 @@ segment_index::BuiltIndex PartitionLog::rebuild_index(const fs::path& dir, const
       segment_index::build(dir, seg.base_offset, seg.bytes, index_interval);
   if (!is_active(seg)) built.indexer.finish(&built.time_entries);
   const fs::path offsets = segment_index::offset_index_path(dir, seg.base_offset);
+  const fs::path times = segment_index::time_index_path(dir, seg.base_offset);
+  // A rebuild a crash interrupted left its temp files: they go with the index they were for.
+  remove_temp_files_of(offsets);
+  remove_temp_files_of(times);
   try {
     write_file_atomically(offsets, built.offset_entries);
-    write_file_atomically(segment_index::time_index_path(dir, seg.base_offset), built.time_entries);
+    write_file_atomically(times, built.time_entries);
     seg.index = LogSegment::Index::kRebuilt;
     index_log()->warn("Rebuilt the indexes of log segment {}: {}.",
                       (dir / layout::segment_file(static_cast<uint64_t>(seg.base_offset))).string(),

@@ -15,9 +15,8 @@
 
 #include "core/errors.h"
 #include "core/log_layout.h"
-#include "ext4_image.h"
 #include "file_bytes.h"
-#include "private_mounts.h"
+#include "own_disk.h"
 #include "temp_dir.h"
 #include "three_dir_test.h"
 
@@ -263,60 +262,10 @@ TEST_F(CleanRestartTest, ARefusedStartLeavesTheMarker) {
   EXPECT_TRUE(fs::exists(other / kCleanShutdownFile));
 }
 
-// A filesystem of its own under d1 (root only): tmpfs, or an ext4 image. why() says why not.
-class OwnDisk {
- public:
-  OwnDisk(const fs::path& dir, const fs::path& image, bool ext4) : dir_(dir) {
-    if (::geteuid() != 0) {
-      why_ = "not running as root, so a filesystem cannot be mounted";
-      return;
-    }
-    if (ext4) {
-      why_ = test::mount_ext4_image(image, dir, 8);
-    } else if (why_ = test::use_private_mount_namespace(); why_.empty()) {
-      fs::create_directories(dir);
-      if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=2m,mode=0755") != 0) {
-        why_ = std::string("mount -t tmpfs failed: ") + std::strerror(errno);
-      }
-    }
-    mounted_ = why_.empty();
-  }
-  ~OwnDisk() {
-    if (mounted_ && ::umount2(dir_.c_str(), 0) != 0) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  OwnDisk(const OwnDisk&) = delete;
-  OwnDisk& operator=(const OwnDisk&) = delete;
-  const std::string& why() const { return why_; }
-  // Fills the disk with one file until the kernel refuses a byte more (ext4 of 1 KiB blocks takes
-  // what a 4 KiB write no longer fits).
-  void fill() const {
-    const fs::path file = dir_ / "filler";
-    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    ASSERT_GE(fd, 0) << std::strerror(errno);
-    const std::string block(4096, 'x');
-    for (size_t chunk = block.size(); chunk > 0; chunk /= 2) {
-      while (::write(fd, block.data(), chunk) == static_cast<ssize_t>(chunk)) {
-      }
-    }
-    ::fsync(fd);
-    ::close(fd);
-  }
-  std::string remount(bool read_only) const {
-    const unsigned long flags = MS_REMOUNT | (read_only ? MS_RDONLY : 0);
-    if (::mount(nullptr, dir_.c_str(), nullptr, flags, nullptr) != 0) return std::strerror(errno);
-    return "";
-  }
-
- private:
-  fs::path dir_;
-  bool mounted_ = false;
-  std::string why_;
-};
-
 class CleanShutdownOnADisk : public CleanRestartTest, public ::testing::WithParamInterface<bool> {};
 
 TEST_P(CleanShutdownOnADisk, AFullDiskGetsNoMarkerAndItsLogsAreReadThrough) {
-  OwnDisk disk(dirs_[0], tmp_.path() / "d1.img", GetParam());
+  test::OwnDisk disk(dirs_[0], tmp_.path() / "d1.img", GetParam());
   if (!disk.why().empty()) GTEST_SKIP() << disk.why();
   auto m = make();
   m->create_partition("t", 0);  // the partition strategy: the first of three empty dirs
@@ -336,7 +285,7 @@ TEST_P(CleanShutdownOnADisk, AFullDiskGetsNoMarkerAndItsLogsAreReadThrough) {
 }
 
 TEST_P(CleanShutdownOnADisk, AReadOnlyDiskGetsNoMarker) {
-  OwnDisk disk(dirs_[0], tmp_.path() / "d1.img", GetParam());
+  test::OwnDisk disk(dirs_[0], tmp_.path() / "d1.img", GetParam());
   if (!disk.why().empty()) GTEST_SKIP() << disk.why();
   auto m = make();
   m->create_partition("t", 0);

@@ -3,6 +3,7 @@
 // missing, torn, hand-edited or unwritable index does (nothing but a rebuild).
 #include "core/segment_index.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "core/partition_log.h"
 #include "core/record_batch.h"
 #include "file_bytes.h"
+#include "own_disk.h"
 #include "temp_dir.h"
 
 namespace lds {
@@ -204,6 +206,26 @@ TEST_F(SegmentIndexTest, AnIndexTornOrEditedByHandIsRebuiltAndNoReadGoesWrong) {
   }
 }
 
+TEST_F(SegmentIndexTest, ARebuildRemovesTheTempFilesOfOneACrashCutShort) {
+  filled(300, 2, 60, 1 << 20, 500);
+  // What a kill -9 inside write_file_atomically leaves: the temp file, the old index.
+  const fs::path temp = dir_ / ".00000000000000000000.index.Ab3xYz";
+  const fs::path time_temp = dir_ / ".00000000000000000000.timeindex.Q9w8E7";
+  std::ofstream(temp) << "half a rebuilt index";
+  std::ofstream(time_temp) << "";
+  const fs::path other = dir_ / ".lds.partition.Zz1234";  // not an index's: left alone
+  std::ofstream(other) << "";
+  {
+    std::ofstream out(index_of(0), std::ios::binary | std::ios::trunc);
+    out << "torn";
+  }
+  const PartitionLog restarted = PartitionLog::scan(dir_).log;
+  expect_every_offset_read(restarted, 500);
+  EXPECT_FALSE(fs::exists(temp));
+  EXPECT_FALSE(fs::exists(time_temp));
+  EXPECT_TRUE(fs::exists(other));
+}
+
 TEST_F(SegmentIndexTest, AHandEditedTimeIndexCannotMoveAnAnswer) {
   filled(300, 2, 60, 1 << 20, 500);
   std::string std_times = file(times_of(0));
@@ -286,6 +308,82 @@ TEST_F(SegmentIndexTest, AReadFarFromTheHintReadsAFewChunksNotTheSegment) {
   EXPECT_EQ(kafka::read_batch_header(got).base_offset, restarted.log_end_offset() - 1);
   EXPECT_EQ(file(index).size(), entries * 8) << "a good index is not rebuilt";
 }
+
+// The indexes on a disk of their own (root only): tmpfs or an ext4 image.
+class SegmentIndexOnADisk : public SegmentIndexTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  // The partition directory on the disk mounted at tmp/disk, its first segment created.
+  void use_disk() {
+    dir_ = tmp_.path() / "disk" / "t-0";
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / layout::segment_file(0));
+  }
+};
+
+TEST_P(SegmentIndexOnADisk, AFullDiskLeavesEveryAppendWholeAndTheIndexBehindIt) {
+  test::OwnDisk disk(tmp_.path() / "disk", tmp_.path() / "disk.img", GetParam());
+  if (!disk.why().empty()) GTEST_SKIP() << disk.why();
+  use_disk();
+  // The segment's blocks are reserved ahead, so appends go on once the disk is full; the index
+  // files' next blocks are not.
+  {
+    const int fd = ::open((dir_ / layout::segment_file(0)).c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 512 << 10), 0) << std::strerror(errno);
+    ::close(fd);
+  }
+  PartitionLog log = PartitionLog::empty();
+  constexpr uint32_t kEveryBatch = 0;  // an entry for every batch after the first
+  for (int i = 0; i < 10; ++i) {
+    std::string b = batch_of(1, 30, {i});
+    log.append(dir_, b, 1 << 30, kEveryBatch);
+  }
+  disk.fill();
+  for (int i = 10; i < 1500; ++i) {
+    std::string b = batch_of(1, 30, {i});
+    ASSERT_NO_THROW(log.append(dir_, b, 1 << 30, kEveryBatch)) << i;
+  }
+  EXPECT_EQ(log.log_end_offset(), 1500);
+  const segment_index::BuiltIndex full =
+      segment_index::build(dir_, 0, log.segments().back().bytes, kEveryBatch);
+  // The index stopped where the disk did, on a whole entry.
+  EXPECT_LT(fs::file_size(index_of(0)), full.offset_entries.size());
+  EXPECT_EQ(fs::file_size(index_of(0)) % kOffsetIndexEntryBytes, 0u);
+  EXPECT_EQ(fs::file_size(times_of(0)) % kTimeIndexEntryBytes, 0u);
+  expect_every_offset_read(log, kEveryBatch);
+  // With room again, a restart rebuilds it whole.
+  fs::remove(tmp_.path() / "disk" / "filler");
+  PartitionLog restarted = PartitionLog::scan(dir_).log;
+  expect_every_offset_read(restarted, kEveryBatch);
+  EXPECT_EQ(file(index_of(0)), full.offset_entries);
+  EXPECT_EQ(file(times_of(0)), full.time_entries);
+}
+
+TEST_P(SegmentIndexOnADisk, AReadOnlyDiskServesEveryOffsetThroughADamagedIndex) {
+  test::OwnDisk disk(tmp_.path() / "disk", tmp_.path() / "disk.img", GetParam());
+  if (!disk.why().empty()) GTEST_SKIP() << disk.why();
+  use_disk();
+  filled(300, 2, 60, 1 << 20, 500);
+  const std::string good = file(index_of(0));
+  {
+    std::ofstream out(index_of(0), std::ios::binary | std::ios::trunc);
+    out << good.substr(0, good.size() / 2 + 3);  // torn
+  }
+  ASSERT_EQ(disk.remount(true), "");
+  {
+    // The rebuild cannot be written: reads walk the batches, and nothing throws.
+    const PartitionLog restarted = PartitionLog::scan(dir_).log;
+    expect_every_offset_read(restarted, 500);
+    EXPECT_EQ(fs::file_size(index_of(0)), good.size() / 2 + 3);
+  }
+  ASSERT_EQ(disk.remount(false), "");
+  const PartitionLog again = PartitionLog::scan(dir_).log;
+  expect_every_offset_read(again, 500);
+  EXPECT_EQ(file(index_of(0)), good);
+}
+
+INSTANTIATE_TEST_SUITE_P(TmpfsAndExt4, SegmentIndexOnADisk, ::testing::Values(false, true),
+                         [](const auto& p) { return p.param ? "ext4" : "tmpfs"; });
 
 }  // namespace
 }  // namespace lds
