@@ -257,10 +257,17 @@ class LogManager {
   // together, except that the first batch is returned whole however large (KIP-74). Nothing at
   // the log end offset. Throws KafkaError OFFSET_OUT_OF_RANGE when `offset` is below the log start
   // offset or past the log end offset, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
+  // The batches are a slice of their segment, held open for the caller to send from
+  // (PartitionLog::slice), or, when fewer than kSmallestSlice bytes or when slice_budget() slices
+  // are open already, their bytes. An in-memory LogManager has none.
   struct ReadResult {
-    std::string batches;
-    LogOffsets offsets;  // as they stood when the batches were read
+    std::string bytes;
+    FileSlice file;
+    int64_t next_offset = 0;  // after the last batch; the offset asked for when there is none
+    LogOffsets offsets;       // as they stood when the batches were read
+    uint64_t size() const { return file.file ? file.length : bytes.size(); }
   };
+  static constexpr uint64_t kSmallestSlice = 16 << 10;
   // A read that fails on the disk takes its directory offline, as an append does.
   ReadResult read(const TopicPartition& tp, int64_t offset, uint64_t max_bytes);
 

@@ -273,9 +273,19 @@ LogManager::ReadResult LogManager::read(const TopicPartition& tp, int64_t offset
                          std::to_string(result.offsets.log_start_offset) + " to " +
                          std::to_string(result.offsets.log_end_offset) + ".");
   }
+  result.next_offset = offset;
   if (options_.in_memory) return result;
-  result.batches = read_log_locked(*p, [&](const PartitionLog& log, const fs::path& path) {
-    return log.read(path, offset, max_bytes, index_interval_bytes_.load(std::memory_order_relaxed));
+  read_log_locked(*p, [&](const PartitionLog& log, const fs::path& path) {
+    PartitionLog::Batches got =
+        log.slice(path, offset, max_bytes, index_interval_bytes_.load(std::memory_order_relaxed));
+    result.next_offset = got.next_offset;
+    // open_slice_files() counts this slice already.
+    if (got.bytes.length >= kSmallestSlice && open_slice_files() <= slice_budget()) {
+      result.file = std::move(got.bytes);
+    } else if (got.bytes.file) {
+      result.bytes = read_slice(got.bytes);
+    }
+    return 0;
   });
   return result;
 }

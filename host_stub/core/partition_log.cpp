@@ -244,33 +244,40 @@ int64_t PartitionLog::append(const fs::path& dir, std::string& batches, uint64_t
 
 std::string PartitionLog::read(const fs::path& dir, int64_t offset, uint64_t max_bytes,
                                uint32_t index_interval) const {
-  if (offset >= next_offset_ || segments_.empty()) return {};
+  const Batches batches = slice(dir, offset, max_bytes, index_interval);
+  return batches.bytes.file ? read_slice(batches.bytes) : std::string();
+}
+
+PartitionLog::Batches PartitionLog::slice(const fs::path& dir, int64_t offset, uint64_t max_bytes,
+                                          uint32_t index_interval) const {
+  Batches out;
+  out.next_offset = offset;
+  if (offset >= next_offset_ || segments_.empty()) return out;
   auto seg = std::upper_bound(segments_.begin(), segments_.end(), offset,
                               [](int64_t o, const LogSegment& s) { return o < s.base_offset; });
-  if (seg == segments_.begin()) return {};
+  if (seg == segments_.begin()) return out;
   --seg;
   const fs::path path = dir / layout::segment_file(static_cast<uint64_t>(seg->base_offset));
-  const ReservedFd reserved = open_reserved(path, O_RDONLY);  // a Fetch, as an append
+  ReservedFd reserved = open_reserved(path, O_RDONLY);  // a Fetch, as an append
   if (!reserved) throw FileError(errno, "open", path);
-  const Fd& fd = reserved.fd();
-  const std::optional<BatchAt> first = locate(dir, *seg, fd.get(), offset, index_interval);
-  if (!first) return {};
+  const int fd = reserved.get();
+  const std::optional<BatchAt> first = locate(dir, *seg, fd, offset, index_interval);
+  if (!first) return out;
   // Whole batches from there, the first always (KIP-74).
   uint64_t end = first->end();
   int64_t next_offset = first->last_offset() + 1;
-  BatchWalker walker(fd.get(), path, end, seg->bytes, size_t{64} << 10);
+  BatchWalker walker(fd, path, end, seg->bytes, size_t{64} << 10);
   while (const std::optional<BatchAt> b = walker.next()) {
     if (b->end() - first->position > max_bytes) break;
     end = b->end();
     next_offset = b->last_offset() + 1;
   }
-  std::string out(static_cast<size_t>(end - first->position), '\0');
-  if (read_at(fd.get(), out.data(), out.size(), first->position, path) != out.size()) {
-    throw FileError(EIO, "read", path);
-  }
   hint_segment_ = seg->base_offset;
   hint_offset_ = next_offset;
   hint_position_ = end;
+  out.bytes = FileSlice{std::make_shared<const SliceFile>(std::move(reserved), path),
+                        first->position, end - first->position};
+  out.next_offset = next_offset;
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/file_slice.h"
 #include "core/segment_index.h"
 
 namespace lds {
@@ -113,6 +114,15 @@ class PartitionLog {
   // rebuilt from the segment.
   std::string read(const std::filesystem::path& dir, int64_t offset, uint64_t max_bytes,
                    uint32_t index_interval = kDefaultIndexIntervalBytes) const;
+  // The same batches unread: where they lie in their segment, which the slice holds open (no file
+  // when there are none), and the offset after the last of them (`offset` when none). Throws
+  // FileError.
+  struct Batches {
+    FileSlice bytes;
+    int64_t next_offset = 0;
+  };
+  Batches slice(const std::filesystem::path& dir, int64_t offset, uint64_t max_bytes,
+                uint32_t index_interval = kDefaultIndexIntervalBytes) const;
 
   // The first batch, from the log start on, whose max timestamp is at least `timestamp`, found as
   // Kafka's UnifiedLog.fetchOffsetByTimestamp finds it: the first segment whose largest timestamp

@@ -9,6 +9,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "core/send_queue.h"
 
 namespace lds {
 
@@ -22,7 +25,9 @@ struct StreamRequest {
 };
 
 struct StreamReply {
-  std::string bytes;   // what to send, framed; may be empty
+  std::string bytes;  // what to send, framed; may be empty
+  // Bytes still in files, sent from there (sendfile) in their places within `bytes`.
+  std::vector<FileSplice> splices;
   bool close = false;  // close the connection after this reply, taking no further request
   // No answer yet (a fetch waiting for data): the server keeps this request, takes no other from
   // the connection meanwhile (replies keep their order), and asks again with it at `retry_at`, or
@@ -37,8 +42,7 @@ struct StreamConnection {
   int fd = -1;
   std::string peer;          // the client's address as the protocol wrote it; may be empty
   std::string input;         // bytes read, not yet taken as requests
-  std::string output;        // queued replies not yet sent
-  size_t output_sent = 0;    // bytes of `output` already sent
+  SendQueue output;          // queued replies not yet sent
   bool discarding = false;   // the framing's own: inside a request already too large to keep
   bool busy = false;         // a worker is answering its requests
   bool peer_closed = false;  // end of stream: answer the complete requests, send, then close
@@ -49,7 +53,7 @@ struct StreamConnection {
   std::optional<StreamRequest> parked;
   std::chrono::steady_clock::time_point parked_until{};
 
-  size_t pending_output() const { return output.size() - output_sent; }
+  size_t pending_output() const { return output.pending(); }
 };
 
 // Why an accepted connection is turned away at once.
@@ -77,7 +81,7 @@ class StreamProtocol {
 
   // Queued replies are sent by the event loop as the client reads them, so a slow reader holds
   // no worker. Otherwise the worker sends each reply itself with send_now() before the next
-  // request; a false return closes the connection.
+  // request, its splices read into it; a false return closes the connection.
   virtual bool queues_replies() const = 0;
   virtual bool send_now(int /*fd*/, std::string_view /*reply*/) { return false; }
 

@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -62,8 +64,8 @@ struct StreamServer::State {
   bool wants_input_locked(StreamConnection& c) const;
   // Whether the connection's unsent replies leave room for answering its next request. mu held.
   bool may_answer_locked(const StreamConnection& c) const;
-  // Queues `bytes` as the connection's next reply. mu held.
-  void queue_reply_locked(StreamConnection& c, std::string bytes);
+  // Queues the reply's bytes and splices as the connection's next reply. mu held.
+  void queue_reply_locked(StreamConnection& c, StreamReply& reply);
   void read_from(const std::shared_ptr<StreamConnection>& c);
   void write_to(const std::shared_ptr<StreamConnection>& c);
   void close_idle(Clock::time_point now);
@@ -244,19 +246,10 @@ bool StreamServer::State::may_answer_locked(const StreamConnection& c) const {
   return own == 0 || (own < options.unsent_per_connection && unsent < options.unsent_total);
 }
 
-void StreamServer::State::queue_reply_locked(StreamConnection& c, std::string bytes) {
-  if (bytes.empty()) return;
-  unsent += bytes.size();
-  if (c.output_sent > 0) {
-    // Drop what was sent before adding: the buffer holds unsent bytes only, and not for long.
-    c.output.erase(0, c.output_sent);
-    c.output_sent = 0;
-  }
-  if (c.output.empty()) {
-    c.output = std::move(bytes);
-  } else {
-    c.output += bytes;
-  }
+void StreamServer::State::queue_reply_locked(StreamConnection& c, StreamReply& reply) {
+  const size_t before = c.output.pending();
+  c.output.push(std::move(reply.bytes), std::move(reply.splices));
+  unsent += c.output.pending() - before;
 }
 
 StreamServer::State::Connections::iterator StreamServer::State::erase_locked(
@@ -264,7 +257,6 @@ StreamServer::State::Connections::iterator StreamServer::State::erase_locked(
   StreamConnection& c = *it->second;
   unsent -= c.pending_output();
   c.output.clear();
-  c.output_sent = 0;
   ::close(c.fd);
   return connections.erase(it);
 }
@@ -296,6 +288,12 @@ void StreamServer::State::shed_excess_locked() {
 }
 
 void StreamServer::State::event_loop() {
+  // sendfile(2) to a client that has gone raises SIGPIPE (send(2) is told not to): this thread
+  // keeps it blocked, so it never ends the process.
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
   std::vector<pollfd> fds;
   std::vector<std::shared_ptr<StreamConnection>> polled;
   for (;;) {
@@ -458,23 +456,17 @@ void StreamServer::State::read_from(const std::shared_ptr<StreamConnection>& c) 
 
 void StreamServer::State::write_to(const std::shared_ptr<StreamConnection>& c) {
   std::lock_guard lock(mu);
-  while (c->pending_output() > 0) {
-    const ssize_t n = ::send(c->fd, c->output.data() + c->output_sent, c->pending_output(),
-                             MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n > 0) {
-      c->output_sent += static_cast<size_t>(n);
-      unsent -= static_cast<size_t>(n);
-      c->last_active = Clock::now();
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    c->dead = true;  // the peer is gone
-    return;
+  const size_t before = c->pending_output();
+  const SendQueue::Sent sent = c->output.send_to(c->fd);
+  unsent -= before - c->pending_output();
+  if (c->pending_output() < before) c->last_active = Clock::now();
+  if (sent == SendQueue::Sent::kFileFailed) {
+    options.log->warn("Closing the {} connection from {}: a reply cannot be finished: {}.",
+                      options.name, c->peer, c->output.failure());
   }
-  c->output.clear();
-  c->output_sent = 0;
-  give_back_if_large(c->output);
+  if (sent == SendQueue::Sent::kPeerGone || sent == SendQueue::Sent::kFileFailed) {
+    c->dead = true;  // the peer is gone, or the reply under way cannot be finished
+  }
 }
 
 void StreamServer::State::close_idle(Clock::time_point now) {
@@ -559,10 +551,18 @@ void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c, Lane
       return;
     }
     bool sent = true;
-    if (!queued && !reply.bytes.empty()) sent = protocol->send_now(c->fd, reply.bytes);
+    if (!queued && !reply.bytes.empty()) {
+      try {
+        sent = protocol->send_now(c->fd, joined(reply.bytes, reply.splices));
+      } catch (const std::exception& e) {
+        options.log->warn("Closing the {} connection from {}: a reply cannot be finished: {}.",
+                          options.name, c->peer, e.what());
+        sent = false;
+      }
+    }
     {
       std::lock_guard lock(mu);
-      if (queued) queue_reply_locked(*c, std::move(reply.bytes));
+      if (queued) queue_reply_locked(*c, reply);
       if (reply.close || !sent) {
         c->closing = true;
         if (reply.close) c->input.clear();

@@ -78,7 +78,8 @@ void write_fetch_request(Writer& out, const FetchRequest& request, int16_t versi
   if (version >= 11) out.string(request.rack_id, false);
 }
 
-void write_fetch_response(Writer& out, const FetchResponse& response, int16_t version) {
+void write_fetch_response(Writer& out, const FetchResponse& response, int16_t version,
+                          std::vector<FileSplice>* splices) {
   out.int32(response.throttle_time_ms);
   if (version >= 7) {
     out.int16(response.error_code);
@@ -104,7 +105,14 @@ void write_fetch_response(Writer& out, const FetchResponse& response, int16_t ve
         }
       }
       if (version >= 11) out.int32(p.preferred_read_replica);
-      out.nullable_bytes(p.records, false);
+      if (p.records_file.file && splices != nullptr) {
+        out.int32(static_cast<int32_t>(p.records_file.length));
+        splices->push_back(FileSplice{out.size(), p.records_file});
+      } else if (p.records_file.file) {
+        out.nullable_bytes(read_slice(p.records_file), false);
+      } else {
+        out.nullable_bytes(p.records, false);
+      }
     }
   }
 }

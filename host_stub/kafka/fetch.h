@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/file_slice.h"
 #include "core/wire.h"
 
 namespace lds::kafka {
@@ -56,6 +57,9 @@ struct FetchResponse {
     std::optional<std::vector<AbortedTransaction>> aborted_transactions;
     int32_t preferred_read_replica = -1;  // v11+
     std::optional<std::string> records;
+    // The broker's side: when set, the records are these bytes of a segment file instead, put in
+    // the response's splices (written as bytes of their length, not copied).
+    FileSlice records_file;
   };
   struct Topic {
     std::string topic;
@@ -69,7 +73,9 @@ struct FetchResponse {
 
 FetchRequest read_fetch_request(Reader& in, int16_t version);
 void write_fetch_request(Writer& out, const FetchRequest& request, int16_t version);
-void write_fetch_response(Writer& out, const FetchResponse& response, int16_t version);
+// A partition's records_file goes into `splices` at its place in `out` (required then).
+void write_fetch_response(Writer& out, const FetchResponse& response, int16_t version,
+                          std::vector<FileSplice>* splices = nullptr);
 FetchResponse read_fetch_response(Reader& in, int16_t version);
 
 }  // namespace lds::kafka

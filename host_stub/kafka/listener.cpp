@@ -149,11 +149,14 @@ class KafkaProtocol final : public StreamProtocol {
       return out;
     }
     if (!reply.frame.empty()) {
-      const auto size = static_cast<uint32_t>(reply.frame.size());
+      uint64_t size = reply.frame.size();
+      for (const FileSplice& s : reply.splices) size += s.slice.length;
       for (int shift = 24; shift >= 0; shift -= 8) {
         out.bytes.push_back(static_cast<char>((size >> shift) & 0xFF));
       }
       out.bytes += reply.frame;
+      out.splices = std::move(reply.splices);
+      for (FileSplice& s : out.splices) s.at += 4;
     }
     if (!reply.close_reason.empty()) {
       log_closing(c.peer, reply.close_reason);

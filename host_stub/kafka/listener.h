@@ -19,6 +19,10 @@
 // or written for connections.max.idle.ms is closed, however it came to be idle: a frame cut
 // short, replies its client never reads, nothing at all.
 //
+// Zero copy: a reply may carry slices of segment files (Reply::splices); its headers are sent
+// from memory and the slices by sendfile, both counted as unsent bytes. A slice whose file turns
+// out shorter, or cannot be read, closes that connection with a warning naming the file.
+//
 // A frame above the size limit, or a handler's request to close (an unknown API, a malformed
 // request), closes that connection only, with a log line naming the peer and the reason.
 #pragma once

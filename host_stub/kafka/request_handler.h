@@ -19,7 +19,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "core/file_slice.h"
 #include "kafka/record_reader.h"
 
 namespace lds {
@@ -38,7 +40,10 @@ struct Endpoint {
 };
 
 struct Reply {
-  std::string frame;         // the response without its size prefix; empty when nothing is sent
+  std::string frame;  // the response without its size prefix; empty when nothing is sent
+  // Record batches still in their segment files, in their places within `frame` (a Fetch's):
+  // sent from the files by the listener, read into the frame by joined() elsewhere.
+  std::vector<FileSplice> splices;
   std::string close_reason;  // non-empty: close the connection (after earlier replies), logged
   // Set instead of both: a Fetch waiting for data (max_wait_ms, min_bytes). Ask again with the
   // same frame and receive time by then, or sooner once data may have arrived.

@@ -24,17 +24,6 @@
 namespace lds::kafka {
 namespace {
 
-// The offset after the last record of `batches`, whole batches read from `fetch_offset` on;
-// `fetch_offset` itself when there are none.
-int64_t offset_after(std::string_view batches, int64_t fetch_offset) {
-  int64_t next = fetch_offset;
-  for (std::string_view b : split_batches(batches)) {
-    const RecordBatchHeader h = read_batch_header(b);
-    next = h.base_offset + h.last_offset_delta + 1;
-  }
-  return next;
-}
-
 // The producer fields of the one batch a Produce carries per partition; none (never checked) when
 // its header cannot be read, which the append then refuses.
 ProducerBatch producer_of(std::string_view records) {
@@ -143,7 +132,7 @@ Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t corr
     Reply reply;
     Writer out;
     write_response_header(out, correlation_id, response_header_version(ApiKey::kFetch, version));
-    write_fetch_response(out, r, version);
+    write_fetch_response(out, r, version, &reply.splices);
     reply.frame = out.take();
     return reply;
   };
@@ -180,22 +169,23 @@ Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t corr
       try {
         LogManager::ReadResult got = broker_.logs().read({t.topic, p.partition}, p.fetch_offset,
                                                          static_cast<uint64_t>(limit));
-        if (!whole_first_batch && static_cast<int64_t>(got.batches.size()) > limit) {
-          got.batches.clear();  // only the first batch may exceed the limits, and it did
+        if (!whole_first_batch && static_cast<int64_t>(got.size()) > limit) {
+          // Only the first batch may exceed the limits, and it did.
+          got.bytes.clear();
+          got.file = {};
+          got.next_offset = p.fetch_offset;
         }
         out.high_watermark = got.offsets.log_end_offset;
         out.last_stable_offset = got.offsets.log_end_offset;  // no transactions here
         out.log_start_offset = got.offsets.log_start_offset;
         if (request.isolation_level == 1) out.aborted_transactions.emplace();
-        const auto size = static_cast<int64_t>(got.batches.size());
-        if (left < partition_max &&
-            offset_after(got.batches, p.fetch_offset) < got.offsets.log_end_offset) {
-          full = true;
-        }
+        const auto size = static_cast<int64_t>(got.size());
+        if (left < partition_max && got.next_offset < got.offsets.log_end_offset) full = true;
         if (size > 0) whole_first_batch = false;
         bytes += size;
         left = std::max<int64_t>(0, left - size);
-        out.records = std::move(got.batches);
+        out.records = std::move(got.bytes);
+        out.records_file = std::move(got.file);
       } catch (const KafkaError& e) {
         failed = true;
         out.error_code = error_code_of(e.code());

@@ -51,9 +51,10 @@ class RequestHandlerFixture : public ::testing::Test {
     w.raw(body);
     const Reply r = handler_->handle(w.bytes());
     EXPECT_TRUE(r.close_reason.empty()) << r.close_reason;
-    Reader in(r.frame);
+    const std::string frame = joined(r.frame, r.splices);  // a Fetch's batches from their files
+    Reader in(frame);
     EXPECT_EQ(read_response_header(in, response_header_version(api, version)), 42);
-    return std::string(r.frame.substr(in.position()));
+    return frame.substr(in.position());
   }
 
   CreatePartitionsResponse::Result create_partitions(CreatePartitionsRequest::Topic topic,

@@ -15,6 +15,8 @@
 
 #include "client_batches.h"
 #include "core/broker.h"
+#include "core/file_slice.h"
+#include "core/log_manager.h"
 #include "core/logging.h"
 #include "core/record_batch.h"
 #include "kafka/compression.h"
@@ -127,7 +129,8 @@ class RecordsHandlerTest : public ::testing::Test {
   }
   static FetchResponse decode_fetch(const Reply& reply, int16_t version = 11) {
     EXPECT_TRUE(reply.close_reason.empty()) << reply.close_reason;
-    Reader in(reply.frame);
+    const std::string frame = joined(reply.frame, reply.splices);
+    Reader in(frame);
     EXPECT_EQ(read_response_header(in, 0), 42);
     FetchResponse r = read_fetch_response(in, version);
     EXPECT_EQ(in.remaining(), 0u);
@@ -346,6 +349,39 @@ TEST_F(RecordsHandlerTest, FetchKeepsToTheByteLimitsButReturnsTheFirstBatchWhole
   EXPECT_EQ(r.topics.at(0).partitions.at(0).records->size(), 2 * one);
   EXPECT_EQ(r.topics.at(0).partitions.at(1).records->size(), 0u);
   EXPECT_EQ(r.topics.at(0).partitions.at(1).high_watermark, 30);
+}
+
+// Zero-copy Fetch: batches of kSmallestSlice bytes or more stay in their segment, a slice of it for
+// the listener to send (sendfile); fewer are copied into the reply, and so is everything once
+// slice_budget() slices are held (a client that never reads must not pin every descriptor).
+TEST_F(RecordsHandlerTest, ALargeFetchLeavesItsBatchesInTheSegmentForTheListenerToSend) {
+  std::vector<Record> records(1);
+  records[0].value = std::string(LogManager::kSmallestSlice, 'v');
+  produce_ok(7, {{0, build_batch(0, 1700000000000, records)}});
+  produce_ok(7, {{0, batch(3)}});
+  const Reply large = fetch_reply(fetch_of(0, 1));
+  ASSERT_EQ(large.splices.size(), 1u);
+  EXPECT_GE(large.splices[0].slice.length, LogManager::kSmallestSlice);
+  EXPECT_LT(large.frame.size(), 100u);  // the headers only
+  const std::string sent = decode_fetch(large).topics.at(0).partitions.at(0).records.value();
+  EXPECT_EQ(sent.size(), large.splices[0].slice.length);
+  EXPECT_EQ(records_of(sent).at(0).second.value, records[0].value);
+
+  const Reply small = fetch_reply(fetch_of(1));
+  EXPECT_TRUE(small.splices.empty());
+  EXPECT_EQ(records_of(decode_fetch(small).topics.at(0).partitions.at(0).records.value()).size(),
+            3u);
+
+  std::vector<Reply> held;
+  while (open_slice_files() < slice_budget()) {
+    held.push_back(fetch_reply(fetch_of(0, 1)));
+    ASSERT_EQ(held.back().splices.size(), 1u) << held.size();
+  }
+  const Reply copied = fetch_reply(fetch_of(0, 1));
+  EXPECT_TRUE(copied.splices.empty());
+  EXPECT_EQ(decode_fetch(copied).topics.at(0).partitions.at(0).records.value(), sent);
+  held.pop_back();
+  EXPECT_EQ(fetch_reply(fetch_of(0, 1)).splices.size(), 1u);
 }
 
 // fetch.max.bytes caps what a Fetch asks for, as Kafka caps a consumer's max_bytes and min_bytes

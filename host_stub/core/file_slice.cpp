@@ -1,0 +1,61 @@
+// file_slice.cpp: slices' open files, counted, and their bytes read when they cannot be sent.
+#include "core/file_slice.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <utility>
+
+#include "core/durable_file.h"
+
+namespace lds {
+namespace {
+
+std::atomic<size_t> open_files{0};
+
+}  // namespace
+
+SliceFile::SliceFile(ReservedFd fd, std::filesystem::path path)
+    : fd_(std::move(fd)), path_(std::move(path)) {
+  open_files.fetch_add(1, std::memory_order_relaxed);
+}
+
+SliceFile::~SliceFile() { open_files.fetch_sub(1, std::memory_order_relaxed); }
+
+size_t open_slice_files() noexcept { return open_files.load(std::memory_order_relaxed); }
+
+size_t slice_budget() noexcept {
+  static const size_t budget = [] {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+      return size_t{1024};
+    return std::max<size_t>(static_cast<size_t>(limit.rlim_cur) / 8, 16);
+  }();
+  return budget;
+}
+
+std::string read_slice(const FileSlice& slice) {
+  std::string out(slice.length, '\0');
+  if (slice.length == 0) return out;
+  if (read_at(slice.file->get(), out.data(), out.size(), slice.position, slice.file->path()) !=
+      out.size()) {
+    throw FileError(EIO, "read", slice.file->path());
+  }
+  return out;
+}
+
+std::string joined(std::string_view text, const std::vector<FileSplice>& splices) {
+  std::string out;
+  size_t from = 0;
+  for (const FileSplice& s : splices) {
+    out.append(text.substr(from, s.at - from));
+    out += read_slice(s.slice);
+    from = s.at;
+  }
+  out.append(text.substr(from));
+  return out;
+}
+
+}  // namespace lds
