@@ -49,7 +49,9 @@ std::optional<BatchAt> BatchWalker::next(bool* misframed) {
   const uint64_t have_from = chunk_at_;
   const uint64_t have_to = chunk_at_ + chunk_.size();
   if (position_ < have_from || position_ + kafka::kBatchHeaderBytes > have_to) {
-    const uint64_t want = std::min<uint64_t>(chunk_.capacity(), end_ - position_);
+    const uint64_t span =
+        last_batch_bytes_ > chunk_.capacity() / 8 ? kafka::kBatchHeaderBytes : chunk_.capacity();
+    const uint64_t want = std::min<uint64_t>(span, end_ - position_);
     chunk_.resize(static_cast<size_t>(want));
     chunk_.resize(read_at(fd_, chunk_.data(), chunk_.size(), position_, path_));
     chunk_at_ = position_;
@@ -69,6 +71,7 @@ std::optional<BatchAt> BatchWalker::next(bool* misframed) {
     *misframed = true;
     return std::nullopt;
   }
+  last_batch_bytes_ = b.end() - b.position;
   position_ = b.end();
   return b;
 }

@@ -50,7 +50,9 @@ struct BatchAt {
 };
 
 // Reads the batch headers of one segment file from a byte position to `end`, a chunk at a time, so
-// that a walk over small batches costs one read per chunk, not one per batch.
+// that a walk over small batches costs one read per chunk, not one per batch. It reads just the
+// first header, and after a batch of more than an eighth of a chunk just the next one: a walk over
+// large batches (a Fetch's, whose bytes go out by sendfile) does not read their records.
 class BatchWalker {
  public:
   BatchWalker(int fd, const std::filesystem::path& path, uint64_t from, uint64_t end,
@@ -68,7 +70,8 @@ class BatchWalker {
   const std::filesystem::path& path_;
   uint64_t position_, end_;
   std::string chunk_;
-  uint64_t chunk_at_ = 0;  // the segment position of chunk_[0]
+  uint64_t chunk_at_ = 0;                   // the segment position of chunk_[0]
+  uint64_t last_batch_bytes_ = UINT64_MAX;  // none yet: taken as large
 };
 
 // Kafka's rule for which batches of a segment get index entries, batch by batch. The entries come

@@ -309,6 +309,39 @@ TEST_F(SegmentIndexTest, AReadFarFromTheHintReadsAFewChunksNotTheSegment) {
   EXPECT_EQ(file(index).size(), entries * 8) << "a good index is not rebuilt";
 }
 
+// Bytes this process has read through read(2) and pread(2) so far (/proc/self/io's rchar).
+uint64_t bytes_read_so_far() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  uint64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "rchar:") return value;
+  }
+  return 0;
+}
+
+TEST_F(SegmentIndexTest, ASliceOfLargeBatchesReadsTheirHeadersNotTheirRecords) {
+  // 64 batches of about 64 KiB: a Fetch's slice of 1 MiB of them, whose bytes go out by sendfile.
+  PartitionLog log = PartitionLog::empty();
+  std::string one = batch_of(1, 64 << 10);
+  for (int i = 0; i < 64; ++i) log.append(dir_, one, 1 << 30, kDefaultIndexIntervalBytes);
+  const uint64_t batch = one.size();
+  const uint64_t before = bytes_read_so_far();
+  const PartitionLog::Batches got = log.slice(dir_, 10, 1 << 20);
+  const uint64_t read = bytes_read_so_far() - before;
+  if (before == 0) GTEST_SKIP() << "/proc/self/io has no rchar here";
+  ASSERT_TRUE(got.bytes.file);
+  EXPECT_EQ(got.bytes.position, 10 * batch);
+  EXPECT_EQ(got.bytes.length, (uint64_t{1} << 20) / batch * batch);
+  EXPECT_EQ(got.next_offset, 10 + static_cast<int64_t>((uint64_t{1} << 20) / batch));
+  // The index's search and a header per batch: well under one batch's records.
+  EXPECT_LT(read, batch / 4) << "read " << read << " bytes to slice " << got.bytes.length;
+  // The slice's bytes are those batches, whole.
+  const std::string bytes = read_slice(got.bytes);
+  EXPECT_EQ(kafka::split_batches(bytes).size(), bytes.size() / batch);
+  EXPECT_EQ(kafka::read_batch_header(bytes).base_offset, 10);
+}
+
 // The indexes on a disk of their own (root only): tmpfs or an ext4 image.
 class SegmentIndexOnADisk : public SegmentIndexTest, public ::testing::WithParamInterface<bool> {
  protected:
