@@ -18,6 +18,9 @@
 #   move_bench.py    an unthrottled replica move of a 2 GiB partition by `lds-host serve`, against
 #                    `cp -r` plus `sync` of the same partition on the same disk ($LDS_BENCH_DIR,
 #                    default the temp folder; 4 GiB written in all, removed afterwards).
+#   fetch_cpu_bench.py  the CPU `lds-host serve` spends per MB that kcat fetches from a 512 MiB
+#                    partition over the Kafka listener, against the CPU of `cat` of its segments
+#                    ($LDS_BENCH_DIR, default the temp folder; removed afterwards). Needs kcat.
 #   balance_plan_bench  planning one balance round at 100k partitions on 12 dirs (bound: 10 ms).
 # Takes about five minutes on 2 cores. Not part of the test suite. Needs python3.
 #
@@ -100,7 +103,7 @@ export TMPDIR="$out/tmp"
 if ((smoke)); then
   min_time=0.001 reps=1 partitions=200 rounds=1 memory=20000 swaps=30 restarted=500
   fetch_mib=16 fetch_reads=50
-  export LDS_MOVE_BENCH_MIB=16
+  export LDS_MOVE_BENCH_MIB=16 LDS_FETCH_CPU_BENCH_MIB=16
 else
   min_time=0.2 reps=3 partitions=10000 rounds=2 memory=1000000 swaps=600 restarted=50000
   fetch_mib=1024 fetch_reads=2000
@@ -124,6 +127,10 @@ step hot_swap_bench "$build/tests/bench/hot_swap_bench" $swaps >"$out/hot_swap.t
 note "move_bench ($move_text moved, and copied with cp -r + sync)"
 step move_bench.py python3 "$repo/tools/move_bench.py" "$build/host_stub/lds-host" \
   "$build/plugins" "$out/move.json" >/dev/null
+
+note "fetch_cpu_bench.py (kcat reading a ${LDS_FETCH_CPU_BENCH_MIB:-512} MiB partition; the broker's CPU, and cat's)"
+step fetch_cpu_bench.py python3 "$repo/tools/fetch_cpu_bench.py" "$build/host_stub/lds-host" \
+  "$build/plugins" "$out/fetch_cpu.json" >/dev/null
 
 note "balance_plan_bench (one balance round planned at 100k partitions, 12 dirs)"
 step balance_plan_bench "$build/tests/bench/balance_plan_bench" \

@@ -3,7 +3,7 @@
 #
 # Usage: bench_table.py [--smoke] DIR, where DIR holds placement.json (Google Benchmark JSON),
 # creation.json, memory.json, startup.json, hot_swap.txt and, when those benchmarks ran, fetch.json,
-# move.json and balance.json. Every ratio compares figures measured in the same run. --smoke (a run of a moment,
+# move.json, fetch_cpu.json and balance.json. Every ratio compares figures measured in the same run. --smoke (a run of a moment,
 # whose figures mean nothing) prints each target without a verdict.
 import json
 import os
@@ -220,6 +220,17 @@ def main():
             "unthrottled", f"lds-host {mv['move_seconds']:.2f} s",
             f"cp -r + sync of the copy {mv['copy_seconds']:.2f} s", ratio(mv["ratio"]),
             f"≤1.1x: {verdict(mv['ratio'] <= 1.1)}")
+
+    fetch_cpu_file = os.path.join(out, "fetch_cpu.json")
+    if os.path.exists(fetch_cpu_file):
+        with open(fetch_cpu_file) as f:
+            fc = json.load(f)
+        row(f"broker CPU per MB fetched by kcat, {size_text(fc['bytes'])} of 64 KiB batches from "
+            "the page cache", f"lds-host {fc['broker_ms_per_mb']:.3f} ms/MB",
+            f"cat of the segments {fc['cat_ms_per_mb']:.3f} ms/MB; a bare sendfile sender on "
+            f"loopback {fc['sendfile_ms_per_mb']:.3f} ms/MB",
+            ratio(fc["ratio"]) if fc["ratio"] else "",
+            f"≤0.1 ms/MB: {verdict(fc['broker_ms_per_mb'] <= 0.1)}")
 
     balance_file = os.path.join(out, "balance.json")
     if os.path.exists(balance_file):
