@@ -27,13 +27,13 @@ SliceFile::~SliceFile() { open_files.fetch_sub(1, std::memory_order_relaxed); }
 size_t open_slice_files() noexcept { return open_files.load(std::memory_order_relaxed); }
 
 size_t slice_budget() noexcept {
-  static const size_t budget = [] {
+  static const size_t kBudget = [] {
     rlimit limit{};
     if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
       return size_t{1024};
     return std::max<size_t>(static_cast<size_t>(limit.rlim_cur) / 8, 16);
   }();
-  return budget;
+  return kBudget;
 }
 
 std::string read_slice(const FileSlice& slice) {
