@@ -18,23 +18,9 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 
-
-def call(sock_path, request):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.connect(sock_path)
-        s.sendall((json.dumps(request) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    response = json.loads(data)
-    if response.get("error") != "NONE":
-        raise RuntimeError(f"{request['api']}: {response.get('error')}: {response.get('message')}")
-    return response
+sys.dont_write_bytecode = True  # no __pycache__ left in tools/
+import bench_broker  # noqa: E402 (after the line above)
 
 
 def cpu_ns(pid):
@@ -84,26 +70,6 @@ def sendfile_floor_ms(segments):
     return max(0.0, (usage.ru_utime + usage.ru_stime - idle.ru_utime - idle.ru_stime) * 1e3)
 
 
-def start_broker(host, plugins, base):
-    d1 = os.path.join(base, "d1")
-    sock = os.path.join(base, "admin.sock")
-    config = os.path.join(base, "broker.toml")
-    with open(config, "w") as f:
-        f.write(f'broker.id = 0\nlog.dirs = ["{d1}"]\nplugin.dir = "{plugins}"\n'
-                f'admin.socket = "{sock}"\nlisteners = "PLAINTEXT://127.0.0.1:0"\n')
-    server = subprocess.Popen([host, "serve", "--config", config],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(1000):
-        if server.poll() is not None:
-            raise RuntimeError(f"lds-host serve exited with code {server.returncode}")
-        try:
-            listeners = call(sock, {"api": "DescribeLogDirs"})["listeners"]
-            return server, sock, d1, listeners[len("PLAINTEXT://"):]
-        except OSError:
-            time.sleep(0.01)
-    raise RuntimeError("lds-host serve did not answer on " + sock)
-
-
 def main():
     host, plugins = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     out_file = sys.argv[3] if len(sys.argv) > 3 else None
@@ -112,13 +78,11 @@ def main():
     base = tempfile.mkdtemp(prefix="lds-fetch-cpu-bench-", dir=parent)
     server = None
     try:
-        server, sock, d1, address = start_broker(host, plugins, base)
-        call(sock, {"api": "CreatePartitions", "topic": "bench", "partitions": [0]})
-        left = mib << 20
-        while left > 0:
-            n = min(left, 64 << 20)
-            call(sock, {"api": "Produce", "topic": "bench", "partition": 0, "bytes": n})
-            left -= n
+        d1 = os.path.join(base, "d1")
+        server, sock, described = bench_broker.start(
+            host, base, plugins, [d1], 'listeners = "PLAINTEXT://127.0.0.1:0"\n')
+        address = described["listeners"][len("PLAINTEXT://"):]
+        bench_broker.fill(sock, "bench", mib)
         size = mib << 20
         mb = size / 1e6
 

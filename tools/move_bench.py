@@ -10,27 +10,14 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-
-def call(sock_path, request):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.connect(sock_path)
-        s.sendall((json.dumps(request) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    response = json.loads(data)
-    if response.get("error") != "NONE":
-        raise RuntimeError(f"{request['api']}: {response.get('error')}: {response.get('message')}")
-    return response
+sys.dont_write_bytecode = True  # no __pycache__ left in tools/
+import bench_broker  # noqa: E402 (after the line above)
+from bench_broker import call
 
 
 def moving(sock_path):
@@ -47,27 +34,8 @@ def main():
     server = None
     try:
         d1, d2 = os.path.join(base, "d1"), os.path.join(base, "d2")
-        sock = os.path.join(base, "admin.sock")
-        config = os.path.join(base, "broker.toml")
-        with open(config, "w") as f:
-            f.write(f'broker.id = 0\nlog.dirs = ["{d1}", "{d2}"]\nplugin.dir = "{plugins}"\n'
-                    f'admin.socket = "{sock}"\n')
-        server = subprocess.Popen([host, "serve", "--config", config],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(1000):
-            if server.poll() is not None:
-                raise RuntimeError(f"lds-host serve exited with code {server.returncode}")
-            try:
-                call(sock, {"api": "DescribeLogDirs"})
-                break
-            except OSError:
-                time.sleep(0.01)
-        call(sock, {"api": "CreatePartitions", "topic": "bench", "partitions": [0]})
-        left = mib << 20
-        while left > 0:
-            n = min(left, 64 << 20)
-            call(sock, {"api": "Produce", "topic": "bench", "partition": 0, "bytes": n})
-            left -= n
+        server, sock, _ = bench_broker.start(host, base, plugins, [d1, d2])
+        bench_broker.fill(sock, "bench", mib)
         size = mib << 20
         src = os.path.join(d1, "bench-0")
 

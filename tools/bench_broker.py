@@ -1,0 +1,60 @@
+# bench_broker.py: an `lds-host serve` for the Python benchmarks (move_bench.py,
+# fetch_cpu_bench.py): started on a config they write, driven through its admin socket, filled with
+# filler records.
+import json
+import os
+import socket
+import subprocess
+import time
+
+
+def call(sock_path, request):
+    """One admin API call; its answer, or RuntimeError naming the API and the broker's error."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(sock_path)
+        s.sendall((json.dumps(request) + "\n").encode())
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    response = json.loads(data)
+    if response.get("error") != "NONE":
+        raise RuntimeError(f"{request['api']}: {response.get('error')}: {response.get('message')}")
+    return response
+
+
+def start(host, base, plugins, log_dirs, extra=""):
+    """`lds-host serve` on a config in `base` (admin socket base/admin.sock, then `extra` lines),
+    once it answers; returns (process, admin socket, DescribeLogDirs' answer). The caller stops
+    it."""
+    sock = os.path.join(base, "admin.sock")
+    config = os.path.join(base, "broker.toml")
+    dirs = ", ".join(f'"{d}"' for d in log_dirs)
+    with open(config, "w") as f:
+        f.write(f'broker.id = 0\nlog.dirs = [{dirs}]\nplugin.dir = "{plugins}"\n'
+                f'admin.socket = "{sock}"\n{extra}')
+    server = subprocess.Popen([host, "serve", "--config", config],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(1000):
+        if server.poll() is not None:
+            raise RuntimeError(f"lds-host serve exited with code {server.returncode}")
+        try:
+            return server, sock, call(sock, {"api": "DescribeLogDirs"})
+        except OSError:
+            time.sleep(0.01)
+    server.kill()
+    server.wait()
+    raise RuntimeError("lds-host serve did not answer on " + sock)
+
+
+def fill(sock_path, topic, mib):
+    """Creates partition 0 of `topic` and appends `mib` MiB of filler records to it, in batches of
+    at most 64 KiB, 64 MiB a call."""
+    call(sock_path, {"api": "CreatePartitions", "topic": topic, "partitions": [0]})
+    left = mib << 20
+    while left > 0:
+        n = min(left, 64 << 20)
+        call(sock_path, {"api": "Produce", "topic": topic, "partition": 0, "bytes": n})
+        left -= n
