@@ -3,6 +3,8 @@
 # filler records.
 import json
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -58,3 +60,20 @@ def fill(sock_path, topic, mib):
         n = min(left, 64 << 20)
         call(sock_path, {"api": "Produce", "topic": topic, "partition": 0, "bytes": n})
         left -= n
+
+
+def stop(server, base):
+    """Stops the broker, if it started, and removes its folder."""
+    if server is not None:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def report(result, out_file):
+    """Prints the benchmark's figures as one JSON object, and writes them to `out_file` if given."""
+    text = json.dumps(result)
+    if out_file:
+        with open(out_file, "w") as f:
+            f.write(text + "\n")
+    print(text)

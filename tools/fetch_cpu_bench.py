@@ -10,10 +10,7 @@
 # cat's is its user plus system time. A third figure is the floor of any zero-copy sender on
 # loopback: a bare process sending the same files over a loopback TCP connection with sendfile.
 # Prints one JSON object: bytes, broker_ms_per_mb, cat_ms_per_mb, sendfile_ms_per_mb, ratio.
-import json
 import os
-import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -117,16 +114,9 @@ def main():
         result = {"bytes": size, "broker_ms_per_mb": broker_ms / mb, "cat_ms_per_mb": cat_ms / mb,
                   "sendfile_ms_per_mb": floor_ms / mb,
                   "ratio": broker_ms / cat_ms if cat_ms > 0 else None}
-        text = json.dumps(result)
-        if out_file:
-            with open(out_file, "w") as f:
-                f.write(text + "\n")
-        print(text)
+        bench_broker.report(result, out_file)
     finally:
-        if server is not None:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=30)
-        shutil.rmtree(base, ignore_errors=True)
+        bench_broker.stop(server, base)
 
 
 if __name__ == "__main__":

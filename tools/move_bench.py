@@ -6,10 +6,8 @@
 # Usage: move_bench.py LDS_HOST PLUGIN_DIR [OUT_JSON]. The partition (LDS_MOVE_BENCH_MIB, default
 # 2048 MiB) is written under $LDS_BENCH_DIR (default the temp folder) and removed afterwards. Prints
 # one JSON object: bytes, move_seconds, copy_seconds, ratio.
-import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -62,16 +60,9 @@ def main():
 
         result = {"bytes": size, "move_seconds": move_seconds, "copy_seconds": copy_seconds,
                   "ratio": move_seconds / copy_seconds}
-        text = json.dumps(result)
-        if out_file:
-            with open(out_file, "w") as f:
-                f.write(text + "\n")
-        print(text)
+        bench_broker.report(result, out_file)
     finally:
-        if server is not None:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=30)
-        shutil.rmtree(base, ignore_errors=True)
+        bench_broker.stop(server, base)
 
 
 if __name__ == "__main__":
