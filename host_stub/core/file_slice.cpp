@@ -1,12 +1,15 @@
 // file_slice.cpp: slices' open files, counted, and their bytes read when they cannot be sent.
 #include "core/file_slice.h"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <utility>
+#include <vector>
 
 #include "core/durable_file.h"
 
@@ -34,6 +37,22 @@ size_t slice_budget() noexcept {
     return std::max<size_t>(static_cast<size_t>(limit.rlim_cur) / 8, 16);
   }();
   return kBudget;
+}
+
+bool in_page_cache(const FileSlice& slice) noexcept {
+  if (slice.length == 0) return true;
+  static const auto kPage = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t from = slice.position / kPage * kPage;
+  const auto span = static_cast<size_t>(slice.position + slice.length - from);
+  // A mapping only to ask the kernel which of its pages are resident: nothing is read through it.
+  void* map =
+      ::mmap(nullptr, span, PROT_READ, MAP_SHARED, slice.file->get(), static_cast<off_t>(from));
+  if (map == MAP_FAILED) return false;
+  std::vector<unsigned char> resident((span + kPage - 1) / kPage);
+  const bool known = ::mincore(map, span, resident.data()) == 0;
+  ::munmap(map, span);
+  return known && std::all_of(resident.begin(), resident.end(),
+                              [](unsigned char page) { return (page & 1) != 0; });
 }
 
 std::string read_slice(const FileSlice& slice) {

@@ -56,6 +56,11 @@ size_t open_slice_files() noexcept;
 // How many SliceFiles may be open at once: an eighth of the open-file limit, at least 16.
 size_t slice_budget() noexcept;
 
+// Whether every page of the slice is in the page cache now, so that sending it waits on no disk.
+// False when it cannot tell. Pages may leave the cache before the slice is sent; that only costs
+// the wait this avoids.
+bool in_page_cache(const FileSlice& slice) noexcept;
+
 // The slice's bytes, read. Throws FileError("read", path); a file that ends before the slice's
 // end is a FileError with EIO.
 std::string read_slice(const FileSlice& slice);

@@ -258,8 +258,9 @@ class LogManager {
   // the log end offset. Throws KafkaError OFFSET_OUT_OF_RANGE when `offset` is below the log start
   // offset or past the log end offset, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
   // The batches are a slice of their segment, held open for the caller to send from
-  // (PartitionLog::slice), or, when fewer than kSmallestSlice bytes or when slice_budget() slices
-  // are open already, their bytes. An in-memory LogManager has none.
+  // (PartitionLog::slice), or their bytes: when fewer than kSmallestSlice, when slice_budget()
+  // slices are open already, or when not all in the page cache (read here, so that a slow disk
+  // holds the caller's thread, not the one that sends). An in-memory LogManager has none.
   struct ReadResult {
     std::string bytes;
     FileSlice file;

@@ -279,8 +279,10 @@ LogManager::ReadResult LogManager::read(const TopicPartition& tp, int64_t offset
     PartitionLog::Batches got =
         log.slice(path, offset, max_bytes, index_interval_bytes_.load(std::memory_order_relaxed));
     result.next_offset = got.next_offset;
-    // open_slice_files() counts this slice already.
-    if (got.bytes.length >= kSmallestSlice && open_slice_files() <= slice_budget()) {
+    // open_slice_files() counts this slice already. Bytes not in the page cache are read here,
+    // where a slow or hung disk holds this thread only, not the listener's one sending thread.
+    if (got.bytes.length >= kSmallestSlice && open_slice_files() <= slice_budget() &&
+        in_page_cache(got.bytes)) {
       result.file = std::move(got.bytes);
     } else if (got.bytes.file) {
       result.bytes = read_slice(got.bytes);

@@ -5,7 +5,8 @@
 // non-blocking socket), and sends at most kFileChunk bytes of a file per call, so that one client
 // reading fast from a large slice does not keep a loop from its other connections. A read of a
 // file not in the page cache does wait for the disk, inside the call, as Kafka's network threads
-// wait in FileChannel.transferTo.
+// wait in FileChannel.transferTo; LogManager leaves only cached slices to it (in_page_cache), so
+// that wait comes only from pages evicted since.
 //
 // sendfile(2) to a socket whose peer has gone raises SIGPIPE: the sending thread must block or
 // ignore it (StreamServer's loop blocks it for itself).
@@ -42,7 +43,8 @@ class SendQueue {
   // finished: the caller closes the connection.
   Sent send_to(int socket);
 
-  // After kFileFailed: "<path> ended at byte N of a slice of M bytes at P" or the read's error.
+  // After kFileFailed: "<path> ended at byte N, inside the M bytes to send from byte P", or
+  // "cannot read <path>: <error>".
   const std::string& failure() const noexcept { return failure_; }
 
   // Drops everything queued, closing the files it held.

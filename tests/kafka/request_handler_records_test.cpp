@@ -4,10 +4,13 @@
 // waits for data, and the earliest and latest offsets; batches Kafka's validation refuses get its
 // code (and from v8 the records at fault) and reach no log, compressed ones of every codec are
 // appended and served as sent.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -15,6 +18,7 @@
 
 #include "client_batches.h"
 #include "core/broker.h"
+#include "core/fd_reserve.h"
 #include "core/file_slice.h"
 #include "core/log_manager.h"
 #include "core/logging.h"
@@ -381,6 +385,30 @@ TEST_F(RecordsHandlerTest, ALargeFetchLeavesItsBatchesInTheSegmentForTheListener
   EXPECT_TRUE(copied.splices.empty());
   EXPECT_EQ(decode_fetch(copied).topics.at(0).partitions.at(0).records.value(), sent);
   held.pop_back();
+  EXPECT_EQ(fetch_reply(fetch_of(0, 1)).splices.size(), 1u);
+}
+
+TEST_F(RecordsHandlerTest, BatchesNotInThePageCacheAreReadByTheHandlerNotLeftToTheSender) {
+  std::vector<Record> records(1);
+  records[0].value = std::string(LogManager::kSmallestSlice * 4, 'v');
+  produce_ok(7, {{0, build_batch(0, 1700000000000, records)}});
+  const std::string expected =
+      decode_fetch(fetch_reply(fetch_of(0, 1))).topics.at(0).partitions.at(0).records.value();
+  // Out of the page cache: written back, then dropped (ext4 and the like; tmpfs keeps them).
+  const std::filesystem::path segment = dir_.path() / "d1" / "t-0" / "00000000000000000000.log";
+  ReservedFd fd = open_reserved(segment, O_RDONLY | O_CLOEXEC);
+  ASSERT_TRUE(fd) << segment;
+  ASSERT_EQ(::fdatasync(fd.get()), 0);
+  ASSERT_EQ(::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED), 0);
+  const FileSlice whole{std::make_shared<const SliceFile>(std::move(fd), segment), 0,
+                        std::filesystem::file_size(segment)};
+  if (in_page_cache(whole)) GTEST_SKIP() << "the temp folder's filesystem keeps its pages cached";
+
+  const Reply cold = fetch_reply(fetch_of(0, 1));
+  EXPECT_TRUE(cold.splices.empty()) << "a cold segment was left for the sending thread to read";
+  EXPECT_EQ(decode_fetch(cold).topics.at(0).partitions.at(0).records.value(), expected);
+  // That read brought the pages back: the next Fetch leaves them in the file.
+  EXPECT_TRUE(in_page_cache(whole));
   EXPECT_EQ(fetch_reply(fetch_of(0, 1)).splices.size(), 1u);
 }
 
