@@ -37,11 +37,16 @@ def start(host, base, plugins, log_dirs, extra=""):
     with open(config, "w") as f:
         f.write(f'broker.id = 0\nlog.dirs = [{dirs}]\nplugin.dir = "{plugins}"\n'
                 f'admin.socket = "{sock}"\n{extra}')
-    server = subprocess.Popen([host, "serve", "--config", config],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = os.path.join(base, "serve.log")
+    with open(log, "w") as out:
+        server = subprocess.Popen([host, "serve", "--config", config],
+                                  stdout=subprocess.DEVNULL, stderr=out)
     for _ in range(1000):
         if server.poll() is not None:
-            raise RuntimeError(f"lds-host serve exited with code {server.returncode}")
+            with open(log) as f:
+                said = f.read().strip().splitlines()
+            raise RuntimeError(f"lds-host serve exited with code {server.returncode}: "
+                               f"{said[-1] if said else 'it said nothing'}")
         try:
             return server, sock, call(sock, {"api": "DescribeLogDirs"})
         except OSError:
