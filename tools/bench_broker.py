@@ -1,6 +1,6 @@
 # bench_broker.py: an `lds-host serve` for the Python benchmarks (move_bench.py,
-# fetch_cpu_bench.py): started on a config they write, driven through its admin socket, filled with
-# filler records.
+# fetch_cpu_bench.py, produce_cpu_bench.py): started on a config they write, driven through its
+# admin socket, filled with filler records, its CPU read.
 import json
 import os
 import shutil
@@ -65,6 +65,19 @@ def fill(sock_path, topic, mib):
         n = min(left, 64 << 20)
         call(sock_path, {"api": "Produce", "topic": topic, "partition": 0, "bytes": n})
         left -= n
+
+
+def cpu_ns(pid):
+    """Nanoseconds on a CPU, summed over the threads of `pid` (threads that ended are not counted;
+    the broker's threads live as long as it does)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except FileNotFoundError:
+            pass
+    return total
 
 
 def stop(server, base):

@@ -20,19 +20,6 @@ sys.dont_write_bytecode = True  # no __pycache__ left in tools/
 import bench_broker  # noqa: E402 (after the line above)
 
 
-def cpu_ns(pid):
-    """Nanoseconds on a CPU, summed over the threads of `pid` (threads that ended are not counted;
-    the broker's threads live as long as it does)."""
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except FileNotFoundError:
-            pass
-    return total
-
-
 SENDER = """
 import os, socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
@@ -94,11 +81,11 @@ def main():
             raise RuntimeError(f"cat exited with code {cat.returncode}")
         cat_ms = (usage.ru_utime + usage.ru_stime) * 1e3
 
-        before = cpu_ns(server.pid)
+        before = bench_broker.cpu_ns(server.pid)
         kcat = subprocess.run(["kcat", "-C", "-b", address, "-t", "bench", "-p", "0",
                                "-o", "beginning", "-e", "-q", "-f", "%o\n"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
-        broker_ms = (cpu_ns(server.pid) - before) / 1e6
+        broker_ms = (bench_broker.cpu_ns(server.pid) - before) / 1e6
         if kcat.returncode != 0:
             raise RuntimeError(f"kcat exited with code {kcat.returncode}: {kcat.stderr.decode()}")
         offsets = kcat.stdout.split()

@@ -3,7 +3,7 @@
 #
 # Usage: bench_table.py [--smoke] DIR, where DIR holds placement.json (Google Benchmark JSON),
 # creation.json, memory.json, startup.json, hot_swap.txt and, when those benchmarks ran, fetch.json,
-# move.json, fetch_cpu.json and balance.json. Every ratio compares figures measured in the same run. --smoke (a run of a moment,
+# move.json, fetch_cpu.json, produce_cpu.json and balance.json. Every ratio compares figures measured in the same run. --smoke (a run of a moment,
 # whose figures mean nothing) prints each target without a verdict.
 import json
 import os
@@ -231,6 +231,17 @@ def main():
             f"loopback {fc['sendfile_ms_per_mb']:.3f} ms/MB",
             ratio(fc["ratio"]) if fc["ratio"] else "",
             f"≤0.1 ms/MB: {verdict(fc['broker_ms_per_mb'] <= 0.1)}")
+
+    produce_cpu_file = os.path.join(out, "produce_cpu.json")
+    if os.path.exists(produce_cpu_file):
+        with open(produce_cpu_file) as f:
+            pc = json.load(f)
+        row(f"broker CPU per MB produced by kcat, {size_text(pc['bytes'])} in records of 1 KiB",
+            f"lds-host {pc['broker_ms_per_mb']:.3f} ms/MB", "", "",
+            f"≤0.5 ms/MB: {verdict(pc['broker_ms_per_mb'] <= 0.5)}")
+        row("produce throughput, those records", f"lds-host {pc['produce_mb_s']:.0f} MB/s",
+            f"dd of the same bytes into the same dir {pc['dd_mb_s']:.0f} MB/s",
+            ratio(pc["ratio"]), "")
 
     balance_file = os.path.join(out, "balance.json")
     if os.path.exists(balance_file):

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+# produce_cpu_bench.py: the CPU `lds-host serve` spends per MB that a librdkafka producer (kcat -P,
+# its defaults: acks=all, no compression, batches of up to 1 MB) appends to one partition in records
+# of 1 KiB over the Kafka listener; and the producer's throughput against `dd` writing the same
+# bytes into the same log dir.
+#
+# Usage: produce_cpu_bench.py LDS_HOST PLUGIN_DIR [OUT_JSON]. The records (LDS_PRODUCE_CPU_BENCH_MIB,
+# default 256 MiB) are written under $LDS_BENCH_DIR (default the temp folder), as kcat's input, the
+# log and dd's copy, and removed afterwards. The broker's CPU is the sum over its threads of
+# /proc/<pid>/task/*/schedstat, before and after kcat. Prints one JSON object: bytes, records,
+# broker_ms_per_mb, produce_mb_s, dd_mb_s, ratio (produce throughput over dd's).
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ left in tools/
+import bench_broker  # noqa: E402 (after the line above)
+
+RECORD_BYTES = 1024  # a record's value; kcat -l sends each line, without its newline, as one
+
+
+def write_records(path, count):
+    line = (b"r" * (RECORD_BYTES - 1)) + b"\n"
+    block = line * 1024
+    with open(path, "wb") as f:
+        for _ in range(count // 1024):
+            f.write(block)
+        f.write(line * (count % 1024))
+
+
+def main():
+    host, plugins = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    out_file = sys.argv[3] if len(sys.argv) > 3 else None
+    mib = int(os.environ.get("LDS_PRODUCE_CPU_BENCH_MIB", "256"))
+    parent = os.environ.get("LDS_BENCH_DIR") or tempfile.gettempdir()
+    base = tempfile.mkdtemp(prefix="lds-produce-cpu-bench-", dir=parent)
+    server = None
+    try:
+        d1 = os.path.join(base, "d1")
+        server, sock, described = bench_broker.start(
+            host, base, plugins, [d1], 'listeners = "PLAINTEXT://127.0.0.1:0"\n')
+        address = described["listeners"][len("PLAINTEXT://"):]
+        bench_broker.call(sock, {"api": "CreatePartitions", "topic": "bench", "partitions": [0]})
+        records = (mib << 20) // RECORD_BYTES
+        size = records * (RECORD_BYTES - 1)  # the values; what dd writes too
+        mb = size / 1e6
+        source = os.path.join(base, "records.txt")
+        write_records(source, records)
+
+        # Both timed writes start with nothing dirty in the page cache, so that neither pays for
+        # writing back what came before it.
+        subprocess.run(["sync"], check=True)
+        before = bench_broker.cpu_ns(server.pid)
+        start = time.monotonic()
+        kcat = subprocess.run(["kcat", "-P", "-b", address, "-t", "bench", "-p", "0", "-l", source],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        produce_s = time.monotonic() - start
+        broker_ms = (bench_broker.cpu_ns(server.pid) - before) / 1e6
+        if kcat.returncode != 0:
+            raise RuntimeError(f"kcat exited with code {kcat.returncode}: {kcat.stderr.decode()}")
+        query = subprocess.run(["kcat", "-Q", "-b", address, "-t", "bench:0:-1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        log_end = query.stdout.decode().split()[-1] if query.returncode == 0 else "unknown"
+        if log_end != str(records):
+            raise RuntimeError(f"kcat sent {records} records; the log ends at offset {log_end}")
+
+        copy = os.path.join(d1, "dd.copy")
+        subprocess.run(["sync"], check=True)
+        start = time.monotonic()
+        subprocess.run(["dd", "if=/dev/zero", f"of={copy}", "bs=1M", f"count={size >> 20}",
+                        "status=none"], check=True)
+        dd_s = time.monotonic() - start
+        dd_bytes = (size >> 20) << 20
+
+        bench_broker.report({"bytes": size, "records": records, "broker_ms_per_mb": broker_ms / mb,
+                             "produce_mb_s": mb / produce_s, "dd_mb_s": dd_bytes / 1e6 / dd_s,
+                             "ratio": (mb / produce_s) / (dd_bytes / 1e6 / dd_s)}, out_file)
+    finally:
+        bench_broker.stop(server, base)
+
+
+if __name__ == "__main__":
+    main()
