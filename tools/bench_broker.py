@@ -7,7 +7,20 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import time
+
+
+def arguments(name, mib_variable, default_mib):
+    """What every benchmark's command line and environment give: (LDS_HOST, PLUGIN_DIR, the
+    optional OUT_JSON, the MiB in `mib_variable` or `default_mib`, a new scratch folder under
+    $LDS_BENCH_DIR or the temp folder, which stop() removes)."""
+    host, plugins = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    out_file = sys.argv[3] if len(sys.argv) > 3 else None
+    mib = int(os.environ.get(mib_variable, str(default_mib)))
+    parent = os.environ.get("LDS_BENCH_DIR") or tempfile.gettempdir()
+    return host, plugins, out_file, mib, tempfile.mkdtemp(prefix=f"lds-{name}-", dir=parent)
 
 
 def call(sock_path, request):
@@ -54,6 +67,13 @@ def start(host, base, plugins, log_dirs, extra=""):
     server.kill()
     server.wait()
     raise RuntimeError("lds-host serve did not answer on " + sock)
+
+
+def start_with_listener(host, base, plugins, log_dirs):
+    """start() with a Kafka listener on a free loopback port; (process, admin socket, host:port)."""
+    server, sock, described = start(host, base, plugins, log_dirs,
+                                    'listeners = "PLAINTEXT://127.0.0.1:0"\n')
+    return server, sock, described["listeners"][len("PLAINTEXT://"):]
 
 
 def fill(sock_path, topic, mib):

@@ -14,7 +14,6 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ left in tools/
 import bench_broker  # noqa: E402 (after the line above)
@@ -55,17 +54,11 @@ def sendfile_floor_ms(segments):
 
 
 def main():
-    host, plugins = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    out_file = sys.argv[3] if len(sys.argv) > 3 else None
-    mib = int(os.environ.get("LDS_FETCH_CPU_BENCH_MIB", "512"))
-    parent = os.environ.get("LDS_BENCH_DIR") or tempfile.gettempdir()
-    base = tempfile.mkdtemp(prefix="lds-fetch-cpu-bench-", dir=parent)
+    host, plugins, out_file, mib, base = bench_broker.arguments("fetch-cpu-bench", "LDS_FETCH_CPU_BENCH_MIB", 512)
     server = None
     try:
         d1 = os.path.join(base, "d1")
-        server, sock, described = bench_broker.start(
-            host, base, plugins, [d1], 'listeners = "PLAINTEXT://127.0.0.1:0"\n')
-        address = described["listeners"][len("PLAINTEXT://"):]
+        server, sock, address = bench_broker.start_with_listener(host, base, plugins, [d1])
         bench_broker.fill(sock, "bench", mib)
         size = mib << 20
         mb = size / 1e6

@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ left in tools/
@@ -24,11 +23,7 @@ def moving(sock_path):
 
 
 def main():
-    host, plugins = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    out_file = sys.argv[3] if len(sys.argv) > 3 else None
-    mib = int(os.environ.get("LDS_MOVE_BENCH_MIB", "2048"))
-    parent = os.environ.get("LDS_BENCH_DIR") or tempfile.gettempdir()
-    base = tempfile.mkdtemp(prefix="lds-move-bench-", dir=parent)
+    host, plugins, out_file, mib, base = bench_broker.arguments("move-bench", "LDS_MOVE_BENCH_MIB", 2048)
     server = None
     try:
         d1, d2 = os.path.join(base, "d1"), os.path.join(base, "d2")

@@ -12,7 +12,6 @@
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ left in tools/
@@ -31,17 +30,11 @@ def write_records(path, count):
 
 
 def main():
-    host, plugins = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    out_file = sys.argv[3] if len(sys.argv) > 3 else None
-    mib = int(os.environ.get("LDS_PRODUCE_CPU_BENCH_MIB", "256"))
-    parent = os.environ.get("LDS_BENCH_DIR") or tempfile.gettempdir()
-    base = tempfile.mkdtemp(prefix="lds-produce-cpu-bench-", dir=parent)
+    host, plugins, out_file, mib, base = bench_broker.arguments("produce-cpu-bench", "LDS_PRODUCE_CPU_BENCH_MIB", 256)
     server = None
     try:
         d1 = os.path.join(base, "d1")
-        server, sock, described = bench_broker.start(
-            host, base, plugins, [d1], 'listeners = "PLAINTEXT://127.0.0.1:0"\n')
-        address = described["listeners"][len("PLAINTEXT://"):]
+        server, sock, address = bench_broker.start_with_listener(host, base, plugins, [d1])
         bench_broker.call(sock, {"api": "CreatePartitions", "topic": "bench", "partitions": [0]})
         records = (mib << 20) // RECORD_BYTES
         size = records * (RECORD_BYTES - 1)  # the values; what dd writes too
