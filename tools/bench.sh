@@ -23,7 +23,8 @@
 #                    ($LDS_BENCH_DIR, default the temp folder; removed afterwards). Needs kcat.
 #   produce_cpu_bench.py  the CPU `lds-host serve` spends per MB that kcat produces to it in 1 KiB
 #                    records (256 MiB), and the throughput against `dd` of the same bytes into the
-#                    same dir ($LDS_BENCH_DIR, default the temp folder; removed afterwards).
+#                    same dir ($LDS_BENCH_DIR, default the temp folder; removed afterwards). Not
+#                    part of --smoke.
 #   balance_plan_bench  planning one balance round at 100k partitions on 12 dirs (bound: 10 ms).
 # Takes about five minutes on 2 cores. Not part of the test suite. Needs python3.
 #
@@ -106,7 +107,7 @@ export TMPDIR="$out/tmp"
 if ((smoke)); then
   min_time=0.001 reps=1 partitions=200 rounds=1 memory=20000 swaps=30 restarted=500
   fetch_mib=16 fetch_reads=50
-  export LDS_MOVE_BENCH_MIB=16 LDS_FETCH_CPU_BENCH_MIB=16 LDS_PRODUCE_CPU_BENCH_MIB=16
+  export LDS_MOVE_BENCH_MIB=16 LDS_FETCH_CPU_BENCH_MIB=16
 else
   min_time=0.2 reps=3 partitions=10000 rounds=2 memory=1000000 swaps=600 restarted=50000
   fetch_mib=1024 fetch_reads=2000
@@ -135,9 +136,15 @@ note "fetch_cpu_bench.py (kcat reading a ${LDS_FETCH_CPU_BENCH_MIB:-512} MiB par
 step fetch_cpu_bench.py python3 "$repo/tools/fetch_cpu_bench.py" "$build/host_stub/lds-host" \
   "$build/plugins" "$out/fetch_cpu.json" >/dev/null
 
-note "produce_cpu_bench.py (kcat writing ${LDS_PRODUCE_CPU_BENCH_MIB:-256} MiB of 1 KiB records; the broker's CPU, and dd)"
-step produce_cpu_bench.py python3 "$repo/tools/produce_cpu_bench.py" "$build/host_stub/lds-host" \
-  "$build/plugins" "$out/produce_cpu.json" >/dev/null
+# Not in the smoke run, which CI runs beside the sanitizer suite: twice while it ran there,
+# ConnectionsBeyondMaxConnectionsWaitWhileTheOthersAreServed (kafka_connection_limits_test) saw
+# max.connections lowered to 1 close the most recently active connection, a failure not yet
+# explained.
+if ((!smoke)); then
+  note "produce_cpu_bench.py (kcat writing ${LDS_PRODUCE_CPU_BENCH_MIB:-256} MiB of 1 KiB records; the broker's CPU, and dd)"
+  step produce_cpu_bench.py python3 "$repo/tools/produce_cpu_bench.py" "$build/host_stub/lds-host" \
+    "$build/plugins" "$out/produce_cpu.json" >/dev/null
+fi
 
 note "balance_plan_bench (one balance round planned at 100k partitions, 12 dirs)"
 step balance_plan_bench "$build/tests/bench/balance_plan_bench" \
