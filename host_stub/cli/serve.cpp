@@ -55,7 +55,15 @@ int serve(const std::string& config_file) {
     broker.start();
     broker.balancer().start();
     const BrokerConfig config = broker.config();
-    // The Kafka listener binds first, so the admin API can report the address it got.
+    // The metrics port binds before any client may connect: a port it cannot have refuses the start
+    // before the Kafka listener has accepted anyone.
+    std::unique_ptr<MetricsEndpoint> metrics;
+    if (!config.metrics_host.empty()) {
+      metrics = std::make_unique<MetricsEndpoint>(broker, config.metrics_host, config.metrics_port);
+      log->info("Serving Prometheus metrics on http://{}:{}/metrics.", config.metrics_host,
+                metrics->port());
+    }
+    // The Kafka listener binds next, so the admin API can report the address it got.
     // Declared handler first, so the listener (whose workers call the handler) goes first.
     std::unique_ptr<kafka::RequestHandler> kafka_handler;
     std::unique_ptr<kafka::KafkaListener> kafka_listener;
@@ -81,12 +89,6 @@ int serve(const std::string& config_file) {
         return h->handle(frame, received);
       });
       listeners = "PLAINTEXT://" + kafka_listener->bound_address();
-    }
-    std::unique_ptr<MetricsEndpoint> metrics;
-    if (!config.metrics_host.empty()) {
-      metrics = std::make_unique<MetricsEndpoint>(broker, config.metrics_host, config.metrics_port);
-      log->info("Serving Prometheus metrics on http://{}:{}/metrics.", config.metrics_host,
-                metrics->port());
     }
     AdminApi api(broker, listeners);
     AdminServer::Limits limits;
