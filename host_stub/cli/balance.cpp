@@ -1,5 +1,6 @@
 // balance.cpp: `lds-host balance` (--plan, --execute, --status, --cancel) and `lds-host drain`:
-// the intra-broker balancer's operator surface, over DescribeBalance, Balance and DrainLogDir.
+// the intra-broker balancer's operator surface, over DescribeBalance, Balance and DrainLogDir;
+// with --bootstrap-server, the cluster balancer's (cli/cluster_balance.h).
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -9,6 +10,7 @@
 
 #include "admin/admin_client.h"
 #include "cli/client.h"
+#include "cli/cluster_balance.h"
 #include "cli/command.h"
 #include "cli/output.h"
 #include "cli/progress_bar.h"
@@ -102,11 +104,13 @@ int print_drain(const json& r) {
 
 struct BalanceArgs {
   Target target;
-  bool plan = false, execute = false, status = false, cancel = false;
+  ClusterArgs cluster;
+  bool plan = false, execute = false, status = false, cancel = false, daemon = false;
 };
 
 struct DrainArgs {
   Target target;
+  ClusterArgs cluster;
   std::string dir;
   bool wait = false;
   int timeout_seconds = 0;
@@ -189,11 +193,35 @@ Command add_balance_command(CLI::App& app) {
   auto* status = cmd->add_flag("--status", args->status,
                                "State, moves in flight with progress, bytes moved since start");
   auto* cancel = cmd->add_flag("--cancel", args->cancel, "Stop the round");
-  plan->excludes(execute, status, cancel);
-  execute->excludes(status, cancel);
-  status->excludes(cancel);
+  auto* daemon = cmd->add_flag("--daemon", args->daemon,
+                               "With --bootstrap-server: keep the cluster level, a round every "
+                               "--interval, until SIGTERM");
+  plan->excludes(execute, status, cancel, daemon);
+  execute->excludes(status, cancel, daemon);
+  status->excludes(cancel, daemon);
+  cancel->excludes(daemon);
+  add_cluster_options(cmd, args->cluster);
   return {
       cmd, [args] {
+        if (!args->cluster.bootstrap_server.empty()) {
+          if (args->status || args->cancel) {
+            throw CLI::ValidationError("--bootstrap-server",
+                                       "--status and --cancel are for one broker's own balancer "
+                                       "(--config or --socket); use --plan, --execute or --daemon");
+          }
+          if (!args->plan && !args->execute && !args->daemon) {
+            throw CLI::ValidationError("--bootstrap-server", "say --plan, --execute or --daemon");
+          }
+          const ClusterAction action = args->plan      ? ClusterAction::kPlan
+                                       : args->execute ? ClusterAction::kExecute
+                                                       : ClusterAction::kDaemon;
+          return run_cluster(args->cluster, action, "", args->target.json);
+        }
+        if (args->daemon) {
+          throw CLI::ValidationError("--daemon",
+                                     "needs --bootstrap-server; a broker's own balancer runs by "
+                                     "itself with log.dir.balance.enable=true");
+        }
         if (args->plan) {
           return call(args->target, {{"api", "Balance"}, {"action", "plan"}}, print_plan_of);
         }
@@ -216,9 +244,23 @@ Command add_drain_command(CLI::App& app) {
   add_target_options(cmd, args->target);
   cmd->add_option("--dir", args->dir, "The log directory to empty")->required();
   cmd->add_flag("--wait", args->wait, "Wait until it is empty, with a progress bar");
+  add_cluster_options(cmd, args->cluster, false);
+  cmd->add_option("--broker", args->cluster.broker,
+                  "With --bootstrap-server: the id of the broker whose dir to drain");
   cmd->add_option("--timeout", args->timeout_seconds,
-                  "With --wait: give up waiting after this many seconds (default: no limit)");
+                  "With --wait or --bootstrap-server: give up waiting after this many seconds "
+                  "(default: no limit)");
   return {cmd, [args] {
+            if (!args->cluster.bootstrap_server.empty()) {
+              if (args->cluster.broker < 0) {
+                throw CLI::ValidationError("--broker", "--bootstrap-server needs --broker N");
+              }
+              args->cluster.timeout_seconds = args->timeout_seconds;
+              return run_cluster(args->cluster, ClusterAction::kDrain, args->dir, false);
+            }
+            if (args->cluster.broker >= 0) {
+              throw CLI::ValidationError("--broker", "needs --bootstrap-server");
+            }
             uint64_t total = 0;
             int rc = kExitOk;
             try {

@@ -17,14 +17,16 @@
 #include "admin/admin_client.h"
 #include "cli/client.h"
 #include "cli/command.h"
-#include "cli/kafka_client.h"
 #include "cli/output.h"
 #include "core/wire.h"
 #include "kafka/api_keys.h"
+#include "kafka/kafka_client.h"
 
 namespace lds::cli {
 namespace {
 
+using kafka::kafka_error_name;
+using kafka::KafkaClient;
 using nlohmann::json;
 
 struct ConfigsArgs {

@@ -1,0 +1,346 @@
+"""cluster_balancer_test.py: `lds-host balance --bootstrap-server` and `lds-host drain
+--bootstrap-server` against two `lds-host serve` brokers (ids 1 and 2), each with log dirs on tmpfs
+of 64, 128 and 256 MiB, through Kafka's protocol only: the plan, a run to the band with every record
+read back, the daemon killed with -9 in the middle of a move and restarted, cordoned dirs drained,
+and the faults a client meets (a dead broker, a hung one, a config file asking for TLS).
+
+Records go in and come back with kcat. Needs root for the tmpfs mounts (skips otherwise, saying
+why); everything it mounts, starts and writes is gone at the end."""
+
+import hashlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "tests", "support"))
+import lds_host_server  # noqa: E402
+import real_kafka  # noqa: E402
+
+MIB = 1 << 20
+THRESHOLD = 10.0  # the balancer's default: the band is a spread of 5 points
+RECORD = 1000  # bytes per record value
+
+
+def records(seed, count):
+    """`count` distinct lines of RECORD bytes (newline excluded) for kcat -P."""
+    lines = []
+    for i in range(count):
+        head = "%s-%08d-" % (seed, i)
+        lines.append((head + hashlib.sha256(head.encode()).hexdigest() * 16)[:RECORD])
+    return ("\n".join(lines) + "\n").encode()
+
+
+class Broker:
+    """One lds-host with its Kafka listener, and what the test wrote to it."""
+
+    def __init__(self, broker_id):
+        self.server = lds_host_server.LdsHostServer(dir_sizes_mib=(64, 128, 256),
+                                                    broker_id=broker_id, strategy="partition")
+        self.written = {}  # (topic, partition) -> sha256 of the values, in order
+
+    def lds(self, *args, timeout=60):
+        r = self.server.client(*args, timeout=timeout)
+        if r.returncode != 0:
+            raise AssertionError("lds-host %s failed (%d): %s%s" % (
+                " ".join(map(str, args)), r.returncode, r.stdout, r.stderr))
+        return r.stdout
+
+    def log_dirs(self):
+        """[{logDir, totalBytes, usableBytes, isCordoned, partitions: {name: (size, future)}}]"""
+        out = json.loads(self.lds("describe", "--json"))
+        dirs = []
+        for d in out["brokers"][0]["logDirs"]:
+            dirs.append({"logDir": d["logDir"], "total": d["totalBytes"],
+                         "usable": d["usableBytes"], "cordoned": d["isCordoned"],
+                         "partitions": {p["partition"]: (p["size"], p["isFuture"])
+                                        for p in d["partitions"]}})
+        return dirs
+
+    def where(self):
+        """{partition name: log dir} of the current replicas."""
+        return {name: d["logDir"] for d in self.log_dirs()
+                for name, (_, future) in d["partitions"].items() if not future}
+
+    def futures(self):
+        return {name for d in self.log_dirs() for name, (_, future) in d["partitions"].items()
+                if future}
+
+    def spread(self):
+        fills = [100.0 * (d["total"] - d["usable"]) / d["total"] for d in self.log_dirs()
+                 if not d["cordoned"]]
+        return max(fills) - min(fills)
+
+    def produce(self, topic, partition, data):
+        subprocess.run(["kcat", "-P", "-b", self.server.bootstrap, "-t", topic,
+                        "-p", str(partition), "-X", "queue.buffering.max.ms=5"],
+                       input=data, check=True, timeout=120, capture_output=True)
+        h = self.written.setdefault((topic, partition), hashlib.sha256())
+        h.update(data)
+
+    def read_back(self, topic, partition):
+        r = subprocess.run(["kcat", "-C", "-b", self.server.bootstrap, "-t", topic,
+                            "-p", str(partition), "-o", "beginning", "-e", "-q", "-f", "%s\n"],
+                           check=True, timeout=120, capture_output=True)
+        return hashlib.sha256(r.stdout).hexdigest()
+
+    def skew(self, topic, partitions, per_partition_bytes, seed):
+        """Creates `topic` (the partition strategy spreads it over the three dirs) and writes
+        `per_partition_bytes` into each of its partitions on the smallest dir."""
+        self.lds("create", "--topic", topic, "--partitions", str(partitions))
+        small = self.log_dirs()[0]["logDir"]
+        data = records(seed, per_partition_bytes // (RECORD + 1))
+        for name, d in self.where().items():
+            t, _, p = name.rpartition("-")
+            if t == topic and d == small:
+                self.produce(topic, int(p), data)
+
+
+class ClusterBalancerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        why = lds_host_server.skip_reason() or real_kafka.use_private_mount_namespace()
+        if why:
+            raise unittest.SkipTest(why)
+        cls.tmp = tempfile.mkdtemp(prefix="lds-cluster-test-")
+        cls.brokers = []
+        try:
+            for broker_id in (1, 2):
+                b = Broker(broker_id)
+                b.server.start()
+                cls.brokers.append(b)
+            # 30 partitions, 10 per dir; 3.4 MiB into each on the 64 MiB dir: 53% there, 0 on
+            # the others.
+            for b in cls.brokers:
+                b.skew("skewed", 30, 3400 * 1024, "s%d" % b.server.broker_id)
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        for b in getattr(cls, "brokers", []):
+            b.server.stop()
+        import shutil
+        shutil.rmtree(getattr(cls, "tmp", "/nonexistent"), ignore_errors=True)
+
+    @property
+    def bootstrap(self):
+        return ",".join(b.server.bootstrap for b in self.brokers)
+
+    def balance(self, *args, timeout=300, check=True):
+        r = subprocess.run([lds_host_server.default_executable(), "balance",
+                            "--bootstrap-server", self.bootstrap,
+                            "--plugin-dir", lds_host_server.default_plugin_dir()] + list(args),
+                           capture_output=True, text=True, timeout=timeout,
+                           stdin=subprocess.DEVNULL)
+        if check and r.returncode != 0:
+            raise AssertionError("balance %s failed (%d):\n%s%s" % (
+                " ".join(args), r.returncode, r.stdout, r.stderr))
+        return r
+
+    def assert_every_record_reads_back(self):
+        for b in self.brokers:
+            for (topic, partition), h in b.written.items():
+                self.assertEqual(b.read_back(topic, partition), h.hexdigest(),
+                                 "broker %d %s-%d" % (b.server.broker_id, topic, partition))
+
+    def test_1_plan_moves_nothing_and_stays_near_the_lower_bound(self):
+        before = [b.where() for b in self.brokers]
+        plan = json.loads(self.balance("--plan", "--json").stdout)
+        self.assertEqual([b["id"] for b in plan["brokers"]], [1, 2])
+        for b in plan["brokers"]:
+            self.assertGreater(b["spreadPercentBefore"], 40, b)
+            self.assertLessEqual(b["spreadPercentAfter"], THRESHOLD / 2 + 1e-9, b)
+            self.assertTrue(b["moves"], b)
+            self.assertGreater(b["lowerBoundBytes"], 0)
+            self.assertLessEqual(b["plannedBytes"], 1.25 * b["lowerBoundBytes"], b)
+        self.assertLessEqual(plan["plannedBytes"], 1.25 * plan["lowerBoundBytes"])
+        text = self.balance("--plan").stdout
+        self.assertIn("Broker 1 (", text)
+        self.assertRegex(text, r"Cluster: 2 brokers, \d+ moves, .* against a lower bound of ")
+        self.assertEqual([b.where() for b in self.brokers], before, "--plan moved something")
+        self.assertEqual([b.futures() for b in self.brokers], [set(), set()])
+
+    def test_2_execute_reaches_the_band_and_keeps_every_record(self):
+        r = self.balance("--execute", "--throttle", "64MiB", "--poll-ms", "200",
+                         "--timeout", "240")
+        self.assertRegex(r.stdout, r"Broker 1: moving skewed-\d+ \(")
+        self.assertRegex(r.stdout, r"Broker 2 moved skewed-\d+ \(")
+        self.assertIn("replica.alter.log.dirs.io.max.bytes.per.second set to 67108864", r.stdout)
+        self.assertIn("replica.alter.log.dirs.io.max.bytes.per.second deleted", r.stdout)
+        for b in self.brokers:
+            self.assertLessEqual(b.spread(), THRESHOLD / 2 + 0.5, b.log_dirs())
+            self.assertEqual(b.futures(), set())
+            self.assertNotIn("replica.alter.log.dirs.io.max.bytes.per.second",
+                             b.lds("configs", "--describe"))
+        self.assert_every_record_reads_back()
+        # Level already: a second run moves nothing.
+        again = self.balance("--execute", "--poll-ms", "200", "--timeout", "60")
+        self.assertNotIn("moving", again.stdout)
+
+    def test_3_daemon_killed_mid_move_adopts_it_after_restart(self):
+        b = self.brokers[0]
+        b.skew("hot", 30, 2 * MIB, "h")
+        logs = [os.path.join(self.tmp, "daemon-%d.log" % i) for i in (1, 2)]
+        args = [lds_host_server.default_executable(), "balance", "--daemon",
+                "--bootstrap-server", self.bootstrap,
+                "--plugin-dir", lds_host_server.default_plugin_dir(),
+                "--throttle", "2MiB", "--interval", "1", "--poll-ms", "200"]
+
+        def start(log):
+            with open(log, "wb") as out:
+                return subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL)
+
+        daemon = start(logs[0])
+        try:
+            real_kafka.wait_for("a move in flight on broker 1", lambda: b.futures(), timeout=60)
+        finally:
+            daemon.kill()
+            daemon.wait()
+        in_flight = b.futures()
+        self.assertTrue(in_flight)
+        daemon = start(logs[1])
+        try:
+            def level():
+                text = open(logs[1]).read()
+                rounds = re.findall(r"Round \d+: .*", text)
+                return rounds and "0 moves in flight" in rounds[-1] and \
+                    "0 outside the band" in rounds[-1]
+            real_kafka.wait_for("the daemon to level the cluster", level, timeout=180)
+        finally:
+            daemon.send_signal(signal.SIGTERM)
+            self.assertEqual(daemon.wait(timeout=30), 0)
+        first, second = (open(p).read() for p in logs)
+        for name in in_flight:
+            self.assertIn("has a move of %s in flight" % name, second)
+            self.assertNotIn("moving %s " % name, second)
+        started = re.findall(r"Broker (\d+): moving (\S+) ", first + second)
+        self.assertEqual(len(started), len(set(started)), "a move started twice: %s" % started)
+        self.assertIn("Stopped; any move in flight goes on in its broker.", second)
+        for broker in self.brokers:
+            self.assertLessEqual(broker.spread(), THRESHOLD / 2 + 0.5, broker.log_dirs())
+            self.assertEqual(broker.futures(), set())
+            self.assertNotIn("replica.alter.log.dirs.io.max.bytes.per.second",
+                             broker.lds("configs", "--describe"))
+        self.assert_every_record_reads_back()
+
+    def test_4_a_cordoned_dir_is_drained_and_takes_nothing_new(self):
+        b = self.brokers[1]
+        largest = b.log_dirs()[2]["logDir"]
+        self.assertTrue(b.log_dirs()[2]["partitions"])
+        subprocess.run([lds_host_server.default_executable(), "configs", "--bootstrap-server",
+                        b.server.bootstrap, "--entity-type", "brokers", "--entity-name", "2",
+                        "--alter", "--add-config", "cordoned.log.dirs=" + largest],
+                       check=True, capture_output=True, timeout=60)
+        r = self.balance("--execute", "--poll-ms", "200", "--timeout", "240")
+        self.assertIn("drain of cordoned " + largest, r.stdout)
+        dirs = b.log_dirs()
+        self.assertEqual(dirs[2]["partitions"], {})
+        moved_to = re.findall(r"Broker 2: moving \S+ \(.*?\) from \S+ to (\S+):", r.stdout)
+        self.assertNotIn(largest, moved_to)
+        b.lds("create", "--topic", "after-cordon", "--partitions", "6")
+        self.assertNotIn(largest, [d for n, d in b.where().items()
+                                   if n.startswith("after-cordon-")])
+        self.assert_every_record_reads_back()
+
+    def test_5_drain_empties_one_dir_of_one_broker(self):
+        b = self.brokers[0]
+        middle = b.log_dirs()[1]["logDir"]
+        r = subprocess.run([lds_host_server.default_executable(), "drain", "--bootstrap-server",
+                            self.bootstrap, "--broker", "1", "--dir", middle,
+                            "--plugin-dir", lds_host_server.default_plugin_dir(),
+                            "--poll-ms", "200", "--timeout", "240"],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Drained %s on broker 1." % middle, r.stdout)
+        dirs = b.log_dirs()
+        self.assertEqual(dirs[1]["partitions"], {})
+        self.assertTrue(dirs[1]["cordoned"])
+        self.assertNotIn("Broker 2: moving", r.stdout)
+        self.assert_every_record_reads_back()
+        # A drain that cannot fit: the 256 MiB dir's data does not go into the 64 MiB one.
+        b.lds("produce", "--topic", "skewed", "--partition",
+              next(int(n.rpartition("-")[2]) for n, d in b.where().items()
+                   if d == dirs[2]["logDir"] and n.startswith("skewed-")), "--bytes", "70MiB")
+        refused = subprocess.run([lds_host_server.default_executable(), "drain",
+                                  "--bootstrap-server", self.bootstrap, "--broker", "1",
+                                  "--dir", dirs[2]["logDir"],
+                                  "--plugin-dir", lds_host_server.default_plugin_dir()],
+                                 capture_output=True, text=True, timeout=120)
+        self.assertEqual(refused.returncode, 1, refused.stdout + refused.stderr)
+        self.assertIn("is refused", refused.stderr)
+        self.assertFalse(b.log_dirs()[2]["cordoned"], "a refused drain cordoned its dir")
+
+    def test_0_faults_get_one_sentence(self):
+        lds = lds_host_server.default_executable()
+        # A dead address beside a live one: the live one is enough.
+        dead = "127.0.0.1:%d" % real_kafka.free_port()
+        r = subprocess.run([lds, "balance", "--bootstrap-server",
+                            dead + "," + self.brokers[0].server.bootstrap, "--plan",
+                            "--plugin-dir", lds_host_server.default_plugin_dir()],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Broker 1 (", r.stdout)
+        # Only dead addresses.
+        r = subprocess.run([lds, "balance", "--bootstrap-server", dead, "--plan",
+                            "--plugin-dir", lds_host_server.default_plugin_dir()],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no Kafka listener answers at " + dead, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        # A listener that accepts and never answers: request.timeout.ms bounds the wait.
+        config = os.path.join(self.tmp, "client.properties")
+        with open(config, "w") as f:
+            f.write("# a client config\nrequest.timeout.ms=1500\nclient.id=test\n")
+        hung = socket.socket()
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(4)
+        try:
+            began = time.monotonic()
+            r = subprocess.run([lds, "balance", "--bootstrap-server",
+                                "127.0.0.1:%d" % hung.getsockname()[1], "--plan",
+                                "--command-config", config,
+                                "--plugin-dir", lds_host_server.default_plugin_dir()],
+                               capture_output=True, text=True, timeout=60)
+            self.assertLess(time.monotonic() - began, 30)
+        finally:
+            hung.close()
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("did not answer within 1500 ms", r.stderr)
+        # TLS asked for: refused, naming the file and the key.
+        with open(config, "w") as f:
+            f.write("security.protocol=SSL\n")
+        r = subprocess.run([lds, "balance", "--bootstrap-server", self.bootstrap, "--plan",
+                            "--command-config", config], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(config + ": security.protocol=SSL is not spoken here", r.stderr)
+        # A strategy that is not there.
+        r = subprocess.run([lds, "balance", "--bootstrap-server", self.bootstrap, "--plan",
+                            "--strategy", "nosuch"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("liblds_nosuch.so", r.stderr)
+        # --daemon without --bootstrap-server, --status with it.
+        r = subprocess.run([lds, "balance", "--daemon", "--socket", "/nonexistent"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("needs --bootstrap-server", r.stderr)
+        r = subprocess.run([lds, "balance", "--status", "--bootstrap-server", self.bootstrap],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--status and --cancel are for one broker", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
