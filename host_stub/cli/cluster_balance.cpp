@@ -118,10 +118,14 @@ json plan_json(const cluster::ClusterRound& round) {
     }
     json dirs = json::array();
     for (size_t i = 0; i < p.dirs.size(); ++i) {
+      const BalanceDir& d = b.model.dirs[i];
       dirs.push_back({{"logDir", p.dirs[i].path},
+                      {"totalBytes", d.total_bytes},
+                      {"usableBytes", d.free_bytes + d.reserved_bytes},
+                      {"replicaBytes", d.used_bytes},
                       {"eligible", p.dirs[i].eligible},
-                      {"cordoned", b.model.dirs[i].cordoned},
-                      {"online", b.model.dirs[i].online},
+                      {"cordoned", d.cordoned},
+                      {"online", d.online},
                       {"fillPercentBefore", p.dirs[i].before_percent},
                       {"fillPercentAfter", p.dirs[i].after_percent}});
     }
@@ -238,6 +242,7 @@ int run_until_settled(cluster::ClusterBalancer& balancer, const ClusterArgs& arg
     }
     std::fflush(stdout);
     if (!round.brokers.empty() && round.settled()) {
+      for (const std::string& line : balancer.totals()) std::printf("%s\n", line.c_str());
       int rc = kExitOk;
       for (const cluster::BrokerRound& b : round.brokers) {
         if (!drain_dir.empty()) {
@@ -291,6 +296,9 @@ int run_daemon(cluster::ClusterBalancer& balancer, const ClusterArgs& args) {
     }
     std::fflush(stdout);
     nap(busy ? args.poll_ms : args.interval_seconds * 1000);
+  }
+  for (const std::string& line : balancer.totals()) {
+    std::printf("%s %s\n", now_text().c_str(), line.c_str());
   }
   std::printf("%s Stopped; any move in flight goes on in its broker.\n", now_text().c_str());
   return kExitOk;

@@ -2,6 +2,7 @@
 #include "cluster/cluster_balancer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "cluster/cluster_ranker.h"
@@ -24,6 +25,12 @@ int64_t now_ms() {
 }
 
 std::string broker_name(int32_t id) { return "Broker " + std::to_string(id); }
+
+std::string seconds_text(int64_t ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(ms) / 1000);
+  return buf;
+}
 
 const BalancePartition* find_partition(const BalanceModel& model, const TopicPartition& tp) {
   return model.find(tp);
@@ -150,6 +157,7 @@ BrokerRound ClusterBalancer::broker_round(const BrokerAddress& b, bool act, int6
     }
   }
   r.settled = r.in_flight == 0 && r.started == 0;
+  if (act) s.was_moving = r.in_flight > 0;
   return r;
 }
 
@@ -167,6 +175,8 @@ void ClusterBalancer::note_ended_moves(BrokerState& s, const BrokerView& v, Brok
   s.copied.clear();
   for (const auto& [tp, f] : v.futures) s.copied[tp] = f.copied;
   s.copied_at_ms = now;
+  if (s.was_moving && s.last_read_ms > 0) s.moving_ms += now - s.last_read_ms;
+  s.last_read_ms = now;
 
   for (auto it = s.started.begin(); it != s.started.end();) {
     const TopicPartition& tp = it->first;
@@ -179,8 +189,14 @@ void ClusterBalancer::note_ended_moves(BrokerState& s, const BrokerView& v, Brok
     const int to = v.dir_index(m.to_path);
     if (p != nullptr && to >= 0 && p->dir == static_cast<uint32_t>(to)) {
       ++r.finished;
+      // Seen from outside, between two reads: an upper bound on the time it took.
+      const int64_t took_ms = std::max<int64_t>(1, now - m.since_ms);
+      const uint64_t copied = p->size - std::min(p->size, m.copied_since);
+      ++s.moves_done;
+      s.moved_bytes += copied;
       log_(broker_name(v.id) + " moved " + tp.str() + " (" + format_byte_size(p->size) + ") from " +
-           m.from_path + " to " + m.to_path + ".");
+           m.from_path + " to " + m.to_path + " in " + seconds_text(took_ms) + " s (" +
+           format_byte_size(copied * 1000 / static_cast<uint64_t>(took_ms)) + "/s).");
     } else if (p != nullptr && to >= 0) {
       const std::string why = "its move to " + m.to_path + " ended with the replica still in " +
                               v.model.dirs[p->dir].path;
@@ -196,7 +212,8 @@ void ClusterBalancer::note_ended_moves(BrokerState& s, const BrokerView& v, Brok
   }
   for (const auto& [tp, f] : v.futures) {
     if (s.started.count(tp) > 0) continue;
-    s.started[tp] = {f.from, f.to, v.model.dirs[f.from].path, v.model.dirs[f.to].path, f.size};
+    StartedMove& m = s.started[tp];
+    m = {f.from, f.to, v.model.dirs[f.from].path, v.model.dirs[f.to].path, f.size, now, f.copied};
     s.last_moved[tp] = now;
     log_(broker_name(v.id) + " has a move of " + tp.str() + " in flight from " +
          v.model.dirs[f.from].path + " to " + v.model.dirs[f.to].path + " (" +
@@ -314,7 +331,7 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
     const std::string& from = v.model.dirs[m->from].path;
     const std::string& to = v.model.dirs[m->to].path;
     if (code && *code == 0) {
-      s.started[m->tp] = {m->from, m->to, from, to, m->bytes};
+      s.started[m->tp] = {m->from, m->to, from, to, m->bytes, now, 0};
       s.last_moved[m->tp] = now;
       ++r.started;
       log_(broker_name(v.id) + ": moving " + m->tp.str() + " (" + format_byte_size(m->bytes) +
@@ -386,6 +403,19 @@ void ClusterBalancer::cordon(int32_t id, const std::string& dir) {
   }
   log_(broker_name(id) + ": " + dir + " added to cordoned.log.dirs, so no new replica lands " +
        "there while it drains.");
+}
+
+std::vector<std::string> ClusterBalancer::totals() const {
+  std::vector<std::string> out;
+  for (const auto& [id, s] : brokers_) {
+    if (s.moves_done == 0) continue;
+    const int64_t ms = std::max<int64_t>(1, s.moving_ms);
+    out.push_back(broker_name(id) + ": " + std::to_string(s.moves_done) + " moves, " +
+                  format_byte_size(s.moved_bytes) + " copied in " + seconds_text(ms) +
+                  " s of moving (" +
+                  format_byte_size(s.moved_bytes * 1000 / static_cast<uint64_t>(ms)) + "/s)");
+  }
+  return out;
 }
 
 void ClusterBalancer::clear_throttles() {

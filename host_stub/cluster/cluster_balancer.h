@@ -89,6 +89,9 @@ class ClusterBalancer {
   ClusterRound round();
   // Deletes the throttle this balancer set on each broker it still holds one on.
   void clear_throttles();
+  // One line per broker that moved something since this balancer started: "Broker 1: 21 moves,
+  // 37.4 MiB copied in 18.2 s of moving (2.0 MiB/s)".
+  std::vector<std::string> totals() const;
   // Adds `dir` to broker `id`'s cordoned.log.dirs (IncrementalAlterConfigs APPEND, KIP-1066), so
   // no new replica lands there. Throws std::runtime_error with the broker's refusal.
   void cordon(int32_t id, const std::string& dir);
@@ -99,6 +102,8 @@ class ClusterBalancer {
     uint32_t to = 0;
     std::string from_path, to_path;
     uint64_t bytes = 0;
+    int64_t since_ms = 0;       // when it started, or was first seen in flight
+    uint64_t copied_since = 0;  // what its future replica held then
   };
   struct BrokerState {
     bool balancing = false;  // the band was not reached yet: hysteresis
@@ -107,6 +112,13 @@ class ClusterBalancer {
     std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved;
     std::unordered_map<TopicPartition, uint64_t, TopicPartitionHash> copied;
     int64_t copied_at_ms = 0;
+    // What it moved since this process started, and how long it had moves in flight: the copy
+    // rate the throttle allowed, seen from outside.
+    uint64_t moves_done = 0;
+    uint64_t moved_bytes = 0;
+    int64_t moving_ms = 0;
+    int64_t last_read_ms = 0;
+    bool was_moving = false;
     BlockedMoves blocked;
     std::unique_ptr<kafka::KafkaClient> client;
   };
