@@ -26,6 +26,11 @@ int64_t now_ms() {
 
 std::string broker_name(int32_t id) { return "Broker " + std::to_string(id); }
 
+// "1 broker", "3 brokers".
+std::string count_text(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string seconds_text(int64_t ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(ms) / 1000);
@@ -69,10 +74,9 @@ std::string ClusterRound::summary() const {
       widest_broker = b.id;
     }
   }
-  std::string s =
-      "Round " + std::to_string(number) + ": " + std::to_string(brokers.size()) + " brokers";
+  std::string s = "Round " + std::to_string(number) + ": " + count_text(brokers.size(), "broker");
   if (unreadable > 0) s += " (" + std::to_string(unreadable) + " unreadable)";
-  s += ", " + std::to_string(in_flight) + " moves in flight (" + std::to_string(started) +
+  s += ", " + count_text(in_flight, "move") + " in flight (" + std::to_string(started) +
        " started, " + std::to_string(finished) + " finished)";
   if (copy_rate > 0) s += ", copying at up to " + format_byte_size(copy_rate) + "/s per broker";
   if (widest_broker >= 0) {

@@ -292,6 +292,39 @@ class ClusterBalancerTest(unittest.TestCase):
         self.assertIn("is refused", refused.stderr)
         self.assertFalse(b.log_dirs()[2]["cordoned"], "a refused drain cordoned its dir")
 
+    def test_6_daemon_outlives_a_hung_broker(self):
+        # Broker 2 stops answering (SIGSTOP) under a daemon with request.timeout.ms=1000: the
+        # daemon goes on with broker 1, then finds broker 2 again once it answers.
+        config = os.path.join(self.tmp, "hung.properties")
+        with open(config, "w") as f:
+            f.write("request.timeout.ms=1000\n")
+        log = os.path.join(self.tmp, "daemon-hung.log")
+        with open(log, "wb") as out:
+            daemon = subprocess.Popen(
+                [lds_host_server.default_executable(), "balance", "--daemon",
+                 "--bootstrap-server", self.bootstrap, "--command-config", config,
+                 "--plugin-dir", lds_host_server.default_plugin_dir(), "--interval", "1"],
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        hung = self.brokers[1].server.pid()
+        try:
+            def rounds(text):
+                with open(log) as f:
+                    return len(re.findall(text, f.read()))
+            real_kafka.wait_for("a round of 2 brokers", lambda: rounds(r"Round \d+: 2 brokers"))
+            os.kill(hung, signal.SIGSTOP)
+            try:
+                real_kafka.wait_for("rounds without broker 2",
+                                    lambda: rounds(r"Round \d+: 1 broker,") >= 2, timeout=60)
+            finally:
+                os.kill(hung, signal.SIGCONT)
+            seen = rounds(r"Round \d+: 2 brokers")
+            real_kafka.wait_for("broker 2 back", lambda: rounds(r"Round \d+: 2 brokers") > seen,
+                                timeout=60)
+            self.assertIsNone(daemon.poll())
+        finally:
+            daemon.send_signal(signal.SIGTERM)
+            self.assertEqual(daemon.wait(timeout=30), 0)
+
     def test_0_faults_get_one_sentence(self):
         lds = lds_host_server.default_executable()
         # A dead address beside a live one: the live one is enough.
