@@ -3,6 +3,7 @@
 // drain.
 #include "cli/cluster_balance.h"
 
+#include <algorithm>
 #include <csignal>
 #include <ctime>
 #include <fstream>
@@ -116,9 +117,12 @@ json plan_json(const cluster::ClusterRound& round) {
                        {"bytes", m.bytes},
                        {"reason", m.reason}});
     }
+    std::vector<std::vector<std::string>> replicas(b.model.dirs.size());
+    for (const BalancePartition& r : b.model.partitions) replicas[r.dir].push_back(r.tp.str());
     json dirs = json::array();
     for (size_t i = 0; i < p.dirs.size(); ++i) {
       const BalanceDir& d = b.model.dirs[i];
+      std::sort(replicas[i].begin(), replicas[i].end());
       dirs.push_back({{"logDir", p.dirs[i].path},
                       {"totalBytes", d.total_bytes},
                       {"usableBytes", d.free_bytes + d.reserved_bytes},
@@ -127,7 +131,8 @@ json plan_json(const cluster::ClusterRound& round) {
                       {"cordoned", d.cordoned},
                       {"online", d.online},
                       {"fillPercentBefore", p.dirs[i].before_percent},
-                      {"fillPercentAfter", p.dirs[i].after_percent}});
+                      {"fillPercentAfter", p.dirs[i].after_percent},
+                      {"replicas", replicas[i]}});
     }
     broker.update({{"idealFillPercent", p.ideal_percent},
                    {"thresholdPercent", p.threshold_percent},

@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 
+#include "core/balance_model.h"
+
 namespace lds::cluster {
 
 std::shared_ptr<const LoadedStrategy> load_cluster_strategy(
@@ -58,17 +60,7 @@ RankDestinations cluster_ranker(StrategySlot& slot, const BalanceModel& model) {
       dirs.push_back(x);
       dir_of.push_back(c.dir);
     }
-    if (dirs.empty()) return {};
-    std::vector<uint32_t> order(dirs.size());
-    const lds_request request{sizeof(lds_request), p.tp.partition, p.tp.topic.c_str(), p.size,
-                              static_cast<uint64_t>(p.bytes_in_per_sec)};
-    const RankOutcome outcome = slot.rank(request, dirs, order, LDS_RANK_MOVE);
-    std::vector<uint32_t> out;
-    if (outcome.status != LDS_OK) return out;
-    for (uint32_t k = 0; k < outcome.order_len; ++k) {
-      if ((dirs[order[k]].flags & LDS_DIR_CORDONED) == 0) out.push_back(dir_of[order[k]]);
-    }
-    return out;
+    return rank_move_destinations(slot, p, dirs, dir_of);
   };
 }
 

@@ -117,20 +117,25 @@ RankDestinations strategy_ranker(const LogManager& logs, StrategySlot& slot) {
         dir_of.push_back(c.dir);
       }
     }
-    if (dirs.empty()) return {};
-    std::vector<uint32_t> order(dirs.size());
-    // The partition brings its own append rate to its destination (ABI 1.1).
-    const lds_request request{sizeof(lds_request), p.tp.partition, p.tp.topic.c_str(), p.size,
-                              static_cast<uint64_t>(p.bytes_in_per_sec)};
-    const RankOutcome outcome = slot.rank(request, dirs, order, LDS_RANK_MOVE);
-    std::vector<uint32_t> out;
-    if (outcome.status != LDS_OK) return out;
-    for (uint32_t k = 0; k < outcome.order_len; ++k) {
-      // Cordons are the host's guarantee, whatever the strategy.
-      if ((dirs[order[k]].flags & LDS_DIR_CORDONED) == 0) out.push_back(dir_of[order[k]]);
-    }
-    return out;
+    return rank_move_destinations(slot, p, dirs, dir_of);
   };
+}
+
+std::vector<uint32_t> rank_move_destinations(StrategySlot& slot, const BalancePartition& p,
+                                             std::span<const lds_dir> dirs,
+                                             std::span<const uint32_t> dir_of) {
+  if (dirs.empty()) return {};
+  std::vector<uint32_t> order(dirs.size());
+  // The partition brings its own append rate to its destination (ABI 1.1).
+  const lds_request request{sizeof(lds_request), p.tp.partition, p.tp.topic.c_str(), p.size,
+                            static_cast<uint64_t>(p.bytes_in_per_sec)};
+  const RankOutcome outcome = slot.rank(request, dirs, order, LDS_RANK_MOVE);
+  std::vector<uint32_t> out;
+  if (outcome.status != LDS_OK) return out;
+  for (uint32_t k = 0; k < outcome.order_len; ++k) {
+    if ((dirs[order[k]].flags & LDS_DIR_CORDONED) == 0) out.push_back(dir_of[order[k]]);
+  }
+  return out;
 }
 
 }  // namespace lds

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -49,6 +50,14 @@ BalanceSnapshot balance_snapshot(
     const LogManager& logs,
     const std::unordered_map<TopicPartition, int64_t, TopicPartitionHash>& last_moved,
     const PartitionRate& rate);
+
+// Ranks `dirs` (candidates as the plan projects them; dir_of[k] is dirs[k]'s model dir) for
+// moving `p` with `slot`'s active strategy (LDS_RANK_MOVE, the partition's size and append rate in
+// the request) and returns the model dirs, best first. Cordoned dirs are left out whatever the
+// strategy answers: cordons are the host's guarantee.
+std::vector<uint32_t> rank_move_destinations(StrategySlot& slot, const BalancePartition& p,
+                                             std::span<const lds_dir> dirs,
+                                             std::span<const uint32_t> dir_of);
 
 // Ranks destination candidates through `slot`'s active strategy (with its per-call fallback), each
 // candidate's space as the plan projects it; cordoned directories are never returned.
