@@ -234,13 +234,32 @@ int run_until_settled(cluster::ClusterBalancer& balancer, const ClusterArgs& arg
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(args.timeout_seconds);
   RoundLines lines;
+  // Rounds in a row that could not go on: no broker answered, or only unreadable brokers were
+  // left with anything to do. Past kGiveUpRounds the run ends with the last reason.
+  static constexpr int kGiveUpRounds = 5;
+  int stuck = 0;
+  bool answered = false;
   for (;;) {
     cluster::ClusterRound round;
+    std::string problem;
     try {
       round = balancer.round();
+      answered = true;
     } catch (const std::exception& e) {
-      std::printf("%s\n", e.what());
-      round = {};
+      if (!answered) throw;  // nothing answers at all: a connection error, exit 2
+      problem = e.what();
+      std::printf("%s\n", problem.c_str());
+    }
+    for (const cluster::BrokerRound& b : round.brokers) {
+      if (!b.error.empty()) problem = "broker " + std::to_string(b.id) + ": " + b.error;
+    }
+    const bool others_idle =
+        std::all_of(round.brokers.begin(), round.brokers.end(),
+                    [](const cluster::BrokerRound& b) { return !b.error.empty() || b.settled; });
+    stuck = !problem.empty() && others_idle ? stuck + 1 : 0;
+    if (stuck >= kGiveUpRounds) {
+      std::cerr << "lds-host: gave up after " << kGiveUpRounds << " rounds: " << problem << "\n";
+      return kExitRefused;
     }
     if (!round.brokers.empty() && (lines.wanted(round) || round.settled())) {
       std::printf("%s\n", round.summary().c_str());

@@ -152,7 +152,6 @@ BrokerRound ClusterBalancer::broker_round(const BrokerAddress& b, bool act, int6
   if (act) {
     try {
       start_moves(s, view, r, now);
-      if (r.in_flight == 0 && r.started == 0 && s.throttle_set) set_throttle(s, b.id, false);
     } catch (const std::exception& e) {
       s.client.reset();
       r.error = e.what();
@@ -161,6 +160,18 @@ BrokerRound ClusterBalancer::broker_round(const BrokerAddress& b, bool act, int6
     }
   }
   r.settled = r.in_flight == 0 && r.started == 0;
+  if (act && r.settled && s.throttle_set) {
+    try {
+      set_throttle(s, b.id, false);
+    } catch (const std::exception& e) {
+      // Left for the operator rather than retried forever: the moves are done.
+      s.client.reset();
+      s.throttle_set = false;
+      log_(broker_name(b.id) + ": " + kThrottleKey + " could not be deleted (" + e.what() +
+           "); delete it with kafka-configs --entity-type brokers --entity-name " +
+           std::to_string(b.id) + " --alter --delete-config " + kThrottleKey + ".");
+    }
+  }
   if (act) s.was_moving = r.in_flight > 0;
   return r;
 }
@@ -301,7 +312,17 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
     }
     return;
   }
-  if (settings_.throttle_bytes_per_sec && !s.throttle_set) set_throttle(s, v.id, true);
+  if (settings_.throttle_bytes_per_sec && !s.throttle_set) {
+    try {
+      set_throttle(s, v.id, true);
+    } catch (const std::exception& e) {
+      // No move starts unthrottled when a throttle was asked for.
+      s.client.reset();
+      r.waiting = e.what();
+      log_(broker_name(v.id) + ": no move starts: " + r.waiting);
+      return;
+    }
+  }
 
   kafka::KafkaClient& client = *s.client;
   kafka::AlterReplicaLogDirsRequest request;

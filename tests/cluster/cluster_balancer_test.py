@@ -343,6 +343,11 @@ class ClusterBalancerTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("no Kafka listener answers at " + dead, r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = subprocess.run([lds, "balance", "--bootstrap-server", dead, "--execute",
+                            "--plugin-dir", lds_host_server.default_plugin_dir()],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no Kafka listener answers at " + dead, r.stderr)
         # A listener that accepts and never answers: request.timeout.ms bounds the wait.
         config = os.path.join(self.tmp, "client.properties")
         with open(config, "w") as f:
