@@ -37,10 +37,6 @@ std::string seconds_text(int64_t ms) {
   return buf;
 }
 
-const BalancePartition* find_partition(const BalanceModel& model, const TopicPartition& tp) {
-  return model.find(tp);
-}
-
 }  // namespace
 
 bool ClusterRound::settled() const {
@@ -56,7 +52,6 @@ bool ClusterRound::eventful() const {
 
 std::string ClusterRound::summary() const {
   size_t unreadable = 0, in_flight = 0, started = 0, finished = 0, outside = 0;
-  uint64_t copy_rate = 0;
   double widest = 0;
   int32_t widest_broker = -1;
   for (const BrokerRound& b : brokers) {
@@ -68,7 +63,6 @@ std::string ClusterRound::summary() const {
     started += b.started;
     finished += b.finished;
     if (!b.within_band) ++outside;
-    copy_rate = std::max(copy_rate, b.copy_bytes_per_sec);
     if (widest_broker < 0 || b.plan.spread_before_percent > widest) {
       widest = b.plan.spread_before_percent;
       widest_broker = b.id;
@@ -78,7 +72,6 @@ std::string ClusterRound::summary() const {
   if (unreadable > 0) s += " (" + std::to_string(unreadable) + " unreadable)";
   s += ", " + count_text(in_flight, "move") + " in flight (" + std::to_string(started) +
        " started, " + std::to_string(finished) + " finished)";
-  if (copy_rate > 0) s += ", copying at up to " + format_byte_size(copy_rate) + "/s per broker";
   if (widest_broker >= 0) {
     s += ", widest spread " + percent_text(widest) + " points on broker " +
          std::to_string(widest_broker);
@@ -178,18 +171,6 @@ BrokerRound ClusterBalancer::broker_round(const BrokerAddress& b, bool act, int6
 
 void ClusterBalancer::note_ended_moves(BrokerState& s, const BrokerView& v, BrokerRound& r,
                                        int64_t now) {
-  // How fast the future replicas grew since the last round: the throttle, seen from outside.
-  uint64_t grown = 0;
-  for (const auto& [tp, f] : v.futures) {
-    const auto before = s.copied.find(tp);
-    if (before != s.copied.end() && f.copied > before->second) grown += f.copied - before->second;
-  }
-  if (s.copied_at_ms > 0 && now > s.copied_at_ms && !s.copied.empty()) {
-    r.copy_bytes_per_sec = grown * 1000 / static_cast<uint64_t>(now - s.copied_at_ms);
-  }
-  s.copied.clear();
-  for (const auto& [tp, f] : v.futures) s.copied[tp] = f.copied;
-  s.copied_at_ms = now;
   if (s.was_moving && s.last_read_ms > 0) s.moving_ms += now - s.last_read_ms;
   s.last_read_ms = now;
 
@@ -200,7 +181,7 @@ void ClusterBalancer::note_ended_moves(BrokerState& s, const BrokerView& v, Brok
       ++it;
       continue;
     }
-    const BalancePartition* p = find_partition(v.model, tp);
+    const BalancePartition* p = v.model.find(tp);
     const int to = v.dir_index(m.to_path);
     if (p != nullptr && to >= 0 && p->dir == static_cast<uint32_t>(to)) {
       ++r.finished;
@@ -232,9 +213,10 @@ void ClusterBalancer::note_ended_moves(BrokerState& s, const BrokerView& v, Brok
     s.last_moved[tp] = now;
     log_(broker_name(v.id) + " has a move of " + tp.str() + " in flight from " +
          v.model.dirs[f.from].path + " to " + v.model.dirs[f.to].path + " (" +
-         format_byte_size(f.copied) + " of " + format_byte_size(f.size) +
-         " copied): followed, not started again.");
-    if (settings_.throttle_bytes_per_sec) s.throttle_set = true;  // it may be ours: set it again
+         format_byte_size(f.copied) + " of " + format_byte_size(f.size) + " copied, " +
+         std::to_string(f.offset_lag) + " offsets behind): followed, not started again.");
+    // The throttle may be a killed run's: delete it when this broker is done.
+    if (settings_.throttle_bytes_per_sec) s.throttle_set = true;
   }
 }
 

@@ -9,8 +9,6 @@
 // passes. Nothing is kept on disk: after a restart the brokers' own state is the whole truth.
 #pragma once
 
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -57,9 +55,8 @@ struct BrokerRound {
   size_t in_flight = 0;     // moves in flight after the round
   size_t started = 0;
   size_t finished = 0;
-  uint64_t copy_bytes_per_sec = 0;  // how fast its future replicas grew since the last round
-  bool within_band = false;         // every eligible dir within the band now
-  bool settled = false;             // nothing in flight and nothing left that could start
+  bool within_band = false;  // every eligible dir within the band now
+  bool settled = false;      // nothing in flight and nothing left that could start
   // Why nothing can move when something should: a drain that does not fit, blocked moves.
   std::string waiting;
 };
@@ -70,8 +67,8 @@ struct ClusterRound {
   bool settled() const;
   // Whether it started, finished or failed to read anything: a round worth a line of the log.
   bool eventful() const;
-  // "Round 4: 3 brokers, 2 moves in flight (1 started, 1 finished), copying at up to 10 MiB/s
-  // per broker, widest spread 6.2 points on broker 2, 1 outside the band"
+  // "Round 4: 3 brokers, 2 moves in flight (1 started, 1 finished), widest spread 6.2 points on
+  // broker 2, 1 outside the band"
   std::string summary() const;
 };
 
@@ -110,8 +107,6 @@ class ClusterBalancer {
     bool throttle_set = false;
     std::unordered_map<TopicPartition, StartedMove, TopicPartitionHash> started;
     std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved;
-    std::unordered_map<TopicPartition, uint64_t, TopicPartitionHash> copied;
-    int64_t copied_at_ms = 0;
     // What it moved since this process started, and how long it had moves in flight: the copy
     // rate the throttle allowed, seen from outside.
     uint64_t moves_done = 0;

@@ -281,9 +281,10 @@ class ClusterBalancerTest(unittest.TestCase):
         self.assertNotIn("Broker 2: moving", r.stdout)
         self.assert_every_record_reads_back()
         # A drain that cannot fit: the 256 MiB dir's data does not go into the 64 MiB one.
-        b.lds("produce", "--topic", "skewed", "--partition",
-              next(int(n.rpartition("-")[2]) for n, d in b.where().items()
-                   if d == dirs[2]["logDir"] and n.startswith("skewed-")), "--bytes", "70MiB")
+        grown = next(int(n.rpartition("-")[2]) for n, d in b.where().items()
+                     if d == dirs[2]["logDir"] and n.startswith("skewed-"))
+        b.lds("produce", "--topic", "skewed", "--partition", grown, "--bytes", "70MiB")
+        del b.written[("skewed", grown)]  # its records are no longer only kcat's
         refused = subprocess.run([lds_host_server.default_executable(), "drain",
                                   "--bootstrap-server", self.bootstrap, "--broker", "1",
                                   "--dir", dirs[2]["logDir"],
@@ -326,6 +327,78 @@ class ClusterBalancerTest(unittest.TestCase):
             daemon.send_signal(signal.SIGTERM)
             self.assertEqual(daemon.wait(timeout=30), 0)
 
+    def test_7_a_partition_deleted_while_it_moves(self):
+        # A move started by hand (reassign) under a slow throttle, adopted by the daemon, then
+        # its topic deleted: the daemon says so and goes on; nothing of the topic is left.
+        b = self.brokers[0]
+        throttle = "replica.alter.log.dirs.io.max.bytes.per.second"
+        b.lds("configs", "--alter", "--add-config", throttle + "=262144")
+        log = os.path.join(self.tmp, "daemon-delete.log")
+        daemon = None
+        try:
+            b.lds("create", "--topic", "doomed", "--partitions", "1")
+            b.produce("doomed", 0, records("d", 3000))
+            del b.written[("doomed", 0)]
+            source = b.where()["doomed-0"]
+            dest = next(d["logDir"] for d in b.log_dirs()
+                        if d["logDir"] != source and not d["cordoned"])
+            plan = os.path.join(self.tmp, "doomed.json")
+            with open(plan, "w") as f:
+                json.dump({"version": 1, "partitions": [
+                    {"topic": "doomed", "partition": 0, "replicas": [1], "log_dirs": [dest]}]}, f)
+            b.lds("reassign", "--reassignment-json-file", plan)
+            real_kafka.wait_for("the move under way", lambda: "doomed-0" in b.futures())
+            with open(log, "wb") as out:
+                daemon = subprocess.Popen(
+                    [lds_host_server.default_executable(), "balance", "--daemon",
+                     "--bootstrap-server", self.bootstrap, "--interval", "1", "--poll-ms", "200",
+                     "--plugin-dir", lds_host_server.default_plugin_dir()],
+                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+            def logged(text):
+                with open(log) as f:
+                    return text in f.read()
+            real_kafka.wait_for("the move adopted",
+                                lambda: logged("has a move of doomed-0 in flight"), timeout=60)
+            b.lds("delete", "--topic", "doomed")
+            real_kafka.wait_for("the deletion seen", lambda: logged(
+                "doomed-0 is gone from the broker (deleted or reassigned) while it moved to " +
+                dest), timeout=60)
+            self.assertIsNone(daemon.poll())
+        finally:
+            if daemon is not None:
+                daemon.send_signal(signal.SIGTERM)
+                self.assertEqual(daemon.wait(timeout=30), 0)
+            b.lds("configs", "--alter", "--delete-config", throttle)
+        self.assertNotIn("doomed-0", b.where())
+        self.assertNotIn("doomed-0", b.futures())
+        self.assert_every_record_reads_back()
+
+    def test_8_a_dir_gone_read_only_is_left_alone(self):
+        # Broker 2's 64 MiB dir remounted read-only: lds-host takes it offline at its first
+        # write; the balancer then plans no move from or into it, and levels the rest.
+        b = self.brokers[1]
+        small = b.log_dirs()[0]["logDir"]
+        name = next(n for n, d in b.where().items() if d == small)
+        subprocess.run(["mount", "-o", "remount,ro", small], check=True)
+        r = b.server.client("produce", "--topic", name.rpartition("-")[0], "--partition",
+                            name.rpartition("-")[2], "--bytes", "64KiB")
+        self.assertNotEqual(r.returncode, 0, r.stdout)
+        plan = json.loads(self.balance("--plan", "--json").stdout)
+        dirs = {d["logDir"]: d for d in plan["brokers"][1]["logDirs"]}
+        self.assertFalse(dirs[small]["online"])
+        for m in plan["brokers"][1]["moves"]:
+            self.assertNotIn(small, (m["from"], m["to"]))
+        r = self.balance("--execute", "--poll-ms", "200", "--timeout", "120", check=False)
+        self.assertIn(r.returncode, (0, 1), r.stdout + r.stderr)
+        self.assertNotRegex(r.stdout, r"moving \S+ \(.*\) from %s " % re.escape(small))
+        self.assertNotRegex(r.stdout, r" to %s:" % re.escape(small))
+        # Still the broker's, unreadable where it was: nothing moved it.
+        listing = json.loads(b.lds("describe", "--json"))["brokers"][0]["logDirs"]
+        offline = next(d for d in listing if d["logDir"] == small)
+        self.assertIsNotNone(offline["error"])
+        self.assertIn(name, offline["unreadablePartitions"])
+
     def test_0_faults_get_one_sentence(self):
         lds = lds_host_server.default_executable()
         # A dead address beside a live one: the live one is enough.
@@ -367,6 +440,19 @@ class ClusterBalancerTest(unittest.TestCase):
             hung.close()
         self.assertEqual(r.returncode, 2)
         self.assertIn("did not answer within 1500 ms", r.stderr)
+        # A hand-edited client config: a line that is no KEY=VALUE, a timeout that is no number.
+        for text, message in (("request.timeout.ms=1500\nnot a property\n",
+                               config + " line 2 is not KEY=VALUE: 'not a property'."),
+                              ("request.timeout.ms=soon\n",
+                               config + ": request.timeout.ms=soon is not a positive number of "
+                               "milliseconds.")):
+            with open(config, "w") as f:
+                f.write(text)
+            r = subprocess.run([lds, "balance", "--bootstrap-server", self.bootstrap, "--plan",
+                                "--command-config", config], capture_output=True, text=True,
+                               timeout=60)
+            self.assertEqual(r.returncode, 2)
+            self.assertEqual(r.stderr.strip(), "lds-host: " + message)
         # TLS asked for: refused, naming the file and the key.
         with open(config, "w") as f:
             f.write("security.protocol=SSL\n")
