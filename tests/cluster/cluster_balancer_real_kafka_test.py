@@ -38,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 import lds_host_server  # noqa: E402
 import real_kafka  # noqa: E402
+import suite_main  # noqa: E402
 
 VERSION = "4.4.0"
 MIB = 1 << 20
@@ -80,13 +81,6 @@ class ClusterBalancerRealKafkaTest(unittest.TestCase):
         cls.cluster.stop()
         import shutil
         shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def setUp(self):
-        self.began = time.monotonic()
-
-    def tearDown(self):
-        print("(%s: %.1f s)" % (self.id().rpartition(".")[2], time.monotonic() - self.began),
-              flush=True)
 
     # -- helpers
 
@@ -412,11 +406,4 @@ class ClusterBalancerRealKafkaTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    why = skip_reason()
-    if why:
-        print("SKIP: " + why)
-        sys.exit(77)  # ctest's SKIP_RETURN_CODE
-    began = time.monotonic()
-    program = unittest.main(verbosity=2, exit=False)
-    sys.stderr.write("cluster_balancer_real_kafka_test: %.1f s\n" % (time.monotonic() - began))
-    sys.exit(0 if program.result.wasSuccessful() else 1)
+    suite_main.run("cluster_balancer_real_kafka_test", skip=skip_reason())

@@ -26,6 +26,7 @@ REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "support"))
 import lds_host_server  # noqa: E402
 import real_kafka  # noqa: E402
+import suite_main  # noqa: E402
 
 MIB = 1 << 20
 THRESHOLD = 10.0  # the balancer's default: the band is a spread of 5 points
@@ -478,4 +479,4 @@ class ClusterBalancerTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    suite_main.run("cluster_balancer_test")

@@ -68,6 +68,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import lds_host_server  # noqa: E402
 import real_kafka  # noqa: E402
+import suite_main  # noqa: E402
 
 VERSION = "4.4.0"
 BROKER_ID = 1
@@ -688,11 +689,4 @@ class KafkaToolsSideBySideTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    why = skip_reason()
-    if why:
-        print("SKIP: " + why)
-        sys.exit(77)  # ctest's SKIP_RETURN_CODE
-    began = time.monotonic()
-    program = unittest.main(verbosity=2, exit=False)
-    sys.stderr.write("kafka_tools_side_by_side_test: %.1f s\n" % (time.monotonic() - began))
-    sys.exit(0 if program.result.wasSuccessful() else 1)
+    suite_main.run("kafka_tools_side_by_side_test", skip=skip_reason())

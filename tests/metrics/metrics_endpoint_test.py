@@ -21,6 +21,7 @@ REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "support"))
 import lds_host_server  # noqa: E402
 import real_kafka  # noqa: E402
+import suite_main  # noqa: E402
 
 BAD_PLUGIN_DIR = os.environ.get("LDS_BAD_PLUGIN_DIR", "")
 # promtool lints label names to snake_case; Kafka's tag (and so the JMX exporter's label) is
@@ -256,4 +257,4 @@ class MetricsEndpointTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    suite_main.run("metrics_endpoint_test")
