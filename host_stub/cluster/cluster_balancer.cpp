@@ -141,7 +141,8 @@ BrokerRound ClusterBalancer::broker_round(const BrokerAddress& b, bool act, int6
   r.model = view.model;
   plan_broker(s, view, r, now);
   if (!r.error.empty()) return r;
-  r.in_flight = view.futures.size();
+  // A move read back at its source once is still followed: in flight until its second read.
+  r.in_flight = view.futures.size() + (act ? s.moves.unconfirmed() : 0);
   if (act) {
     try {
       start_moves(s, view, r, now);
@@ -174,47 +175,42 @@ void ClusterBalancer::note_ended_moves(BrokerState& s, const BrokerView& v, Brok
   if (s.was_moving && s.last_read_ms > 0) s.moving_ms += now - s.last_read_ms;
   s.last_read_ms = now;
 
-  for (auto it = s.started.begin(); it != s.started.end();) {
-    const TopicPartition& tp = it->first;
-    const StartedMove& m = it->second;
-    if (v.futures.count(tp) > 0) {
-      ++it;
-      continue;
+  const FollowedMoves::Seen seen = s.moves.note(v, now);
+  for (const FollowedMoves::Ended& e : seen.ended) {
+    const FollowedMoves::Move& m = e.move;
+    switch (e.outcome) {
+      case FollowedMoves::Outcome::kMoved: {
+        ++r.finished;
+        // Seen from outside, between two reads: an upper bound on the time it took.
+        const int64_t took_ms = std::max<int64_t>(1, now - m.since_ms);
+        ++s.moves_done;
+        s.moved_bytes += e.copied;
+        log_(broker_name(v.id) + " moved " + e.tp.str() + " (" + format_byte_size(e.size) +
+             ") from " + m.from_path + " to " + m.to_path + " in " + seconds_text(took_ms) +
+             " s (" + format_byte_size(e.copied * 1000 / static_cast<uint64_t>(took_ms)) + "/s).");
+        break;
+      }
+      case FollowedMoves::Outcome::kShort: {
+        const std::string why =
+            "its move to " + m.to_path + " ended with the replica still in " + e.at;
+        s.blocked.add(e.tp, static_cast<uint32_t>(v.dir_index(m.to_path)), why, v.model, now);
+        log_(broker_name(v.id) + ": " + e.tp.str() + ": " + why +
+             " (cancelled, or failed in the broker); not tried again until that dir frees "
+             "space or the cooldown passes.");
+        break;
+      }
+      case FollowedMoves::Outcome::kGone:
+        log_(broker_name(v.id) + ": " + e.tp.str() + " is gone from the broker (deleted or " +
+             "reassigned) while it moved to " + m.to_path + ".");
+        break;
     }
-    const BalancePartition* p = v.model.find(tp);
-    const int to = v.dir_index(m.to_path);
-    if (p != nullptr && to >= 0 && p->dir == static_cast<uint32_t>(to)) {
-      ++r.finished;
-      // Seen from outside, between two reads: an upper bound on the time it took.
-      const int64_t took_ms = std::max<int64_t>(1, now - m.since_ms);
-      const uint64_t copied = p->size - std::min(p->size, m.copied_since);
-      ++s.moves_done;
-      s.moved_bytes += copied;
-      log_(broker_name(v.id) + " moved " + tp.str() + " (" + format_byte_size(p->size) + ") from " +
-           m.from_path + " to " + m.to_path + " in " + seconds_text(took_ms) + " s (" +
-           format_byte_size(copied * 1000 / static_cast<uint64_t>(took_ms)) + "/s).");
-    } else if (p != nullptr && to >= 0) {
-      const std::string why = "its move to " + m.to_path + " ended with the replica still in " +
-                              v.model.dirs[p->dir].path;
-      s.blocked.add(tp, static_cast<uint32_t>(to), why, v.model, now);
-      log_(broker_name(v.id) + ": " + tp.str() + ": " + why +
-           " (cancelled, or failed in the broker); not tried again until that dir frees space "
-           "or the cooldown passes.");
-    } else {
-      log_(broker_name(v.id) + ": " + tp.str() + " is gone from the broker (deleted or " +
-           "reassigned) while it moved to " + m.to_path + ".");
-    }
-    it = s.started.erase(it);
   }
-  for (const auto& [tp, f] : v.futures) {
-    if (s.started.count(tp) > 0) continue;
-    StartedMove& m = s.started[tp];
-    m = {f.from, f.to, v.model.dirs[f.from].path, v.model.dirs[f.to].path, f.size, now, f.copied};
-    s.last_moved[tp] = now;
-    log_(broker_name(v.id) + " has a move of " + tp.str() + " in flight from " +
-         v.model.dirs[f.from].path + " to " + v.model.dirs[f.to].path + " (" +
-         format_byte_size(f.copied) + " of " + format_byte_size(f.size) + " copied, " +
-         std::to_string(f.offset_lag) + " offsets behind): followed, not started again.");
+  for (const FollowedMoves::Adopted& a : seen.adopted) {
+    s.last_moved[a.tp] = now;
+    log_(broker_name(v.id) + " has a move of " + a.tp.str() + " in flight from " +
+         a.move.from_path + " to " + a.move.to_path + " (" + format_byte_size(a.future.copied) +
+         " of " + format_byte_size(a.future.size) + " copied, " +
+         std::to_string(a.future.offset_lag) + " offsets behind): followed, not started again.");
     // The throttle may be a killed run's: delete it when this broker is done.
     if (settings_.throttle_bytes_per_sec) s.throttle_set = true;
   }
@@ -284,7 +280,7 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
   std::vector<const PlannedMove*> next;
   for (const PlannedMove& m : r.plan.moves) {
     if (r.in_flight + next.size() >= max) break;
-    if (v.futures.count(m.tp) > 0 || s.started.count(m.tp) > 0) continue;
+    if (v.futures.count(m.tp) > 0 || s.moves.follows(m.tp)) continue;
     next.push_back(&m);
   }
   if (next.empty()) {
@@ -338,7 +334,7 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
     const std::string& from = v.model.dirs[m->from].path;
     const std::string& to = v.model.dirs[m->to].path;
     if (code && *code == 0) {
-      s.started[m->tp] = {m->from, m->to, from, to, m->bytes, now, 0};
+      s.moves.start(m->tp, {m->from, m->to, from, to, m->bytes, now, 0, false});
       s.last_moved[m->tp] = now;
       ++r.started;
       log_(broker_name(v.id) + ": moving " + m->tp.str() + " (" + format_byte_size(m->bytes) +

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cluster/cluster_view.h"
+#include "cluster/followed_moves.h"
 #include "core/balance_planner.h"
 #include "core/blocked_moves.h"
 #include "core/strategy_slot.h"
@@ -94,18 +95,10 @@ class ClusterBalancer {
   void cordon(int32_t id, const std::string& dir);
 
  private:
-  struct StartedMove {
-    uint32_t from = 0;
-    uint32_t to = 0;
-    std::string from_path, to_path;
-    uint64_t bytes = 0;
-    int64_t since_ms = 0;       // when it started, or was first seen in flight
-    uint64_t copied_since = 0;  // what its future replica held then
-  };
   struct BrokerState {
     bool balancing = false;  // the band was not reached yet: hysteresis
     bool throttle_set = false;
-    std::unordered_map<TopicPartition, StartedMove, TopicPartitionHash> started;
+    FollowedMoves moves;  // started here, or found in flight
     std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved;
     // What it moved since this process started, and how long it had moves in flight: the copy
     // rate the throttle allowed, seen from outside.
