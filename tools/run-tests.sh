@@ -24,8 +24,10 @@
 #      stage 3 suite: the concurrency suites; any report fails them;
 #   5. the style gate, tools/check-style.sh (clang-format, clang-tidy), from the start on one job;
 #   6. the libFuzzer targets of stage 3's build, side by side for LDS_FUZZ_SECONDS (30) each;
-#   7. on the Release build, alone: Apache Kafka with lds-kafka-agent.jar (label real-kafka), real
-#      KRaft clusters of JVMs that would only slow down, and be slowed by, anything beside them.
+#   7. on the Release build, after the rest: Apache Kafka with lds-kafka-agent.jar (label
+#      real-kafka), real KRaft clusters of JVMs, in two lanes: the cluster balancer's suite, which
+#      mostly waits through a two-minute soak, beside the others one at a time. Their class-data
+#      archives are made beside stages 2 and 3.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -146,6 +148,18 @@ measured release_build cmake --build "$build" -j"$jobs" --target lds-host lds_st
   lds_suite_real-kafka lds_suite_memcheck lds_suite_valgrind lds_suite_optimized lds_bad_plugin_files
 timed release_build
 
+# Stage 7's class paths and class-data archives (tests/support/real_kafka.py warm-up: one one-node
+# cluster per Kafka version and JDK, on plain folders) are made beside stages 2 and 3, not at the
+# start of stage 7. One that fails leaves its work to the suites, which make what is missing.
+warm_kafka() {
+  local rk="$repo/tests/support/real_kafka.py" java25=/usr/lib/jvm/temurin-25-jdk-amd64
+  export LDS_KAFKA_CACHE_DIR="$build/kafka-runtime-cache"
+  /usr/bin/python3 "$rk" warm-up || true
+  if [ -x "$java25/bin/java" ]; then /usr/bin/python3 "$rk" warm-up --java-home "$java25" 4.3.2 || true; fi
+}
+start_background "$work/warm-kafka.log" measured kafka_warm_up warm_kafka
+warm_kafka_pid=$last_pid
+
 # Stage 2 runs beside stage 3: its suites mostly wait (servers, moves, Valgrind's one thread), so
 # they keep the normal priority and the stage 3 build yields to them.
 plain_stage() {
@@ -217,8 +231,10 @@ if [ "$fuzz_ok" = 0 ]; then give_up 1 "fuzzing"; fi
 passed=$((passed + $(grep -cE '^lds_fuzz_[a-z_]+:$' "$work/fuzz.log")))
 timed fuzzers
 
-stage "7. Apache Kafka with the agent ($build), label real-kafka"
-run_ctest real_kafka --test-dir "$build" -L real-kafka --output-on-failure
+stage "7. Apache Kafka with the agent ($build), label real-kafka, in two lanes"
+wait "$warm_kafka_pid" || true
+cat "$work/warm-kafka.log"
+run_ctest real_kafka --test-dir "$build" -L real-kafka --output-on-failure -j2
 timed real_kafka
 
 stage "5. Style: clang-format and clang-tidy (started with the run)"
