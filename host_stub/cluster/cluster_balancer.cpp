@@ -290,9 +290,9 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
     }
     return;
   }
-  if (settings_.throttle_bytes_per_sec && !s.throttle_set) {
+  if (settings_.throttle_bytes_per_sec) {
     try {
-      set_throttle(s, v.id, true);
+      ensure_throttle(s, v.id);
     } catch (const std::exception& e) {
       // No move starts unthrottled when a throttle was asked for.
       s.client.reset();
@@ -389,6 +389,45 @@ void ClusterBalancer::set_throttle(BrokerState& s, int32_t id, bool on) {
     log_(broker_name(id) + ": " + kThrottleKey + " deleted: it has nothing left to move.");
   }
   s.throttle_set = on;
+}
+
+void ClusterBalancer::ensure_throttle(BrokerState& s, int32_t id) {
+  if (!s.throttle_set) {
+    set_throttle(s, id, true);
+    return;
+  }
+  const std::string wanted = std::to_string(*settings_.throttle_bytes_per_sec);
+  const std::optional<std::string> now = broker_config(s, id, kThrottleKey);
+  if (now == wanted) return;
+  alter_broker_config(s, id, kThrottleKey, kafka::config_operation::kSet, wanted);
+  log_(broker_name(id) + ": " + kThrottleKey + " was " + (now ? *now : std::string("unset")) +
+       ", changed or deleted since this balancer set it; set to " + wanted + " again.");
+}
+
+std::optional<std::string> ClusterBalancer::broker_config(BrokerState& s, int32_t id,
+                                                          const std::string& name) {
+  kafka::KafkaClient& client = *s.client;
+  kafka::DescribeConfigsRequest request;
+  request.resources.push_back(
+      {kafka::resource_type::kBroker, std::to_string(id), std::vector<std::string>{name}});
+  const int16_t version = client.version(kafka::ApiKey::kDescribeConfigs, 1, 4);
+  kafka::Writer out;
+  kafka::write_describe_configs_request(out, request, version);
+  const std::string body =
+      client.call(static_cast<int16_t>(kafka::ApiKey::kDescribeConfigs), version, out.bytes());
+  kafka::Reader in(body);
+  const kafka::DescribeConfigsResponse response =
+      kafka::read_describe_configs_response(in, version);
+  for (const auto& result : response.results) {
+    if (result.error_code != 0) {
+      throw std::runtime_error(broker_name(id) + " refused describing " + name + ": " +
+                               kafka::kafka_error_name(result.error_code) + ".");
+    }
+    for (const auto& c : result.configs) {
+      if (c.name == name) return c.value;
+    }
+  }
+  return std::nullopt;
 }
 
 void ClusterBalancer::cordon(int32_t id, const std::string& dir) {

@@ -118,6 +118,11 @@ class ClusterBalancer {
   void start_moves(BrokerState& s, const BrokerView& v, BrokerRound& r, int64_t now);
   kafka::KafkaClient& client_of(BrokerState& s, const BrokerAddress& b);
   void set_throttle(BrokerState& s, int32_t id, bool on);
+  // Before each batch of starts: the throttle set, or set again when something else changed or
+  // deleted it since.
+  void ensure_throttle(BrokerState& s, int32_t id);
+  // The value broker `id` gives for `name` (DescribeConfigs), or nullopt when it gives none.
+  std::optional<std::string> broker_config(BrokerState& s, int32_t id, const std::string& name);
   void alter_broker_config(BrokerState& s, int32_t id, const std::string& name, int8_t operation,
                            const std::optional<std::string>& value);
 
