@@ -210,10 +210,11 @@ class ClusterBalancerTest(unittest.TestCase):
         finally:
             daemon.kill()
             daemon.wait()
-        # The throttle deleted by hand in between: the next daemon sets it again before it starts
-        # a move there, though it adopts a move under it.
+        # The throttle changed by hand in between (halved, so the move in flight is still there
+        # to adopt): the next daemon sets it again before it starts a move there, though it
+        # adopts a move under it.
         throttle = "replica.alter.log.dirs.io.max.bytes.per.second"
-        b.lds("configs", "--alter", "--delete-config", throttle)
+        b.lds("configs", "--alter", "--add-config", throttle + "=524288")
         daemon = start(logs[1])
         try:
             def level():
@@ -238,9 +239,8 @@ class ClusterBalancerTest(unittest.TestCase):
             if (broker, name) not in ended_first]
         self.assertTrue(killed_with, first)
         self.assertIn("followed, not started again", second)
-        self.assertIn("Broker 1: %s was " % throttle, second)
-        self.assertIn("changed or deleted since this balancer set it; set to 1048576 again.",
-                      second)
+        self.assertIn("Broker 1: %s was 524288, changed or deleted since this balancer set it; "
+                      "set to 1048576 again." % throttle, second)
         for name, to in killed_with:
             self.assertEqual(b.where()[name], to)
             self.assertNotIn("moving %s " % name, second)
