@@ -25,6 +25,11 @@
 #                    records (256 MiB), and the throughput against `dd` of the same bytes into the
 #                    same dir ($LDS_BENCH_DIR, default the temp folder; removed afterwards). Not
 #                    part of --smoke.
+#   kafka_throughput_bench.py  Kafka's ProducerPerformance writing 1 KiB records, and kcat reading
+#                    them back, against `lds-host serve` and against a one-node Apache Kafka 4.4.0,
+#                    one after the other ($LDS_BENCH_DIR, default the temp folder; 256 MiB per run,
+#                    two runs a side, removed afterwards). Needs Kafka's jars (tools/install-deps.sh)
+#                    and kcat. Not part of --smoke.
 #   balance_plan_bench  planning one balance round at 100k partitions on 12 dirs (bound: 10 ms).
 # Takes about five minutes on 2 cores. Not part of the test suite. Needs python3.
 #
@@ -144,6 +149,9 @@ if ((!smoke)); then
   note "produce_cpu_bench.py (kcat writing ${LDS_PRODUCE_CPU_BENCH_MIB:-256} MiB of 1 KiB records; the broker's CPU, and dd)"
   step produce_cpu_bench.py python3 "$repo/tools/produce_cpu_bench.py" "$build/host_stub/lds-host" \
     "$build/plugins" "$out/produce_cpu.json" >/dev/null
+  note "kafka_throughput_bench.py (ProducerPerformance and kcat against lds-host and Apache Kafka 4.4.0, ${LDS_KAFKA_BENCH_MIB:-256} MiB a run)"
+  step kafka_throughput_bench.py python3 "$repo/tools/kafka_throughput_bench.py" \
+    "$build/host_stub/lds-host" "$build/plugins" "$out/kafka_throughput.json" >/dev/null
 fi
 
 note "balance_plan_bench (one balance round planned at 100k partitions, 12 dirs)"

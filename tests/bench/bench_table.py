@@ -3,8 +3,9 @@
 #
 # Usage: bench_table.py [--smoke] DIR, where DIR holds placement.json (Google Benchmark JSON),
 # creation.json, memory.json, startup.json, hot_swap.txt and, when those benchmarks ran, fetch.json,
-# move.json, fetch_cpu.json, produce_cpu.json and balance.json. Every ratio compares figures measured in the same run. --smoke (a run of a moment,
-# whose figures mean nothing) prints each target without a verdict.
+# move.json, fetch_cpu.json, produce_cpu.json, kafka_throughput.json and balance.json. Every ratio
+# compares figures measured in the same run. --smoke (a run of a moment, whose figures mean
+# nothing) prints each target without a verdict.
 import json
 import os
 import platform
@@ -93,6 +94,19 @@ def print_balance(path):
             line += (f", {int(b.get('moves', 0))} moves planned; bound 10 ms: "
                      f"{verdict(b['cpu_time'] <= 10)}")
         print("Balance " + line)
+
+
+def kafka_throughput_rows(path, row):
+    """kafka_throughput_bench.py's rows: produce and fetch, lds-host's against Kafka's."""
+    with open(path) as f:
+        kt = json.load(f)
+    k, lds = kt["kafka"], kt["lds-host"]
+    for what, tool in (("produce", "ProducerPerformance"), ("fetch", "kcat -C")):
+        key = what + "_mb_s"
+        row(f"{what} throughput, {size_text(kt['bytes'])} in records of 1 KiB ({tool})",
+            f"lds-host {lds[key]:.0f} MB/s",
+            f"Apache Kafka {kt['kafka_version']} {k[key]:.0f} MB/s", ratio(kt[what + "_ratio"]),
+            f"≥1.0x Kafka: {verdict(kt[what + '_ratio'] >= 1.0)}")
 
 
 def main():
@@ -242,6 +256,10 @@ def main():
         row("produce throughput, those records", f"lds-host {pc['produce_mb_s']:.0f} MB/s",
             f"dd of the same bytes into the same dir {pc['dd_mb_s']:.0f} MB/s",
             ratio(pc["ratio"]), "")
+
+    throughput_file = os.path.join(out, "kafka_throughput.json")
+    if os.path.exists(throughput_file):
+        kafka_throughput_rows(throughput_file, row)
 
     balance_file = os.path.join(out, "balance.json")
     if os.path.exists(balance_file):
