@@ -290,6 +290,14 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
     }
     return;
   }
+  // One read is no snapshot (followed_moves.h): a partition read at its source with no future
+  // replica may have been in the middle of its swap, its move done or still going. A second read
+  // confirms each before it starts, so that no move is started twice.
+  const BrokerView again = broker_view(v.id, v.address, describe_log_dirs(*s.client));
+  std::erase_if(next, [&](const PlannedMove* m) {
+    return !again.at_rest_in(m->tp, v.model.dirs[m->from].path);
+  });
+  if (next.empty()) return;
   if (settings_.throttle_bytes_per_sec) {
     try {
       ensure_throttle(s, v.id);

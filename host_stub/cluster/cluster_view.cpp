@@ -84,6 +84,12 @@ int BrokerView::dir_index(const std::string& path) const {
   return -1;
 }
 
+bool BrokerView::at_rest_in(const TopicPartition& tp, const std::string& path) const {
+  if (futures.count(tp) > 0) return false;
+  const BalancePartition* p = model.find(tp);
+  return p != nullptr && model.dirs[p->dir].path == path;
+}
+
 BrokerView broker_view(int32_t id, const std::string& address,
                        const kafka::DescribeLogDirsResponse& response) {
   BrokerView view;

@@ -45,6 +45,8 @@ struct BrokerView {
 
   // The model dir of `path`, or -1.
   int dir_index(const std::string& path) const;
+  // Whether `tp` is in the dir at `path` with no future replica: a move from there may start.
+  bool at_rest_in(const TopicPartition& tp, const std::string& path) const;
 };
 
 // DescribeLogDirs (v4 or later, for the sizes) of the broker `client` talks to.

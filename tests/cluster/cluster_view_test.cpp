@@ -87,6 +87,21 @@ TEST(ClusterView, AFutureReplicaIsAMoveInFlight) {
   EXPECT_EQ(f->second.copied, uint64_t(3 * kMiB));
   EXPECT_EQ(f->second.size, uint64_t(8 * kMiB));
   EXPECT_EQ(f->second.offset_lag, 1200);
+  // Moving: at rest nowhere until its future replica is gone.
+  EXPECT_FALSE(v.at_rest_in({"t", 3}, "/d0"));
+  EXPECT_FALSE(v.at_rest_in({"t", 3}, "/d1"));
+}
+
+TEST(ClusterView, AReplicaWithNoFutureIsAtRestInItsDirOnly) {
+  DescribeLogDirsResponse response;
+  auto d0 = dir("/d0", 64 * kMiB, 50 * kMiB);
+  d0.topics.push_back({"t", {{3, 8 * kMiB, 0, false}}});
+  response.results.push_back(d0);
+  response.results.push_back(dir("/d1", 64 * kMiB, 50 * kMiB));
+  const BrokerView v = broker_view(1, "h:1", response);
+  EXPECT_TRUE(v.at_rest_in({"t", 3}, "/d0"));
+  EXPECT_FALSE(v.at_rest_in({"t", 3}, "/d1"));
+  EXPECT_FALSE(v.at_rest_in({"t", 4}, "/d0"));  // not on this broker
 }
 
 TEST(ClusterView, BootstrapListsAreHostPortPairs) {
