@@ -26,8 +26,8 @@
 #   6. the libFuzzer targets of stage 3's build, side by side for LDS_FUZZ_SECONDS (30) each;
 #   7. on the Release build, after the rest: Apache Kafka with lds-kafka-agent.jar (label
 #      real-kafka), real KRaft clusters of JVMs, in two lanes: the cluster balancer's suite, which
-#      mostly waits through a two-minute soak, beside the others one at a time. Their class-data
-#      archives are made beside stages 2 and 3.
+#      mostly waits through a two-minute soak, beside the others one at a time. Kafka 4.4.0's
+#      class-data archive is made beside stages 2 and 3.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -148,14 +148,13 @@ measured release_build cmake --build "$build" -j"$jobs" --target lds-host lds_st
   lds_suite_real-kafka lds_suite_memcheck lds_suite_valgrind lds_suite_optimized lds_bad_plugin_files
 timed release_build
 
-# Stage 7's class paths and class-data archives (tests/support/real_kafka.py warm-up: one one-node
-# cluster per Kafka version and JDK, on plain folders) are made beside stages 2 and 3, not at the
-# start of stage 7. One that fails leaves its work to the suites, which make what is missing.
+# Kafka 4.4.0's class path and class-data archive, which every suite of stage 7 starts with, are
+# made beside stages 2 and 3 (tests/support/real_kafka.py warm-up: a one-node cluster on plain
+# folders), not by the first suites of stage 7 at once. Kafka 4.3.2's, each used by one one-node
+# test, are left to those tests. A warm-up that fails leaves its work to the suites.
 warm_kafka() {
-  local rk="$repo/tests/support/real_kafka.py" java25=/usr/lib/jvm/temurin-25-jdk-amd64
-  export LDS_KAFKA_CACHE_DIR="$build/kafka-runtime-cache"
-  /usr/bin/python3 "$rk" warm-up || true
-  if [ -x "$java25/bin/java" ]; then /usr/bin/python3 "$rk" warm-up --java-home "$java25" 4.3.2 || true; fi
+  LDS_KAFKA_CACHE_DIR="$build/kafka-runtime-cache" \
+    /usr/bin/python3 "$repo/tests/support/real_kafka.py" warm-up 4.4.0 || true
 }
 start_background "$work/warm-kafka.log" measured kafka_warm_up warm_kafka
 warm_kafka_pid=$last_pid
