@@ -254,6 +254,55 @@ class ClusterBalancerTest(unittest.TestCase):
                              broker.lds("configs", "--describe"))
         self.assert_every_record_reads_back()
 
+    def test_3b_two_daemons_on_one_cluster_lose_nothing(self):
+        # A second balancer on the same cluster, as an operator might start by mistake while the
+        # first moves: it adopts the first's moves in flight rather than starting them again.
+        # Afterwards the two plan alike and may send the same move twice, which the broker takes
+        # as a move already under way. Together they end level, with nothing lost, no future
+        # replica left and the throttle cleared.
+        b = self.brokers[1]
+        b.skew("twin", 6, 2 * MIB, "w")
+        logs = [os.path.join(self.tmp, "twin-%d.log" % i) for i in (1, 2)]
+        daemons = []
+
+        def start(log):
+            with open(log, "wb") as out:
+                daemons.append(subprocess.Popen(
+                    [lds_host_server.default_executable(), "balance", "--daemon",
+                     "--bootstrap-server", self.bootstrap,
+                     "--plugin-dir", lds_host_server.default_plugin_dir(),
+                     "--throttle", "1MiB", "--interval", "1", "--poll-ms", "200"],
+                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+
+        def settled(log):
+            with open(log) as f:
+                rounds = re.findall(r"Round \d+: .*", f.read())
+            return rounds and "0 moves in flight" in rounds[-1] and \
+                "0 outside the band" in rounds[-1]
+        try:
+            start(logs[0])
+            real_kafka.wait_for("a move in flight on broker 2", lambda: b.futures(), timeout=60,
+                                interval=0.05)
+            start(logs[1])
+            real_kafka.wait_for("both daemons to see the cluster level",
+                                lambda: all(settled(log) for log in logs) and not b.futures(),
+                                timeout=180)
+        finally:
+            for d in daemons:
+                d.send_signal(signal.SIGTERM)
+            codes = [d.wait(timeout=30) for d in daemons]
+        self.assertEqual(codes, [0, 0])
+        with open(logs[1]) as f:
+            second = f.read()
+        self.assertRegex(second, r"Broker 2 has a move of twin-\d+ in flight .*: followed, not "
+                                 r"started again\.")
+        for broker in self.brokers:
+            self.assertLessEqual(broker.spread(), THRESHOLD / 2 + 0.5, broker.log_dirs())
+            self.assertEqual(broker.futures(), set())
+            self.assertNotIn("replica.alter.log.dirs.io.max.bytes.per.second",
+                             broker.lds("configs", "--describe"))
+        self.assert_every_record_reads_back()
+
     def test_4_a_cordoned_dir_is_drained_and_takes_nothing_new(self):
         b = self.brokers[1]
         largest = b.log_dirs()[2]["logDir"]
