@@ -156,6 +156,36 @@ class ClusterBalancerTest(unittest.TestCase):
                 self.assertEqual(b.read_back(topic, partition), h.hexdigest(),
                                  "broker %d %s-%d" % (b.server.broker_id, topic, partition))
 
+    def assert_level_and_clean(self):
+        """Every broker within the band, with no future replica and no throttle left, and every
+        record read back."""
+        for b in self.brokers:
+            self.assertLessEqual(b.spread(), THRESHOLD / 2 + 0.5, b.log_dirs())
+            self.assertEqual(b.futures(), set())
+            self.assertNotIn("replica.alter.log.dirs.io.max.bytes.per.second",
+                             b.lds("configs", "--describe"))
+        self.assert_every_record_reads_back()
+
+    def start_daemon(self, log):
+        """`balance --daemon` over both brokers (throttle 1 MiB/s, a round a second), its output
+        in `log`."""
+        with open(log, "wb") as out:
+            return subprocess.Popen(
+                [lds_host_server.default_executable(), "balance", "--daemon",
+                 "--bootstrap-server", self.bootstrap,
+                 "--plugin-dir", lds_host_server.default_plugin_dir(),
+                 "--throttle", "1MiB", "--interval", "1", "--poll-ms", "200"],
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    @staticmethod
+    def settled(log):
+        """Whether the daemon's last round in `log` had nothing in flight and nothing outside the
+        band."""
+        with open(log) as f:
+            rounds = re.findall(r"Round \d+: .*", f.read())
+        return bool(rounds) and "0 moves in flight" in rounds[-1] and \
+            "0 outside the band" in rounds[-1]
+
     def test_1_plan_moves_nothing_and_stays_near_the_lower_bound(self):
         before = [b.where() for b in self.brokers]
         plan = json.loads(self.balance("--plan", "--json").stdout)
@@ -180,12 +210,7 @@ class ClusterBalancerTest(unittest.TestCase):
         self.assertRegex(r.stdout, r"Broker 2 moved skewed-\d+ \(")
         self.assertIn("replica.alter.log.dirs.io.max.bytes.per.second set to 67108864", r.stdout)
         self.assertIn("replica.alter.log.dirs.io.max.bytes.per.second deleted", r.stdout)
-        for b in self.brokers:
-            self.assertLessEqual(b.spread(), THRESHOLD / 2 + 0.5, b.log_dirs())
-            self.assertEqual(b.futures(), set())
-            self.assertNotIn("replica.alter.log.dirs.io.max.bytes.per.second",
-                             b.lds("configs", "--describe"))
-        self.assert_every_record_reads_back()
+        self.assert_level_and_clean()
         # Level already: a second run moves nothing.
         again = self.balance("--execute", "--poll-ms", "200", "--timeout", "60")
         self.assertNotIn("moving", again.stdout)
@@ -194,17 +219,7 @@ class ClusterBalancerTest(unittest.TestCase):
         b = self.brokers[0]
         b.skew("hot", 30, 2 * MIB, "h")
         logs = [os.path.join(self.tmp, "daemon-%d.log" % i) for i in (1, 2)]
-        args = [lds_host_server.default_executable(), "balance", "--daemon",
-                "--bootstrap-server", self.bootstrap,
-                "--plugin-dir", lds_host_server.default_plugin_dir(),
-                "--throttle", "1MiB", "--interval", "1", "--poll-ms", "200"]
-
-        def start(log):
-            with open(log, "wb") as out:
-                return subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL)
-
-        daemon = start(logs[0])
+        daemon = self.start_daemon(logs[0])
         try:
             real_kafka.wait_for("a move in flight on broker 1", lambda: b.futures(), timeout=60)
         finally:
@@ -215,14 +230,10 @@ class ClusterBalancerTest(unittest.TestCase):
         # adopts a move under it.
         throttle = "replica.alter.log.dirs.io.max.bytes.per.second"
         b.lds("configs", "--alter", "--add-config", throttle + "=524288")
-        daemon = start(logs[1])
+        daemon = self.start_daemon(logs[1])
         try:
-            def level():
-                with open(logs[1]) as f:
-                    rounds = re.findall(r"Round \d+: .*", f.read())
-                return rounds and "0 moves in flight" in rounds[-1] and \
-                    "0 outside the band" in rounds[-1]
-            real_kafka.wait_for("the daemon to level the cluster", level, timeout=180)
+            real_kafka.wait_for("the daemon to level the cluster",
+                                lambda: self.settled(logs[1]), timeout=180)
         finally:
             daemon.send_signal(signal.SIGTERM)
             self.assertEqual(daemon.wait(timeout=30), 0)
@@ -247,12 +258,7 @@ class ClusterBalancerTest(unittest.TestCase):
         started = re.findall(r"Broker (\d+): moving (\S+) ", first + second)
         self.assertEqual(len(started), len(set(started)), "a move started twice: %s" % started)
         self.assertIn("Stopped; any move in flight goes on in its broker.", second)
-        for broker in self.brokers:
-            self.assertLessEqual(broker.spread(), THRESHOLD / 2 + 0.5, broker.log_dirs())
-            self.assertEqual(broker.futures(), set())
-            self.assertNotIn("replica.alter.log.dirs.io.max.bytes.per.second",
-                             broker.lds("configs", "--describe"))
-        self.assert_every_record_reads_back()
+        self.assert_level_and_clean()
 
     def test_3b_two_daemons_on_one_cluster_lose_nothing(self):
         # A second balancer on the same cluster, as an operator might start by mistake while the
@@ -264,29 +270,14 @@ class ClusterBalancerTest(unittest.TestCase):
         b.skew("twin", 6, 2 * MIB, "w")
         logs = [os.path.join(self.tmp, "twin-%d.log" % i) for i in (1, 2)]
         daemons = []
-
-        def start(log):
-            with open(log, "wb") as out:
-                daemons.append(subprocess.Popen(
-                    [lds_host_server.default_executable(), "balance", "--daemon",
-                     "--bootstrap-server", self.bootstrap,
-                     "--plugin-dir", lds_host_server.default_plugin_dir(),
-                     "--throttle", "1MiB", "--interval", "1", "--poll-ms", "200"],
-                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
-
-        def settled(log):
-            with open(log) as f:
-                rounds = re.findall(r"Round \d+: .*", f.read())
-            return rounds and "0 moves in flight" in rounds[-1] and \
-                "0 outside the band" in rounds[-1]
         try:
-            start(logs[0])
+            daemons.append(self.start_daemon(logs[0]))
             real_kafka.wait_for("a move in flight on broker 2", lambda: b.futures(), timeout=60,
                                 interval=0.05)
-            start(logs[1])
+            daemons.append(self.start_daemon(logs[1]))
             real_kafka.wait_for("both daemons to see the cluster level",
-                                lambda: all(settled(log) for log in logs) and not b.futures(),
-                                timeout=180)
+                                lambda: all(self.settled(log) for log in logs) and
+                                not b.futures(), timeout=180)
         finally:
             for d in daemons:
                 d.send_signal(signal.SIGTERM)
@@ -296,12 +287,7 @@ class ClusterBalancerTest(unittest.TestCase):
             second = f.read()
         self.assertRegex(second, r"Broker 2 has a move of twin-\d+ in flight .*: followed, not "
                                  r"started again\.")
-        for broker in self.brokers:
-            self.assertLessEqual(broker.spread(), THRESHOLD / 2 + 0.5, broker.log_dirs())
-            self.assertEqual(broker.futures(), set())
-            self.assertNotIn("replica.alter.log.dirs.io.max.bytes.per.second",
-                             broker.lds("configs", "--describe"))
-        self.assert_every_record_reads_back()
+        self.assert_level_and_clean()
 
     def test_4_a_cordoned_dir_is_drained_and_takes_nothing_new(self):
         b = self.brokers[1]
