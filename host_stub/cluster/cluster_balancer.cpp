@@ -292,8 +292,10 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
   }
   // One read is no snapshot (followed_moves.h): a partition read at its source with no future
   // replica may have been in the middle of its swap, its move done or still going. A second read
-  // confirms each before it starts, so that no move is started twice.
-  const BrokerView again = broker_view(v.id, v.address, describe_log_dirs(*s.client));
+  // of those partitions alone confirms each before it starts, so that no move is started twice.
+  kafka::DescribeLogDirsRequest only{std::vector<kafka::DescribeLogDirsRequest::Topic>{}};
+  for (const PlannedMove* m : next) only.topics->push_back({m->tp.topic, {m->tp.partition}});
+  const BrokerView again = broker_view(v.id, v.address, describe_log_dirs(*s.client, only));
   std::erase_if(next, [&](const PlannedMove* m) {
     return !again.at_rest_in(m->tp, v.model.dirs[m->from].path);
   });
@@ -342,7 +344,7 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
     const std::string& from = v.model.dirs[m->from].path;
     const std::string& to = v.model.dirs[m->to].path;
     if (code && *code == 0) {
-      s.moves.start(m->tp, {m->from, m->to, from, to, m->bytes, now, 0, false});
+      s.moves.start(m->tp, {from, to, now, 0, false});
       s.last_moved[m->tp] = now;
       ++r.started;
       log_(broker_name(v.id) + ": moving " + m->tp.str() + " (" + format_byte_size(m->bytes) +

@@ -62,10 +62,11 @@ std::vector<BrokerAddress> discover_brokers(const std::vector<std::string>& boot
   return out;
 }
 
-kafka::DescribeLogDirsResponse describe_log_dirs(kafka::KafkaClient& client) {
+kafka::DescribeLogDirsResponse describe_log_dirs(kafka::KafkaClient& client,
+                                                 const kafka::DescribeLogDirsRequest& request) {
   const int16_t v = client.version(kafka::ApiKey::kDescribeLogDirs, kDescribeLogDirsWithSizes, 5);
   kafka::Writer out;
-  kafka::write_describe_log_dirs_request(out, {}, v);
+  kafka::write_describe_log_dirs_request(out, request, v);
   const std::string body =
       client.call(static_cast<int16_t>(kafka::ApiKey::kDescribeLogDirs), v, out.bytes());
   kafka::Reader in(body);

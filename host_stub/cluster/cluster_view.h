@@ -49,8 +49,10 @@ struct BrokerView {
   bool at_rest_in(const TopicPartition& tp, const std::string& path) const;
 };
 
-// DescribeLogDirs (v4 or later, for the sizes) of the broker `client` talks to.
-kafka::DescribeLogDirsResponse describe_log_dirs(kafka::KafkaClient& client);
+// DescribeLogDirs (v4 or later, for the sizes) of the broker `client` talks to: every partition,
+// or those `request` names.
+kafka::DescribeLogDirsResponse describe_log_dirs(kafka::KafkaClient& client,
+                                                 const kafka::DescribeLogDirsRequest& request = {});
 
 // The model of one broker's DescribeLogDirs answer: a dir with an error is offline; one without
 // TotalBytes takes no part; a future replica makes its partition a move in flight, whose bytes

@@ -37,8 +37,7 @@ FollowedMoves::Seen FollowedMoves::note(const BrokerView& v, int64_t now_ms) {
   }
   for (const auto& [tp, f] : v.futures) {
     if (moves_.count(tp) > 0) continue;
-    Move m{f.from,   f.to, v.model.dirs[f.from].path, v.model.dirs[f.to].path, f.size, now_ms,
-           f.copied, false};
+    Move m{v.model.dirs[f.from].path, v.model.dirs[f.to].path, now_ms, f.copied, false};
     moves_[tp] = m;
     seen.adopted.push_back({tp, std::move(m), f});
   }

@@ -21,10 +21,7 @@ namespace lds::cluster {
 class FollowedMoves {
  public:
   struct Move {
-    uint32_t from = 0;
-    uint32_t to = 0;
     std::string from_path, to_path;
-    uint64_t bytes = 0;
     int64_t since_ms = 0;       // when it started, or was first seen in flight
     uint64_t copied_since = 0;  // what its future replica held then
     bool unconfirmed = false;   // the last read showed it back at its source, once

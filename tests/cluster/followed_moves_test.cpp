@@ -32,7 +32,7 @@ BrokerView read(const std::string& current, const std::string& future = "",
 
 FollowedMoves started_from_d0_to_d1() {
   FollowedMoves moves;
-  moves.start(kTp, {0, 1, "/d0", "/d1", 8 * kMiB, 1000, 0, false});
+  moves.start(kTp, {"/d0", "/d1", 1000, 0, false});
   return moves;
 }
 
