@@ -40,8 +40,8 @@ SENT = re.compile(r"(\d+) records sent, [\d.]+ records/sec \(([\d.]+) MB/sec\)")
 
 
 def produce(cluster, bootstrap, topic, records):
-    """ProducerPerformance into `topic` partition 0 at `bootstrap`: MB/s of values, as the tool
-    reports it."""
+    """ProducerPerformance into `topic` partition 0 at `bootstrap`: MB/s of values (the tool
+    reports MiB/s as "MB/sec")."""
     result = cluster.tool("ProducerPerformance", "--topic", topic, "--num-records", records,
                           "--record-size", RECORD_BYTES, "--throughput", -1,
                           "--bootstrap-server", bootstrap, timeout=900, jvm_opts=PRODUCER_JVM)
@@ -49,7 +49,7 @@ def produce(cluster, bootstrap, topic, records):
     if not found or int(found[-1][0]) != records:
         raise RuntimeError("ProducerPerformance did not send %d records to %s:\n%s%s" % (
             records, bootstrap, result.stdout[-2000:], result.stderr[-2000:]))
-    return float(found[-1][1])
+    return float(found[-1][1]) * (1 << 20) / 1e6
 
 
 def fetch(bootstrap, topic, records):
