@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# check-style.sh: the style gate. clang-format (.clang-format) over every C and C++ source of the
-# repository, then clang-tidy (.clang-tidy) over the host and the plugins. Any finding fails it.
+# check-style.sh: the style gate. The host's include layering (tools/check-layering.py), then
+# clang-format (.clang-format) over every C and C++ source of the repository, then clang-tidy
+# (.clang-tidy) over the host and the plugins. Any finding fails it.
 #
 # clang-tidy reads a compile database made by clang's own driver in ./build-tidy (configure only,
 # nothing is built): the GCC build's database carries GCC-only flags (-fno-gnu-unique) that clang
@@ -16,6 +17,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tidy_build="${1:-$repo/build-tidy}"
 cd "$repo"
+
+python3 "$repo/tools/check-layering.py" "$repo"
 
 mapfile -t sources < <(git ls-files '*.c' '*.cpp' '*.h')
 echo "clang-format: ${#sources[@]} files"

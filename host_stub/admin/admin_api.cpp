@@ -7,10 +7,10 @@
 #include <limits>
 
 #include "admin/balance_api.h"
-#include "core/broker.h"
-#include "core/errors.h"
-#include "core/log_layout.h"
-#include "core/logging.h"
+#include "broker/broker.h"
+#include "io/log_layout.h"
+#include "util/errors.h"
+#include "util/logging.h"
 
 namespace lds {
 namespace {

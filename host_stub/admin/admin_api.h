@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/errors.h"
+#include "util/errors.h"
 
 namespace lds {
 

@@ -14,7 +14,7 @@
 
 #include "admin/admin_api.h"
 #include "admin/unix_socket.h"
-#include "core/logging.h"
+#include "util/logging.h"
 
 namespace lds {
 namespace {

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/stream_server.h"
+#include "net/stream_server.h"
 
 namespace lds {
 

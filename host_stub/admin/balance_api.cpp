@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "admin/admin_api.h"
-#include "core/broker.h"
-#include "core/config_keys.h"
-#include "core/errors.h"
+#include "broker/broker.h"
+#include "config/config_keys.h"
+#include "util/errors.h"
 
 namespace lds {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "admin/admin_client.h"
 #include "cli/output.h"
-#include "core/byte_size.h"
-#include "core/config.h"
+#include "config/config.h"
+#include "util/byte_size.h"
 
 namespace lds::cli {
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "core/errors.h"
+#include "util/errors.h"
 
 namespace lds::cli {
 

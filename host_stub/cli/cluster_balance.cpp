@@ -11,11 +11,11 @@
 #include <optional>
 #include <thread>
 
+#include "balance/balance_planner.h"
 #include "cli/client.h"
 #include "cli/output.h"
 #include "cluster/cluster_balancer.h"
 #include "cluster/cluster_ranker.h"
-#include "core/balance_planner.h"
 #include "sim/plugin_search.h"
 
 namespace lds::cli {

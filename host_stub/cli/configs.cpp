@@ -18,9 +18,9 @@
 #include "cli/client.h"
 #include "cli/command.h"
 #include "cli/output.h"
-#include "core/wire.h"
 #include "kafka/api_keys.h"
 #include "kafka/kafka_client.h"
+#include "model/wire.h"
 
 namespace lds::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "cli/client.h"
 #include "cli/command.h"
 #include "cli/output.h"
-#include "core/errors.h"
+#include "util/errors.h"
 
 namespace lds::cli {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/client.h"
-#include "core/byte_size.h"
+#include "util/byte_size.h"
 
 namespace lds::cli {
 

@@ -12,8 +12,8 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "cli/progress_bar.h"
-#include "core/config_keys.h"
-#include "core/record_batch.h"
+#include "config/config_keys.h"
+#include "model/record_batch.h"
 
 namespace lds::cli {
 namespace {

@@ -10,14 +10,14 @@
 
 #include "admin/admin_api.h"
 #include "admin/admin_server.h"
+#include "broker/broker.h"
 #include "cli/client.h"
 #include "cli/command.h"
-#include "core/broker.h"
-#include "core/logging.h"
-#include "core/strategy_plugin.h"
 #include "kafka/listener.h"
 #include "kafka/request_handler.h"
 #include "metrics/metrics_endpoint.h"
+#include "strategy/strategy_plugin.h"
+#include "util/logging.h"
 
 namespace lds::cli {
 namespace {

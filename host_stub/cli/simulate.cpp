@@ -7,10 +7,10 @@
 
 #include "cli/command.h"
 #include "cli/progress_bar.h"
-#include "core/errors.h"
-#include "core/logging.h"
 #include "sim/simulator.h"
 #include "sim/text.h"
+#include "util/errors.h"
+#include "util/logging.h"
 
 namespace lds::cli {
 

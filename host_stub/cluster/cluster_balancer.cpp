@@ -6,11 +6,11 @@
 #include <stdexcept>
 
 #include "cluster/cluster_ranker.h"
-#include "core/byte_size.h"
-#include "core/wire.h"
 #include "kafka/alter_replica_log_dirs.h"
 #include "kafka/api_keys.h"
 #include "kafka/configs.h"
+#include "model/wire.h"
+#include "util/byte_size.h"
 
 namespace lds::cluster {
 

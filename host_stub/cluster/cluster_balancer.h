@@ -18,12 +18,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "balance/balance_planner.h"
+#include "balance/blocked_moves.h"
 #include "cluster/cluster_view.h"
 #include "cluster/followed_moves.h"
-#include "core/balance_planner.h"
-#include "core/blocked_moves.h"
-#include "core/strategy_slot.h"
 #include "kafka/kafka_client.h"
+#include "strategy/strategy_slot.h"
 
 namespace lds::cluster {
 

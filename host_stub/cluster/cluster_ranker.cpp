@@ -5,7 +5,7 @@
 #include <map>
 #include <memory>
 
-#include "core/balance_model.h"
+#include "balance/balance_model.h"
 
 namespace lds::cluster {
 

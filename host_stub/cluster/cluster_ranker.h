@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/balance_planner.h"
-#include "core/strategy_slot.h"
+#include "balance/balance_planner.h"
+#include "strategy/strategy_slot.h"
 
 namespace lds::cluster {
 

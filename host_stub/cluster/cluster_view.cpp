@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "core/wire.h"
 #include "kafka/api_keys.h"
 #include "kafka/metadata.h"
+#include "model/wire.h"
 
 namespace lds::cluster {
 

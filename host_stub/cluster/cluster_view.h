@@ -9,10 +9,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/balance_planner.h"
-#include "core/topic_partition.h"
+#include "balance/balance_planner.h"
 #include "kafka/describe_log_dirs.h"
 #include "kafka/kafka_client.h"
+#include "model/topic_partition.h"
 
 namespace lds::cluster {
 

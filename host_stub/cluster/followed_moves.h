@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cluster/cluster_view.h"
-#include "core/topic_partition.h"
+#include "model/topic_partition.h"
 
 namespace lds::cluster {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "core/splitmix.h"
+#include "util/splitmix.h"
 
 namespace lds::conformance_detail {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "core/abi_rules.h"
+#include "strategy/abi_rules.h"
 
 namespace lds::conformance_detail {
 

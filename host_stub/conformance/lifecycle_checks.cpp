@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "conformance/conformance_run.h"
-#include "core/abi_rules.h"
+#include "strategy/abi_rules.h"
 
 namespace lds::conformance_detail {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/abi_rules.h"
+#include "strategy/abi_rules.h"
 
 namespace lds::conformance_detail {
 namespace {

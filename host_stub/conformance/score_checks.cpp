@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "conformance/conformance_run.h"
-#include "core/abi_rules.h"
+#include "strategy/abi_rules.h"
 
 namespace lds::conformance_detail {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/wire.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <span>
 
-#include "core/errors.h"
+#include "util/errors.h"
 
 namespace lds::kafka {
 

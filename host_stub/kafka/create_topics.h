@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/wire.h"
 #include "kafka/configs.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/file_slice.h"
-#include "core/wire.h"
+#include "io/file_slice.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 

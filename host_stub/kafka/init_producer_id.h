@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "core/wire.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 

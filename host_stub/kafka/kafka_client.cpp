@@ -13,10 +13,10 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "core/errors.h"
-#include "core/wire.h"
 #include "kafka/api_versions.h"
 #include "kafka/headers.h"
+#include "model/wire.h"
+#include "util/errors.h"
 
 namespace lds::kafka {
 

@@ -18,10 +18,10 @@
 #include <tuple>
 #include <utility>
 
-#include "core/log_limiter.h"
-#include "core/logging.h"
 #include "kafka/api_keys.h"
 #include "kafka/framing.h"
+#include "util/log_limiter.h"
+#include "util/logging.h"
 
 namespace lds::kafka {
 namespace {

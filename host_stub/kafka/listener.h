@@ -34,8 +34,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/stream_server.h"
 #include "kafka/request_handler.h"
+#include "net/stream_server.h"
 
 namespace lds::kafka {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/wire.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 

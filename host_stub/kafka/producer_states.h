@@ -19,7 +19,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/log_manager.h"
+#include "storage/log_manager.h"
 
 namespace lds::kafka {
 

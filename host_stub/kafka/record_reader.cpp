@@ -4,7 +4,7 @@
 #include <memory>
 #include <type_traits>
 
-#include "core/record_batch.h"
+#include "model/record_batch.h"
 
 namespace lds::kafka {
 

@@ -7,10 +7,10 @@
 #include <optional>
 #include <utility>
 
-#include "core/record_batch.h"
-#include "core/wire.h"
 #include "kafka/compression.h"
 #include "kafka/record_reader.h"
+#include "model/record_batch.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 namespace {

@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/errors.h"
+#include "util/errors.h"
 
 namespace lds::kafka {
 

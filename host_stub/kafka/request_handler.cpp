@@ -7,9 +7,8 @@
 #include <set>
 #include <vector>
 
-#include "core/broker.h"
-#include "core/log_layout.h"
-#include "core/wire.h"
+#include "broker/broker.h"
+#include "io/log_layout.h"
 #include "kafka/api_keys.h"
 #include "kafka/api_versions.h"
 #include "kafka/describe_cluster.h"
@@ -19,6 +18,7 @@
 #include "kafka/metadata.h"
 #include "kafka/producer_states.h"
 #include "kafka/topic_id.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 namespace {

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/file_slice.h"
+#include "io/file_slice.h"
 #include "kafka/record_reader.h"
 
 namespace lds {

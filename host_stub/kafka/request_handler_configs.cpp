@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/broker.h"
-#include "core/log_layout.h"
+#include "broker/broker.h"
+#include "io/log_layout.h"
 #include "kafka/api_keys.h"
 #include "kafka/configs.h"
 #include "kafka/headers.h"

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/broker.h"
-#include "core/log_layout.h"
+#include "broker/broker.h"
+#include "io/log_layout.h"
 #include "kafka/alter_replica_log_dirs.h"
 #include "kafka/api_keys.h"
 #include "kafka/headers.h"

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/broker.h"
+#include "broker/broker.h"
 #include "kafka/api_keys.h"
 #include "kafka/headers.h"
 #include "kafka/partition_reassignments.h"

@@ -8,8 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/broker.h"
-#include "core/record_batch.h"
+#include "broker/broker.h"
 #include "kafka/api_keys.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
@@ -20,6 +19,7 @@
 #include "kafka/record_reader.h"
 #include "kafka/record_validator.h"
 #include "kafka/request_handler.h"
+#include "model/record_batch.h"
 
 namespace lds::kafka {
 namespace {

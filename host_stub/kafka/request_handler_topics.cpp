@@ -9,8 +9,8 @@
 #include <variant>
 #include <vector>
 
-#include "core/broker.h"
-#include "core/log_layout.h"
+#include "broker/broker.h"
+#include "io/log_layout.h"
 #include "kafka/api_keys.h"
 #include "kafka/create_partitions.h"
 #include "kafka/create_topics.h"

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "kafka/configs.h"
 
 namespace lds::kafka {

@@ -1,7 +1,8 @@
 // topic_id.cpp: topic ids derived from the cluster id and the topic name (FNV-1a, twice).
 #include "kafka/topic_id.h"
 
-#include "core/log_layout.h"
+#include "io/log_layout.h"
+#include "model/uuid.h"
 
 namespace lds::kafka {
 namespace {
@@ -36,7 +37,7 @@ Uuid topic_id(std::string_view cluster_id, std::string_view topic) {
 }
 
 std::string topic_id_text(const Uuid& id) {
-  return layout::uuid_text(std::span<const unsigned char, 16>(id.data(), id.size()));
+  return uuid_text(std::span<const unsigned char, 16>(id.data(), id.size()));
 }
 
 }  // namespace lds::kafka

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/wire.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 

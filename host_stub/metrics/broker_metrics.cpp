@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "core/broker.h"
-#include "core/errors.h"
+#include "broker/broker.h"
+#include "util/errors.h"
 
 namespace lds {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/broker.h"
-#include "core/errors.h"
+#include "broker/broker.h"
 #include "metrics/broker_metrics.h"
+#include "util/errors.h"
 
 namespace lds {
 

@@ -8,12 +8,12 @@
 #include <functional>
 #include <unordered_map>
 
-#include "core/balancer.h"
-#include "core/log_manager.h"
-#include "core/strategy_slot.h"
+#include "balance/balancer.h"
 #include "sim/replay.h"
 #include "sim/trace.h"
 #include "sim/virtual_disks.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_slot.h"
 
 namespace lds::sim {
 

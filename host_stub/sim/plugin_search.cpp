@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <system_error>
 
-#include "core/abi_rules.h"
-#include "core/errors.h"
 #include "sim/text.h"
+#include "strategy/abi_rules.h"
+#include "util/errors.h"
 
 namespace lds::sim {
 

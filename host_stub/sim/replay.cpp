@@ -10,15 +10,15 @@
 #include <set>
 #include <unordered_map>
 
-#include "core/errors.h"
-#include "core/log_manager.h"
-#include "core/splitmix.h"
-#include "core/strategy_plugin.h"
-#include "core/strategy_slot.h"
 #include "sim/balance_replay.h"
 #include "sim/plugin_search.h"
 #include "sim/text.h"
 #include "sim/virtual_disks.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_plugin.h"
+#include "strategy/strategy_slot.h"
+#include "util/errors.h"
+#include "util/splitmix.h"
 
 namespace lds::sim {
 

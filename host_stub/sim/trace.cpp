@@ -10,11 +10,11 @@
 #include <set>
 #include <sstream>
 
-#include "core/abi_rules.h"
-#include "core/byte_size.h"
-#include "core/errors.h"
-#include "core/log_layout.h"
+#include "io/log_layout.h"
 #include "sim/variants.h"
+#include "strategy/abi_rules.h"
+#include "util/byte_size.h"
+#include "util/errors.h"
 
 namespace lds::sim {
 

@@ -1,8 +1,8 @@
 // variants.cpp: the built-in strategy variants and the lookup of a variant by name.
 #include "sim/variants.h"
 
-#include "core/errors.h"
 #include "sim/text.h"
+#include "util/errors.h"
 
 namespace lds::sim {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/disk_probe.h"
+#include "io/disk_probe.h"
 #include "sim/trace.h"
 
 namespace lds::sim {

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "conformance/conformance.h"
-#include "core/log_manager.h"
-#include "core/strategy_plugin.h"
-#include "core/strategy_slot.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_plugin.h"
+#include "strategy/strategy_slot.h"
 #include "three_disks.h"
 #include <lds/logdir_strategy.h>
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/balance_model.h"
-#include "core/log_manager.h"
-#include "core/strategy_plugin.h"
-#include "core/strategy_slot.h"
+#include "balance/balance_model.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_plugin.h"
+#include "strategy/strategy_slot.h"
 #include "temp_dir.h"
 #include "three_disks.h"
 #include <lds/logdir_strategy.h>

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/disk_probe.h"
-#include "core/log_manager.h"
-#include "core/strategy_slot.h"
+#include "io/disk_probe.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_slot.h"
 
 namespace lds::test {
 

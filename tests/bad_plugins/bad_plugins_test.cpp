@@ -17,11 +17,11 @@
 
 #include "admin/admin_api.h"
 #include "admin/unix_socket.h"
-#include "core/broker.h"
-#include "core/errors.h"
-#include "core/strategy_plugin.h"
+#include "broker/broker.h"
 #include "host_test_support.h"
 #include "server_fixture.h"
+#include "strategy/strategy_plugin.h"
+#include "util/errors.h"
 
 namespace lds {
 

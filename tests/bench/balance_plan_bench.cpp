@@ -15,14 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "core/balance_model.h"
-#include "core/balance_planner.h"
-#include "core/disk_probe.h"
-#include "core/log_manager.h"
-#include "core/logging.h"
-#include "core/splitmix.h"
-#include "core/strategy_plugin.h"
-#include "core/strategy_slot.h"
+#include "balance/balance_model.h"
+#include "balance/balance_planner.h"
+#include "io/disk_probe.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_plugin.h"
+#include "strategy/strategy_slot.h"
+#include "util/logging.h"
+#include "util/splitmix.h"
 
 namespace {
 

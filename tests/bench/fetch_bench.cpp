@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "bench_support.h"
-#include "core/log_layout.h"
-#include "core/logging.h"
-#include "core/partition_log.h"
-#include "core/record_batch.h"
+#include "io/log_layout.h"
+#include "model/record_batch.h"
+#include "storage/partition_log.h"
+#include "util/logging.h"
 
 namespace {
 

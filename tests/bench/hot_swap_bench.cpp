@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/broker.h"
-#include "core/disk_probe.h"
-#include "core/logging.h"
+#include "broker/broker.h"
+#include "io/disk_probe.h"
+#include "util/logging.h"
 
 namespace {
 

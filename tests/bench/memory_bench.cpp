@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "core/disk_probe.h"
-#include "core/log_manager.h"
-#include "core/logging.h"
-#include "core/strategy_plugin.h"
-#include "core/strategy_slot.h"
+#include "io/disk_probe.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_plugin.h"
+#include "strategy/strategy_slot.h"
+#include "util/logging.h"
 
 namespace {
 

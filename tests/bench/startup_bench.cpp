@@ -28,10 +28,10 @@
 #include <vector>
 
 #include "bench_support.h"
-#include "core/disk_probe.h"
-#include "core/log_manager.h"
-#include "core/logging.h"
-#include "core/strategy_slot.h"
+#include "io/disk_probe.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_slot.h"
+#include "util/logging.h"
 
 namespace {
 

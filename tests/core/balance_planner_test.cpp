@@ -2,7 +2,7 @@
 // fit rule, hysteresis, cooldown, the rate skip, spread-lowering acceptance, the strategy's say
 // over destinations, what a stuck plan says blocks it, and the drain's fit check (empty partitions
 // and no destination included).
-#include "core/balance_planner.h"
+#include "balance/balance_planner.h"
 
 #include <gtest/gtest.h>
 

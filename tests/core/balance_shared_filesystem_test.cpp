@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
+#include "balance/balance_planner.h"
 #include "byte_units.h"
-#include "core/balance_planner.h"
 
 namespace lds {
 namespace {

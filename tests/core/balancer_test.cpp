@@ -3,7 +3,7 @@
 // the plan, counts a finished move once, plans and starts nothing while the move throttle is 0,
 // and goes back to disabled or idle once a round on request has ended; a strategy swap drops the
 // moves the old strategy planned.
-#include "core/balancer.h"
+#include "balance/balancer.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "byte_units.h"
-#include "core/logging.h"
+#include "util/logging.h"
 
 namespace lds {
 namespace {

@@ -1,6 +1,6 @@
 // broker_test.cpp: configuration changes applied to a running broker: strategy swaps, cordons,
 // warnings.
-#include "core/broker.h"
+#include "broker/broker.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // byte_size_test.cpp: parse_byte_size, the byte counts of lds-host's options and simulator traces:
 // both grammars it replaced, exact fractions, and overflow as an error rather than a wrap.
-#include "core/byte_size.h"
+#include "util/byte_size.h"
 
 #include <gtest/gtest.h>
 

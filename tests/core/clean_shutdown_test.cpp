@@ -2,7 +2,7 @@
 // what a start does with them: logs a clean shutdown left are taken as they are; anything else (a
 // kill -9, a hand edit, a torn or foreign file, a full or read-only disk at the shutdown) is read
 // through as before.
-#include "core/clean_shutdown.h"
+#include "storage/clean_shutdown.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -13,12 +13,12 @@
 #include <cstring>
 #include <fstream>
 
-#include "core/errors.h"
-#include "core/log_layout.h"
 #include "file_bytes.h"
+#include "io/log_layout.h"
 #include "own_disk.h"
 #include "temp_dir.h"
 #include "three_dir_test.h"
+#include "util/errors.h"
 
 namespace lds {
 namespace {

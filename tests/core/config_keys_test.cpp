@@ -1,6 +1,6 @@
 // config_keys_test.cpp: the key table agrees with the table of docs/configuration.md (names,
 // defaults, dynamic flags), and each key's default reads back as the table states it.
-#include "core/config_keys.h"
+#include "config/config_keys.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // config_test.cpp: ConfigStore: reading broker.toml, error messages, dynamic overrides, SIGHUP
 // rereads.
-#include "core/config.h"
+#include "config/config.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/log_manager.h"
 #include "host_test_support.h"
+#include "storage/log_manager.h"
 
 namespace lds {
 

@@ -1,5 +1,5 @@
 // durable_file_test.cpp: Fd ownership, and an atomic write that never leaves a file half-written.
-#include "core/durable_file.h"
+#include "io/durable_file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "host_test_support.h"
 
 namespace lds {

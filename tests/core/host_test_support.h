@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/disk_probe.h"
-#include "core/logging.h"
-#include "core/strategy_plugin.h"
+#include "io/disk_probe.h"
+#include "strategy/strategy_plugin.h"
 #include "temp_dir.h"
+#include "util/logging.h"
 
 namespace lds::test {
 

@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "core/broker.h"
+#include "broker/broker.h"
 #include "host_test_support.h"
 
 namespace lds {

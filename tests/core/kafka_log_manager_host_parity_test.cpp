@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/log_manager.h"
+#include "storage/log_manager.h"
 #include "three_dir_test.h"
+#include "util/errors.h"
 
 namespace lds {
 

@@ -1,6 +1,6 @@
 // latency_histogram_test.cpp: the placement latency histogram's buckets, and the tick clock that
 // feeds it.
-#include "core/latency_histogram.h"
+#include "util/latency_histogram.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/tick_clock.h"
+#include "util/tick_clock.h"
 
 namespace lds {
 namespace {

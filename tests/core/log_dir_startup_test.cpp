@@ -9,11 +9,12 @@
 #include <map>
 #include <sstream>
 
-#include "core/log_layout.h"
-#include "core/log_manager.h"
-#include "core/meta_properties.h"
 #include "filler_log.h"
 #include "host_test_support.h"
+#include "io/log_layout.h"
+#include "model/uuid.h"
+#include "storage/log_manager.h"
+#include "storage/meta_properties.h"
 
 namespace lds {
 namespace {

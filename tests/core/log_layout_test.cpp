@@ -1,6 +1,6 @@
 // log_layout_test.cpp: the on-disk names of a move's copy and of a deletion fit in 255 bytes for
 // any legal topic, and the lds.partition text that keeps a partition's expected size.
-#include "core/log_layout.h"
+#include "io/log_layout.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // log_limiter_test.cpp: one line per key and interval, the lines left out counted and reported
 // with the next one, keys independent, and the memory bounded.
-#include "core/log_limiter.h"
+#include "util/log_limiter.h"
 
 #include <gtest/gtest.h>
 

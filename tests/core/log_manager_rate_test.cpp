@@ -5,8 +5,8 @@
 
 #include <chrono>
 
-#include "core/log_manager.h"
 #include "host_test_support.h"
+#include "storage/log_manager.h"
 #include "three_dir_test.h"
 
 namespace lds {

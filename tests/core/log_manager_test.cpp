@@ -1,15 +1,15 @@
 // log_manager_test.cpp: placement, reservations, offline directories and the startup scan of
 // LogManager.
-#include "core/log_manager.h"
+#include "storage/log_manager.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
 
-#include "core/log_layout.h"
 #include "filler_log.h"
 #include "host_test_support.h"
+#include "io/log_layout.h"
 
 namespace lds {
 
@@ -274,7 +274,7 @@ TEST_F(LogManagerTest, HostedPartitionsListsEveryTopicInOrderAndForgetsDeletedOn
             (std::vector<TopicPartition>{{"a", 0}, {"a", 1}, {"a", 2}, {"b", 0}, {"b", 1}}));
 }
 
-// kill -9 in the middle of an atomic write (core/durable_file) leaves its hidden temp file: one
+// kill -9 in the middle of an atomic write (io/durable_file) leaves its hidden temp file: one
 // beside meta.properties, and one inside a move's future directory whose completion marker was
 // never renamed into place. Startup ignores the first and discards the unmarked future with its
 // temp file; every directory stays online and the partition exists once, in its source.

@@ -9,12 +9,12 @@
 #include <map>
 #include <thread>
 
-#include "core/log_layout.h"
-#include "core/log_manager.h"
-#include "core/move_protocol.h"
 #include "filler_log.h"
 #include "host_test_support.h"
+#include "io/log_layout.h"
 #include "log_dir_listing.h"
+#include "storage/log_manager.h"
+#include "storage/move_protocol.h"
 #include "three_dir_test.h"
 
 namespace lds {

@@ -1,6 +1,6 @@
 // meta_properties_test.cpp: meta.properties read as Java reads .properties files and typed as
 // Kafka's versions 0, 1 and 2; every malformed case refused with a sentence naming the file.
-#include "core/meta_properties.h"
+#include "storage/meta_properties.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,10 @@
 #include <map>
 #include <string>
 
-#include "core/errors.h"
-#include "core/log_layout.h"
+#include "io/log_layout.h"
+#include "model/uuid.h"
 #include "temp_dir.h"
+#include "util/errors.h"
 
 namespace lds {
 namespace {

@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
+#include "balance/balancer.h"
 #include "byte_units.h"
-#include "core/balancer.h"
-#include "core/log_manager.h"
-#include "core/logging.h"
+#include "storage/log_manager.h"
 #include "three_dir_test.h"
+#include "util/logging.h"
 
 namespace lds {
 

@@ -1,14 +1,14 @@
 // move_protocol_test.cpp: a replica move's completion marker, written and read back, and its commit
 // steps on real folders, each leaving the state the next start expects.
-#include "core/move_protocol.h"
+#include "storage/move_protocol.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "core/durable_file.h"
-#include "core/log_layout.h"
 #include "file_bytes.h"
+#include "io/durable_file.h"
+#include "io/log_layout.h"
 #include "temp_dir.h"
 
 namespace lds {

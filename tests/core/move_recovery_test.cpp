@@ -7,14 +7,14 @@
 #include <fstream>
 #include <map>
 
-#include "core/io_errors.h"
-#include "core/log_layout.h"
-#include "core/log_manager.h"
-#include "core/segment_index.h"
 #include "file_bytes.h"
 #include "filler_log.h"
 #include "host_test_support.h"
+#include "io/io_errors.h"
+#include "io/log_layout.h"
 #include "log_dir_listing.h"
+#include "storage/log_manager.h"
+#include "storage/segment_index.h"
 #include "three_dir_test.h"
 #include "tree_bytes.h"
 

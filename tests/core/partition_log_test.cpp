@@ -1,6 +1,6 @@
 // partition_log_test.cpp: a partition's log of record batches: offsets, rolling, reading by
 // offset, the checks on a client's batches, and what a restart finds after a crash.
-#include "core/partition_log.h"
+#include "storage/partition_log.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -11,12 +11,12 @@
 #include <map>
 
 #include "batch_bytes.h"
-#include "core/durable_file.h"
-#include "core/errors.h"
-#include "core/log_layout.h"
-#include "core/record_batch.h"
 #include "file_bytes.h"
+#include "io/durable_file.h"
+#include "io/log_layout.h"
+#include "model/record_batch.h"
 #include "temp_dir.h"
+#include "util/errors.h"
 
 namespace lds {
 namespace {

@@ -1,6 +1,6 @@
 // placement_history_test.cpp: PlacementHistory keeps the last explanation of each recently placed
 // partition, figures and reasons intact, and never more than its capacity: the oldest go first.
-#include "core/placement_history.h"
+#include "placement/placement_history.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // rate_meter_test.cpp: the decayed append rate: a steady rate reads as itself at any age, old bytes
 // fade with the window, and a meter without history is unknown.
-#include "core/rate_meter.h"
+#include "util/rate_meter.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // record_batch_test.cpp: v2 record batches: a batch assembled by hand byte for byte, checked
 // against a CRC32C computed independently; corruption detection; baseOffset rewriting; record
 // iteration; and filler batches of exact sizes.
-#include "core/record_batch.h"
+#include "model/record_batch.h"
 
 #include <gtest/gtest.h>
 
-#include "core/wire.h"
 #include "kafka_test_bytes.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 namespace {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
-#include "core/errors.h"
-#include "core/log_manager.h"
-#include "core/strategy_plugin.h"
+#include "config/config.h"
 #include "host_test_support.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_plugin.h"
+#include "util/errors.h"
 
 namespace lds {
 

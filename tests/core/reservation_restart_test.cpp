@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "byte_units.h"
-#include "core/log_layout.h"
-#include "core/log_manager.h"
 #include "host_test_support.h"
+#include "io/log_layout.h"
+#include "storage/log_manager.h"
 #include "three_dir_test.h"
 
 namespace lds {

@@ -1,5 +1,5 @@
 // reservation_test.cpp: a Reservation gives back exactly what it holds, and never more.
-#include "core/reservation.h"
+#include "storage/reservation.h"
 
 #include <gtest/gtest.h>
 

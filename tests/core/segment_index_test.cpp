@@ -1,7 +1,7 @@
 // segment_index_test.cpp: Kafka's offset and time indexes of a segment: their bytes and their rule,
 // reads and time lookups that use them and agree with a walk of the whole log, and what a
 // missing, torn, hand-edited or unwritable index does (nothing but a rebuild).
-#include "core/segment_index.h"
+#include "storage/segment_index.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -11,12 +11,12 @@
 #include <fstream>
 #include <random>
 
-#include "core/durable_file.h"
-#include "core/log_layout.h"
-#include "core/partition_log.h"
-#include "core/record_batch.h"
 #include "file_bytes.h"
+#include "io/durable_file.h"
+#include "io/log_layout.h"
+#include "model/record_batch.h"
 #include "own_disk.h"
+#include "storage/partition_log.h"
 #include "temp_dir.h"
 
 namespace lds {

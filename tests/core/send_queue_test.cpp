@@ -2,7 +2,7 @@
 // the order queued, whole through a small socket buffer read slowly; a slice whose file was
 // deleted after queuing still sent whole; one whose file was cut short, or a peer gone, ends the
 // sending with the reason, never a SIGPIPE.
-#include "core/send_queue.h"
+#include "net/send_queue.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/fd_reserve.h"
+#include "io/fd_reserve.h"
 #include "temp_dir.h"
 
 namespace lds {

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "core/log_layout.h"
-#include "core/log_manager.h"
-#include "core/strategy_plugin.h"
 #include "host_test_support.h"
+#include "io/log_layout.h"
 #include "private_mounts.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_plugin.h"
 
 namespace lds {
 

@@ -1,6 +1,6 @@
 // strategy_plugin_test.cpp: what the host checks before it loads a strategy, and how it unloads
 // one.
-#include "core/strategy_plugin.h"
+#include "strategy/strategy_plugin.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,10 +11,10 @@
 #include <numeric>
 #include <random>
 
-#include "core/abi_rules.h"
-#include "core/errors.h"
-#include "core/strategy_slot.h"
 #include "host_test_support.h"
+#include "strategy/abi_rules.h"
+#include "strategy/strategy_slot.h"
+#include "util/errors.h"
 
 namespace lds {
 

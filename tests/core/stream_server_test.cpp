@@ -2,7 +2,7 @@
 // by the worker: pipelined requests answered in order, a half-closed client still answered, the
 // connection limit refusing the one too many, stop() leaving a stuck handler behind, and parked
 // requests holding no worker.
-#include "core/stream_server.h"
+#include "net/stream_server.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/logging.h"
+#include "util/logging.h"
 
 namespace lds {
 namespace {

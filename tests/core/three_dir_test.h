@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/log_manager.h"
-#include "core/strategy_slot.h"
 #include "host_test_support.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_slot.h"
 
 namespace lds::test {
 

@@ -1,7 +1,7 @@
 // wire_test.cpp: the primitive encoding: integers, zigzag and unsigned varints, classic and compact
 // strings, bytes and arrays, tagged fields, and the errors for input that runs short or is
 // malformed.
-#include "core/wire.h"
+#include "model/wire.h"
 
 #include <gtest/gtest.h>
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/config.h"
-#include "core/errors.h"
+#include "config/config.h"
 #include "fuzz_harness.h"
+#include "util/errors.h"
 
 namespace {
 

@@ -14,14 +14,14 @@
 #include <set>
 #include <string>
 
-#include "core/config.h"
-#include "core/errors.h"
-#include "core/logging.h"
+#include "config/config.h"
 #include "fuzz_harness.h"
 #include "kafka/framing.h"
 #include "kafka/headers.h"
 #include "kafka/record_validator.h"
 #include "kafka_harness.h"
+#include "util/errors.h"
+#include "util/logging.h"
 
 namespace lds::fuzz {
 

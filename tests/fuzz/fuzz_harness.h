@@ -13,8 +13,8 @@
 #include <system_error>
 
 #include "admin/admin_api.h"
-#include "core/broker.h"
-#include "core/logging.h"
+#include "broker/broker.h"
+#include "util/logging.h"
 
 namespace lds::fuzz {
 

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <string>
 
-#include "core/broker.h"
+#include "broker/broker.h"
 #include "kafka/listener.h"
 #include "kafka/request_handler.h"
 

@@ -9,9 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/broker.h"
-#include "core/logging.h"
-#include "core/wire.h"
+#include "broker/broker.h"
 #include "fuzz_harness.h"
 #include "kafka/alter_replica_log_dirs.h"
 #include "kafka/api_keys.h"
@@ -31,6 +29,8 @@
 #include "kafka/partition_reassignments.h"
 #include "kafka/produce.h"
 #include "kafka/request_handler.h"
+#include "model/wire.h"
+#include "util/logging.h"
 
 namespace lds::fuzz {
 

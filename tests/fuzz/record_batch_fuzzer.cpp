@@ -8,10 +8,10 @@
 #include <string>
 
 #include "batch_bytes.h"
-#include "core/errors.h"
-#include "core/record_batch.h"
-#include "core/wire.h"
 #include "kafka/record_validator.h"
+#include "model/record_batch.h"
+#include "model/wire.h"
+#include "util/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < lds::kafka::kBatchHeaderBytes) return 0;

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "byte_units.h"
-#include "core/log_layout.h"
 #include "filler_log.h"
+#include "io/log_layout.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

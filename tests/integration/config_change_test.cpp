@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/log_layout.h"
 #include "filler_log.h"
+#include "io/log_layout.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

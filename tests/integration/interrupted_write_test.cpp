@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "core/log_layout.h"
 #include "file_bytes.h"
+#include "io/log_layout.h"
 #include "server_fixture.h"
 #include "tree_bytes.h"
 

@@ -21,14 +21,14 @@
 #include <vector>
 
 #include "byte_units.h"
-#include "core/record_batch.h"
-#include "core/wire.h"
 #include "kafka/create_topics.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
 #include "kafka/metadata.h"
 #include "kafka/produce.h"
 #include "kafka_listener_fixture.h"
+#include "model/record_batch.h"
+#include "model/wire.h"
 #include "process_rss.h"
 #include "server_fixture.h"
 

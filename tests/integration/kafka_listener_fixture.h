@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/wire.h"
 #include "frame_client.h"
 #include "kafka/api_versions.h"
 #include "kafka/headers.h"
+#include "model/wire.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "core/wire.h"
 #include "kafka/api_versions.h"
 #include "kafka/describe_log_dirs.h"
 #include "kafka/headers.h"
 #include "kafka/metadata.h"
 #include "kafka_listener_fixture.h"
+#include "model/wire.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "client_batches.h"
-#include "core/record_batch.h"
 #include "kafka/produce.h"
 #include "kafka_listener_fixture.h"
+#include "model/record_batch.h"
 
 extern char** environ;
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "byte_units.h"
-#include "core/log_layout.h"
+#include "io/log_layout.h"
 #include "reliability_support.h"
 #include "server_fixture.h"
 

@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/log_layout.h"
 #include "filler_log.h"
+#include "io/log_layout.h"
 
 namespace lds::integration {
 

@@ -11,8 +11,8 @@
 
 #include "admin/admin_client.h"
 #include "byte_units.h"
-#include "core/log_layout.h"
 #include "filler_log.h"
+#include "io/log_layout.h"
 #include "server_fixture.h"
 
 namespace lds::integration {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/log_layout.h"
-#include "core/move_protocol.h"
+#include "io/log_layout.h"
 #include "server_fixture.h"
+#include "storage/move_protocol.h"
 #include "tree_bytes.h"
 
 namespace lds::integration {

@@ -5,9 +5,9 @@
 
 #include <fstream>
 
-#include "core/config.h"
-#include "core/errors.h"
+#include "config/config.h"
 #include "temp_dir.h"
+#include "util/errors.h"
 
 namespace lds {
 namespace {

@@ -13,11 +13,11 @@
 #include <string>
 #include <thread>
 
-#include "core/fd_reserve.h"
-#include "core/file_slice.h"
-#include "core/wire.h"
 #include "frame_client.h"
+#include "io/fd_reserve.h"
+#include "io/file_slice.h"
 #include "kafka/listener.h"
+#include "model/wire.h"
 #include "temp_dir.h"
 
 namespace lds::kafka {

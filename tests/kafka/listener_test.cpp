@@ -24,8 +24,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/wire.h"
 #include "frame_client.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 namespace {

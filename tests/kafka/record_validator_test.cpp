@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "client_batches.h"
-#include "core/record_batch.h"
-#include "core/wire.h"
 #include "kafka/compression.h"
+#include "model/record_batch.h"
+#include "model/wire.h"
 
 namespace lds::kafka {
 namespace {

@@ -10,8 +10,7 @@
 #include <set>
 #include <vector>
 
-#include "core/broker.h"
-#include "core/logging.h"
+#include "broker/broker.h"
 #include "kafka/alter_replica_log_dirs.h"
 #include "kafka/api_keys.h"
 #include "kafka/configs.h"
@@ -23,6 +22,7 @@
 #include "kafka/topic_configs.h"
 #include "request_handler_fixture.h"
 #include "temp_dir.h"
+#include "util/logging.h"
 
 namespace lds::kafka {
 namespace {

@@ -14,14 +14,14 @@
 #include <utility>
 #include <vector>
 
-#include "core/broker.h"
-#include "core/logging.h"
+#include "broker/broker.h"
 #include "kafka/api_keys.h"
 #include "kafka/configs.h"
 #include "kafka/create_partitions.h"
 #include "kafka/headers.h"
 #include "kafka/request_handler.h"
 #include "temp_dir.h"
+#include "util/logging.h"
 
 namespace lds::kafka {
 

@@ -16,13 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "broker/broker.h"
 #include "client_batches.h"
-#include "core/broker.h"
-#include "core/fd_reserve.h"
-#include "core/file_slice.h"
-#include "core/log_manager.h"
-#include "core/logging.h"
-#include "core/record_batch.h"
+#include "io/fd_reserve.h"
+#include "io/file_slice.h"
 #include "kafka/compression.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
@@ -30,7 +27,10 @@
 #include "kafka/list_offsets.h"
 #include "kafka/produce.h"
 #include "kafka/request_handler.h"
+#include "model/record_batch.h"
+#include "storage/log_manager.h"
 #include "temp_dir.h"
+#include "util/logging.h"
 
 namespace lds::kafka {
 namespace {

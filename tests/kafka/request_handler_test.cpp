@@ -11,9 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/broker.h"
-#include "core/logging.h"
-#include "core/record_batch.h"
+#include "broker/broker.h"
 #include "kafka/api_versions.h"
 #include "kafka/create_topics.h"
 #include "kafka/delete_topics.h"
@@ -25,8 +23,10 @@
 #include "kafka/metadata.h"
 #include "kafka/produce.h"
 #include "kafka_test_bytes.h"
+#include "model/record_batch.h"
 #include "request_handler_fixture.h"
 #include "temp_dir.h"
+#include "util/logging.h"
 
 namespace lds::kafka {
 namespace {

@@ -21,8 +21,8 @@ dpkg-deb --info "$deb" | sed -n 's/^ \(Package\|Version\|Architecture\|Depends\)
 
 step "dpkg-deb --contents lists the install layout"
 dpkg-deb --contents "$deb" | awk '{print $NF}' | sed 's|^\./|/|' >"$WORK/contents"
-for f in /usr/bin/lds-host /usr/include/lds/logdir_strategy.h /usr/include/lds-host/core/config.h \
-         /usr/include/lds-host/conformance/conformance.h /usr/lib/liblds_core.a \
+for f in /usr/bin/lds-host /usr/include/lds/logdir_strategy.h /usr/include/lds-host/config/config.h \
+         /usr/include/lds-host/conformance/conformance.h /usr/lib/liblds_storage.a /usr/lib/liblds_broker.a \
          /usr/lib/liblds_admin.a /usr/lib/liblds_conformance.a \
          /usr/lib/lds/plugins/liblds_partition.so /usr/lib/lds/plugins/liblds_size.so \
          /usr/lib/lds/plugins/liblds_cordon.so \
@@ -76,6 +76,6 @@ for so in "$WORK"/root/usr/lib/lds/plugins/*.so; do
   "$WORK/root/usr/bin/lds-host" check-plugin "$so" >"$WORK/check.log" ||
     { cat "$WORK/check.log"; fail "check-plugin $so failed"; }
 done
-functions=$(nm --defined-only "$WORK/root/usr/lib/liblds_core.a" 2>/dev/null | grep -c ' T ') || true
-[ "${functions:-0}" -gt 0 ] || fail "liblds_core.a in the package has no symbols left"
+functions=$(nm --defined-only "$WORK/root/usr/lib/liblds_storage.a" 2>/dev/null | grep -c ' T ') || true
+[ "${functions:-0}" -gt 0 ] || fail "liblds_storage.a in the package has no symbols left"
 echo "PASS"

@@ -12,8 +12,9 @@ plugin_dir=$prefix/lib/lds/plugins
 step "cmake --install into $prefix"
 install_prefix "$prefix"
 expect_file "$lds_host" "$prefix/include/lds/logdir_strategy.h" \
-  "$prefix/include/lds-host/core/config.h" "$prefix/include/lds-host/conformance/conformance.h" \
-  "$prefix/lib/liblds_core.a" "$prefix/lib/liblds_admin.a" "$prefix/lib/liblds_conformance.a" \
+  "$prefix/include/lds-host/config/config.h" "$prefix/include/lds-host/conformance/conformance.h" \
+  "$prefix/lib/liblds_storage.a" "$prefix/lib/liblds_broker.a" "$prefix/lib/liblds_admin.a" \
+  "$prefix/lib/liblds_conformance.a" \
   "$prefix/lib/cmake/LogDirStrategy/LogDirStrategyConfig.cmake" \
   "$prefix/lib/cmake/LogDirStrategy/LogDirStrategyConfigVersion.cmake" \
   "$prefix/lib/cmake/LogDirStrategy/LdsAddStrategyPlugin.cmake" \
@@ -118,7 +119,7 @@ cat >"$embed/embed.cpp" <<'CPP'
 #include <lds/logdir_strategy.h>
 
 #include "conformance/conformance.h"
-#include "core/abi_rules.h"
+#include "strategy/abi_rules.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;

@@ -11,9 +11,9 @@
 #include <map>
 #include <sstream>
 
-#include "core/logging.h"
 #include "sim/simulator.h"
 #include "temp_dir.h"
+#include "util/logging.h"
 
 namespace lds::sim {
 

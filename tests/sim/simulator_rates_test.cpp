@@ -4,8 +4,8 @@
 
 #include <cstdlib>
 
-#include "core/logging.h"
 #include "sim/simulator.h"
+#include "util/logging.h"
 
 namespace lds::sim {
 

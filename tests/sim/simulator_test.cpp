@@ -17,11 +17,11 @@
 
 #include "byte_units.h"
 #include "conformance/conformance.h"
-#include "core/abi_rules.h"
-#include "core/errors.h"
-#include "core/logging.h"
-#include "core/strategy_plugin.h"
+#include "strategy/abi_rules.h"
+#include "strategy/strategy_plugin.h"
 #include "temp_dir.h"
+#include "util/errors.h"
+#include "util/logging.h"
 
 namespace lds::sim {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/record_batch.h"
+#include "model/record_batch.h"
 
 namespace lds::test {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "batch_bytes.h"
-#include "core/record_batch.h"
 #include "kafka/compression.h"
+#include "model/record_batch.h"
 
 namespace lds::test {
 

@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/log_layout.h"
-#include "core/record_batch.h"
-#include "core/wire.h"
 #include "file_bytes.h"
+#include "io/log_layout.h"
+#include "model/record_batch.h"
+#include "model/wire.h"
 
 namespace lds::test {
 

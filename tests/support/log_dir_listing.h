@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/log_layout.h"
+#include "io/log_layout.h"
 
 namespace lds::test {
 

@@ -6,12 +6,12 @@
 #include <utility>
 
 #include "batch_bytes.h"
-#include "core/record_batch.h"
-#include "core/wire.h"
 #include "frame_client.h"
 #include "kafka/fetch.h"
 #include "kafka/headers.h"
 #include "kafka/produce.h"
+#include "model/record_batch.h"
+#include "model/wire.h"
 
 namespace lds::torture {
 

@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "core/record_batch.h"
 #include "environment.h"
 #include "kafka_client.h"
+#include "model/record_batch.h"
 #include "regressions.h"
 #include "runner.h"
 #include "schedule.h"

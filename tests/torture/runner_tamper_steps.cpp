@@ -12,15 +12,15 @@
 #include <sstream>
 #include <thread>
 
-#include "core/log_layout.h"
-#include "core/move_protocol.h"
-#include "core/pending_deletions.h"
-#include "core/record_batch.h"
 #include "describe_answer.h"
 #include "file_bytes.h"
 #include "hostile_kafka.h"
+#include "io/log_layout.h"
+#include "model/record_batch.h"
 #include "process_rss.h"
 #include "runner.h"
+#include "storage/move_protocol.h"
+#include "storage/pending_deletions.h"
 #include "tree_bytes.h"
 
 namespace lds::torture {

@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/logging.h"
-#include "core/strategy_plugin.h"
-#include "core/strategy_slot.h"
 #include "java_log_sink.h"
 #include "org_logdirstrategy_kafka_StrategyBridge.h"
 #include "rank_worker.h"
+#include "strategy/strategy_plugin.h"
+#include "strategy/strategy_slot.h"
+#include "util/errors.h"
+#include "util/logging.h"
 
 namespace lds::kafka {
 namespace {

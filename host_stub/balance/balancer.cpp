@@ -1,0 +1,487 @@
+// balancer.cpp: the balancer's rounds, its moves in flight and its thread (the operator's calls:
+// balancer_calls.cpp).
+#include "balance/balancer.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "config/config.h"
+#include "util/byte_size.h"
+#include "util/logging.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+namespace {
+
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::shared_ptr<spdlog::logger> Balancer::log() {
+  static auto l = logger("lds.balancer");
+  return l;
+}
+
+Balancer::Balancer(LogManager& logs, StrategySlot& slot, PartitionRate rate, Clock clock)
+    : logs_(logs),
+      slot_(slot),
+      rate_(std::move(rate)),
+      clock_(clock ? std::move(clock) : Clock(steady_ms)),
+      rank_(strategy_ranker(logs, slot)) {}
+
+Balancer::~Balancer() { stop(); }
+
+void Balancer::configure(const BalanceConfig& config, uint64_t throttle_bytes_per_sec) {
+  std::lock_guard lock(config_mu_);
+  config_ = config;
+  throttle_ = throttle_bytes_per_sec;
+}
+
+void Balancer::set_move_listener(std::function<void(const BalanceMoveEvent&)> listener) {
+  std::lock_guard lock(mu_);
+  listener_ = std::move(listener);
+}
+
+BalanceSettings Balancer::settings_locked(int64_t now, bool force) const {
+  std::lock_guard lock(config_mu_);
+  BalanceSettings s;
+  s.threshold_percent = config_.threshold_percent;
+  s.cooldown_ms = config_.cooldown_ms;
+  s.now_ms = now;
+  s.throttle_bytes_per_sec = throttle_;
+  s.balancing = balancing_;
+  s.force = force;
+  return s;
+}
+
+BalanceSnapshot Balancer::snapshot_locked() const {
+  return balance_snapshot(logs_, last_moved_, rate_);
+}
+
+RankDestinations Balancer::ranker_locked() const { return blocked_.filter(rank_); }
+
+void Balancer::unblock_locked(const BalanceModel& model, int64_t now) {
+  int64_t cooldown;
+  {
+    std::lock_guard lock(config_mu_);
+    cooldown = config_.cooldown_ms;
+  }
+  blocked_.expire(model, now, cooldown);
+}
+
+void Balancer::warn_once_locked(const std::string& text) {
+  if (text == last_warning_) return;
+  last_warning_ = text;
+  log()->warn("{}", text);
+}
+
+void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
+                              std::vector<BalanceMoveEvent>& ended) {
+  std::vector<FailedMoveDescription> failures;
+  bool failures_read = false;
+  for (auto it = started_.begin(); it != started_.end();) {
+    const TopicPartition& tp = it->first;
+    const Started& f = it->second;
+    auto running = snap.moves.find(tp);
+    const bool source_online =
+        f.move.from < snap.model.dirs.size() && snap.model.dirs[f.move.from].online;
+    if (running != snap.moves.end() && running->second.to == f.move.to) {
+      if (source_online) {
+        ++it;
+        continue;
+      }
+      // The source went offline: stop, as a move from it can never finish.
+      logs_.alter_replica_log_dir(tp, "any");
+      log()->warn("stopped moving {}: its source {} went offline", tp.str(),
+                  snap.model.dirs[f.move.from].path);
+      ended.push_back({tp, f.started_ms, now, 0, false});
+      it = started_.erase(it);
+      continue;
+    }
+    const BalancePartition* p = snap.model.find(tp);
+    const std::string& to_path = snap.model.dirs[f.move.to].path;
+    if (p != nullptr && p->dir == f.move.to) {
+      ++moves_;
+      bytes_moved_ += p->size;
+      last_moved_[tp] = now;
+      last_warning_.clear();  // progress: a later wait is news again
+      log()->info("moved {} ({}) from {} to {}", tp.str(), format_byte_size(p->size),
+                  snap.model.dirs[f.move.from].path, to_path);
+      ended.push_back({tp, f.started_ms, now, p->size, true});
+    } else {
+      // The mover keeps the reason of a failed move; a move that failed is not planned again
+      // until something changes.
+      if (!failures_read) {
+        failures = logs_.failed_moves();
+        failures_read = true;
+      }
+      const std::string name = tp.str();
+      auto failed = std::find_if(failures.begin(), failures.end(), [&](const auto& m) {
+        return m.partition == name && m.log_dir == to_path;
+      });
+      if (failed != failures.end() && p != nullptr) {
+        log()->warn("the move of {} to {} failed: {}", name, to_path, failed->message);
+        blocked_.add(tp, f.move.to, failed->message, snap.model, now);
+      } else {
+        log()->warn("the move of {} to {} did not finish (cancelled, or a dir went offline)", name,
+                    to_path);
+      }
+      ended.push_back({tp, f.started_ms, now, 0, false});
+    }
+    it = started_.erase(it);
+  }
+}
+
+uint64_t Balancer::strategy_generation() const {
+  const std::shared_ptr<const LoadedStrategy> s = slot_.current();
+  return s ? s->generation() : 0;
+}
+
+bool Balancer::drop_plan_of_old_strategy_locked(int64_t now) {
+  const uint64_t generation = strategy_generation();
+  if (planned_.empty() || generation == planned_generation_) return false;
+  log()->info(
+      "dropped {} planned moves: the strategy that ranked them (generation {}) is no "
+      "longer active (generation {} is); planning again with it",
+      planned_.size(), planned_generation_, generation);
+  planned_.clear();
+  // A balance round plans again at once; a drain once its moves in flight have ended.
+  next_plan_ms_ = now;
+  return true;
+}
+
+bool Balancer::moves_held_locked() const {
+  std::lock_guard lock(config_mu_);
+  return throttle_ == 0;
+}
+
+void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
+  int32_t limit;
+  {
+    std::lock_guard lock(config_mu_);
+    limit = config_.max_concurrent_moves;
+  }
+  if (drop_plan_of_old_strategy_locked(now)) return;
+  if (!planned_.empty() && moves_held_locked()) {
+    // Started, they would only sit there: they stay planned, and start once the key is raised.
+    warn_once_locked(std::to_string(planned_.size()) +
+                     " planned moves wait: " + std::string(kMovesHeldByZeroThrottle));
+    return;
+  }
+  // The model as the moves started in this pass leave it.
+  BalanceModel model = snap.model;
+  while (!planned_.empty() && static_cast<int32_t>(started_.size()) < limit) {
+    PlannedMove m = std::move(planned_.front());
+    planned_.pop_front();
+    BalancePartition* p = nullptr;
+    for (BalancePartition& q : model.partitions) {
+      if (q.tp == m.tp) p = &q;
+    }
+    std::string problem;
+    const BlockedMoves::Blocked* blocked = p == nullptr ? nullptr : blocked_.find(*p, m.to);
+    if (p == nullptr) {
+      problem = "it is no longer hosted, or its dir is offline";
+    } else if (blocked != nullptr) {
+      problem = "an earlier move failed: " + blocked->reason;
+    } else if (p->moving) {
+      problem = "it is already moving";
+    } else if (p->dir != m.from) {
+      problem = "it is no longer in " + snap.model.dirs[m.from].path;
+    } else {
+      const BalanceDir& to = model.dirs[m.to];
+      if (!to.online) {
+        problem = to.path + " is offline";
+      } else if (to.cordoned) {
+        problem = to.path + " is cordoned";
+      } else if (p->size > balance_room_bytes(model, m.to)) {  // its filesystem's room
+        problem = to.path + " no longer has room for it";
+      } else if (!planned_drain_) {
+        // The dirs changed since the plan (appends, new partitions): a move that no longer helps
+        // is not started.
+        problem = balance_move_problem(model, m.from, m.to, p->size);
+      }
+    }
+    if (!problem.empty()) {
+      log()->info("dropped the planned move of {} to {}: {}", m.tp.str(),
+                  snap.model.dirs[m.to].path, problem);
+      if (!planned_drain_) {
+        // The plan no longer matches the dirs: plan again from what they hold now.
+        planned_.clear();
+        next_plan_ms_ = now;
+      }
+      continue;
+    }
+    const LogManager::AlterResult r = logs_.alter_replica_log_dir(m.tp, snap.model.dirs[m.to].path);
+    if (r.error != ErrorCode::kNone) {
+      log()->warn("could not start moving {} to {}: {}", m.tp.str(), snap.model.dirs[m.to].path,
+                  r.message);
+      blocked_.add(m.tp, m.to, r.message, snap.model, now);
+      continue;
+    }
+    log()->info("moving {} ({}) from {} ({}%) to {} ({}%): {}", m.tp.str(),
+                format_byte_size(p->size), snap.model.dirs[m.from].path,
+                percent_text(balance_fill_percent(model, m.from)), snap.model.dirs[m.to].path,
+                percent_text(balance_fill_percent(model, m.to)), m.reason);
+    p->moving = true;
+    p->moving_to = m.to;
+    model.dirs[m.to].reserved_bytes += p->size;
+    Started f{m, now, planned_drain_};
+    started_.emplace(m.tp, std::move(f));
+  }
+}
+
+void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
+  BalanceSettings settings = settings_locked(now, false);
+  int64_t interval;
+  {
+    std::lock_guard lock(config_mu_);
+    interval = config_.interval_ms;
+  }
+  next_plan_ms_ = now + interval;
+  const uint64_t generation = strategy_generation();  // before ranking: a swap meanwhile drops it
+  BalancePlan plan = plan_balance(snap.model, settings, ranker_locked());
+  if (!plan.act) {
+    if (balancing_) log()->info("balanced: {}", plan.summary);
+    balancing_ = false;
+    stuck_ = false;
+    last_round_ = plan.summary;
+    return;
+  }
+  if (plan.spread_before_percent <= settings.threshold_percent && !plan.target_reached) {
+    // Hysteresis only carries a round on to the band when it can get there; moves that cannot
+    // would be churn. The next round starts when the spread passes the threshold again.
+    log()->info("balancing stops at spread {} points: {}", percent_text(plan.spread_before_percent),
+                plan.summary);
+    balancing_ = false;
+    stuck_ = false;
+    last_round_ = plan.summary;
+    return;
+  }
+  if (plan.moves.empty()) {
+    // Logged once per cause: a balancer that cannot progress waits quietly for a change.
+    stuck_ = true;
+    last_round_ = plan.summary;
+    const std::string failed = blocked_.describe(snap.model, {});
+    warn_once_locked("cannot balance now: " + plan.summary + (failed.empty() ? "" : "; " + failed));
+    return;
+  }
+  stuck_ = false;
+  ++rounds_;
+  balancing_ = true;
+  cancelled_ = false;
+  round_reaches_target_ = plan.target_reached;
+  round_on_request_ = false;
+  lower_bound_bytes_ += plan.lower_bound_bytes;
+  last_round_ = plan.summary;
+  log()->info("balance round {}: ideal fill {}%, {}", rounds_, percent_text(plan.ideal_percent),
+              plan.summary);
+  planned_drain_ = false;
+  planned_.assign(plan.moves.begin(), plan.moves.end());
+  planned_generation_ = generation;
+}
+
+void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
+  uint64_t left = 0;
+  for (const BalancePartition& p : snap.model.partitions) {
+    if (p.dir == draining_index_) left += p.size + 1;
+  }
+  if (left == 0) {
+    log()->info("drained {}", draining_);
+    end_drain_locked("drained", "Drained " + draining_ + ".");
+    return;
+  }
+  if (moves_held_locked()) {
+    drain_waiting_ =
+        "The drain of " + draining_ + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
+    warn_once_locked(drain_waiting_);
+    return;
+  }
+  const uint64_t generation = strategy_generation();
+  const DrainPlan again = plan_drain(snap.model, draining_index_, ranker_locked());
+  if (again.problem.empty() && !again.moves.empty()) {
+    drain_waiting_.clear();
+    planned_drain_ = true;
+    planned_.assign(again.moves.begin(), again.moves.end());
+    planned_generation_ = generation;
+    return;
+  }
+  // Nothing can move now. The drain stays (its dir stays cordoned) and plans again at every tick,
+  // with the failed moves left out, so it moves again once space is freed, a cordon is lifted or
+  // a dir comes back, or once a failed move's cooldown has passed.
+  const std::string failed = blocked_.describe(snap.model, again.unplaced);
+  std::string why = !failed.empty()          ? failed
+                    : !again.problem.empty() ? again.problem
+                                             : "no partition left on it can move.";
+  int64_t cooldown;
+  {
+    std::lock_guard lock(config_mu_);
+    cooldown = config_.cooldown_ms;
+  }
+  drain_waiting_ = "The drain of " + draining_ + " waits: " + why +
+                   " It goes on once space is freed, a cordon is lifted or a log directory comes "
+                   "back, and tries a failed move again after log.dir.balance.cooldown.ms (" +
+                   std::to_string(cooldown) + " ms).";
+  warn_once_locked(drain_waiting_);
+}
+
+void Balancer::end_drain_locked(const std::string& result, const std::string& message) {
+  last_drain_ = draining_;
+  last_drain_result_ = result;
+  last_drain_message_ = message;
+  draining_.clear();
+  drain_waiting_.clear();
+}
+
+void Balancer::stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap) {
+  // Its moves in flight were stopped with the dir (observe_locked); the planned ones cannot start.
+  if (planned_drain_) {
+    planned_.clear();
+    planned_drain_ = false;
+  }
+  static const OfflineReplicas kNone;
+  const OfflineReplicas& left =
+      draining_index_ < snap.offline.size() ? snap.offline[draining_index_] : kNone;
+  if (left.names.empty()) {
+    // Every replica had left it before it went offline.
+    log()->info("drained {} (it is now offline)", draining_);
+    end_drain_locked("drained", "Drained " + draining_ + ".");
+    return;
+  }
+  // A few names say which; the count says how many (a disk may hold thousands).
+  constexpr size_t kNamed = 20;
+  std::string names;
+  for (size_t i = 0; i < left.names.size() && i < kNamed; ++i) {
+    names.append(i == 0 ? "" : ", ").append(left.names[i]);
+  }
+  // Appended: GCC 12 at -O3 reports a false -Wrestrict on `" " + std::to_string(n)`.
+  if (left.names.size() > kNamed) {
+    names.append(" and ").append(std::to_string(left.names.size() - kNamed)).append(" more");
+  }
+  const bool one = left.names.size() == 1;
+  std::string message = "Drain of " + draining_ + " stopped: ";
+  message.append(std::to_string(left.names.size()))
+      .append(one ? " replica (" : " replicas (")
+      .append(format_byte_size(left.bytes))
+      .append(one ? ") remains" : ") remain")
+      .append(" on it, now offline: ")
+      .append(names);
+  log()->error("{}", message);
+  end_drain_locked("stopped", message);
+}
+
+void Balancer::notify(const std::vector<BalanceMoveEvent>& ended) {
+  std::function<void(const BalanceMoveEvent&)> listener;
+  {
+    std::lock_guard lock(mu_);
+    listener = listener_;
+  }
+  if (!listener) return;
+  for (const BalanceMoveEvent& e : ended) listener(e);
+}
+
+void Balancer::tick() {
+  std::vector<BalanceMoveEvent> ended;
+  {
+    std::lock_guard lock(mu_);
+    const int64_t now = clock_();
+    bool enabled;
+    {
+      std::lock_guard config_lock(config_mu_);
+      enabled = config_.enable;
+    }
+    // Nothing to watch and no plan due: the LogManager is not read (a snapshot of 100k
+    // partitions costs tens of milliseconds).
+    if (started_.empty() && planned_.empty() && draining_.empty() &&
+        (!enabled || now < next_plan_ms_)) {
+      return;
+    }
+    BalanceSnapshot snap = snapshot_locked();
+    observe_locked(snap, now, ended);
+    if (!ended.empty()) snap = snapshot_locked();
+    unblock_locked(snap.model, now);
+    if (!draining_.empty() && draining_index_ < snap.model.dirs.size() &&
+        !snap.model.dirs[draining_index_].online) {
+      stop_drain_of_offline_dir_locked(snap);
+    }
+    if (!draining_.empty() && planned_.empty() && started_.empty()) plan_drain_locked(snap);
+    start_moves_locked(snap, now);
+    if (planned_.empty() && started_.empty() && !planned_drain_ && balancing_ &&
+        (round_reaches_target_ || round_on_request_ || !enabled)) {
+      // The round's moves are done: back to waiting for the threshold when its plan reached the
+      // band, when it was a round on request (one-shot), or when the balancer is off. Only an
+      // automatic round that stopped short keeps its hysteresis for the next plan.
+      balancing_ = false;
+      round_reaches_target_ = false;
+      round_on_request_ = false;
+    }
+    if (planned_.empty()) planned_drain_ = false;
+    if (enabled && draining_.empty() && planned_.empty() && started_.empty() &&
+        now >= next_plan_ms_) {
+      plan_round_locked(snap, now);
+      if (!planned_.empty()) start_moves_locked(snap, now);
+    }
+  }
+  notify(ended);
+}
+
+void Balancer::start() {
+  {
+    std::lock_guard lock(thread_mu_);
+    if (thread_.joinable()) return;
+    stopping_ = false;
+    thread_ = std::thread([this] { run_thread(); });
+  }
+  // A move that ends wakes the thread: the next planned move starts then, not at the next tick.
+  logs_.set_move_ended_listener([this] {
+    {
+      std::lock_guard lock(thread_mu_);
+      poked_ = true;
+    }
+    wake_.notify_all();
+  });
+}
+
+void Balancer::stop() {
+  bool started;
+  {
+    std::lock_guard lock(thread_mu_);
+    started = thread_.joinable();
+  }
+  // Waits for a call of the listener in progress: none reaches this object once it is gone.
+  if (started) logs_.set_move_ended_listener({});
+  {
+    std::lock_guard lock(thread_mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Balancer::run_thread() {
+  for (;;) {
+    int64_t interval;
+    {
+      std::lock_guard lock(config_mu_);
+      interval = config_.interval_ms;
+    }
+    {
+      std::unique_lock lock(thread_mu_);
+      wake_.wait_for(lock, std::chrono::milliseconds(std::clamp<int64_t>(interval, 10, 1000)),
+                     [&] { return stopping_ || poked_; });
+      if (stopping_) return;
+      poked_ = false;
+    }
+    try {
+      tick();
+    } catch (const std::exception& e) {
+      log()->error("balancer pass failed: {}", e.what());
+    }
+  }
+}
+
+}  // namespace lds

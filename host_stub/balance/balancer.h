@@ -1,0 +1,212 @@
+// balancer.h: the intra-broker balancer and drain: a service that keeps the log directories within
+// log.dir.balance.threshold.percent of each other by moving replicas, and empties a directory on
+// request.
+//
+// Every move goes through LogManager::alter_replica_log_dir, the path of AlterReplicaLogDirs, so
+// balancer and drain moves are copied, throttled and recovered after kill -9 exactly as manual
+// ones. The plan comes from plan_balance() (core/balance_planner.h) over balance_snapshot()
+// (core/balance_model.h), with destinations ranked by the active strategy. The same class runs in
+// `lds-host serve` (its own thread) and in the simulator (tick() called once per step, on a
+// simulated clock).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "balance/balance_model.h"
+#include "balance/balance_planner.h"
+#include "balance/blocked_moves.h"
+#include "config/balance_config.h"
+#include "storage/log_manager.h"
+#include "strategy/strategy_slot.h"
+#include "util/errors.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace lds {
+
+// One move the balancer or a drain started, while it runs.
+struct BalanceMoveStatus {
+  TopicPartition tp;
+  std::string from;
+  std::string to;
+  uint64_t size = 0;    // the replica's size now
+  uint64_t copied = 0;  // copied so far
+  bool drain = false;
+};
+
+// What DescribeBalance and `lds-host balance --status` show.
+struct BalanceStatus {
+  // "disabled", "idle", "balancing", "stuck" (the spread calls for moves but none fits or lowers
+  // it), "draining" or "cancelled"
+  std::string state;
+  bool enabled = false;
+  double threshold_percent = 0;
+  double spread_percent = 0;  // now, over online, uncordoned dirs
+  double ideal_percent = 0;
+  uint64_t rounds = 0;
+  uint64_t moves = 0;              // moves finished since start
+  uint64_t bytes_moved = 0;        // their bytes
+  uint64_t lower_bound_bytes = 0;  // Σ over rounds of each round's lower bound
+  std::vector<BalanceMoveStatus> in_flight;
+  size_t planned = 0;             // moves of the round not started yet
+  size_t blocked = 0;             // moves left out of plans after they failed (BlockedMoves)
+  std::string draining;           // the dir being drained, or empty
+  uint64_t drain_bytes = 0;       // bytes the drain planned to move
+  uint64_t drain_bytes_left = 0;  // bytes still on the drained dir
+  std::string last_round;         // the last plan's summary
+  // Why the balancer or the drain makes no move although it wants to (every candidate move
+  // failed, or none has a destination), and when it tries again; empty otherwise.
+  std::string waiting;
+  // How the last drain ended, once it has: its dir (empty before the first), "drained",
+  // "stopped" (its dir went offline with replicas still on it) or "cancelled", and the sentence.
+  std::string last_drain;
+  std::string last_drain_result;
+  std::string last_drain_message;
+};
+
+// A finished or stopped move, for whoever watches the balancer (the simulator's checks).
+struct BalanceMoveEvent {
+  TopicPartition tp;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  uint64_t bytes = 0;
+  bool completed = false;  // false: cancelled, failed, or its source went offline
+};
+
+class Balancer {
+ public:
+  using Clock = std::function<int64_t()>;  // milliseconds
+
+  // `clock` defaults to the steady clock; the simulator passes its own.
+  Balancer(LogManager& logs, StrategySlot& slot, PartitionRate rate, Clock clock = {});
+  ~Balancer();
+  Balancer(const Balancer&) = delete;
+  Balancer& operator=(const Balancer&) = delete;
+
+  // The log.dir.balance.* keys and replica.alter.log.dirs.io.max.bytes.per.second; applies at the
+  // next tick.
+  void configure(const BalanceConfig& config, uint64_t throttle_bytes_per_sec);
+
+  // Starts and stops the thread that ticks every min(interval, 1 s), and at once whenever a move
+  // of the LogManager ends, so that the next planned move starts then, not a tick later.
+  void start();
+  void stop();
+
+  // One pass: notes the moves that ended, starts planned moves while fewer than
+  // max.concurrent.moves run, and plans a round when enabled, idle and the interval has passed.
+  // A drain whose dir went offline stops there, naming the replicas left on it.
+  void tick();
+
+  // The round that would run now (balance --plan); changes nothing.
+  BalancePlan plan() const;
+  // Plans a round now, whatever the spread and the enable flag, and runs it (balance --execute).
+  BalancePlan execute();
+  // Stops the round: planned moves are dropped and moves in flight cancelled (balance --cancel).
+  // Returns how many moves were cancelled.
+  size_t cancel();
+
+  // Drains `dir`: refuses, changing nothing, when the other dirs cannot hold its data (KafkaError
+  // INVALID_REPLICA_ASSIGNMENT naming the shortfall in bytes), or LOG_DIR_NOT_FOUND /
+  // KAFKA_STORAGE_ERROR for an unknown or offline dir. Otherwise calls `cordon` (the dynamic
+  // config change, which may throw and then nothing else happens) and queues every move.
+  DrainPlan drain(const std::filesystem::path& dir, const std::function<void()>& cordon);
+
+  BalanceStatus status() const;
+
+  // Called, outside the balancer's lock, for every move that ends.
+  void set_move_listener(std::function<void(const BalanceMoveEvent&)> listener);
+
+ private:
+  // The "lds.balancer" logger, which balancer.cpp and balancer_calls.cpp both write to.
+  static std::shared_ptr<spdlog::logger> log();
+  // A move this balancer started. Whether it still runs is the mover's to say (the snapshot's
+  // moves): this only records what the mover does not know, who started it and when.
+  struct Started {
+    PlannedMove move;
+    int64_t started_ms = 0;
+    bool drain = false;
+  };
+  BalanceSettings settings_locked(int64_t now, bool force) const;
+  // replica.alter.log.dirs.io.max.bytes.per.second is 0: no move can copy, so none is started.
+  bool moves_held_locked() const;
+  void observe_locked(const BalanceSnapshot& snap, int64_t now,
+                      std::vector<BalanceMoveEvent>& ended);
+  void start_moves_locked(const BalanceSnapshot& snap, int64_t now);
+  void plan_round_locked(const BalanceSnapshot& snap, int64_t now);
+  BalanceSnapshot snapshot_locked() const;
+  // The strategy's ranking without the destinations blocked for each partition.
+  RankDestinations ranker_locked() const;
+  // Forgets the blocked moves that may be tried again (BlockedMoves::expire).
+  void unblock_locked(const BalanceModel& model, int64_t now);
+  // Logs `text` as a warning unless it is the one logged last.
+  void warn_once_locked(const std::string& text);
+  // A drain's next moves once the previous ones ended, or why it waits (drain_waiting_).
+  void plan_drain_locked(const BalanceSnapshot& snap);
+  // The drained dir went offline: the drain ends, its planned moves dropped; it is "stopped",
+  // naming the replicas left there, or "drained" when none is.
+  void stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap);
+  void end_drain_locked(const std::string& result, const std::string& message);
+  // The generation of the active strategy (0 before the first), which ranks every plan.
+  uint64_t strategy_generation() const;
+  // Drops the planned moves when the strategy that ranked them is no longer the active one, so
+  // no move starts into a dir the new strategy refuses; a plan is made again with it. True if so.
+  bool drop_plan_of_old_strategy_locked(int64_t now);
+  void notify(const std::vector<BalanceMoveEvent>& ended);
+  void run_thread();
+
+  LogManager& logs_;
+  StrategySlot& slot_;
+  PartitionRate rate_;
+  Clock clock_;
+  RankDestinations rank_;
+
+  mutable std::mutex config_mu_;  // guards the two below only: configure() never waits for a tick
+  BalanceConfig config_;
+  uint64_t throttle_ = kNoMoveThrottle;
+
+  mutable std::mutex mu_;  // guards everything below; one tick or request at a time
+  std::deque<PlannedMove> planned_;
+  bool planned_drain_ = false;       // planned_ holds a drain's moves
+  uint64_t planned_generation_ = 0;  // the strategy generation that ranked planned_
+  std::unordered_map<TopicPartition, Started, TopicPartitionHash> started_;
+  BlockedMoves blocked_;  // moves that failed, left out of plans until something changes
+  std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved_;
+  bool balancing_ = false;  // a round is under way (hysteresis: keep going to half the threshold)
+  bool round_reaches_target_ = false;
+  bool round_on_request_ = false;  // the round was asked for (balance --execute): it runs once
+  bool cancelled_ = false;
+  bool stuck_ = false;  // the last plan wanted to act but found no move (logged once)
+  int64_t next_plan_ms_ = 0;
+  uint64_t rounds_ = 0;
+  uint64_t moves_ = 0;
+  uint64_t bytes_moved_ = 0;
+  uint64_t lower_bound_bytes_ = 0;
+  std::string draining_;
+  uint32_t draining_index_ = 0;
+  uint64_t drain_bytes_ = 0;
+  std::string drain_waiting_;  // why the drain makes no move now, or empty
+  std::string last_drain_, last_drain_result_, last_drain_message_;  // BalanceStatus's
+  std::string last_warning_;  // the last "waits" warning logged, so each is logged once
+  std::string last_round_;
+  std::function<void(const BalanceMoveEvent&)> listener_;
+
+  std::mutex thread_mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  bool poked_ = false;  // a move ended since the last pass
+  std::thread thread_;
+};
+
+}  // namespace lds

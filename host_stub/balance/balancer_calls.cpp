@@ -1,0 +1,245 @@
+// balancer_calls.cpp: the operator's calls into the balancer: plan, execute, cancel, drain and
+// status. The rounds they start or stop, and the thread that runs them, are in balancer.cpp.
+#include <algorithm>
+
+#include "balance/balancer.h"
+#include "util/byte_size.h"
+#include "util/logging.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+BalancePlan Balancer::plan() const {
+  std::lock_guard lock(mu_);
+  const BalanceSnapshot snap = snapshot_locked();
+  return plan_balance(snap.model, settings_locked(clock_(), false), ranker_locked());
+}
+
+BalancePlan Balancer::execute() {
+  std::vector<BalanceMoveEvent> ended;
+  BalancePlan plan;
+  {
+    std::lock_guard lock(mu_);
+    const int64_t now = clock_();
+    BalanceSnapshot snap = snapshot_locked();
+    observe_locked(snap, now, ended);
+    if (!draining_.empty()) {
+      throw KafkaError(ErrorCode::kInvalidRequest,
+                       "A drain of " + draining_ + " is running; cancel it first.");
+    }
+    unblock_locked(snap.model, now);
+    const uint64_t generation = strategy_generation();
+    plan = plan_balance(snap.model, settings_locked(now, true), ranker_locked());
+    last_round_ = plan.summary;
+    if (!plan.moves.empty()) {
+      ++rounds_;
+      balancing_ = true;
+      stuck_ = false;
+      cancelled_ = false;
+      round_reaches_target_ = plan.target_reached;
+      round_on_request_ = true;
+      {
+        // It counts as the balancer's round: the next automatic one is an interval away.
+        std::lock_guard config_lock(config_mu_);
+        next_plan_ms_ = now + config_.interval_ms;
+      }
+      lower_bound_bytes_ += plan.lower_bound_bytes;
+      log()->info("balance round {} on request: ideal fill {}%, {}", rounds_,
+                  percent_text(plan.ideal_percent), plan.summary);
+      planned_drain_ = false;
+      planned_.assign(plan.moves.begin(), plan.moves.end());
+      planned_generation_ = generation;
+      start_moves_locked(snap, now);
+    }
+  }
+  notify(ended);
+  return plan;
+}
+
+size_t Balancer::cancel() {
+  std::vector<BalanceMoveEvent> ended;
+  size_t stopped = 0;
+  {
+    std::lock_guard lock(mu_);
+    const int64_t now = clock_();
+    const size_t dropped = planned_.size();
+    planned_.clear();
+    planned_drain_ = false;
+    for (const auto& [tp, f] : started_) {
+      logs_.alter_replica_log_dir(tp, "any");
+      ended.push_back({tp, f.started_ms, now, 0, false});
+      ++stopped;
+    }
+    started_.clear();
+    balancing_ = false;
+    cancelled_ = true;
+    if (!draining_.empty()) {
+      log()->info("drain of {} cancelled", draining_);
+      end_drain_locked("cancelled", "The drain of " + draining_ + " was cancelled.");
+    }
+    drain_waiting_.clear();
+    last_warning_.clear();
+    log()->info("balance round cancelled: {} moves stopped, {} planned moves dropped", stopped,
+                dropped);
+    int64_t interval;
+    {
+      std::lock_guard config_lock(config_mu_);
+      interval = config_.interval_ms;
+    }
+    next_plan_ms_ = now + interval;
+  }
+  notify(ended);
+  return stopped;
+}
+
+DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cordon) {
+  const int index = logs_.dir_index(canonical_path("/", dir));
+  if (!dir.is_absolute() || index < 0) {
+    throw KafkaError(ErrorCode::kLogDirNotFound,
+                     "Log dir " + dir.string() + " is not found in the config.");
+  }
+  DrainPlan plan;
+  {
+    std::lock_guard lock(mu_);
+    BalanceSnapshot snap = snapshot_locked();
+    const BalanceDir& d = snap.model.dirs[static_cast<size_t>(index)];
+    if (!d.online) {
+      throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path + " is offline");
+    }
+    if (moves_held_locked()) {
+      throw KafkaError(
+          ErrorCode::kInvalidReplicaAssignment,
+          "Cannot drain " + d.path + ": " + std::string(kMovesHeldByZeroThrottle) + ".");
+    }
+    snap.model.dirs[static_cast<size_t>(index)].cordoned = true;
+    unblock_locked(snap.model, clock_());
+    plan = plan_drain(snap.model, static_cast<uint32_t>(index), ranker_locked());
+    if (!plan.problem.empty()) {
+      if (const std::string failed = blocked_.describe(snap.model, plan.unplaced);
+          !failed.empty()) {
+        plan.problem += " " + failed;
+      }
+    }
+    if (!plan.problem.empty()) {
+      log()->warn("drain refused: {}", plan.problem);
+      throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
+    }
+  }
+  // The cordon is a config change; the broker applies it (and calls configure()) outside mu_.
+  cordon();
+  std::vector<BalanceMoveEvent> ended;
+  {
+    std::lock_guard lock(mu_);
+    const int64_t now = clock_();
+    BalanceSnapshot snap = snapshot_locked();
+    observe_locked(snap, now, ended);
+    // Planned again now that the cordon applies: moves may have ended meanwhile.
+    const uint64_t generation = strategy_generation();
+    plan = plan_drain(snap.model, static_cast<uint32_t>(index), ranker_locked());
+    if (!plan.problem.empty()) {
+      throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
+    }
+    // Moves into the drained dir stop; balancer moves already running elsewhere may finish.
+    for (const BalancePartition& p : snap.model.partitions) {
+      if (p.moving && p.moving_to == static_cast<uint32_t>(index)) {
+        logs_.alter_replica_log_dir(p.tp, "any");
+        started_.erase(p.tp);
+      }
+    }
+    planned_.assign(plan.moves.begin(), plan.moves.end());
+    planned_generation_ = generation;
+    planned_drain_ = true;
+    balancing_ = false;
+    draining_ = snap.model.dirs[static_cast<size_t>(index)].path;
+    draining_index_ = static_cast<uint32_t>(index);
+    last_drain_.clear();
+    last_drain_result_.clear();
+    last_drain_message_.clear();
+    drain_bytes_ = plan.bytes;
+    drain_waiting_.clear();
+    log()->info("draining {}: {} moves of {} to the other log directories", draining_,
+                plan.moves.size(), format_byte_size(plan.bytes));
+    start_moves_locked(snap, now);
+  }
+  notify(ended);
+  return plan;
+}
+
+BalanceStatus Balancer::status() const {
+  std::lock_guard lock(mu_);
+  BalanceStatus s;
+  {
+    std::lock_guard config_lock(config_mu_);
+    s.enabled = config_.enable;
+    s.threshold_percent = config_.threshold_percent;
+  }
+  const BalanceSnapshot snap = snapshot_locked();
+  BalanceSettings quiet;
+  quiet.threshold_percent = s.threshold_percent;
+  BalancePlan now = plan_balance(
+      snap.model, quiet, [](const BalancePartition&, std::span<const DestinationCandidate>) {
+        return std::vector<uint32_t>{};
+      });
+  s.spread_percent = now.spread_before_percent;
+  s.ideal_percent = now.ideal_percent;
+  s.rounds = rounds_;
+  s.moves = moves_;
+  s.bytes_moved = bytes_moved_;
+  s.lower_bound_bytes = lower_bound_bytes_;
+  s.planned = planned_.size();
+  s.blocked = blocked_.size();
+  s.draining = draining_;
+  s.drain_bytes = drain_bytes_;
+  if (!draining_.empty()) {
+    for (const BalancePartition& p : snap.model.partitions) {
+      if (p.dir == draining_index_) s.drain_bytes_left += p.size;
+    }
+  }
+  s.last_round = last_round_;
+  s.last_drain = last_drain_;
+  s.last_drain_result = last_drain_result_;
+  s.last_drain_message = last_drain_message_;
+  // A move is in flight until a tick has seen it end (counted it, or blocked it): so a status
+  // with nothing in flight is one the balancer has already planned from.
+  for (const auto& [tp, f] : started_) {
+    BalanceMoveStatus m;
+    m.tp = tp;
+    m.from = snap.model.dirs[f.move.from].path;
+    m.to = snap.model.dirs[f.move.to].path;
+    m.drain = f.drain;
+    if (auto it = snap.moves.find(tp); it != snap.moves.end()) {
+      m.size = it->second.size;
+      m.copied = it->second.copied;
+    } else {
+      m.size = f.move.bytes;
+    }
+    s.in_flight.push_back(std::move(m));
+  }
+  std::sort(s.in_flight.begin(), s.in_flight.end(),
+            [](const BalanceMoveStatus& a, const BalanceMoveStatus& b) {
+              return a.tp.str() < b.tp.str();
+            });
+  if (!draining_.empty()) {
+    s.state = "draining";
+    s.waiting = drain_waiting_;
+    if (s.waiting.empty() && moves_held_locked()) {
+      s.waiting =
+          "The drain of " + draining_ + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
+    }
+  } else if (stuck_ && s.enabled && started_.empty() && planned_.empty()) {
+    s.state = "stuck";  // the spread calls for moves, but none fits or lowers it
+    const std::string failed = blocked_.describe(snap.model, {});
+    s.waiting = "Cannot balance now: " + last_round_ + "." + (failed.empty() ? "" : " " + failed);
+  } else if (balancing_ || !started_.empty() || !planned_.empty()) {
+    s.state = "balancing";
+    if (moves_held_locked() && (!started_.empty() || !planned_.empty())) {
+      s.waiting = "Moves wait: " + std::string(kMovesHeldByZeroThrottle) + ".";
+    }
+  } else if (cancelled_) {
+    s.state = "cancelled";
+  } else {
+    s.state = s.enabled ? "idle" : "disabled";
+  }
+  return s;
+}
+}  // namespace lds

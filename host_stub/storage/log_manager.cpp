@@ -1,0 +1,600 @@
+// log_manager.cpp: LogManager's placement decision: the online directories as candidates, ranked
+// by the active strategy, and a partition created where the decision says.
+#include "storage/log_manager.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/durable_file.h"
+#include "io/io_errors.h"
+#include "io/log_layout.h"
+#include "log_manager_internal.h"
+#include "util/byte_size.h"
+#include "util/logging.h"
+#include "util/tick_clock.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+
+namespace detail {
+
+std::shared_ptr<spdlog::logger> log_manager_log() {
+  static auto l = logger("lds.log_manager");
+  return l;
+}
+
+}  // namespace detail
+
+namespace {
+
+// PlacementDecision::strategy when a remembered KIP-113 preference decided.
+constexpr const char* kPreferredPlacement = "preferred";
+
+// What Kafka's controller answers (INVALID_REPLICATION_FACTOR) when no broker has a log directory
+// that is not cordoned (KIP-1066); this broker is the only one, and places one replica.
+constexpr const char* kEveryDirCordoned =
+    "Unable to replicate the partition 1 time(s): All brokers are currently fenced, or have all "
+    "their log directories cordoned.";
+
+bool is_cordoned(const lds_dir& d) { return (d.flags & LDS_DIR_CORDONED) != 0; }
+
+// The strategy's keep.free.bytes option, with its full key, when it has one that reads as a byte
+// count: a directory it leaves out for lack of space is then named as such.
+std::optional<std::pair<std::string, uint64_t>> keep_free_option(const LoadedStrategy& s) {
+  for (const auto& [key, value] : s.options()) {
+    if (key != "keep.free.bytes") continue;
+    if (auto bytes = parse_byte_size(value)) {
+      return std::pair{"log.directory.select." + s.name() + ".keep.free.bytes", *bytes};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void LogManager::set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned) {
+  std::lock_guard lock(mu_);
+  for (auto& d : dirs_) d->cordoned = is_cordoned(d->path);
+}
+
+void LogManager::set_partition_expected_bytes(uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  default_expected_bytes_ = bytes;
+}
+
+uint64_t LogManager::new_partition_expected_bytes() const {
+  std::lock_guard lock(mu_);
+  return expected_bytes_for(nullptr, 0);
+}
+
+void LogManager::set_rate_window(std::chrono::milliseconds window) {
+  std::lock_guard lock(mu_);
+  rate_window_seconds_ = std::chrono::duration<double>(window).count();
+}
+
+double LogManager::partition_rate(const TopicPartition& tp) const {
+  const double now = probe_->now_seconds();
+  std::lock_guard lock(mu_);
+  auto it = partitions_.find(tp);
+  return it == partitions_.end() ? 0 : it->second->rate.rate(now, rate_window_seconds_);
+}
+
+std::optional<double> LogManager::dir_rate(uint32_t dir_index) const {
+  const double now = probe_->now_seconds();
+  std::lock_guard lock(mu_);
+  const MemoRateMeter& meter = dirs_.at(dir_index)->rate;
+  if (!meter.known(now)) return std::nullopt;
+  return meter.rate(now, rate_window_seconds_);
+}
+
+void LogManager::record_copy_locked(uint32_t dir_index, uint64_t bytes) {
+  dirs_[dir_index]->rate.add(probe_->now_seconds(), bytes, rate_window_seconds_);
+}
+
+uint64_t LogManager::expected_rate_for(const TopicStats* topic, uint64_t requested,
+                                       double now) const {
+  if (requested > 0) return requested;
+  if (topic == nullptr || topic->partitions == 0 || !topic->rate.known(now)) return 0;
+  return static_cast<uint64_t>(topic->rate.rate(now, rate_window_seconds_) / topic->partitions);
+}
+
+uint64_t LogManager::expected_bytes_for(const TopicStats* topic, uint64_t requested) const {
+  if (requested > 0) return requested;
+  if (default_expected_bytes_ > 0) return default_expected_bytes_;
+  // A topic whose partitions hold nothing yet (a burst still being created) says nothing about
+  // their size; its mean of 0 would let the whole burst land on one directory.
+  if (topic != nullptr && topic->partitions > 0 && topic->bytes > 0) {
+    return topic->bytes / topic->partitions;
+  }
+  if (!partitions_.empty()) return total_bytes_hosted_ / partitions_.size();
+  return 0;
+}
+
+void LogManager::fill_candidate(uint32_t dir_index, const std::vector<uint32_t>* topic_counts,
+                                double now, lds_dir& c) const {
+  const Dir& d = *dirs_[dir_index];
+  c.struct_size = sizeof(lds_dir);
+  c.flags = d.cordoned ? LDS_DIR_CORDONED : 0;
+  c.path = d.path_text.c_str();
+  c.total_bytes = 0;
+  c.usable_bytes = 0;
+  c.reserved_bytes = d.reserved.bytes();
+  c.partition_count = d.partition_count;
+  c.topic_partition_count = topic_counts != nullptr ? (*topic_counts)[dir_index] : 0;
+  if (d.rate.known(now)) {
+    c.bytes_in_per_sec = static_cast<uint64_t>(d.rate.rate(now, rate_window_seconds_));
+  } else {
+    c.bytes_in_per_sec = 0;
+    c.flags |= LDS_DIR_RATE_UNKNOWN;
+  }
+}
+
+void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
+                                 std::vector<uint32_t>& indices) const {
+  const std::vector<uint32_t>* counts = topic_counts_locked(topic);
+  // Fields are written in place: building an lds_dir on the stack and copying it costs a
+  // store-forwarding stall per directory, a third of a whole placement decision.
+  out.resize(dirs_.size());
+  indices.resize(dirs_.size());
+  const double now = probe_->now_seconds();
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < dirs_.size(); ++i) {
+    if (!dirs_[i]->online) continue;
+    fill_candidate(i, counts, now, out[n]);
+    indices[n++] = i;
+  }
+  out.resize(n);
+  indices.resize(n);
+}
+
+void LogManager::tell_placed(const PlacementDecision& decision, const TopicPartition& tp,
+                             uint32_t dir_index) const {
+  if (!decision.placer || !decision.placer->has_placed()) return;
+  lds_dir dir{};
+  {
+    std::lock_guard lock(mu_);
+    fill_candidate(dir_index, topic_counts_locked(topic_stats_locked(tp.topic)),
+                   probe_->now_seconds(), dir);
+  }
+  fill_dir_space(dir, dir_index, (decision.placer->capabilities() & LDS_CAP_USES_SPACE) != 0);
+  const lds_request request{sizeof(lds_request), tp.partition, tp.topic.c_str(),
+                            decision.expected_bytes, decision.expected_bytes_in_per_sec};
+  decision.placer->placed(request, dir);
+}
+
+void LogManager::fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
+                            bool read_space) const {
+  if (!read_space) {  // the common case on the placement path: no call per directory
+    for (lds_dir& d : dirs) d.flags |= LDS_DIR_SPACE_UNKNOWN;
+    return;
+  }
+  for (size_t k = 0; k < dirs.size(); ++k) fill_dir_space(dirs[k], indices[k], read_space);
+}
+
+void LogManager::fill_dir_space(lds_dir& dir, uint32_t dir_index, bool read_space) const {
+  // Called without mu_: a directory's path never changes, and statvfs may be slow.
+  const DiskSpace space = read_space ? probe_->read(dirs_[dir_index]->path) : DiskSpace{};
+  if (space.known && space.total_bytes > 0) {
+    dir.total_bytes = space.total_bytes;
+    dir.usable_bytes = space.usable_bytes;
+  } else {
+    dir.flags |= LDS_DIR_SPACE_UNKNOWN;
+  }
+}
+
+const std::vector<uint32_t>* LogManager::topic_counts_locked(const TopicStats* topic) const {
+  return topic != nullptr && topic->per_dir.size() == dirs_.size() ? &topic->per_dir : nullptr;
+}
+
+std::vector<lds_dir> LogManager::candidates(
+    const std::string& topic, bool read_space, std::vector<uint32_t>* dir_indices,
+    const std::function<bool(const fs::path&)>& cordoned) const {
+  std::vector<lds_dir> out;
+  std::vector<uint32_t> indices;
+  {
+    std::lock_guard lock(mu_);
+    fill_candidates(topic_stats_locked(topic), out, indices);
+  }
+  fill_space(out, indices, read_space);
+  if (cordoned) {
+    for (size_t k = 0; k < out.size(); ++k) {
+      out[k].flags &= ~LDS_DIR_CORDONED;
+      if (cordoned(dirs_[indices[k]]->path)) out[k].flags |= LDS_DIR_CORDONED;
+    }
+  }
+  if (dir_indices) *dir_indices = std::move(indices);
+  return out;
+}
+
+std::shared_ptr<const LoadedStrategy> LogManager::load_strategy(
+    StrategyLoadSpec spec, const std::function<bool(const fs::path&)>& cordoned) const {
+  const std::vector<lds_dir> dirs = candidates("__lds_dry_run", true, nullptr, cordoned);
+  spec.generation = slot_.next_generation();
+  spec.dry_run_dirs = dirs;
+  spec.placement_count = slot_.placement_count(spec.name);
+  try {
+    return LoadedStrategy::load(spec);
+  } catch (...) {
+    slot_.release_generation(spec.generation);
+    throw;
+  }
+}
+
+std::string LogManager::create_on_disk(uint32_t dir_index, const TopicPartition& tp,
+                                       uint64_t expected_bytes, const std::string& replica_id) {
+  if (options_.in_memory) return "";
+  const std::string& where = dirs_[dir_index]->path_text;
+  // No meta.properties: the directory was unmounted (or replaced) underneath the broker, and a
+  // partition created now would land on whatever filesystem is left at that path.
+  const fs::path meta = dirs_[dir_index]->path / layout::kMetaProperties;
+  check_syscall(::access(meta.c_str(), F_OK), "access", meta);
+  const fs::path dir = dirs_[dir_index]->path / tp.str();
+  // A full filesystem (ENOSPC: ext4 needs a block for a new directory, tmpfs an inode; EDQUOT) is
+  // not a failed one: this creation is refused here, the directory stays online for the
+  // partitions it holds, and the caller tries the next directory.
+  auto out_of_space_refusal = [&](int err) {
+    return "Cannot create " + tp.str() + " in " + where + ": " + out_of_space_text(err) +
+           "; the log directory stays online.";
+  };
+  if (::mkdir(dir.c_str(), 0755) != 0) {
+    const int err = errno;
+    // Something this broker does not host sits at the partition's name (the startup scan logged
+    // it as stray): the disk is fine, this creation is not.
+    if (err == EEXIST) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       "Cannot create " + tp.str() + " in " + where + ": " + dir.string() +
+                           " already exists and is not a partition this broker hosts; move it "
+                           "out of the log directory. The log directory stays online.");
+    }
+    // A 249-character topic with a partition number of 6 digits or more, or a log dir path near
+    // PATH_MAX: the name is at fault, not the disk.
+    if (is_name_too_long(err)) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       name_too_long_text("Cannot create " + tp.str(), where, dir.string(), err));
+    }
+    if (is_out_of_space(err)) return out_of_space_refusal(err);
+    throw FileError(err, "mkdir", dir);
+  }
+  const fs::path segment = dir / layout::segment_file(0);
+  try {
+    open_file(segment, O_WRONLY | O_CREAT | O_EXCL, 0644, "create");
+    // What the partition was placed with, so its reservation survives a restart, and which
+    // replica it is, so a pending deletion never takes a partition re-created under its name.
+    write_file_atomically(dir / layout::kPartitionMetadata,
+                          layout::partition_metadata_text(expected_bytes, replica_id));
+    fsync_folder(dirs_[dir_index]->path);
+  } catch (const FileError& e) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);  // no half-created partition
+    if (is_name_too_long(e.code().value())) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       name_too_long_text("Cannot create " + tp.str(), where, e.path().string(),
+                                          e.code().value()));
+    }
+    if (is_out_of_space(e.code().value())) return out_of_space_refusal(e.code().value());
+    throw;
+  }
+  return "";
+}
+
+PlacementDecision LogManager::choose(const std::string& topic, int32_t partition,
+                                     std::optional<uint64_t> expected_bytes,
+                                     std::optional<uint64_t> expected_bytes_in_per_sec) const {
+  return timed_decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, nullptr);
+}
+
+PlacementDecision LogManager::timed_decide(const std::string& topic, int32_t partition,
+                                           std::optional<uint64_t> expected_bytes,
+                                           std::optional<uint64_t> expected_bytes_in_per_sec,
+                                           PlacementExplanation* explain) const {
+  // Acquire: TickClock's calibration, done before the flag was set, is seen here.
+  if (!time_placements_.load(std::memory_order_acquire)) {
+    return decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, explain, false);
+  }
+  const uint64_t started = TickClock::now();
+  PlacementDecision decision =
+      decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, explain, false);
+  placement_latency_.record(TickClock::since(started));
+  return decision;
+}
+
+void LogManager::set_placement_timing(bool on) {
+  if (on) TickClock::calibrate();
+  time_placements_.store(on, std::memory_order_release);
+}
+
+PlacementExplanation LogManager::explain_placement(
+    const std::string& topic, int32_t partition, std::optional<uint64_t> expected_bytes,
+    std::optional<uint64_t> expected_bytes_in_per_sec) const {
+  PlacementExplanation e;
+  e.topic = topic;
+  e.partition = partition;
+  try {
+    if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
+      throw KafkaError(ErrorCode::kInvalidTopic, why);
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = partitions_.find(TopicPartition{topic, partition}); it != partitions_.end()) {
+        e.existing_log_dir = dirs_[it->second->dir]->path_text;
+        return e;
+      }
+    }
+    decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, &e, true);
+  } catch (const KafkaError& error) {
+    e.error = error.code();
+    e.message = error.what();
+  }
+  return e;
+}
+
+PlacementDecision LogManager::decide(const std::string& topic, int32_t partition,
+                                     std::optional<uint64_t> expected_bytes,
+                                     std::optional<uint64_t> expected_bytes_in_per_sec,
+                                     PlacementExplanation* explain, bool dry_run) const {
+  const TopicPartition tp{topic, partition};
+  auto strategy = slot_.current();
+  const bool read_space = !strategy || (strategy->capabilities() & LDS_CAP_USES_SPACE) != 0;
+  // Per-thread scratch: a placement decision allocates nothing once warmed up.
+  thread_local std::vector<lds_dir> dirs;
+  thread_local std::vector<uint32_t> indices;
+  thread_local std::vector<uint32_t> order;
+  thread_local std::vector<double> scores;  // the plugin's; read only for an explanation
+  PlacementDecision decision;
+  int preferred = -1;
+  RankingSeen seen;  // filled only for an explanation
+  {
+    std::lock_guard lock(mu_);
+    const TopicStats* stats = topic_stats_locked(topic);  // one hash of the topic per decision
+    // value_or selects before comparing: `opt && *opt > 0` compiles to a branch on the
+    // unset value's bytes when the optional is empty, which Valgrind reports.
+    decision.expected_bytes = expected_bytes_for(stats, expected_bytes.value_or(0));
+    decision.expected_bytes_in_per_sec =
+        expected_rate_for(stats, expected_bytes_in_per_sec.value_or(0), probe_->now_seconds());
+    if (auto pref = preferred_.empty() ? preferred_.end() : preferred_.find(tp);
+        pref != preferred_.end()) {
+      for (uint32_t i = 0; i < dirs_.size(); ++i) {
+        // A directory cordoned since the preference was remembered takes no new partition.
+        if (dirs_[i]->path == pref->second && dirs_[i]->online && !dirs_[i]->cordoned) {
+          preferred = static_cast<int>(i);
+        }
+      }
+    }
+    if (preferred < 0 || explain != nullptr) fill_candidates(stats, dirs, indices);
+    if (explain != nullptr) {
+      for (const auto& d : dirs_) {
+        seen.log_dirs.push_back(d->path_text);
+        seen.online.push_back(d->online);
+      }
+    }
+  }
+  if (preferred < 0 || explain != nullptr) fill_space(dirs, indices, read_space);
+  // Explains the decision taken so far, before it is returned or thrown.
+  auto explain_with = [&](std::span<const uint32_t> ranked) {
+    if (explain == nullptr) return;
+    explain->expected_bytes = decision.expected_bytes;
+    explain->strategy = decision.strategy;
+    explain->generation = decision.generation;
+    explain->fell_back = decision.fell_back;
+    seen.candidates = dirs;
+    seen.indices = indices;
+    seen.order = ranked;
+    explain_ranking(seen, *explain);
+  };
+  if (preferred >= 0) {
+    decision.dirs.push_back(static_cast<uint32_t>(preferred));
+    decision.strategy = kPreferredPlacement;
+    decision.placer = std::move(strategy);
+    if (explain != nullptr) {
+      const auto at = std::find(indices.begin(), indices.end(), static_cast<uint32_t>(preferred));
+      const uint32_t k = static_cast<uint32_t>(at - indices.begin());
+      seen.unranked =
+          "another log directory is preferred for " + tp.str() + " (AlterReplicaLogDirs)";
+      explain_with(std::span<const uint32_t>(&k, 1));
+    }
+    return decision;
+  }
+  if (dirs.empty()) {
+    explain_with({});
+    std::string all;
+    for (const auto& d : dirs_) all += (all.empty() ? "" : ", ") + d->path_text;
+    throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + all);
+  }
+  // Cordons are the host's guarantee, whatever the strategy (KIP-1066): with every candidate
+  // cordoned there is nothing to rank.
+  if (std::all_of(dirs.begin(), dirs.end(), is_cordoned)) {
+    explain_with({});
+    throw KafkaError(ErrorCode::kInvalidReplicationFactor, kEveryDirCordoned);
+  }
+  order.resize(dirs.size());
+  lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes,
+                      decision.expected_bytes_in_per_sec};
+  scores.resize(dirs.size());
+  RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order,
+                                   dry_run ? LDS_RANK_PREVIEW : LDS_RANK_PLACE, scores);
+  decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
+  if (outcome.fell_back) {
+    // Who really placed it: the built-in order, and why the plugin's answer was not used.
+    decision.strategy = "partition-count fallback (" + decision.strategy;
+    decision.strategy += ": ";
+    decision.strategy += outcome.refusal;
+    decision.strategy += ")";
+  }
+  decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
+  decision.fell_back = outcome.fell_back;
+  // Moved, not copied: the placement path takes no extra reference count.
+  decision.placer = std::move(outcome.strategy);
+  if (explain != nullptr && decision.placer && !outcome.fell_back) {
+    seen.keep_free = keep_free_option(*decision.placer);
+    if (!decision.placer->score_name().empty()) {
+      explain->score_name = decision.placer->score_name();
+      seen.scores = scores;
+    }
+  }
+  if (outcome.status != LDS_OK) {
+    explain_with({});
+    throw KafkaError(ErrorCode::kKafkaStorageError,
+                     "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
+  }
+  explain_with(std::span<const uint32_t>(order.data(), outcome.order_len));
+  // The ranking is used as given, less any cordoned directory: a strategy that ignores cordons
+  // ranks them like any other, and one that declares LDS_CAP_HONORS_CORDON has left them out.
+  decision.dirs.reserve(outcome.order_len);
+  for (uint32_t k = 0; k < outcome.order_len; ++k) {
+    if (!is_cordoned(dirs[order[k]])) decision.dirs.push_back(indices[order[k]]);
+  }
+  if (decision.dirs.empty()) {
+    throw KafkaError(ErrorCode::kKafkaStorageError, "No eligible log directory for " + tp.str() +
+                                                        ": strategy " + decision.strategy +
+                                                        " ranked only cordoned log directories.");
+  }
+  return decision;
+}
+
+PlacementResult LogManager::create_partition(const std::string& topic, int32_t partition,
+                                             std::optional<uint64_t> expected_bytes,
+                                             std::optional<uint64_t> expected_bytes_in_per_sec) {
+  if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
+    throw KafkaError(ErrorCode::kInvalidTopic, why);
+  }
+  if (partition < 0) {
+    throw KafkaError(ErrorCode::kInvalidPartitions,
+                     "Partition " + std::to_string(partition) + " of topic " + topic +
+                         " is negative; partition numbers start at 0.");
+  }
+  const TopicPartition tp{topic, partition};
+  std::lock_guard create_lock(create_mu_);
+  if (std::string why = topic_collision_problem(topic); !why.empty()) {
+    throw KafkaError(ErrorCode::kInvalidTopic, why);
+  }
+  {
+    // Kafka's getOrCreateLog: an existing replica is returned, not created again.
+    std::lock_guard lock(mu_);
+    if (auto it = partitions_.find(tp); it != partitions_.end()) {
+      return PlacementResult{dirs_[it->second->dir]->path_text, false, "", 0, false};
+    }
+  }
+  // Every placement is explained when it is kept for past_placement(), and at debug level logs
+  // what it was decided on, as `create --dry-run` shows it.
+  std::optional<PlacementExplanation> explanation;
+  if (history_.capacity() > 0 || log()->should_log(spdlog::level::debug)) {
+    explanation.emplace();
+    explanation->topic = topic;
+    explanation->partition = partition;
+  }
+  PlacementDecision decision =
+      timed_decide(topic, partition, expected_bytes, expected_bytes_in_per_sec,
+                   explanation ? &*explanation : nullptr);
+  if (explanation && log()->should_log(spdlog::level::debug)) {
+    log()->debug("Placing {}", placement_line(*explanation));
+  }
+  PlacementResult result;
+  result.strategy = decision.strategy;
+  result.generation = decision.generation;
+  result.fell_back = decision.fell_back;
+  const uint64_t expected = decision.expected_bytes;
+  const auto& attempt = decision.dirs;
+
+  std::string tried;
+  std::string full;  // the refusals of the dirs whose filesystem is full, one sentence each
+  size_t full_count = 0;
+  const std::string replica_id = layout::random_directory_id();
+  for (uint32_t dir : attempt) {
+    tried += (tried.empty() ? "" : ", ") + dirs_[dir]->path_text;
+    std::string refusal;
+    try {
+      refusal = create_on_disk(dir, tp, expected, replica_id);
+    } catch (const std::system_error& e) {
+      if (is_resource_shortage(e.code().value())) {
+        throw KafkaError(ErrorCode::kKafkaStorageError,
+                         "Cannot create " + tp.str() + " in " + dirs_[dir]->path_text + ": " +
+                             resource_shortage_text(e.code().value()) +
+                             "; the log directory stays online.");
+      }
+      mark_offline(dir, e.what());
+      continue;
+    }
+    if (!refusal.empty()) {
+      // As for a dir that went offline, the next one in the ranking is tried; this one stays
+      // online and keeps serving its partitions.
+      log()->warn("{}", refusal);
+      full += (full.empty() ? "" : " ") + refusal;
+      ++full_count;
+      continue;
+    }
+    add_partition(dir, tp, options_.in_memory ? PartitionLog() : PartitionLog::empty(), expected,
+                  replica_id);
+    {
+      std::lock_guard lock(mu_);
+      preferred_.erase(tp);
+    }
+    tell_placed(decision, tp, dir);
+    dirs_[dir]->placements.fetch_add(1, std::memory_order_relaxed);
+    if (decision.strategy == kPreferredPlacement) {
+      preferred_placements_.fetch_add(1, std::memory_order_relaxed);
+    } else if (decision.placer) {
+      decision.placer->count_placement();
+    }
+    result.log_dir = dirs_[dir]->path_text;
+    result.created = true;
+    if (explanation) {
+      history_.keep({std::move(*explanation), result.log_dir, std::chrono::system_clock::now()});
+    }
+    log()->info("Created {} in {} (strategy {}, generation {}, expected {} bytes).", tp.str(),
+                result.log_dir, result.strategy, result.generation, expected);
+    return result;
+  }
+  // Every dir tried was full: each says so. A full dir is not offline, so "No log directories
+  // available" would send the operator looking for a failed disk.
+  if (full_count > 0 && full_count == attempt.size()) {
+    throw KafkaError(ErrorCode::kKafkaStorageError, full);
+  }
+  throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + tried +
+                                                      (full.empty() ? "" : ". " + full));
+}
+
+std::string LogManager::topic_collision_problem(const std::string& topic) const {
+  if (topic.find_first_of("._") == std::string::npos) return "";
+  std::lock_guard lock(mu_);
+  if (topics_.count(topic) != 0) return "";
+  const std::string* colliding = nullptr;
+  for (const auto& [hosted, stats] : topics_) {
+    if (layout::topic_names_collide(hosted, topic) && (colliding == nullptr || hosted < *colliding))
+      colliding = &hosted;
+  }
+  // ReplicationControlManager.validateNewTopicNames' sentence.
+  return colliding == nullptr ? ""
+                              : "Topic '" + topic + "' collides with existing topic: " + *colliding;
+}
+
+LogManager::PlacementRecall LogManager::past_placement(const TopicPartition& tp) const {
+  PlacementRecall recall;
+  {
+    std::lock_guard lock(mu_);
+    auto it = partitions_.find(tp);
+    if (it == partitions_.end()) {
+      throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
+                       "This broker does not host partition " + tp.str() + ".");
+    }
+    recall.log_dir = dirs_[it->second->dir]->path_text;
+  }
+  recall.placement = history_.find(tp.topic, tp.partition);
+  return recall;
+}
+
+void LogManager::remember_preferred_dir(const TopicPartition& tp, const fs::path& dir) {
+  std::lock_guard lock(mu_);
+  preferred_[tp] = dir;
+}
+
+void LogManager::forget_preferred_dir(const TopicPartition& tp) {
+  std::lock_guard lock(mu_);
+  preferred_.erase(tp);
+}
+
+}  // namespace lds

@@ -1,0 +1,525 @@
+// replica_mover.cpp: the mover threads, the throttled copy of a replica and its promotion.
+#include "storage/replica_mover.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
+
+#include "io/durable_file.h"
+#include "io/io_errors.h"
+#include "io/log_layout.h"
+#include "log_manager_internal.h"
+#include "storage/move_protocol.h"
+#include "storage/move_throttle.h"
+#include "storage/segment_copier.h"
+
+namespace lds {
+
+namespace fs = std::filesystem;
+namespace {
+
+// An unthrottled move copies this much between two looks at cancellation and progress.
+constexpr uint64_t kChunkBytes = 32ull << 20;
+// A throttled move copies at most this much per chunk (a tenth of a second's worth below it).
+constexpr uint64_t kThrottledChunkBytes = 1 << 20;
+// Below this many bytes left to copy, the mover takes the partition's I/O lock and finishes; under
+// a throttle, below one range's worth (range_bytes), paid for before the lock is taken.
+constexpr uint64_t kCatchUpBytes = 4 << 20;
+
+// Crash-test seams: LDS_CRASH_POINT=<name> kills the process with SIGKILL when a move reaches that
+// point, so tests can stop the broker between any two steps of the protocol; and
+// LDS_PAUSE_POINT=<name>:<milliseconds> holds the move there that long, so tests can look at the
+// disks while a move is between two of its steps.
+void crash_point(const char* name) {
+  static const char* wanted = std::getenv("LDS_CRASH_POINT");
+  if (wanted != nullptr && std::strcmp(wanted, name) == 0) ::kill(::getpid(), SIGKILL);
+  static const std::pair<std::string, long> kPause = [] {
+    const char* text = std::getenv("LDS_PAUSE_POINT");
+    const char* colon = text != nullptr ? std::strchr(text, ':') : nullptr;
+    if (colon == nullptr) return std::pair<std::string, long>{};
+    return std::pair<std::string, long>{std::string(text, colon),
+                                        std::strtol(colon + 1, nullptr, 10)};
+  }();
+  if (kPause.second > 0 && kPause.first == name) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kPause.second));
+  }
+}
+
+// The most one range of a copy may hold under `limit`: a tenth of a second's worth (4 KiB at
+// least, 1 MiB at most), so pacing stays smooth under a low limit; kChunkBytes without a limit.
+uint64_t range_bytes(uint64_t limit) {
+  return is_move_limit(limit) ? std::max<uint64_t>(std::min(kThrottledChunkBytes, limit / 10), 4096)
+                              : kChunkBytes;
+}
+
+}  // namespace
+
+ReplicaMover::ReplicaMover(LogManager& logs)
+    : logs_(logs), throttle_(std::make_unique<MoveThrottle>(bytes_per_second_)) {}
+
+ReplicaMover::~ReplicaMover() { stop(); }
+
+void ReplicaMover::start(int32_t threads) {
+  for (int32_t t = 0; t < threads; ++t) threads_.emplace_back([this] { run_thread(); });
+}
+
+void ReplicaMover::stop() {
+  {
+    std::lock_guard lock(logs_.mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+void ReplicaMover::set_throttle(uint64_t bytes_per_second) {
+  bytes_per_second_.store(bytes_per_second, std::memory_order_relaxed);
+}
+
+void ReplicaMover::set_move_ended_listener(std::function<void()> listener) {
+  std::lock_guard lock(listener_mu_);
+  move_ended_ = std::move(listener);
+}
+
+LogManager::MoveCounters ReplicaMover::counters() const {
+  LogManager::MoveCounters c;
+  c.copied_bytes = copied_bytes_.load(std::memory_order_relaxed);
+  c.failed_no_space = failed_no_space_.load(std::memory_order_relaxed);
+  c.failed_no_descriptors = failed_no_descriptors_.load(std::memory_order_relaxed);
+  c.failed_disk_error = failed_disk_error_.load(std::memory_order_relaxed);
+  c.failed_dir_offline = failed_dir_offline_.load(std::memory_order_relaxed);
+  return c;
+}
+
+size_t ReplicaMover::in_progress() const {
+  std::lock_guard lock(logs_.mu_);
+  return queue_.size() + running_;
+}
+
+const ReplicaMover::Move* ReplicaMover::find_locked(const TopicPartition& tp) const {
+  if (moves_.empty()) return nullptr;
+  auto it = moves_.find(tp);
+  return it == moves_.end() ? nullptr : it->second.get();
+}
+
+bool ReplicaMover::owns_locked(const std::shared_ptr<Move>& m) const {
+  auto it = moves_.find(m->partition->tp);
+  return it != moves_.end() && it->second == m;
+}
+
+std::shared_ptr<ReplicaMover::Move> ReplicaMover::forget_locked(const TopicPartition& tp) {
+  if (!failures_.empty()) failures_.erase(tp);
+  auto it = moves_.find(tp);
+  if (it == moves_.end()) return nullptr;
+  std::shared_ptr<Move> m = std::move(it->second);
+  moves_.erase(it);
+  m->cancelled = true;
+  logs_.count_replica_locked(m->dest, tp.topic, -1);
+  m->left_to_copy.release();
+  return m;
+}
+
+void ReplicaMover::cancel_locked(const TopicPartition& tp) {
+  if (std::shared_ptr<Move> m = forget_locked(tp)) {
+    log()->info("Cancelled the move of {} to {}.", tp.str(), logs_.dirs_[m->dest]->path_text);
+  }
+  // The mover that owns the move removes its future directory.
+}
+
+void ReplicaMover::stop_moves_of_dir_locked(uint32_t dir, const std::string& reason) {
+  if (moves_.empty()) return;
+  std::vector<std::shared_ptr<Move>> hit;
+  for (const auto& [tp, m] : moves_) {
+    if (m->dest == dir || m->partition->dir == dir) hit.push_back(m);
+  }
+  std::sort(hit.begin(), hit.end(), [](const auto& a, const auto& b) {
+    return std::tie(a->partition->tp.topic, a->partition->tp.partition) <
+           std::tie(b->partition->tp.topic, b->partition->tp.partition);
+  });
+  for (const auto& m : hit) {
+    const TopicPartition tp = m->partition->tp;
+    const std::string& from = logs_.dirs_[m->partition->dir]->path_text;
+    const std::string& to = logs_.dirs_[m->dest]->path_text;
+    const char* side = m->partition->dir == dir ? "source" : "destination";
+    if (m->promoting) {
+      log()->warn(
+          "The move of {} from {} to {} is already being promoted while its {} log directory {} "
+          "went offline ({}); it finishes, or the next start recovers it.",
+          tp.str(), from, to, side, logs_.dirs_[dir]->path_text, reason);
+      continue;
+    }
+    const std::string message = "Move of " + tp.str() + " from " + from + " to " + to +
+                                " stopped: its " + side + " log directory " +
+                                logs_.dirs_[dir]->path_text + " went offline (" + reason + ").";
+    forget_locked(tp);  // its mover drops the future copy at its next chunk
+    failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+    failed_dir_offline_.fetch_add(1, std::memory_order_relaxed);
+    log()->error("{}", message);
+  }
+}
+
+std::vector<std::pair<TopicPartition, ReplicaMover::Failure>> ReplicaMover::failures_locked()
+    const {
+  return {failures_.begin(), failures_.end()};
+}
+
+bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32_t dest) {
+  const TopicPartition& tp = p->tp;
+  LogManager::Dir& d = *logs_.dirs_[dest];
+  auto m = std::make_shared<Move>();
+  m->partition = p;
+  m->dest = dest;
+  m->future = d.path / layout::future_dir(tp.topic, tp.partition, layout::random_hex_id());
+  try {
+    if (!logs_.options_.in_memory) {
+      check_syscall(::mkdir(m->future.c_str(), 0755), "mkdir", m->future);
+      fsync_folder(m->future.parent_path());
+    }
+  } catch (const std::system_error& e) {
+    const int err = e.code().value();
+    if (is_name_too_long(err)) {
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       name_too_long_text("Cannot start moving " + tp.str(), d.path_text,
+                                          m->future.string(), err));
+    }
+    if (is_resource_shortage(err) || is_out_of_space(err)) {
+      std::error_code ec;
+      fs::remove(m->future, ec);
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       is_out_of_space(err)
+                           ? filesystem_full_for_move(d.path_text, tp.str(), err)
+                           : "Cannot start moving " + tp.str() + " to " + d.path_text + ": " +
+                                 resource_shortage_text(err) + "; the log directory stays online.");
+    }
+    logs_.mark_offline(dest, e.what());
+    return false;
+  }
+  std::string offline;  // a dir of the move that went offline while its future was created
+  {
+    std::lock_guard lock(logs_.mu_);
+    if (!logs_.dirs_[p->dir]->online) offline = logs_.dirs_[p->dir]->path_text;
+    if (!d.online) offline = d.path_text;
+    if (offline.empty()) {
+      failures_.erase(tp);                             // a new move of it starts
+      logs_.count_replica_locked(dest, tp.topic, +1);  // a future replica counts there, as in Kafka
+      m->left_to_copy = Reservation(d.reserved, p->size);
+      moves_[tp] = m;
+      queue_.push_back(m);
+      log()->info("Moving {} from {} to {} ({} bytes).", tp.str(), logs_.dirs_[p->dir]->path_text,
+                  d.path_text, p->size);
+    }
+  }
+  if (!offline.empty()) {
+    std::error_code ec;
+    fs::remove(m->future, ec);  // tried; the next start discards an unmarked future anyway
+    throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + offline + " is offline");
+  }
+  wake_.notify_one();
+  return true;
+}
+
+void ReplicaMover::run_thread() {
+  for (;;) {
+    std::shared_ptr<Move> m;
+    {
+      std::unique_lock lock(logs_.mu_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      m = std::move(queue_.front());
+      queue_.pop_front();
+      running_++;
+    }
+    try {
+      run_move(m);
+    } catch (const std::exception& e) {
+      handle_failure(m, e);
+    }
+    {
+      std::lock_guard lock(logs_.mu_);
+      running_--;
+    }
+    std::lock_guard lock(listener_mu_);
+    if (move_ended_) move_ended_();
+  }
+}
+
+void ReplicaMover::fail(const std::shared_ptr<Move>& m, const std::string& message) {
+  const TopicPartition& tp = m->partition->tp;
+  std::error_code ec;
+  fs::remove_all(m->future, ec);
+  if (!ec) {
+    try {
+      fsync_folder(m->future.parent_path());
+    } catch (const std::exception&) {
+      // the removal is redone at the next start if it was not durable
+    }
+  }
+  std::lock_guard lock(logs_.mu_);
+  if (owns_locked(m)) cancel_locked(tp);
+  failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+}
+
+void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exception& error) {
+  LogManager::Partition& p = *m->partition;
+  const TopicPartition tp = p.tp;
+  const std::string& dest_text = logs_.dirs_[m->dest]->path_text;
+  // Deletion takes the I/O lock to remove the source: once it is held, a deleted partition shows.
+  std::lock_guard io(logs_.io_of(tp));
+  bool gone;
+  {
+    std::lock_guard lock(logs_.mu_);
+    gone = m->cancelled.load() || stopping_ || p.deleted;
+  }
+  if (gone) {
+    // The partition was deleted, or the move cancelled, while it was being copied: whatever the
+    // copy ran into (its source vanished), the move is simply over.
+    log()->info("The move of {} to {} stopped: the partition was deleted or the move cancelled.",
+                tp.str(), dest_text);
+    std::error_code ec;
+    fs::remove_all(m->future, ec);
+    std::lock_guard lock(logs_.mu_);
+    if (owns_locked(m)) cancel_locked(tp);
+    return;
+  }
+  const auto* system = dynamic_cast<const std::system_error*>(&error);
+  const int err = system != nullptr ? system->code().value() : 0;
+  if (system != nullptr && is_out_of_space(err)) {
+    // A full destination is not a failed one: this move fails, the dir stays online.
+    std::error_code ec;
+    fs::remove_all(m->future, ec);
+    uint64_t needed, reserved;
+    const std::vector<uint64_t> filesystems = logs_.dir_filesystems();
+    {
+      std::lock_guard lock(logs_.mu_);
+      if (owns_locked(m)) cancel_locked(tp);  // releases the move's reservation
+      needed = p.size;
+      reserved = logs_.reserved_on_filesystem_locked(m->dest, filesystems);
+    }
+    const DiskSpace space = logs_.probe_->read(logs_.dirs_[m->dest]->path);
+    const uint64_t free =
+        space.known && space.usable_bytes > reserved ? space.usable_bytes - reserved : 0;
+    // The byte count explains the failure only when it shows the shortfall; otherwise the
+    // filesystem refused what the count allowed (an empty partition's mkdir on a full disk).
+    const std::string message = needed > free
+                                    ? not_enough_space_to_move(dest_text, tp.str(), needed, free)
+                                    : filesystem_full_for_move(dest_text, tp.str(), err);
+    log()->warn("Move of {} to {} failed ({}): {} The log directory stays online.", tp.str(),
+                dest_text, error.what(), message);
+    failed_no_space_.fetch_add(1, std::memory_order_relaxed);
+    fail(m, message);
+    return;
+  }
+  if (system != nullptr && is_resource_shortage(err)) {
+    const std::string message = "Move of " + tp.str() + " to " + dest_text +
+                                " failed: " + resource_shortage_text(err) +
+                                "; the log directory stays online.";
+    log()->error("{} ({})", message, error.what());
+    failed_no_descriptors_.fetch_add(1, std::memory_order_relaxed);
+    fail(m, message);
+    return;
+  }
+  // A disk failed. The source's, when the failing path is in the source partition; else the
+  // destination's. The other side is untouched.
+  fs::path at;
+  if (const auto* f = dynamic_cast<const FileError*>(&error)) at = f->path();
+  if (const auto* f = dynamic_cast<const fs::filesystem_error*>(&error)) at = f->path1();
+  const fs::path src = logs_.dirs_[p.dir]->path / tp.str();
+  const bool source_failed = !at.empty() && (at == src || at.parent_path() == src);
+  const uint32_t failed_dir = source_failed ? p.dir : m->dest;
+  log()->error("Move of {} to {} failed: {}", tp.str(), dest_text, error.what());
+  failed_disk_error_.fetch_add(1, std::memory_order_relaxed);
+  const std::string message = "Move of " + tp.str() + " to " + dest_text +
+                              " failed: " + error.what() + "; log directory " +
+                              logs_.dirs_[failed_dir]->path_text + " is offline.";
+  if (source_failed) {
+    fail(m, message);
+  } else {
+    std::lock_guard lock(logs_.mu_);
+    if (owns_locked(m)) cancel_locked(tp);
+    failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+  }
+  logs_.mark_offline(failed_dir, error.what());
+}
+
+void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
+  LogManager::Partition& p = *m->partition;
+  const TopicPartition tp = p.tp;
+  const fs::path src = logs_.dirs_[p.dir]->path / tp.str();
+  auto abandoned = [&] {
+    std::lock_guard lock(logs_.mu_);
+    return m->cancelled.load() || stopping_;
+  };
+  auto drop_future = [&] {
+    std::error_code ec;
+    fs::remove_all(m->future, ec);
+    std::lock_guard lock(logs_.mu_);
+    if (owns_locked(m)) cancel_locked(tp);  // shutdown: dropped, not left half-done
+  };
+  auto progress = [&](uint64_t copied_now) {
+    std::lock_guard lock(logs_.mu_);
+    if (m->cancelled) return;
+    m->copied += copied_now;
+    copied_bytes_.fetch_add(copied_now, std::memory_order_relaxed);
+    logs_.record_copy_locked(m->dest, copied_now);
+    // Appends continue while the copy runs: what is left can grow as well as shrink.
+    m->left_to_copy.resize(p.size > m->copied ? p.size - m->copied : 0);
+  };
+
+  // Bulk copy while appends continue: large ranges, each segment opened once.
+  SegmentCopier copier(src, m->future);
+  MoveThrottle& throttle = *throttle_;
+  uint64_t paid = 0;  // bytes of the catch-up paid for in advance
+  for (;;) {
+    if (abandoned()) return drop_future();
+    const uint64_t limit = throttle.limit();
+    if (limit == 0) {  // not even the catch-up may copy
+      MoveThrottle::pause();
+      continue;
+    }
+    const uint64_t range = range_bytes(limit);
+    uint64_t committed, copied;
+    {
+      std::lock_guard lock(logs_.mu_);
+      committed = p.size;
+      copied = m->copied;
+    }
+    const uint64_t left = committed - std::min(committed, copied);
+    // The catch-up copies what is left with appends paused: a few MiB without a limit; under one,
+    // at most one range, paid for now, so the limit holds for every byte and the pause stays as
+    // short as the copy.
+    if (left <= (is_move_limit(limit) ? range : kCatchUpBytes)) {
+      if (!throttle.before_copy(left)) continue;  // the limit became 0 meanwhile
+      paid = left;
+      break;
+    }
+    const uint64_t to = std::min(committed, copied + range);
+    const auto started = MoveThrottle::Clock::now();
+    copier.copy(copied, to);
+    progress(to - copied);
+    crash_point("during_copy");
+    throttle.copied(to - copied, started);
+  }
+
+  // Catch up with appends stopped, make the copy durable, mark it complete, promote.
+  std::unique_lock io(logs_.io_of(tp));
+  if (abandoned() || p.deleted) {
+    io.unlock();
+    return drop_future();
+  }
+  uint64_t committed, copied;
+  {
+    std::lock_guard lock(logs_.mu_);
+    committed = p.size;
+    copied = m->copied;
+  }
+  if (copied < committed) {
+    copier.copy(copied, committed);
+    progress(committed - copied);
+    throttle.owe(committed - copied - std::min(committed - copied, paid));
+  }
+  copier.copy_partition_metadata();
+  copier.copy_indexes();
+  copier.sync();
+  bool stopped;
+  {
+    // The commit point: from here the move promotes (or a crash leaves it to recovery), and a
+    // directory going offline no longer stops it (stop_moves_of_dir_locked).
+    std::lock_guard lock(logs_.mu_);
+    stopped = m->cancelled || stopping_;
+    if (!stopped) m->promoting = true;
+  }
+  if (stopped) {
+    io.unlock();
+    return drop_future();
+  }
+  // The marker names the topic-partition in full: a capped future name holds a prefix of it.
+  move_protocol::mark_complete(m->future, src.string(), committed, tp.topic, tp.partition);
+  crash_point("after_marker");
+  const fs::path del = promote(m, src);
+  io.unlock();
+  std::error_code ec;
+  if (!del.empty()) fs::remove_all(del, ec);  // a crash before this leaves it to the next start
+  if (ec) {
+    log()->warn("Could not remove {}: {}; it is removed at the next start.", del.string(),
+                ec.message());
+  }
+}
+
+fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& src) {
+  LogManager::Partition& p = *m->partition;
+  const TopicPartition tp = p.tp;
+  const uint32_t from = p.dir;
+  const LogManager::Dir& dest = *logs_.dirs_[m->dest];
+  const fs::path final_path = dest.path / tp.str();
+
+  // 1. The final name must be free before anything is renamed.
+  struct stat st {};
+  if (::lstat(final_path.c_str(), &st) == 0) {
+    const std::string message = "Cannot move " + tp.str() + " to " + dest.path_text + ": " +
+                                final_path.string() + " is already taken by " +
+                                (S_ISDIR(st.st_mode) ? "a directory" : "a file") +
+                                " that is not part of the move; the move is cancelled.";
+    log()->error("{}", message);
+    fail(m, message);
+    return {};
+  }
+  if (errno != ENOENT) check_syscall(-1, "lstat", final_path);
+
+  // 2. The complete copy takes its final name, the marker still inside. A failure here is the
+  //    destination's (the caller takes it offline); the source is untouched and stays served.
+  move_protocol::promote(m->future, final_path);
+  crash_point("after_future_renamed");
+
+  // From here the new copy is the partition, whatever fails next.
+  {
+    std::lock_guard lock(logs_.mu_);
+    m->left_to_copy.release();
+    logs_.relocate_locked(p, m->dest);
+    moves_.erase(tp);
+  }
+  crash_point("before_source_renamed");  // on disk as after_future_renamed; served from dest
+
+  // 3. The source goes aside. If its disk fails now, the marker stays in the new copy, so a
+  //    restart that finds the old copy again knows which one is current; and the old copy's
+  //    deletion is recorded, for when the new copy is deleted or moved on before that restart.
+  fs::path del;
+  try {
+    del = move_protocol::retire(src, tp.topic, tp.partition);
+    crash_point("after_source_renamed");
+  } catch (const std::exception& e) {
+    log()->error("Moved {} to {}, but its old copy {} could not be removed: {}", tp.str(),
+                 dest.path_text, src.string(), e.what());
+    logs_.record_stale_copy(from, tp, e.what());
+    logs_.mark_offline(from, e.what());
+    return {};  // the -delete copy, if renamed, stays for the next start
+  }
+
+  // 4. The marker goes; the -delete directory after it.
+  try {
+    move_protocol::finish(final_path);
+    crash_point("after_marker_removed");
+  } catch (const std::exception& e) {
+    log()->error("Moved {} to {}, but finishing the move failed: {}", tp.str(), dest.path_text,
+                 e.what());
+    logs_.mark_offline(m->dest, e.what());
+    return {};  // the next start finishes it; the -delete copy stays until then
+  }
+  log()->info("Moved {} from {} to {}.", tp.str(), logs_.dirs_[from]->path_text, dest.path_text);
+  return del;
+}
+
+}  // namespace lds

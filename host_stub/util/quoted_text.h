@@ -1,0 +1,13 @@
+// quoted_text.h: a value quoted for an error message, its control characters escaped, so that a
+// hand-edited file's stray byte shows in the sentence instead of breaking it.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace lds {
+
+// `s` in double quotes, each control character as \uXXXX (as Java prints them).
+std::string quoted_text(std::string_view s);
+
+}  // namespace lds
