@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """docs_links_test.py: the front page stays short, links every file of docs/, and no relative link
 in README.md or docs/*.md is dead (a missing file, or an #anchor naming no heading of its file).
+docs/architecture.md names the host's code as `library/file` (host_stub/library/file.h or .cpp) or
+by path: each name it gives must exist.
 
 Usage: docs_links_test.py SOURCE_DIR. Prints each problem as one sentence and exits 1 on any."""
 import pathlib
@@ -67,6 +69,22 @@ def is_relative(target):
     return not (re.match(r'^[a-zA-Z][a-zA-Z0-9+.-]*:', target) or target.startswith('//'))
 
 
+# `storage/replica_mover`, `cli/reassign.cpp`, `tests/bench/hot_swap_bench.cpp`: a code span that
+# is a relative path of lower-case words.
+CODE_NAME = re.compile(r'`([a-z_]+/[a-z_./-]*[a-z_])`')
+
+
+def missing_code_names(root, doc):
+    """The code names of `doc` that name no file or folder of the repository or of host_stub/."""
+    missing = []
+    for name in sorted(set(CODE_NAME.findall(doc.read_text(encoding='utf-8')))):
+        candidates = [root / name, root / 'host_stub' / name]
+        candidates += [root / 'host_stub' / (name + ext) for ext in ('.h', '.cpp')]
+        if not any(c.exists() for c in candidates):
+            missing.append(name)
+    return missing
+
+
 def check(root):
     problems = []
     readme = root / 'README.md'
@@ -100,6 +118,12 @@ def check(root):
                     problems.append(f'{name} links to {target}, but {dest.name} has no heading '
                                     f'whose anchor is #{anchor}.')
 
+    architecture = docs / 'architecture.md'
+    if architecture.is_file():
+        for name in missing_code_names(root, architecture):
+            problems.append(f'docs/architecture.md names `{name}`, which is no file of the '
+                            f'repository or of host_stub/.')
+
     for doc in sorted(docs.iterdir()) if docs.is_dir() else []:
         if doc.is_file() and doc.resolve() not in linked:
             problems.append(f'README.md does not link to docs/{doc.name}.')
@@ -115,7 +139,8 @@ def main():
         print(problem)
     if problems:
         return 1
-    print('docs links: README.md is short enough, links every file of docs/, and no link is dead.')
+    print('docs links: README.md is short enough, links every file of docs/, no link is dead, and '
+          'docs/architecture.md names only code that exists.')
     return 0
 
 
