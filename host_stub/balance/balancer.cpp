@@ -47,6 +47,34 @@ void Balancer::set_move_listener(std::function<void(const BalanceMoveEvent&)> li
   listener_ = std::move(listener);
 }
 
+void Balancer::publish_locked() noexcept {
+  try {
+    auto v = std::make_shared<View>();
+    v->started.assign(started_.begin(), started_.end());
+    v->planned = planned_.size();
+    v->blocked = blocked_;
+    v->balancing = balancing_;
+    v->cancelled = cancelled_;
+    v->stuck = stuck_;
+    v->rounds = rounds_;
+    v->moves = moves_;
+    v->bytes_moved = bytes_moved_;
+    v->lower_bound_bytes = lower_bound_bytes_;
+    v->draining = draining_;
+    v->draining_index = draining_index_;
+    v->drain_bytes = drain_bytes_;
+    v->drain_waiting = drain_waiting_;
+    v->last_drain = last_drain_;
+    v->last_drain_result = last_drain_result_;
+    v->last_drain_message = last_drain_message_;
+    v->last_round = last_round_;
+    std::lock_guard lock(view_mu_);
+    view_ = std::move(v);
+  } catch (const std::exception& e) {
+    log()->warn("balancer status not refreshed: {}", e.what());
+  }
+}
+
 BalanceSettings Balancer::settings_locked(int64_t now, bool force) const {
   std::lock_guard lock(config_mu_);
   BalanceSettings s;
@@ -155,7 +183,7 @@ bool Balancer::drop_plan_of_old_strategy_locked(int64_t now) {
   return true;
 }
 
-bool Balancer::moves_held_locked() const {
+bool Balancer::moves_held() const {
   std::lock_guard lock(config_mu_);
   return throttle_ == 0;
 }
@@ -167,7 +195,7 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
     limit = config_.max_concurrent_moves;
   }
   if (drop_plan_of_old_strategy_locked(now)) return;
-  if (!planned_.empty() && moves_held_locked()) {
+  if (!planned_.empty() && moves_held()) {
     // Started, they would only sit there: they stay planned, and start once the key is raised.
     warn_once_locked(std::to_string(planned_.size()) +
                      " planned moves wait: " + std::string(kMovesHeldByZeroThrottle));
@@ -295,7 +323,7 @@ void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
     end_drain_locked("drained", "Drained " + draining_ + ".");
     return;
   }
-  if (moves_held_locked()) {
+  if (moves_held()) {
     drain_waiting_ =
         "The drain of " + draining_ + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
     warn_once_locked(drain_waiting_);
@@ -387,7 +415,7 @@ void Balancer::notify(const std::vector<BalanceMoveEvent>& ended) {
 void Balancer::tick() {
   std::vector<BalanceMoveEvent> ended;
   {
-    std::lock_guard lock(mu_);
+    Operation op(*this);
     const int64_t now = clock_();
     bool enabled;
     {

@@ -138,9 +138,47 @@ class Balancer {
     int64_t started_ms = 0;
     bool drain = false;
   };
+  // What status() reads of the balancer: a copy that each operation (a tick, execute, cancel,
+  // drain) publishes as it lets mu_ go. status() takes only view_mu_, so a metrics scrape or
+  // `balance --status` never waits for a tick's disk I/O (a move's start makes and syncs its
+  // folder) or for a strategy's ranking, even a hung one: it shows the balancer as the last
+  // operation left it, and the dirs as they are.
+  struct View {
+    std::vector<std::pair<TopicPartition, Started>> started;
+    size_t planned = 0;
+    BlockedMoves blocked;
+    bool balancing = false;
+    bool cancelled = false;
+    bool stuck = false;
+    uint64_t rounds = 0;
+    uint64_t moves = 0;
+    uint64_t bytes_moved = 0;
+    uint64_t lower_bound_bytes = 0;
+    std::string draining;
+    uint32_t draining_index = 0;
+    uint64_t drain_bytes = 0;
+    std::string drain_waiting;
+    std::string last_drain, last_drain_result, last_drain_message;
+    std::string last_round;
+  };
+  // One operation on the balancer: holds mu_, and publishes the view before it lets mu_ go.
+  class Operation {
+   public:
+    explicit Operation(Balancer& b) : balancer_(b), lock_(b.mu_) {}
+    ~Operation() { balancer_.publish_locked(); }
+    Operation(const Operation&) = delete;
+    Operation& operator=(const Operation&) = delete;
+
+   private:
+    Balancer& balancer_;
+    std::lock_guard<std::mutex> lock_;
+  };
+  // Copies what status() reads into a new view (mu_ held). Never throws: without memory for the
+  // copy, status() shows the previous one.
+  void publish_locked() noexcept;
   BalanceSettings settings_locked(int64_t now, bool force) const;
   // replica.alter.log.dirs.io.max.bytes.per.second is 0: no move can copy, so none is started.
-  bool moves_held_locked() const;
+  bool moves_held() const;
   void observe_locked(const BalanceSnapshot& snap, int64_t now,
                       std::vector<BalanceMoveEvent>& ended);
   void start_moves_locked(const BalanceSnapshot& snap, int64_t now);
@@ -201,6 +239,9 @@ class Balancer {
   std::string last_warning_;  // the last "waits" warning logged, so each is logged once
   std::string last_round_;
   std::function<void(const BalanceMoveEvent&)> listener_;
+
+  mutable std::mutex view_mu_;  // a leaf: guards view_ only, never held across a call
+  std::shared_ptr<const View> view_ = std::make_shared<const View>();
 
   std::mutex thread_mu_;
   std::condition_variable wake_;

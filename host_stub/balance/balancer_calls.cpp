@@ -19,7 +19,7 @@ BalancePlan Balancer::execute() {
   std::vector<BalanceMoveEvent> ended;
   BalancePlan plan;
   {
-    std::lock_guard lock(mu_);
+    Operation op(*this);
     const int64_t now = clock_();
     BalanceSnapshot snap = snapshot_locked();
     observe_locked(snap, now, ended);
@@ -60,7 +60,7 @@ size_t Balancer::cancel() {
   std::vector<BalanceMoveEvent> ended;
   size_t stopped = 0;
   {
-    std::lock_guard lock(mu_);
+    Operation op(*this);
     const int64_t now = clock_();
     const size_t dropped = planned_.size();
     planned_.clear();
@@ -100,13 +100,13 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
   }
   DrainPlan plan;
   {
-    std::lock_guard lock(mu_);
+    Operation op(*this);
     BalanceSnapshot snap = snapshot_locked();
     const BalanceDir& d = snap.model.dirs[static_cast<size_t>(index)];
     if (!d.online) {
       throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path + " is offline");
     }
-    if (moves_held_locked()) {
+    if (moves_held()) {
       throw KafkaError(
           ErrorCode::kInvalidReplicaAssignment,
           "Cannot drain " + d.path + ": " + std::string(kMovesHeldByZeroThrottle) + ".");
@@ -129,7 +129,7 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
   cordon();
   std::vector<BalanceMoveEvent> ended;
   {
-    std::lock_guard lock(mu_);
+    Operation op(*this);
     const int64_t now = clock_();
     BalanceSnapshot snap = snapshot_locked();
     observe_locked(snap, now, ended);
@@ -166,14 +166,19 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
 }
 
 BalanceStatus Balancer::status() const {
-  std::lock_guard lock(mu_);
+  std::shared_ptr<const View> v;
+  {
+    std::lock_guard lock(view_mu_);
+    v = view_;
+  }
   BalanceStatus s;
   {
     std::lock_guard config_lock(config_mu_);
     s.enabled = config_.enable;
     s.threshold_percent = config_.threshold_percent;
   }
-  const BalanceSnapshot snap = snapshot_locked();
+  // The spread needs no cooldowns: status() reads the dirs without the balancer's lock.
+  const BalanceSnapshot snap = balance_snapshot(logs_, {}, rate_);
   BalanceSettings quiet;
   quiet.threshold_percent = s.threshold_percent;
   BalancePlan now = plan_balance(
@@ -182,26 +187,26 @@ BalanceStatus Balancer::status() const {
       });
   s.spread_percent = now.spread_before_percent;
   s.ideal_percent = now.ideal_percent;
-  s.rounds = rounds_;
-  s.moves = moves_;
-  s.bytes_moved = bytes_moved_;
-  s.lower_bound_bytes = lower_bound_bytes_;
-  s.planned = planned_.size();
-  s.blocked = blocked_.size();
-  s.draining = draining_;
-  s.drain_bytes = drain_bytes_;
-  if (!draining_.empty()) {
+  s.rounds = v->rounds;
+  s.moves = v->moves;
+  s.bytes_moved = v->bytes_moved;
+  s.lower_bound_bytes = v->lower_bound_bytes;
+  s.planned = v->planned;
+  s.blocked = v->blocked.size();
+  s.draining = v->draining;
+  s.drain_bytes = v->drain_bytes;
+  if (!v->draining.empty()) {
     for (const BalancePartition& p : snap.model.partitions) {
-      if (p.dir == draining_index_) s.drain_bytes_left += p.size;
+      if (p.dir == v->draining_index) s.drain_bytes_left += p.size;
     }
   }
-  s.last_round = last_round_;
-  s.last_drain = last_drain_;
-  s.last_drain_result = last_drain_result_;
-  s.last_drain_message = last_drain_message_;
+  s.last_round = v->last_round;
+  s.last_drain = v->last_drain;
+  s.last_drain_result = v->last_drain_result;
+  s.last_drain_message = v->last_drain_message;
   // A move is in flight until a tick has seen it end (counted it, or blocked it): so a status
   // with nothing in flight is one the balancer has already planned from.
-  for (const auto& [tp, f] : started_) {
+  for (const auto& [tp, f] : v->started) {
     BalanceMoveStatus m;
     m.tp = tp;
     m.from = snap.model.dirs[f.move.from].path;
@@ -219,23 +224,23 @@ BalanceStatus Balancer::status() const {
             [](const BalanceMoveStatus& a, const BalanceMoveStatus& b) {
               return a.tp.str() < b.tp.str();
             });
-  if (!draining_.empty()) {
+  if (!v->draining.empty()) {
     s.state = "draining";
-    s.waiting = drain_waiting_;
-    if (s.waiting.empty() && moves_held_locked()) {
+    s.waiting = v->drain_waiting;
+    if (s.waiting.empty() && moves_held()) {
       s.waiting =
-          "The drain of " + draining_ + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
+          "The drain of " + v->draining + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
     }
-  } else if (stuck_ && s.enabled && started_.empty() && planned_.empty()) {
+  } else if (v->stuck && s.enabled && v->started.empty() && v->planned == 0) {
     s.state = "stuck";  // the spread calls for moves, but none fits or lowers it
-    const std::string failed = blocked_.describe(snap.model, {});
-    s.waiting = "Cannot balance now: " + last_round_ + "." + (failed.empty() ? "" : " " + failed);
-  } else if (balancing_ || !started_.empty() || !planned_.empty()) {
+    const std::string failed = v->blocked.describe(snap.model, {});
+    s.waiting = "Cannot balance now: " + v->last_round + "." + (failed.empty() ? "" : " " + failed);
+  } else if (v->balancing || !v->started.empty() || v->planned != 0) {
     s.state = "balancing";
-    if (moves_held_locked() && (!started_.empty() || !planned_.empty())) {
+    if (moves_held() && (!v->started.empty() || v->planned != 0)) {
       s.waiting = "Moves wait: " + std::string(kMovesHeldByZeroThrottle) + ".";
     }
-  } else if (cancelled_) {
+  } else if (v->cancelled) {
     s.state = "cancelled";
   } else {
     s.state = s.enabled ? "idle" : "disabled";

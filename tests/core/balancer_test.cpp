@@ -2,13 +2,17 @@
 // stops a move whose source goes offline, never starts a planned move into a dir cordoned since
 // the plan, counts a finished move once, plans and starts nothing while the move throttle is 0,
 // and goes back to disabled or idle once a round on request has ended; a strategy swap drops the
-// moves the old strategy planned.
+// moves the old strategy planned; status() answers while a tick is stuck inside the balancer.
 #include "balance/balancer.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <future>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "byte_units.h"
 #include "util/logging.h"
@@ -309,6 +313,57 @@ TEST_F(BalancerTest, ADrainThatEmptiesItsDirEndsDrained) {
   EXPECT_EQ(s.last_drain, "/a");
   EXPECT_EQ(s.last_drain_result, "drained");
   EXPECT_EQ(s.last_drain_message, "Drained /a.");
+}
+
+// A tick held inside the balancer, as by a hung strategy's ranking or a slow disk under a move's
+// start, here by its clock: status() (a metrics scrape, `balance --status`) still answers, with
+// the balancer as the last finished operation left it. Before, it waited on the tick's lock.
+TEST_F(BalancerTest, StatusAnswersWhileATickIsStuckInsideTheBalancer) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool hold = false, held = false, released = false;
+  Balancer b(*logs_, slot_, nullptr, [&] {
+    std::unique_lock lock(mu);
+    if (hold) {
+      held = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return released; });
+    }
+    return now_;
+  });
+  b.configure(config_, kNoMoveThrottle);
+  b.tick();
+  ASSERT_EQ(b.status().in_flight.size(), 1u);
+
+  {
+    std::lock_guard lock(mu);
+    hold = true;
+  }
+  std::thread ticker([&] { b.tick(); });
+  auto release = [&] {
+    {
+      std::lock_guard lock(mu);
+      released = true;
+    }
+    cv.notify_all();
+    ticker.join();
+  };
+  {
+    std::unique_lock lock(mu);
+    if (!cv.wait_for(lock, std::chrono::seconds(30), [&] { return held; })) {
+      lock.unlock();
+      release();
+      FAIL() << "the tick never reached the balancer's clock";
+    }
+  }
+  auto status = std::async(std::launch::async, [&] { return b.status(); });
+  const bool answered = status.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  release();  // lets a status() that waited finish, so the future is always joined
+  ASSERT_TRUE(answered) << "status() waited for the stuck tick";
+  const BalanceStatus s = status.get();
+  EXPECT_EQ(s.state, "balancing");
+  ASSERT_EQ(s.in_flight.size(), 1u);
+  EXPECT_EQ(s.in_flight[0].to, "/b");
 }
 
 }  // namespace
