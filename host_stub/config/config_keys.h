@@ -3,7 +3,7 @@
 //
 // ConfigStore reads, validates, describes and persists every key through this table, so a key is
 // added or changed in one place. The table of docs/configuration.md is checked against it by
-// tests/core/config_keys_test.cpp.
+// tests/config/config_keys_test.cpp.
 #pragma once
 
 #include <filesystem>

@@ -19,7 +19,7 @@ TEST_P(CordonGuaranteeTest, EveryDirCordonedRefusesCreationWithKafkasError) {
   json r = call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
   for (const auto& p : r["partitions"]) {
     EXPECT_EQ(p["error"], "INVALID_REPLICATION_FACTOR") << r.dump();
-    // Kafka's controller message; its source is cited in tests/core/cordon_placement_test.cpp.
+    // Kafka's controller message; its source is cited in tests/storage/cordon_placement_test.cpp.
     EXPECT_EQ(p["message"],
               "Unable to replicate the partition 1 time(s): All brokers are currently fenced, or "
               "have all their log directories cordoned.");

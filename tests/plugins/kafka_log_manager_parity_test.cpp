@@ -1,7 +1,7 @@
 // Kafka 4.4.0's LogManagerTest cases about the log dir of a new partition, ported to the shipped
 // strategies through the ABI: the rule itself, one rank call at a time, with the host left out.
-// tests/core/kafka_log_manager_host_parity_test.cpp ports the same cases to the host's LogManager,
-// which also drops cordoned dirs and handles offline dirs, preferences and fallbacks.
+// tests/storage/kafka_log_manager_host_parity_test.cpp ports the same cases to the host's
+// LogManager, which also drops cordoned dirs and handles offline dirs, preferences and fallbacks.
 //
 // Source: Apache Kafka 4.4.0, storage/src/test/java/org/apache/kafka/storage/internals/log/
 // LogManagerTest.java (the class moved there from core/src/test/scala/unit/kafka/log/ in 4.4,

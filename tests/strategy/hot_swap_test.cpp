@@ -80,7 +80,7 @@ class HotSwapTest : public ::testing::Test {
 };
 
 TEST_F(HotSwapTest, TwoThousandSwapsUnderLoadLoseNoPlacementAndLeaveNothingBehind) {
-  // LDS_HOT_SWAPS: fewer swaps for the sanitizer builds (tests/core/CMakeLists.txt).
+  // LDS_HOT_SWAPS: fewer swaps for the sanitizer builds (tests/strategy/CMakeLists.txt).
   const char* swaps_env = std::getenv("LDS_HOT_SWAPS");
   const int kSwaps = swaps_env != nullptr ? std::atoi(swaps_env) : 2000;
   std::atomic<bool> stop{false};

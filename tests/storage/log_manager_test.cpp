@@ -223,7 +223,7 @@ TEST_F(LogManagerTest, CordonStrategySkipsCordonedDirs) {
     m->create_partition("u", 0);
     FAIL() << "placement should fail";
   } catch (const KafkaError& e) {
-    // Refused by the host before the strategy is asked (tests/core/cordon_placement_test.cpp).
+    // Refused by the host before the strategy is asked (tests/storage/cordon_placement_test.cpp).
     EXPECT_EQ(e.code(), ErrorCode::kInvalidReplicationFactor);
     EXPECT_NE(std::string(e.what()).find("have all their log directories cordoned"),
               std::string::npos);
