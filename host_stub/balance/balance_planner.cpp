@@ -92,257 +92,355 @@ std::string shared_filesystems(const BalanceProjection& proj, const BalanceModel
   return out;
 }
 
-}  // namespace
+// One round of plan_balance: the projection as the moves planned so far leave it, the target band,
+// the partitions that may still move and what each filesystem does in the round.
+class BalanceRound {
+ public:
+  BalanceRound(const BalanceModel& model, const BalanceSettings& settings,
+               const RankDestinations& rank);
 
-BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& settings,
-                         const RankDestinations& rank) {
-  BalancePlan plan;
-  plan.threshold_percent = settings.threshold_percent;
-  BalanceProjection proj(model);
-  const double ideal = proj.ideal();
+  BalancePlan plan();
+
+ private:
+  // The plan's figures before any move: each dir's fill and the round's lower bound.
+  void figure_model();
+  bool in_band() const;
+  // Why the spread calls for a round, or empty when the dirs are balanced.
+  std::string reason_to_act() const;
+  // The plan with its fills after the planned moves and `summary`.
+  BalancePlan finish(std::string summary);
+  void collect_candidates();
+  void select_moves();
+  // Takes one move off `from`, if one of its candidates can go; returns whether it did.
+  bool move_from(uint32_t from);
+  bool move_closest_to_need(uint32_t from, double need, size_t within);
+  bool move_smallest_fitting(uint32_t from, size_t within);
+  bool try_move(uint32_t from, size_t k);
+  std::string blocked_by() const;
+  // Of the destinations the strategy accepts for `p`, the one with the most room left.
+  std::optional<uint32_t> roomiest_destination(const BalancePartition& p, uint32_t from) const;
+  // "3 moves of 1.2 GiB (lower bound 1.1 GiB): spread 21.5 > 10.0 points", and why it stops short.
+  std::string moves_summary() const;
+
+  int role(uint32_t d) const { return fs_role_[proj_.filesystem(d)]; }
+  void set_role(uint32_t d, int value) { fs_role_[proj_.filesystem(d)] = value; }
+
+  const BalanceModel& model_;
+  const BalanceSettings& settings_;
+  const RankDestinations& rank_;
+  BalanceProjection proj_;
+  BalancePlan plan_;
+  double ideal_ = 0;
+  double band_lo_ = 0, band_hi_ = 0;
+  double excess_ = 0, deficit_ = 0;
+  std::string reason_;
+  // No dir over the band's top, yet the spread is over the threshold (or a round was asked for):
+  // the dirs over the ideal give towards the ones far under it.
+  bool under_only_ = false;
+  // The partitions that may move, by dir, smallest first.
+  std::vector<std::vector<Candidate>> on_;
+  // Within a round a dir either gives or takes, never both: a plan that moved bytes back and forth
+  // would move more than the lower bound for nothing. Dirs sharing a filesystem share its role.
+  std::vector<int> fs_role_;  // +1 gives, -1 takes; by filesystem
+};
+
+BalanceRound::BalanceRound(const BalanceModel& model, const BalanceSettings& settings,
+                           const RankDestinations& rank)
+    : model_(model),
+      settings_(settings),
+      rank_(rank),
+      proj_(model),
+      ideal_(proj_.ideal()),
+      on_(model.dirs.size()),
+      fs_role_(model.dirs.size(), 0) {
   const double quarter = settings.threshold_percent / 400.0;  // threshold/4 as a fraction
-  const double band_lo = ideal - quarter, band_hi = ideal + quarter;
-  plan.ideal_percent = ideal * 100;
-  plan.spread_before_percent = proj.spread() * 100;
-  double excess = 0, deficit = 0;
-  for (size_t i = 0; i < model.dirs.size(); ++i) {
-    const uint32_t d = static_cast<uint32_t>(i);
-    DirFill f{model.dirs[i].path, eligible(model.dirs[i]), 0, 0};
-    if (f.eligible) f.before_percent = proj.fill(d) * 100;
-    plan.dirs.push_back(f);
-  }
-  for (uint32_t d : proj.filesystems()) {  // a filesystem's dirs share its excess or deficit
-    excess += std::max(0.0, std::floor(proj.effective(d) - band_hi * proj.total(d)));
-    deficit += std::max(0.0, std::floor(band_lo * proj.total(d) - proj.effective(d)));
-  }
-  // Every plan that reaches the band moves at least the excesses over its top, and at least the
-  // deficits under its bottom: the larger of the two is the round's lower bound.
-  plan.lower_bound_bytes = static_cast<uint64_t>(std::max(excess, deficit));
-  auto in_band = [&] {
-    for (uint32_t d : proj.dirs()) {
-      const double f = proj.fill(d);
-      if (f > band_hi || f < band_lo) return false;
-    }
-    return true;
-  };
-  auto finish = [&](std::string summary) {
-    plan.spread_after_percent = proj.spread() * 100;
-    for (uint32_t d : proj.dirs()) plan.dirs[d].after_percent = proj.fill(d) * 100;
-    plan.target_reached = in_band();
-    plan.summary = std::move(summary);
-    return plan;
-  };
-  if (proj.dirs().size() < 2) {
+  band_lo_ = ideal_ - quarter;
+  band_hi_ = ideal_ + quarter;
+}
+
+BalancePlan BalanceRound::plan() {
+  figure_model();
+  if (proj_.dirs().size() < 2) {
     return finish("fewer than two online, uncordoned log directories: nothing to balance");
   }
-  if (proj.filesystems().size() < 2) {
+  if (proj_.filesystems().size() < 2) {
     return finish(
         "the online, uncordoned log directories share one filesystem: nothing to "
         "balance");
   }
-  const double spread = plan.spread_before_percent;
+  reason_ = reason_to_act();
+  if (reason_.empty()) {
+    return finish("spread " + percent_text(plan_.spread_before_percent) +
+                  " <= " + percent_text(settings_.threshold_percent) + " points: balanced");
+  }
+  plan_.act = true;
+  if (settings_.throttle_bytes_per_sec == 0) {
+    return finish(reason_ + ", but " + std::string(kMovesHeldByZeroThrottle));
+  }
+  under_only_ = excess_ == 0 &&
+                (plan_.spread_before_percent > settings_.threshold_percent || settings_.force);
+  collect_candidates();
+  select_moves();
+  return finish(moves_summary());
+}
+
+void BalanceRound::figure_model() {
+  plan_.threshold_percent = settings_.threshold_percent;
+  plan_.ideal_percent = ideal_ * 100;
+  plan_.spread_before_percent = proj_.spread() * 100;
+  for (size_t i = 0; i < model_.dirs.size(); ++i) {
+    const uint32_t d = static_cast<uint32_t>(i);
+    DirFill f{model_.dirs[i].path, eligible(model_.dirs[i]), 0, 0};
+    if (f.eligible) f.before_percent = proj_.fill(d) * 100;
+    plan_.dirs.push_back(f);
+  }
+  for (uint32_t d : proj_.filesystems()) {  // a filesystem's dirs share its excess or deficit
+    excess_ += std::max(0.0, std::floor(proj_.effective(d) - band_hi_ * proj_.total(d)));
+    deficit_ += std::max(0.0, std::floor(band_lo_ * proj_.total(d) - proj_.effective(d)));
+  }
+  // Every plan that reaches the band moves at least the excesses over its top, and at least the
+  // deficits under its bottom: the larger of the two is the round's lower bound.
+  plan_.lower_bound_bytes = static_cast<uint64_t>(std::max(excess_, deficit_));
+}
+
+bool BalanceRound::in_band() const {
+  for (uint32_t d : proj_.dirs()) {
+    const double f = proj_.fill(d);
+    if (f > band_hi_ || f < band_lo_) return false;
+  }
+  return true;
+}
+
+std::string BalanceRound::reason_to_act() const {
+  const double spread = plan_.spread_before_percent;
   const std::string spread_text = percent_text(spread);
-  const std::string threshold_text = percent_text(settings.threshold_percent);
-  std::string reason;
-  if (spread > settings.threshold_percent) {
-    reason = "spread " + spread_text + " > " + threshold_text + " points";
-  } else if (settings.force && !in_band()) {
-    reason = "spread " + spread_text + " points, a round was asked for";
-  } else if (settings.balancing && !in_band()) {
-    reason = "spread " + spread_text + " points, balancing on to " +
-             percent_text(settings.threshold_percent / 2);
-  } else {
-    return finish("spread " + spread_text + " <= " + threshold_text + " points: balanced");
+  const std::string threshold_text = percent_text(settings_.threshold_percent);
+  if (spread > settings_.threshold_percent) {
+    return "spread " + spread_text + " > " + threshold_text + " points";
   }
-  plan.act = true;
-  if (settings.throttle_bytes_per_sec == 0) {
-    return finish(reason + ", but " + std::string(kMovesHeldByZeroThrottle));
+  if (settings_.force && !in_band()) {
+    return "spread " + spread_text + " points, a round was asked for";
   }
-  // No dir over the band's top, yet the spread is over the threshold (or a round was asked for):
-  // the dirs over the ideal give towards the ones far under it.
-  const bool under_only = excess == 0 && (spread > settings.threshold_percent || settings.force);
+  if (settings_.balancing && !in_band()) {
+    return "spread " + spread_text + " points, balancing on to " +
+           percent_text(settings_.threshold_percent / 2);
+  }
+  return {};
+}
 
-  // The partitions that may move, by dir, smallest first.
-  std::vector<std::vector<Candidate>> on(model.dirs.size());
-  for (size_t i = 0; i < model.partitions.size(); ++i) {
-    const BalancePartition& p = model.partitions[i];
-    if (p.dir < on.size() && may_move(p, settings)) {
-      on[p.dir].push_back({p.size, static_cast<uint32_t>(i)});
+BalancePlan BalanceRound::finish(std::string summary) {
+  plan_.spread_after_percent = proj_.spread() * 100;
+  for (uint32_t d : proj_.dirs()) plan_.dirs[d].after_percent = proj_.fill(d) * 100;
+  plan_.target_reached = in_band();
+  plan_.summary = std::move(summary);
+  return std::move(plan_);
+}
+
+void BalanceRound::collect_candidates() {
+  for (size_t i = 0; i < model_.partitions.size(); ++i) {
+    const BalancePartition& p = model_.partitions[i];
+    if (p.dir < on_.size() && may_move(p, settings_)) {
+      on_[p.dir].push_back({p.size, static_cast<uint32_t>(i)});
     }
   }
-  for (auto& list : on) std::sort(list.begin(), list.end());
+  for (auto& list : on_) std::sort(list.begin(), list.end());
+}
 
-  // Takes the move of on[from][k] to the first ranked destination it fits in that lowers the
-  // spread.
-  // Within a round a dir either gives or takes, never both: a plan that moved bytes back and forth
-  // would move more than the lower bound for nothing. Dirs sharing a filesystem share its role.
-  std::vector<int> fs_role(model.dirs.size(), 0);  // +1 gives, -1 takes; by filesystem
-  auto role = [&](uint32_t d) -> int& { return fs_role[proj.filesystem(d)]; };
-  auto try_move = [&](uint32_t from, size_t k) {
-    const Candidate c = on[from][k];
-    const BalancePartition& p = model.partitions[c.index];
-    const double bytes = static_cast<double>(c.size);
-    const std::vector<DestinationCandidate> cands = destinations(proj, from, true);
-    if (cands.empty()) return false;
-    const double before = proj.spread();
-    for (uint32_t to : rank(p, cands)) {
-      if (to == from || to >= model.dirs.size() || !eligible(model.dirs[to])) continue;
-      if (role(to) > 0 || proj.fill(to) >= ideal) continue;
-      if (!proj.fits(to, bytes)) continue;
-      if (proj.spread(from, to, bytes) >= before) continue;
-      PlannedMove m;
-      m.tp = p.tp;
-      m.from = from;
-      m.to = to;
-      m.bytes = c.size;
-      m.from_fill_percent = proj.fill(from) * 100;
-      m.to_fill_percent = proj.fill(to) * 100;
-      m.reason = reason;
-      plan.moves.push_back(std::move(m));
-      plan.planned_bytes += c.size;
-      proj.move(from, to, bytes);
-      role(from) = 1;
-      role(to) = -1;
-      on[from].erase(on[from].begin() + static_cast<std::ptrdiff_t>(k));
-      return true;
-    }
-    return false;
-  };
-
-  while (plan.moves.size() < settings.max_moves && !in_band()) {
+void BalanceRound::select_moves() {
+  while (plan_.moves.size() < settings_.max_moves && !in_band()) {
     // Sources: the dirs above the ideal, most over first.
     std::vector<uint32_t> sources;
-    for (uint32_t d : proj.dirs()) {
-      if (proj.fill(d) > ideal) sources.push_back(d);
+    for (uint32_t d : proj_.dirs()) {
+      if (proj_.fill(d) > ideal_) sources.push_back(d);
     }
     std::sort(sources.begin(), sources.end(),
-              [&](uint32_t a, uint32_t b) { return proj.fill(a) > proj.fill(b); });
+              [&](uint32_t a, uint32_t b) { return proj_.fill(a) > proj_.fill(b); });
     bool moved = false;
     for (uint32_t from : sources) {
-      auto& list = on[from];
-      if (list.empty() || role(from) < 0) continue;
-      // The needed transfer: its excess over the band's top; when the spread is over the
-      // threshold with no dir over the band (one dir far under it), its excess over the ideal.
-      double need = proj.effective(from) - band_hi * proj.total(from);
-      if (need <= 0 && under_only) need = proj.effective(from) - ideal * proj.total(from);
-      if (need <= 0) continue;
-      // The one closest to the need without overshooting it by more than 10%...
-      const auto cap = static_cast<uint64_t>(std::floor(need * kOvershoot));
-      const size_t within = static_cast<size_t>(
-          std::upper_bound(list.begin(), list.end(), Candidate{cap, UINT32_MAX}) - list.begin());
-      size_t best = list.size();
-      if (within > 0) {
-        const auto at_need = static_cast<uint64_t>(std::ceil(need));
-        best = static_cast<size_t>(
-            std::lower_bound(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(within),
-                             Candidate{at_need, 0}) -
-            list.begin());
-        if (best == within ||
-            (best > 0 && std::fabs(static_cast<double>(list[best - 1].size) - need) <=
-                             std::fabs(static_cast<double>(list[best].size) - need))) {
-          best = best > 0 ? best - 1 : best;
-        }
-        // When the closest fits nowhere the strategy ranks, the next ones below it.
-        for (size_t k = best + 1, tries = 0; k-- > 0 && tries < kLargestTries; ++tries) {
-          if (try_move(from, k)) {
-            moved = true;
-            break;
-          }
-        }
-        if (moved) break;
+      if (move_from(from)) {
+        moved = true;
+        break;
       }
-      // ...else the smallest above that which fits: in a destination's room below the band's top,
-      // leaving the source no lower than the band's bottom. (The largest that fits, tried first,
-      // overshot by up to the whole band and was moved back a round later; see "Balancing and
-      // draining" in docs/operations.md.)
-      double room = 0;
-      for (uint32_t d : proj.dirs()) {
-        if (d != from && role(d) <= 0 && proj.fill(d) < ideal) {
-          room = std::max(room, band_hi * proj.total(d) - proj.effective(d));
-        }
-      }
-      room = std::min(room, proj.effective(from) - band_lo * proj.total(from));
-      if (room <= 0) continue;
-      const size_t fitting = static_cast<size_t>(
-          std::upper_bound(list.begin(), list.end(),
-                           Candidate{static_cast<uint64_t>(std::floor(room)), UINT32_MAX}) -
-          list.begin());
-      for (size_t k = within, tries = 0; k < fitting && tries < kLargestTries; ++k, ++tries) {
-        if (try_move(from, k)) {
-          moved = true;
-          break;
-        }
-      }
-      if (moved) break;
     }
     if (!moved) break;
   }
+}
 
-  // Why the round stops short, told by the smallest replica that may still move: the operator
-  // learns what blocks it (its size against the band, or the room left), not only that it stopped.
-  auto blocked_by = [&]() -> std::string {
-    const Candidate* smallest = nullptr;
-    uint32_t from = 0;
-    for (uint32_t d : proj.dirs()) {
-      if (role(d) < 0 || proj.fill(d) <= ideal || on[d].empty()) continue;
-      if (smallest == nullptr || on[d].front() < *smallest) {
-        smallest = &on[d].front();
-        from = d;
-      }
-    }
-    if (smallest == nullptr) {
-      return "no replica above the ideal fill may move (each is empty, already moving, in its "
-             "cooldown, or appending faster than half the throttle)";
-    }
-    const BalancePartition& p = model.partitions[smallest->index];
-    const double bytes = static_cast<double>(p.size);
-    const std::string& from_path = model.dirs[from].path;
-    const std::string head = "the smallest candidate, " + p.tp.str() + " (" +
-                             format_byte_size(p.size) + ") from " + from_path;
-    // Of the destinations the strategy accepts, the one with the most room left: if the replica
-    // does not fit there, it fits nowhere.
-    std::optional<uint32_t> best;
-    const std::vector<DestinationCandidate> cands = destinations(proj, from, true);
-    for (uint32_t to : cands.empty() ? std::vector<uint32_t>{} : rank(p, cands)) {
-      if (to == from || to >= model.dirs.size() || !eligible(model.dirs[to])) continue;
-      if (role(to) > 0 || proj.fill(to) >= ideal) continue;
-      if (!best || proj.total(to) - proj.physical(to) > proj.total(*best) - proj.physical(*best)) {
-        best = to;
-      }
-    }
-    if (!best) return head + ", has no destination below the ideal fill that the strategy accepts";
-    const uint32_t to = *best;
-    const std::string& to_path = model.dirs[to].path;
-    const std::string move = head + " to " + to_path;
-    if (!proj.fits(to, bytes)) {
-      const auto left = static_cast<uint64_t>(std::max(0.0, proj.total(to) - proj.physical(to)));
-      return move + ", does not fit: " + to_path + " has " + format_byte_size(left) +
-             " left after reservations";
-    }
-    if (const double after = (proj.effective(to) + bytes) / proj.total(to); after > band_hi) {
-      return move + ", would overshoot the band: " + to_path + " would reach " +
-             percent_text(after * 100) + "%, over the band's top of " +
-             percent_text(band_hi * 100) + "%";
-    }
-    if (const double after = (proj.effective(from) - bytes) / proj.total(from); after < band_lo) {
-      return move + ", would overshoot the band: " + from_path + " would fall to " +
-             percent_text(std::max(0.0, after) * 100) + "%, under the band's bottom of " +
-             percent_text(band_lo * 100) + "%";
-    }
-    if (proj.spread(from, to, bytes) >= proj.spread()) {
-      return move + ", would not lower the spread";
-    }
-    return {};
-  };
+bool BalanceRound::move_from(uint32_t from) {
+  const auto& list = on_[from];
+  if (list.empty() || role(from) < 0) return false;
+  // The needed transfer: its excess over the band's top; when the spread is over the
+  // threshold with no dir over the band (one dir far under it), its excess over the ideal.
+  double need = proj_.effective(from) - band_hi_ * proj_.total(from);
+  if (need <= 0 && under_only_) need = proj_.effective(from) - ideal_ * proj_.total(from);
+  if (need <= 0) return false;
+  // The one closest to the need without overshooting it by more than 10%...
+  const auto cap = static_cast<uint64_t>(std::floor(need * kOvershoot));
+  const size_t within = static_cast<size_t>(
+      std::upper_bound(list.begin(), list.end(), Candidate{cap, UINT32_MAX}) - list.begin());
+  if (within > 0 && move_closest_to_need(from, need, within)) return true;
+  // ...else the smallest above that which fits: in a destination's room below the band's top,
+  // leaving the source no lower than the band's bottom. (The largest that fits, tried first,
+  // overshot by up to the whole band and was moved back a round later; see "Balancing and
+  // draining" in docs/operations.md.)
+  return move_smallest_fitting(from, within);
+}
 
-  std::string summary = std::to_string(plan.moves.size()) + " moves of " +
-                        format_byte_size(plan.planned_bytes) + " (lower bound " +
-                        format_byte_size(plan.lower_bound_bytes) + "): " + reason;
+// Tries on_[from]'s first `within` candidates, those that overshoot `need` by at most 10%: the
+// closest to it first.
+bool BalanceRound::move_closest_to_need(uint32_t from, double need, size_t within) {
+  const auto& list = on_[from];
+  const auto at_need = static_cast<uint64_t>(std::ceil(need));
+  size_t best = static_cast<size_t>(
+      std::lower_bound(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(within),
+                       Candidate{at_need, 0}) -
+      list.begin());
+  if (best == within || (best > 0 && std::fabs(static_cast<double>(list[best - 1].size) - need) <=
+                                         std::fabs(static_cast<double>(list[best].size) - need))) {
+    best = best > 0 ? best - 1 : best;
+  }
+  // When the closest fits nowhere the strategy ranks, the next ones below it.
+  for (size_t k = best + 1, tries = 0; k-- > 0 && tries < kLargestTries; ++tries) {
+    if (try_move(from, k)) return true;
+  }
+  return false;
+}
+
+// From on_[from]'s candidate `within` up, the smallest that fits in a destination's room below the
+// band's top without taking `from` under the band's bottom.
+bool BalanceRound::move_smallest_fitting(uint32_t from, size_t within) {
+  const auto& list = on_[from];
+  double room = 0;
+  for (uint32_t d : proj_.dirs()) {
+    if (d != from && role(d) <= 0 && proj_.fill(d) < ideal_) {
+      room = std::max(room, band_hi_ * proj_.total(d) - proj_.effective(d));
+    }
+  }
+  room = std::min(room, proj_.effective(from) - band_lo_ * proj_.total(from));
+  if (room <= 0) return false;
+  const size_t fitting = static_cast<size_t>(
+      std::upper_bound(list.begin(), list.end(),
+                       Candidate{static_cast<uint64_t>(std::floor(room)), UINT32_MAX}) -
+      list.begin());
+  for (size_t k = within, tries = 0; k < fitting && tries < kLargestTries; ++k, ++tries) {
+    if (try_move(from, k)) return true;
+  }
+  return false;
+}
+
+// Takes the move of on_[from][k] to the first ranked destination it fits in that lowers the
+// spread.
+bool BalanceRound::try_move(uint32_t from, size_t k) {
+  const Candidate c = on_[from][k];
+  const BalancePartition& p = model_.partitions[c.index];
+  const double bytes = static_cast<double>(c.size);
+  const std::vector<DestinationCandidate> cands = destinations(proj_, from, true);
+  if (cands.empty()) return false;
+  const double before = proj_.spread();
+  for (uint32_t to : rank_(p, cands)) {
+    if (to == from || to >= model_.dirs.size() || !eligible(model_.dirs[to])) continue;
+    if (role(to) > 0 || proj_.fill(to) >= ideal_) continue;
+    if (!proj_.fits(to, bytes)) continue;
+    if (proj_.spread(from, to, bytes) >= before) continue;
+    PlannedMove m;
+    m.tp = p.tp;
+    m.from = from;
+    m.to = to;
+    m.bytes = c.size;
+    m.from_fill_percent = proj_.fill(from) * 100;
+    m.to_fill_percent = proj_.fill(to) * 100;
+    m.reason = reason_;
+    plan_.moves.push_back(std::move(m));
+    plan_.planned_bytes += c.size;
+    proj_.move(from, to, bytes);
+    set_role(from, 1);
+    set_role(to, -1);
+    on_[from].erase(on_[from].begin() + static_cast<std::ptrdiff_t>(k));
+    return true;
+  }
+  return false;
+}
+
+// Why the round stops short, told by the smallest replica that may still move: the operator
+// learns what blocks it (its size against the band, or the room left), not only that it stopped.
+std::string BalanceRound::blocked_by() const {
+  const Candidate* smallest = nullptr;
+  uint32_t from = 0;
+  for (uint32_t d : proj_.dirs()) {
+    if (role(d) < 0 || proj_.fill(d) <= ideal_ || on_[d].empty()) continue;
+    if (smallest == nullptr || on_[d].front() < *smallest) {
+      smallest = &on_[d].front();
+      from = d;
+    }
+  }
+  if (smallest == nullptr) {
+    return "no replica above the ideal fill may move (each is empty, already moving, in its "
+           "cooldown, or appending faster than half the throttle)";
+  }
+  const BalancePartition& p = model_.partitions[smallest->index];
+  const double bytes = static_cast<double>(p.size);
+  const std::string& from_path = model_.dirs[from].path;
+  const std::string head = "the smallest candidate, " + p.tp.str() + " (" +
+                           format_byte_size(p.size) + ") from " + from_path;
+  // Of the destinations the strategy accepts, the one with the most room left: if the replica
+  // does not fit there, it fits nowhere.
+  const std::optional<uint32_t> best = roomiest_destination(p, from);
+  if (!best) return head + ", has no destination below the ideal fill that the strategy accepts";
+  const uint32_t to = *best;
+  const std::string& to_path = model_.dirs[to].path;
+  const std::string move = head + " to " + to_path;
+  if (!proj_.fits(to, bytes)) {
+    const auto left = static_cast<uint64_t>(std::max(0.0, proj_.total(to) - proj_.physical(to)));
+    return move + ", does not fit: " + to_path + " has " + format_byte_size(left) +
+           " left after reservations";
+  }
+  if (const double after = (proj_.effective(to) + bytes) / proj_.total(to); after > band_hi_) {
+    return move + ", would overshoot the band: " + to_path + " would reach " +
+           percent_text(after * 100) + "%, over the band's top of " + percent_text(band_hi_ * 100) +
+           "%";
+  }
+  if (const double after = (proj_.effective(from) - bytes) / proj_.total(from); after < band_lo_) {
+    return move + ", would overshoot the band: " + from_path + " would fall to " +
+           percent_text(std::max(0.0, after) * 100) + "%, under the band's bottom of " +
+           percent_text(band_lo_ * 100) + "%";
+  }
+  if (proj_.spread(from, to, bytes) >= proj_.spread()) {
+    return move + ", would not lower the spread";
+  }
+  return {};
+}
+
+std::optional<uint32_t> BalanceRound::roomiest_destination(const BalancePartition& p,
+                                                           uint32_t from) const {
+  std::optional<uint32_t> best;
+  const std::vector<DestinationCandidate> cands = destinations(proj_, from, true);
+  for (uint32_t to : cands.empty() ? std::vector<uint32_t>{} : rank_(p, cands)) {
+    if (to == from || to >= model_.dirs.size() || !eligible(model_.dirs[to])) continue;
+    if (role(to) > 0 || proj_.fill(to) >= ideal_) continue;
+    if (!best ||
+        proj_.total(to) - proj_.physical(to) > proj_.total(*best) - proj_.physical(*best)) {
+      best = to;
+    }
+  }
+  return best;
+}
+
+std::string BalanceRound::moves_summary() const {
+  std::string summary = std::to_string(plan_.moves.size()) + " moves of " +
+                        format_byte_size(plan_.planned_bytes) + " (lower bound " +
+                        format_byte_size(plan_.lower_bound_bytes) + "): " + reason_;
   if (!in_band()) {
     summary += "; no further move lowers the spread";
     if (const std::string why = blocked_by(); !why.empty()) summary += "; " + why;
   }
-  return finish(summary);
+  return summary;
+}
+
+}  // namespace
+
+BalancePlan plan_balance(const BalanceModel& model, const BalanceSettings& settings,
+                         const RankDestinations& rank) {
+  return BalanceRound(model, settings, rank).plan();
 }
 
 const BalancePartition* BalanceModel::find(const TopicPartition& tp) const {

@@ -49,8 +49,10 @@ bool ranks_by_projected_fill(const json& strategy) {
   return false;
 }
 
-int print_log_dirs(const json& r) {
-  const json& s = r["strategy"];
+namespace {
+
+// "Strategy: size 1.0 (generation 3, 1 swaps, 0 fallbacks; balance=fill)", the table's title.
+void print_strategy_line(const json& s) {
   std::string options;
   if (auto it = s.find("options"); it != s.end() && it->is_object()) {
     for (const auto& [key, value] : it->items()) {
@@ -63,90 +65,121 @@ int print_log_dirs(const json& r) {
               static_cast<unsigned long long>(s.value("generation", 0ull)),
               static_cast<unsigned long long>(s.value("swaps", 0ull)),
               static_cast<unsigned long long>(s.value("fallbacks", 0ull)), options.c_str());
-  for (const auto& broker : r["brokers"]) {
-    // The first dir with the highest fill; dirs sharing one filesystem all have the same.
-    double fullest = -1;
-    const json* fullest_dir = nullptr;
-    for (const auto& d : broker["logDirs"]) {
-      if (fill_percent(d) > fullest) {
-        fullest = fill_percent(d);
-        fullest_dir = &d;
-      }
-    }
-    const bool projected = ranks_by_projected_fill(s);
-    std::printf("%-40s %-8s %-9s %11s %11s %7s %s%11s %6s %11s\n", "LOG DIR", "STATE", "CORDONED",
-                "TOTAL", "USABLE", "FILL", projected ? "PROJECTED  " : "", "RESERVED", "PARTS",
-                "DATA");
-    for (const auto& d : broker["logDirs"]) {
-      uint64_t data = 0;
-      for (const auto& p : d["partitions"]) data += p["size"].get<uint64_t>();
-      const bool online = d["error"].is_null();
-      // An offline dir lists no partition; it still holds its replicas, unreadable: they are its
-      // PARTS and DATA (their sizes when it went offline).
-      const size_t unreadable = d.value("unreadablePartitions", json::array()).size();
-      const size_t parts = online ? d["partitions"].size() : unreadable;
-      if (!online) data = d.value("unreadableBytes", 0ull);
-      const double fill = fill_percent(d);
-      char fill_text[16] = "-";
-      if (fill >= 0) {
-        // The fullest dir is marked, so it stands out at a glance.
-        std::snprintf(fill_text, sizeof fill_text, "%.1f%%%s", fill,
-                      &d == fullest_dir && broker["logDirs"].size() > 1 ? "*" : "");
-      }
-      char projected_text[32] = "";
-      if (projected) {
-        std::snprintf(projected_text, sizeof projected_text, "%9s  ",
-                      percent_column(d.value("projectedFillPercent", json())).c_str());
-      }
-      std::printf("%-40s %-8s %-9s %11s %11s %7s %s%11s %6zu %11s\n",
-                  d["logDir"].get<std::string>().c_str(), online ? "online" : "OFFLINE",
-                  d["isCordoned"].get<bool>() ? "yes" : "no",
-                  online ? human_bytes(d["totalBytes"].get<uint64_t>()).c_str() : "-",
-                  online ? human_bytes(d["usableBytes"].get<uint64_t>()).c_str() : "-", fill_text,
-                  projected_text, human_bytes(d.value("reservedBytes", 0ull)).c_str(), parts,
-                  human_bytes(data).c_str());
-      if (!online) std::printf("    error: %s\n", d.value("errorMessage", "").c_str());
-    }
-    if (fullest >= 0 && broker["logDirs"].size() > 1) std::printf("(* the fullest log dir)\n");
-    if (projected) {
-      std::printf(
-          "(PROJECTED: (used + reserved + %s expected of a new partition) / total, what %s ranks "
-          "on, lowest first; FILL counts only what is written.)\n",
-          human_bytes(r.value("newPartitionExpectedBytes", 0ull)).c_str(),
-          s.value("name", "?").c_str());
-    }
-    for (const auto& d : broker["logDirs"]) {
-      const json unreadable = d.value("unreadablePartitions", json::array());
-      if (!unreadable.empty()) {
-        std::printf(
-            "  %s (OFFLINE): %zu unreadable %s (%s):", d["logDir"].get<std::string>().c_str(),
-            unreadable.size(), unreadable.size() == 1 ? "replica" : "replicas",
-            human_bytes(d.value("unreadableBytes", 0ull)).c_str());
-        int n = 0;
-        for (const auto& name : unreadable) {
-          std::printf("%s %s", n % 4 == 0 ? "\n   " : ",", name.get<std::string>().c_str());
-          ++n;
-        }
-        std::printf("\n");
-      }
-      if (d["partitions"].empty()) continue;
-      // Largest first: what to move when a dir fills up.
-      std::vector<json> partitions(d["partitions"].begin(), d["partitions"].end());
-      std::stable_sort(partitions.begin(), partitions.end(), [](const json& a, const json& b) {
-        return a["size"].get<uint64_t>() > b["size"].get<uint64_t>();
-      });
-      std::printf("  %s:", d["logDir"].get<std::string>().c_str());
-      int n = 0;
-      for (const auto& p : partitions) {
-        std::printf("%s %s (%s)%s", n % 4 == 0 ? "\n   " : ",",
-                    p["partition"].get<std::string>().c_str(),
-                    human_bytes(p["size"].get<uint64_t>()).c_str(),
-                    p["isFuture"].get<bool>() ? " future" : "");
-        ++n;
-      }
-      std::printf("\n");
+}
+
+// A broker's dir with the highest fill, and that fill (-1 and no dir when no fill is known).
+struct FullestDir {
+  double fill = -1;
+  const json* dir = nullptr;
+};
+
+FullestDir fullest_dir_of(const json& broker) {
+  // The first dir with the highest fill; dirs sharing one filesystem all have the same.
+  FullestDir fullest;
+  for (const auto& d : broker["logDirs"]) {
+    if (fill_percent(d) > fullest.fill) {
+      fullest.fill = fill_percent(d);
+      fullest.dir = &d;
     }
   }
+  return fullest;
+}
+
+// One log dir's row of the table; `fullest` marks its FILL with a star.
+void print_log_dir_row(const json& d, bool projected, bool fullest) {
+  uint64_t data = 0;
+  for (const auto& p : d["partitions"]) data += p["size"].get<uint64_t>();
+  const bool online = d["error"].is_null();
+  // An offline dir lists no partition; it still holds its replicas, unreadable: they are its
+  // PARTS and DATA (their sizes when it went offline).
+  const size_t unreadable = d.value("unreadablePartitions", json::array()).size();
+  const size_t parts = online ? d["partitions"].size() : unreadable;
+  if (!online) data = d.value("unreadableBytes", 0ull);
+  const double fill = fill_percent(d);
+  char fill_text[16] = "-";
+  if (fill >= 0) {
+    // The fullest dir is marked, so it stands out at a glance.
+    std::snprintf(fill_text, sizeof fill_text, "%.1f%%%s", fill, fullest ? "*" : "");
+  }
+  char projected_text[32] = "";
+  if (projected) {
+    std::snprintf(projected_text, sizeof projected_text, "%9s  ",
+                  percent_column(d.value("projectedFillPercent", json())).c_str());
+  }
+  std::printf("%-40s %-8s %-9s %11s %11s %7s %s%11s %6zu %11s\n",
+              d["logDir"].get<std::string>().c_str(), online ? "online" : "OFFLINE",
+              d["isCordoned"].get<bool>() ? "yes" : "no",
+              online ? human_bytes(d["totalBytes"].get<uint64_t>()).c_str() : "-",
+              online ? human_bytes(d["usableBytes"].get<uint64_t>()).c_str() : "-", fill_text,
+              projected_text, human_bytes(d.value("reservedBytes", 0ull)).c_str(), parts,
+              human_bytes(data).c_str());
+  if (!online) std::printf("    error: %s\n", d.value("errorMessage", "").c_str());
+}
+
+// The replicas an offline dir holds but cannot read, four to a line; nothing when it has none.
+void print_unreadable_replicas(const json& d) {
+  const json unreadable = d.value("unreadablePartitions", json::array());
+  if (unreadable.empty()) return;
+  std::printf("  %s (OFFLINE): %zu unreadable %s (%s):", d["logDir"].get<std::string>().c_str(),
+              unreadable.size(), unreadable.size() == 1 ? "replica" : "replicas",
+              human_bytes(d.value("unreadableBytes", 0ull)).c_str());
+  int n = 0;
+  for (const auto& name : unreadable) {
+    std::printf("%s %s", n % 4 == 0 ? "\n   " : ",", name.get<std::string>().c_str());
+    ++n;
+  }
+  std::printf("\n");
+}
+
+// A dir's partitions with their sizes, four to a line; nothing when it has none.
+void print_partitions_by_size(const json& d) {
+  if (d["partitions"].empty()) return;
+  // Largest first: what to move when a dir fills up.
+  std::vector<json> partitions(d["partitions"].begin(), d["partitions"].end());
+  std::stable_sort(partitions.begin(), partitions.end(), [](const json& a, const json& b) {
+    return a["size"].get<uint64_t>() > b["size"].get<uint64_t>();
+  });
+  std::printf("  %s:", d["logDir"].get<std::string>().c_str());
+  int n = 0;
+  for (const auto& p : partitions) {
+    std::printf(
+        "%s %s (%s)%s", n % 4 == 0 ? "\n   " : ",", p["partition"].get<std::string>().c_str(),
+        human_bytes(p["size"].get<uint64_t>()).c_str(), p["isFuture"].get<bool>() ? " future" : "");
+    ++n;
+  }
+  std::printf("\n");
+}
+
+// One broker of DescribeLogDirs: the table of its dirs, its footnotes, then each dir's replicas.
+void print_broker_log_dirs(const json& r, const json& broker) {
+  const json& s = r["strategy"];
+  const FullestDir fullest = fullest_dir_of(broker);
+  const bool projected = ranks_by_projected_fill(s);
+  std::printf("%-40s %-8s %-9s %11s %11s %7s %s%11s %6s %11s\n", "LOG DIR", "STATE", "CORDONED",
+              "TOTAL", "USABLE", "FILL", projected ? "PROJECTED  " : "", "RESERVED", "PARTS",
+              "DATA");
+  for (const auto& d : broker["logDirs"]) {
+    print_log_dir_row(d, projected, &d == fullest.dir && broker["logDirs"].size() > 1);
+  }
+  if (fullest.fill >= 0 && broker["logDirs"].size() > 1) std::printf("(* the fullest log dir)\n");
+  if (projected) {
+    std::printf(
+        "(PROJECTED: (used + reserved + %s expected of a new partition) / total, what %s ranks "
+        "on, lowest first; FILL counts only what is written.)\n",
+        human_bytes(r.value("newPartitionExpectedBytes", 0ull)).c_str(),
+        s.value("name", "?").c_str());
+  }
+  for (const auto& d : broker["logDirs"]) {
+    print_unreadable_replicas(d);
+    print_partitions_by_size(d);
+  }
+}
+
+}  // namespace
+
+int print_log_dirs(const json& r) {
+  print_strategy_line(r["strategy"]);
+  for (const auto& broker : r["brokers"]) print_broker_log_dirs(r, broker);
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -274,91 +275,117 @@ void wait_for_moves(AdminClient& client, const std::vector<ReplicaTarget>& targe
   bar.finish();
 }
 
+// The entries of the reassignment file; nullopt, after saying why, when it cannot be read or
+// parsed.
+std::optional<std::vector<ReassignmentEntry>> read_reassignment_file(
+    const std::filesystem::path& file) {
+  try {
+    std::ifstream in(file);
+    if (!in) throw std::runtime_error("Cannot read the reassignment file " + file.string() + ".");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_reassignment(text.str());
+  } catch (const std::exception& e) {
+    std::cerr << "lds-host: " << file.string() << ": " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+// The id of the broker behind `client`, as DescribeLogDirs names it.
+int32_t broker_of(AdminClient& client) {
+  int32_t broker = 0;
+  locate(call(client, {{"api", "DescribeLogDirs"}}), &broker);
+  return broker;
+}
+
+// Asks once for every move in `pending`: the moves that started, or nullopt, after saying why, when
+// one was refused for another reason than its replica not being here yet.
+std::optional<std::vector<ReplicaTarget>> request_moves(
+    AdminClient& client, const std::map<std::string, ReplicaTarget>& pending, int32_t broker) {
+  json dirs = json::array();
+  for (const auto& [name, t] : pending) {
+    dirs.push_back(
+        {{"path", t.log_dir},
+         {"partitions", json::array({{{"topic", t.topic}, {"partition", t.partition}}})}});
+  }
+  json response = call(client, {{"api", "AlterReplicaLogDirs"}, {"dirs", dirs}});
+  std::vector<ReplicaTarget> started;
+  for (const auto& r : response["results"]) {
+    const std::string name = r["topic"].get<std::string>() + "-" +
+                             std::to_string(r["partition"].get<int32_t>()) + "-" +
+                             std::to_string(broker);
+    const std::string error = r["error"];
+    if (error == kNone) {
+      started.push_back(pending.at(name));
+    } else if (error != kReplicaNotAvailable) {
+      std::cerr << "lds-host: Error: Failed to alter dir for " << name << ": " << error << ": "
+                << r["message"].get<std::string>() << "\n";
+      return std::nullopt;
+    }
+  }
+  return started;
+}
+
+// Starts the move of each of `targets`, asking again for replicas not here yet until `timeout_ms`
+// has passed; returns the exit code: 0 once all started, 1 when one was refused or timed out.
+int start_moves(AdminClient& client, const std::vector<ReplicaTarget>& targets, int32_t broker,
+                int64_t timeout_ms) {
+  std::map<std::string, ReplicaTarget> pending;
+  for (const auto& t : targets) pending[t.name(broker)] = t;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    std::optional<std::vector<ReplicaTarget>> started = request_moves(client, pending, broker);
+    if (!started) return 1;
+    // Kafka's line per replica, its trailing space included (ReassignPartitionsCommand.
+    // executeMoves), in its order: broker, topic, partition.
+    std::sort(started->begin(), started->end(), [](const ReplicaTarget& a, const ReplicaTarget& b) {
+      return std::tie(a.topic, a.partition) < std::tie(b.topic, b.partition);
+    });
+    for (const auto& t : *started) {
+      std::printf(
+          "Successfully started moving log directory to %s for replica %s-%d with broker %d \n",
+          t.log_dir.c_str(), t.topic.c_str(), t.partition, broker);
+      pending.erase(t.name(broker));
+    }
+    if (pending.empty()) return 0;
+    if (Clock::now() >= deadline) {
+      std::vector<std::string> names;
+      names.reserve(pending.size());
+      for (const auto& [name, t] : pending) names.push_back(name);
+      std::cerr << "lds-host: Timed out before log directory move" << (names.size() == 1 ? "" : "s")
+                << " could be started for: " << comma_joined(names) << "\n";
+      return 1;
+    }
+    // The replica is not here yet; the preference is remembered, and we keep asking.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 }  // namespace
 
 int run_reassign(const ReassignOptions& o) {
-  std::vector<ReassignmentEntry> entries;
-  try {
-    std::ifstream in(o.file);
-    if (!in) throw std::runtime_error("Cannot read the reassignment file " + o.file.string() + ".");
-    std::stringstream text;
-    text << in.rdbuf();
-    entries = parse_reassignment(text.str());
-  } catch (const std::exception& e) {
-    std::cerr << "lds-host: " << o.file.string() << ": " << e.what() << "\n";
-    return 2;
-  }
+  const std::optional<std::vector<ReassignmentEntry>> entries = read_reassignment_file(o.file);
+  if (!entries) return 2;
   std::unique_ptr<AdminClient> client;
   try {
     client = std::make_unique<AdminClient>(o.socket);
     if (o.verify) {
-      if (o.wait) {
-        int32_t broker = 0;
-        locate(call(*client, {{"api", "DescribeLogDirs"}}), &broker);
-        wait_for_moves(*client, targets_for(entries, broker));
-      }
-      return verify(*client, entries, o.wait, o.preserve_throttles);
+      if (o.wait) wait_for_moves(*client, targets_for(*entries, broker_of(*client)));
+      return verify(*client, *entries, o.wait, o.preserve_throttles);
     }
 
-    int32_t broker = 0;
-    locate(call(*client, {{"api", "DescribeLogDirs"}}), &broker);
-    std::vector<ReplicaTarget> targets = targets_for(entries, broker);
+    const int32_t broker = broker_of(*client);
+    std::vector<ReplicaTarget> targets = targets_for(*entries, broker);
     if (targets.empty()) {
       std::printf("No log directory moves for broker %d in %s.\n", broker, o.file.c_str());
       return 0;
     }
-    std::map<std::string, ReplicaTarget> pending;
-    for (const auto& t : targets) pending[t.name(broker)] = t;
-    const auto deadline = Clock::now() + std::chrono::milliseconds(o.timeout_ms);
-    for (;;) {
-      json dirs = json::array();
-      for (const auto& [name, t] : pending) {
-        dirs.push_back(
-            {{"path", t.log_dir},
-             {"partitions", json::array({{{"topic", t.topic}, {"partition", t.partition}}})}});
-      }
-      json response = call(*client, {{"api", "AlterReplicaLogDirs"}, {"dirs", dirs}});
-      std::vector<ReplicaTarget> started;
-      for (const auto& r : response["results"]) {
-        const std::string name = r["topic"].get<std::string>() + "-" +
-                                 std::to_string(r["partition"].get<int32_t>()) + "-" +
-                                 std::to_string(broker);
-        const std::string error = r["error"];
-        if (error == kNone) {
-          started.push_back(pending.at(name));
-        } else if (error != kReplicaNotAvailable) {
-          std::cerr << "lds-host: Error: Failed to alter dir for " << name << ": " << error << ": "
-                    << r["message"].get<std::string>() << "\n";
-          return 1;
-        }
-      }
-      // Kafka's line per replica, its trailing space included (ReassignPartitionsCommand.
-      // executeMoves), in its order: broker, topic, partition.
-      std::sort(started.begin(), started.end(), [](const ReplicaTarget& a, const ReplicaTarget& b) {
-        return std::tie(a.topic, a.partition) < std::tie(b.topic, b.partition);
-      });
-      for (const auto& t : started) {
-        std::printf(
-            "Successfully started moving log directory to %s for replica %s-%d with broker %d \n",
-            t.log_dir.c_str(), t.topic.c_str(), t.partition, broker);
-        pending.erase(t.name(broker));
-      }
-      if (pending.empty()) break;
-      if (Clock::now() >= deadline) {
-        std::vector<std::string> names;
-        names.reserve(pending.size());
-        for (const auto& [name, t] : pending) names.push_back(name);
-        std::cerr << "lds-host: Timed out before log directory move"
-                  << (names.size() == 1 ? "" : "s")
-                  << " could be started for: " << comma_joined(names) << "\n";
-        return 1;
-      }
-      // The replica is not here yet; the preference is remembered, and we keep asking.
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (const int code = start_moves(*client, targets, broker, o.timeout_ms); code != 0) {
+      return code;
     }
     if (o.wait) {
       wait_for_moves(*client, targets);
-      return verify(*client, entries, true, o.preserve_throttles);
+      return verify(*client, *entries, true, o.preserve_throttles);
     }
     return 0;
   } catch (const std::exception& e) {

@@ -37,6 +37,62 @@ std::string seconds_text(int64_t ms) {
   return buf;
 }
 
+// One read is no snapshot (followed_moves.h): a partition read at its source with no future
+// replica may have been in the middle of its swap, its move done or still going. A second read
+// of those partitions alone confirms each before it starts, so that no move is started twice:
+// keeps of `next` the moves whose partition it finds at rest in their source.
+void keep_at_rest(kafka::KafkaClient& client, const BrokerView& v,
+                  std::vector<const PlannedMove*>& next) {
+  kafka::DescribeLogDirsRequest only{std::vector<kafka::DescribeLogDirsRequest::Topic>{}};
+  for (const PlannedMove* m : next) only.topics->push_back({m->tp.topic, {m->tp.partition}});
+  const BrokerView again = broker_view(v.id, v.address, describe_log_dirs(client, only));
+  std::erase_if(next, [&](const PlannedMove* m) {
+    return !again.at_rest_in(m->tp, v.model.dirs[m->from].path);
+  });
+}
+
+// The moves of `next` as one request, by destination dir and topic.
+kafka::AlterReplicaLogDirsRequest alter_request(const BrokerView& v,
+                                                const std::vector<const PlannedMove*>& next) {
+  kafka::AlterReplicaLogDirsRequest request;
+  for (const PlannedMove* m : next) {
+    const std::string& to = v.model.dirs[m->to].path;
+    auto dir = std::find_if(request.dirs.begin(), request.dirs.end(),
+                            [&](const auto& d) { return d.path == to; });
+    if (dir == request.dirs.end()) dir = request.dirs.insert(request.dirs.end(), {to, {}});
+    auto topic = std::find_if(dir->topics.begin(), dir->topics.end(),
+                              [&](const auto& t) { return t.name == m->tp.topic; });
+    if (topic == dir->topics.end())
+      topic = dir->topics.insert(dir->topics.end(), {m->tp.topic, {}});
+    topic->partitions.push_back(m->tp.partition);
+  }
+  return request;
+}
+
+kafka::AlterReplicaLogDirsResponse alter_replica_log_dirs(
+    kafka::KafkaClient& client, const kafka::AlterReplicaLogDirsRequest& request) {
+  const int16_t version = client.version(kafka::ApiKey::kAlterReplicaLogDirs, 1, 2);
+  kafka::Writer out;
+  kafka::write_alter_replica_log_dirs_request(out, request, version);
+  const std::string body =
+      client.call(static_cast<int16_t>(kafka::ApiKey::kAlterReplicaLogDirs), version, out.bytes());
+  kafka::Reader in(body);
+  return kafka::read_alter_replica_log_dirs_response(in, version);
+}
+
+// The broker's error code for `tp` in `response`, or nullopt when it gave none.
+std::optional<int16_t> error_code_of(const kafka::AlterReplicaLogDirsResponse& response,
+                                     const TopicPartition& tp) {
+  std::optional<int16_t> code;
+  for (const auto& t : response.results) {
+    if (t.topic_name != tp.topic) continue;
+    for (const auto& p : t.partitions) {
+      if (p.partition_index == tp.partition) code = p.error_code;
+    }
+  }
+  return code;
+}
+
 }  // namespace
 
 bool ClusterRound::settled() const {
@@ -290,15 +346,7 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
     }
     return;
   }
-  // One read is no snapshot (followed_moves.h): a partition read at its source with no future
-  // replica may have been in the middle of its swap, its move done or still going. A second read
-  // of those partitions alone confirms each before it starts, so that no move is started twice.
-  kafka::DescribeLogDirsRequest only{std::vector<kafka::DescribeLogDirsRequest::Topic>{}};
-  for (const PlannedMove* m : next) only.topics->push_back({m->tp.topic, {m->tp.partition}});
-  const BrokerView again = broker_view(v.id, v.address, describe_log_dirs(*s.client, only));
-  std::erase_if(next, [&](const PlannedMove* m) {
-    return !again.at_rest_in(m->tp, v.model.dirs[m->from].path);
-  });
+  keep_at_rest(*s.client, v, next);
   if (next.empty()) return;
   if (settings_.throttle_bytes_per_sec) {
     try {
@@ -311,53 +359,29 @@ void ClusterBalancer::start_moves(BrokerState& s, const BrokerView& v, BrokerRou
       return;
     }
   }
-
-  kafka::KafkaClient& client = *s.client;
-  kafka::AlterReplicaLogDirsRequest request;
-  for (const PlannedMove* m : next) {
-    const std::string& to = v.model.dirs[m->to].path;
-    auto dir = std::find_if(request.dirs.begin(), request.dirs.end(),
-                            [&](const auto& d) { return d.path == to; });
-    if (dir == request.dirs.end()) dir = request.dirs.insert(request.dirs.end(), {to, {}});
-    auto topic = std::find_if(dir->topics.begin(), dir->topics.end(),
-                              [&](const auto& t) { return t.name == m->tp.topic; });
-    if (topic == dir->topics.end())
-      topic = dir->topics.insert(dir->topics.end(), {m->tp.topic, {}});
-    topic->partitions.push_back(m->tp.partition);
-  }
-  const int16_t version = client.version(kafka::ApiKey::kAlterReplicaLogDirs, 1, 2);
-  kafka::Writer out;
-  kafka::write_alter_replica_log_dirs_request(out, request, version);
-  const std::string body =
-      client.call(static_cast<int16_t>(kafka::ApiKey::kAlterReplicaLogDirs), version, out.bytes());
-  kafka::Reader in(body);
   const kafka::AlterReplicaLogDirsResponse response =
-      kafka::read_alter_replica_log_dirs_response(in, version);
-  for (const PlannedMove* m : next) {
-    std::optional<int16_t> code;
-    for (const auto& t : response.results) {
-      if (t.topic_name != m->tp.topic) continue;
-      for (const auto& p : t.partitions) {
-        if (p.partition_index == m->tp.partition) code = p.error_code;
-      }
-    }
-    const std::string& from = v.model.dirs[m->from].path;
-    const std::string& to = v.model.dirs[m->to].path;
-    if (code && *code == 0) {
-      s.moves.start(m->tp, {from, to, now, 0, false});
-      s.last_moved[m->tp] = now;
-      ++r.started;
-      log_(broker_name(v.id) + ": moving " + m->tp.str() + " (" + format_byte_size(m->bytes) +
-           ") from " + from + " to " + to + ": " + m->reason + ".");
-      continue;
-    }
-    const std::string why = code ? "the broker refused it: " + kafka::kafka_error_name(*code)
-                                 : "the broker did not answer for it";
-    s.blocked.add(m->tp, m->to, why, v.model, now);
-    log_(broker_name(v.id) + ": moving " + m->tp.str() + " from " + from + " to " + to +
-         " is blocked until that dir frees space or the cooldown passes: " + why + ".");
-  }
+      alter_replica_log_dirs(*s.client, alter_request(v, next));
+  for (const PlannedMove* m : next) note_start(s, v, r, *m, error_code_of(response, m->tp), now);
   r.in_flight += r.started;
+}
+
+void ClusterBalancer::note_start(BrokerState& s, const BrokerView& v, BrokerRound& r,
+                                 const PlannedMove& m, std::optional<int16_t> code, int64_t now) {
+  const std::string& from = v.model.dirs[m.from].path;
+  const std::string& to = v.model.dirs[m.to].path;
+  if (code && *code == 0) {
+    s.moves.start(m.tp, {from, to, now, 0, false});
+    s.last_moved[m.tp] = now;
+    ++r.started;
+    log_(broker_name(v.id) + ": moving " + m.tp.str() + " (" + format_byte_size(m.bytes) +
+         ") from " + from + " to " + to + ": " + m.reason + ".");
+    return;
+  }
+  const std::string why = code ? "the broker refused it: " + kafka::kafka_error_name(*code)
+                               : "the broker did not answer for it";
+  s.blocked.add(m.tp, m.to, why, v.model, now);
+  log_(broker_name(v.id) + ": moving " + m.tp.str() + " from " + from + " to " + to +
+       " is blocked until that dir frees space or the cooldown passes: " + why + ".");
 }
 
 void ClusterBalancer::alter_broker_config(BrokerState& s, int32_t id, const std::string& name,

@@ -116,6 +116,9 @@ class ClusterBalancer {
   void note_ended_moves(BrokerState& s, const BrokerView& v, BrokerRound& r, int64_t now);
   void plan_broker(BrokerState& s, const BrokerView& v, BrokerRound& r, int64_t now);
   void start_moves(BrokerState& s, const BrokerView& v, BrokerRound& r, int64_t now);
+  // Follows move `m` when the broker's answer for it, `code`, accepts it; else blocks it.
+  void note_start(BrokerState& s, const BrokerView& v, BrokerRound& r, const PlannedMove& m,
+                  std::optional<int16_t> code, int64_t now);
   kafka::KafkaClient& client_of(BrokerState& s, const BrokerAddress& b);
   void set_throttle(BrokerState& s, int32_t id, bool on);
   // Before each batch of starts: the throttle set, or set again when something else changed or

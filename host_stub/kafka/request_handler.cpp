@@ -127,69 +127,76 @@ Reply RequestHandler::handle(std::string_view frame,
       return reply;
     }
     const RequestHeader header = read_request_header(in, request_header_version(*api, version));
-    const std::string_view body = frame.substr(in.position());
-    switch (api->key) {
-      case ApiKey::kApiVersions: {
-        Reader b(body);
-        (void)read_api_versions_request(b, version);
-        reply.frame = api_versions(version, header.correlation_id, error::kNone);
-        break;
-      }
-      case ApiKey::kMetadata:
-        reply.frame = metadata(body, version, header.correlation_id);
-        break;
-      case ApiKey::kDescribeLogDirs:
-        reply.frame = describe_log_dirs(body, version, header.correlation_id);
-        break;
-      case ApiKey::kCreateTopics:
-        reply.frame = create_topics(body, version, header.correlation_id);
-        break;
-      case ApiKey::kDeleteTopics:
-        reply.frame = delete_topics(body, version, header.correlation_id);
-        break;
-      case ApiKey::kProduce:
-        reply = produce(body, version, header.correlation_id, header.client_id.value_or(""));
-        break;
-      case ApiKey::kFetch:
-        reply = fetch(body, version, header.correlation_id, received);
-        break;
-      case ApiKey::kListOffsets:
-        reply.frame = list_offsets(body, version, header.correlation_id);
-        break;
-      case ApiKey::kCreatePartitions:
-        reply.frame = create_partitions(body, version, header.correlation_id);
-        break;
-      case ApiKey::kDescribeConfigs:
-        reply.frame = describe_configs(body, version, header.correlation_id);
-        break;
-      case ApiKey::kAlterConfigs:
-        reply.frame = alter_configs(body, false, version, header.correlation_id);
-        break;
-      case ApiKey::kIncrementalAlterConfigs:
-        reply.frame = alter_configs(body, true, version, header.correlation_id);
-        break;
-      case ApiKey::kDescribeCluster:
-        reply.frame = describe_cluster(body, version, header.correlation_id);
-        break;
-      case ApiKey::kDescribeTopicPartitions:
-        reply.frame = describe_topic_partitions(body, version, header.correlation_id);
-        break;
-      case ApiKey::kInitProducerId:
-        reply.frame = init_producer_id(body, version, header.correlation_id);
-        break;
-      case ApiKey::kListPartitionReassignments:
-        reply.frame = list_partition_reassignments(body, version, header.correlation_id);
-        break;
-      case ApiKey::kAlterPartitionReassignments:
-        reply.frame = alter_partition_reassignments(body, version, header.correlation_id);
-        break;
-      case ApiKey::kAlterReplicaLogDirs:
-        reply.frame = alter_replica_log_dirs(body, version, header.correlation_id);
-        break;
-    }
+    reply = dispatch(*api, frame.substr(in.position()), version, header, received);
   } catch (const ParseError& e) {
     reply = Reply{};
     reply.close_reason = std::string("malformed request: ") + e.what();
+  }
+  return reply;
+}
+
+Reply RequestHandler::dispatch(const ApiRange& api, std::string_view body, int16_t version,
+                               const RequestHeader& header,
+                               std::chrono::steady_clock::time_point received) const {
+  Reply reply;
+  switch (api.key) {
+    case ApiKey::kApiVersions: {
+      Reader b(body);
+      (void)read_api_versions_request(b, version);
+      reply.frame = api_versions(version, header.correlation_id, error::kNone);
+      break;
+    }
+    case ApiKey::kMetadata:
+      reply.frame = metadata(body, version, header.correlation_id);
+      break;
+    case ApiKey::kDescribeLogDirs:
+      reply.frame = describe_log_dirs(body, version, header.correlation_id);
+      break;
+    case ApiKey::kCreateTopics:
+      reply.frame = create_topics(body, version, header.correlation_id);
+      break;
+    case ApiKey::kDeleteTopics:
+      reply.frame = delete_topics(body, version, header.correlation_id);
+      break;
+    case ApiKey::kProduce:
+      reply = produce(body, version, header.correlation_id, header.client_id.value_or(""));
+      break;
+    case ApiKey::kFetch:
+      reply = fetch(body, version, header.correlation_id, received);
+      break;
+    case ApiKey::kListOffsets:
+      reply.frame = list_offsets(body, version, header.correlation_id);
+      break;
+    case ApiKey::kCreatePartitions:
+      reply.frame = create_partitions(body, version, header.correlation_id);
+      break;
+    case ApiKey::kDescribeConfigs:
+      reply.frame = describe_configs(body, version, header.correlation_id);
+      break;
+    case ApiKey::kAlterConfigs:
+      reply.frame = alter_configs(body, false, version, header.correlation_id);
+      break;
+    case ApiKey::kIncrementalAlterConfigs:
+      reply.frame = alter_configs(body, true, version, header.correlation_id);
+      break;
+    case ApiKey::kDescribeCluster:
+      reply.frame = describe_cluster(body, version, header.correlation_id);
+      break;
+    case ApiKey::kDescribeTopicPartitions:
+      reply.frame = describe_topic_partitions(body, version, header.correlation_id);
+      break;
+    case ApiKey::kInitProducerId:
+      reply.frame = init_producer_id(body, version, header.correlation_id);
+      break;
+    case ApiKey::kListPartitionReassignments:
+      reply.frame = list_partition_reassignments(body, version, header.correlation_id);
+      break;
+    case ApiKey::kAlterPartitionReassignments:
+      reply.frame = alter_partition_reassignments(body, version, header.correlation_id);
+      break;
+    case ApiKey::kAlterReplicaLogDirs:
+      reply.frame = alter_replica_log_dirs(body, version, header.correlation_id);
+      break;
   }
   return reply;
 }

@@ -32,6 +32,8 @@ struct TopicPartition;
 namespace lds::kafka {
 
 class ProducerStates;
+struct ApiRange;
+struct RequestHeader;
 
 // Where clients reach this broker: what Metadata advertises.
 struct Endpoint {
@@ -67,6 +69,9 @@ class RequestHandler {
   void set_on_append(std::function<void()> on_append) { on_append_ = std::move(on_append); }
 
  private:
+  // The response to one request of `api` whose header was read and whose version is served.
+  Reply dispatch(const ApiRange& api, std::string_view body, int16_t version,
+                 const RequestHeader& header, std::chrono::steady_clock::time_point received) const;
   // The names of the topics this broker hosts a partition of.
   std::set<std::string> hosted_topics() const;
   // This broker's partitions by topic, and those of them on an offline log dir.

@@ -131,6 +131,56 @@ std::optional<ConfigRefusal> check_alterations(const AlterConfigsRequest::Resour
   return std::nullopt;
 }
 
+// An IncrementalAlterConfigs resource's alterations as Broker::alter_configs takes them. Throws
+// KafkaError for an operation Kafka does not define.
+std::vector<ConfigAlteration> incremental_alterations(
+    const AlterConfigsRequest::Resource& resource) {
+  std::vector<ConfigAlteration> changes;
+  for (const auto& c : resource.configs) {
+    ConfigAlteration a{c.name, ConfigAlteration::Op::kSet, c.value.value_or("")};
+    switch (c.config_operation) {
+      case config_operation::kSet:
+        break;
+      case config_operation::kDelete:
+        a.op = ConfigAlteration::Op::kDelete;
+        break;
+      case config_operation::kAppend:
+        a.op = ConfigAlteration::Op::kAppend;
+        break;
+      case config_operation::kSubtract:
+        a.op = ConfigAlteration::Op::kSubtract;
+        break;
+      default:
+        throw KafkaError(
+            ErrorCode::kInvalidRequest,
+            "Unknown operations type " + std::to_string(static_cast<int>(c.config_operation)));
+    }
+    changes.push_back(std::move(a));
+  }
+  return changes;
+}
+
+// Applies (or with `validate_only` checks) the alterations of a BROKER resource naming this
+// broker; the broker's refusal, if it refuses them.
+std::optional<ConfigRefusal> alter_broker_configs(Broker& broker,
+                                                  const AlterConfigsRequest::Resource& resource,
+                                                  bool incremental, bool validate_only) {
+  try {
+    if (incremental) {
+      broker.alter_configs(incremental_alterations(resource),
+                           ConfigChangeSource::kKafkaIncrementalAlterConfigs, validate_only);
+    } else {
+      std::vector<ConfigEntry> entries;
+      for (const auto& c : resource.configs) entries.push_back({c.name, *c.value});
+      broker.replace_dynamic_configs(entries, ConfigChangeSource::kKafkaAlterConfigs,
+                                     validate_only);
+    }
+  } catch (const KafkaError& e) {
+    return ConfigRefusal{error_code_of(e.code()), e.what()};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 // The entries of one DescribeConfigs TOPIC resource: every topic config (or those named), each
@@ -252,42 +302,9 @@ std::string RequestHandler::alter_configs(std::string_view body, bool incrementa
                     std::to_string(broker_id_) + " as the resource instead of the empty name."});
       } else if (auto bad_name = check_broker_name(res.resource_name, broker_id_, false)) {
         refuse(*bad_name);
-      } else {
-        try {
-          if (incremental) {
-            std::vector<ConfigAlteration> changes;
-            for (const auto& c : res.configs) {
-              ConfigAlteration a{c.name, ConfigAlteration::Op::kSet, c.value.value_or("")};
-              switch (c.config_operation) {
-                case config_operation::kSet:
-                  break;
-                case config_operation::kDelete:
-                  a.op = ConfigAlteration::Op::kDelete;
-                  break;
-                case config_operation::kAppend:
-                  a.op = ConfigAlteration::Op::kAppend;
-                  break;
-                case config_operation::kSubtract:
-                  a.op = ConfigAlteration::Op::kSubtract;
-                  break;
-                default:
-                  throw KafkaError(ErrorCode::kInvalidRequest,
-                                   "Unknown operations type " +
-                                       std::to_string(static_cast<int>(c.config_operation)));
-              }
-              changes.push_back(std::move(a));
-            }
-            broker_.alter_configs(changes, ConfigChangeSource::kKafkaIncrementalAlterConfigs,
-                                  request.validate_only);
-          } else {
-            std::vector<ConfigEntry> entries;
-            for (const auto& c : res.configs) entries.push_back({c.name, *c.value});
-            broker_.replace_dynamic_configs(entries, ConfigChangeSource::kKafkaAlterConfigs,
-                                            request.validate_only);
-          }
-        } catch (const KafkaError& e) {
-          refuse({error_code_of(e.code()), e.what()});
-        }
+      } else if (auto refused =
+                     alter_broker_configs(broker_, res, incremental, request.validate_only)) {
+        refuse(*refused);
       }
     } else if (res.resource_type == resource_type::kTopic) {
       // Topics keep no overrides here, so deleting one changes nothing: what

@@ -35,6 +35,61 @@ ProducerBatch producer_of(std::string_view records) {
   }
 }
 
+// How far a Fetch got through its partitions: the bytes it may still read, and what it read.
+struct FetchProgress {
+  int64_t left = 0;
+  // Records left behind for want of max_bytes: the reply is as full as it may be. Kafka's
+  // DelayedFetch, which counts the bytes available rather than those read, answers it now.
+  bool full = false;
+  bool whole_first_batch = true;
+  int64_t bytes = 0;
+  bool failed = false;
+};
+
+// Reads one partition of a Fetch, within its partition_max_bytes and what `progress` has left, and
+// counts what it read there.
+FetchResponse::Partition read_fetch_partition(LogManager& logs, const FetchRequest& request,
+                                              const std::string& topic,
+                                              const FetchRequest::Partition& p, int16_t version,
+                                              FetchProgress& progress) {
+  FetchResponse::Partition out;
+  out.partition_index = p.partition;
+  out.records = std::string();
+  const int64_t partition_max = std::max<int32_t>(p.partition_max_bytes, 0);
+  const int64_t limit = std::min(partition_max, progress.left);
+  try {
+    LogManager::ReadResult got =
+        logs.read({topic, p.partition}, p.fetch_offset, static_cast<uint64_t>(limit));
+    if (!progress.whole_first_batch && static_cast<int64_t>(got.size()) > limit) {
+      // Only the first batch may exceed the limits, and it did.
+      got.bytes.clear();
+      got.file = {};
+      got.next_offset = p.fetch_offset;
+    }
+    out.high_watermark = got.offsets.log_end_offset;
+    out.last_stable_offset = got.offsets.log_end_offset;  // no transactions here
+    out.log_start_offset = got.offsets.log_start_offset;
+    if (request.isolation_level == 1) out.aborted_transactions.emplace();
+    const auto size = static_cast<int64_t>(got.size());
+    if (progress.left < partition_max && got.next_offset < got.offsets.log_end_offset) {
+      progress.full = true;
+    }
+    if (size > 0) progress.whole_first_batch = false;
+    progress.bytes += size;
+    progress.left = std::max<int64_t>(0, progress.left - size);
+    out.records = std::move(got.bytes);
+    out.records_file = std::move(got.file);
+  } catch (const KafkaError& e) {
+    progress.failed = true;
+    out.error_code = error_code_of(e.code());
+    // Kafka's clients before Fetch 6 do not know KAFKA_STORAGE_ERROR; they retry on this.
+    if (e.code() == ErrorCode::kKafkaStorageError && version <= 5) {
+      out.error_code = error::kNotLeaderOrFollower;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t correlation_id,
@@ -148,59 +203,22 @@ Reply RequestHandler::fetch(std::string_view body, int16_t version, int32_t corr
   // returned data, the first batch comes whole however large (KIP-74).
   const int32_t max_bytes = std::min(std::max<int32_t>(request.max_bytes, 0), fetch_max_bytes_);
   const int32_t min_bytes = std::min(request.min_bytes, max_bytes);
-  int64_t left = max_bytes;
-  // Records left behind for want of max_bytes: the reply is as full as it may be. Kafka's
-  // DelayedFetch, which counts the bytes available rather than those read, answers it now.
-  bool full = false;
-  bool whole_first_batch = true;
-  int64_t bytes = 0;
-  bool failed = false;
+  FetchProgress progress;
+  progress.left = max_bytes;
   size_t partitions = 0;
   for (const FetchRequest::Topic& t : request.topics) {
     FetchResponse::Topic result;
     result.topic = t.topic;
     for (const FetchRequest::Partition& p : t.partitions) {
       ++partitions;
-      FetchResponse::Partition out;
-      out.partition_index = p.partition;
-      out.records = std::string();
-      const int64_t partition_max = std::max<int32_t>(p.partition_max_bytes, 0);
-      const int64_t limit = std::min(partition_max, left);
-      try {
-        LogManager::ReadResult got = broker_.logs().read({t.topic, p.partition}, p.fetch_offset,
-                                                         static_cast<uint64_t>(limit));
-        if (!whole_first_batch && static_cast<int64_t>(got.size()) > limit) {
-          // Only the first batch may exceed the limits, and it did.
-          got.bytes.clear();
-          got.file = {};
-          got.next_offset = p.fetch_offset;
-        }
-        out.high_watermark = got.offsets.log_end_offset;
-        out.last_stable_offset = got.offsets.log_end_offset;  // no transactions here
-        out.log_start_offset = got.offsets.log_start_offset;
-        if (request.isolation_level == 1) out.aborted_transactions.emplace();
-        const auto size = static_cast<int64_t>(got.size());
-        if (left < partition_max && got.next_offset < got.offsets.log_end_offset) full = true;
-        if (size > 0) whole_first_batch = false;
-        bytes += size;
-        left = std::max<int64_t>(0, left - size);
-        out.records = std::move(got.bytes);
-        out.records_file = std::move(got.file);
-      } catch (const KafkaError& e) {
-        failed = true;
-        out.error_code = error_code_of(e.code());
-        // Kafka's clients before Fetch 6 do not know KAFKA_STORAGE_ERROR; they retry on this.
-        if (e.code() == ErrorCode::kKafkaStorageError && version <= 5) {
-          out.error_code = error::kNotLeaderOrFollower;
-        }
-      }
-      result.partitions.push_back(std::move(out));
+      result.partitions.push_back(
+          read_fetch_partition(broker_.logs(), request, t.topic, p, version, progress));
     }
     r.topics.push_back(std::move(result));
   }
   const auto deadline = received + std::chrono::milliseconds(std::max(request.max_wait_ms, 0));
-  if (request.max_wait_ms <= 0 || partitions == 0 || bytes >= min_bytes || full || failed ||
-      std::chrono::steady_clock::now() >= deadline) {
+  if (request.max_wait_ms <= 0 || partitions == 0 || progress.bytes >= min_bytes || progress.full ||
+      progress.failed || std::chrono::steady_clock::now() >= deadline) {
     return encoded();
   }
   Reply wait;

@@ -167,22 +167,20 @@ std::string option_text(const toml::node& n) {
   return {};
 }
 
-}  // namespace
-
-Trace load_trace(const fs::path& file) {
-  toml::table root;
+// The trace file as TOML; ConfigError with its position when it cannot be read or parsed.
+toml::table parse_trace_file(const fs::path& file) {
   try {
-    root = toml::parse_file(file.string());
+    return toml::parse_file(file.string());
   } catch (const toml::parse_error& e) {
     std::string what(e.description());
     if (e.source().begin.line == 0)
       throw ConfigError("Cannot read the trace " + file.string() + ": " + what + ".");
     throw ConfigError(position(file, e.source()) + what + ".");
   }
-  Trace t;
-  t.file = file;
-  TableReader top(file, root, "",
-                  {"simulation", "disk", "topic", "cordon", "strategy", "balancer"});
+}
+
+// The [simulation] table, which every trace has.
+void read_simulation(const fs::path& file, const toml::table& root, Trace& t) {
   const toml::table* sim = root["simulation"].as_table();
   if (!sim) throw ConfigError(file.string() + ": simulation: the [simulation] table is required.");
   TableReader s(file, *sim, "simulation.",
@@ -195,7 +193,10 @@ Trace load_trace(const fs::path& file) {
   t.step_seconds = static_cast<uint32_t>(s.integer("step_seconds", 1, 31'536'000).value_or(3600));
   t.partition_expected_bytes = s.bytes("partition_expected_bytes").value_or(0);
   t.strategies = s.strings("strategies");
+}
 
+// The [[disk]] tables: at least one, and one attached at step 0.
+void read_disks(const fs::path& file, const toml::table& root, Trace& t) {
   std::set<std::string> disk_names;
   for (const toml::table* d : tables(file, root, "disk")) {
     TableReader r(file, *d, "disk.", {"name", "capacity", "attach_at"});
@@ -214,7 +215,10 @@ Trace load_trace(const fs::path& file) {
                    [](const DiskSpec& d) { return d.attach_at == 0; })) {
     throw ConfigError(file.string() + ": disk: at least one disk must be attached at step 0.");
   }
+}
 
+// The [[topic]] tables; a topic's disk must be one of the trace's, attached by the topic's step.
+void read_topics(const fs::path& file, const toml::table& root, Trace& t) {
   std::set<std::string> topic_names;
   for (const toml::table* tt : tables(file, root, "topic")) {
     TableReader r(file, *tt, "topic.",
@@ -248,7 +252,12 @@ Trace load_trace(const fs::path& file) {
     }
     t.topics.push_back(topic);
   }
+}
 
+// The [[cordon]] tables, each naming disks of the trace.
+void read_cordons(const fs::path& file, const toml::table& root, Trace& t) {
+  std::set<std::string> disk_names;
+  for (const DiskSpec& d : t.disks) disk_names.insert(d.name);
   for (const toml::table* c : tables(file, root, "cordon")) {
     TableReader r(file, *c, "cordon.", {"at", "disks"});
     CordonEvent e;
@@ -259,7 +268,26 @@ Trace load_trace(const fs::path& file) {
     }
     t.cordons.push_back(e);
   }
+}
 
+// A [[strategy]] table's options: each value a string, number or boolean, kept as its text.
+void read_variant_options(const fs::path& file, const TableReader& r, StrategyVariant& variant) {
+  const toml::node* o = r.node("options");
+  if (!o) return;
+  const toml::table* opts = o->as_table();
+  if (!opts) r.fail_at("options", "must be a table such as { balance = \"free\" }");
+  for (auto&& [key, value] : *opts) {
+    std::string text = option_text(value);
+    if (text.empty() && !value.is_string()) {
+      fail(file, value.source(), "strategy.options." + std::string(key.str()),
+           "must be a string, number or boolean");
+    }
+    variant.options.emplace_back(std::string(key.str()), text);
+  }
+}
+
+// The [[strategy]] tables: the trace's own variants, each of a plugin by its name.
+void read_variants(const fs::path& file, const toml::table& root, Trace& t) {
   std::set<std::string> variant_names;
   for (const toml::table* v : tables(file, root, "strategy")) {
     TableReader r(file, *v, "strategy.", {"name", "plugin", "options", "description"});
@@ -271,38 +299,47 @@ Trace load_trace(const fs::path& file) {
     if (!variant_names.insert(variant.name).second)
       r.fail_at("name", "\"" + variant.name + "\" repeats");
     variant.description = r.text("description").value_or("");
-    if (const toml::node* o = r.node("options")) {
-      const toml::table* opts = o->as_table();
-      if (!opts) r.fail_at("options", "must be a table such as { balance = \"free\" }");
-      for (auto&& [key, value] : *opts) {
-        std::string text = option_text(value);
-        if (text.empty() && !value.is_string()) {
-          fail(file, value.source(), "strategy.options." + std::string(key.str()),
-               "must be a string, number or boolean");
-        }
-        variant.options.emplace_back(std::string(key.str()), text);
-      }
-    }
+    read_variant_options(file, r, variant);
     variant.baseline = is_baseline_plugin(variant.plugin);
     t.variants.push_back(variant);
   }
-  if (const toml::node* b = root.get("balancer")) {
-    if (!b->is_table()) fail(file, b->source(), "balancer", "must be a table ([balancer])");
-    TableReader r(file, *b->as_table(), "balancer.",
-                  {"enable", "threshold_percent", "bytes_per_step", "max_concurrent_moves",
-                   "interval_steps"});
-    if (const toml::node* e = r.node("enable")) {
-      if (!e->is_boolean()) r.fail_at("enable", "must be true or false");
-      t.balancer.enable = e->as_boolean()->get();
-    }
-    t.balancer.threshold_percent = r.number("threshold_percent", 1, 100).value_or(10);
-    t.balancer.bytes_per_step = r.bytes("bytes_per_step").value_or(t.balancer.bytes_per_step);
-    if (t.balancer.bytes_per_step == 0) r.fail_at("bytes_per_step", "must be more than 0");
-    t.balancer.max_concurrent_moves =
-        static_cast<uint32_t>(r.integer("max_concurrent_moves", 1, 1024).value_or(2));
-    t.balancer.interval_steps =
-        static_cast<uint32_t>(r.integer("interval_steps", 1, 1000000).value_or(1));
+}
+
+// The [balancer] table, when there is one.
+void read_balancer(const fs::path& file, const toml::table& root, Trace& t) {
+  const toml::node* b = root.get("balancer");
+  if (!b) return;
+  if (!b->is_table()) fail(file, b->source(), "balancer", "must be a table ([balancer])");
+  TableReader r(
+      file, *b->as_table(), "balancer.",
+      {"enable", "threshold_percent", "bytes_per_step", "max_concurrent_moves", "interval_steps"});
+  if (const toml::node* e = r.node("enable")) {
+    if (!e->is_boolean()) r.fail_at("enable", "must be true or false");
+    t.balancer.enable = e->as_boolean()->get();
   }
+  t.balancer.threshold_percent = r.number("threshold_percent", 1, 100).value_or(10);
+  t.balancer.bytes_per_step = r.bytes("bytes_per_step").value_or(t.balancer.bytes_per_step);
+  if (t.balancer.bytes_per_step == 0) r.fail_at("bytes_per_step", "must be more than 0");
+  t.balancer.max_concurrent_moves =
+      static_cast<uint32_t>(r.integer("max_concurrent_moves", 1, 1024).value_or(2));
+  t.balancer.interval_steps =
+      static_cast<uint32_t>(r.integer("interval_steps", 1, 1000000).value_or(1));
+}
+
+}  // namespace
+
+Trace load_trace(const fs::path& file) {
+  const toml::table root = parse_trace_file(file);
+  Trace t;
+  t.file = file;
+  TableReader top(file, root, "",
+                  {"simulation", "disk", "topic", "cordon", "strategy", "balancer"});
+  read_simulation(file, root, t);
+  read_disks(file, root, t);
+  read_topics(file, root, t);
+  read_cordons(file, root, t);
+  read_variants(file, root, t);
+  read_balancer(file, root, t);
   for (const std::string& name : t.strategies) find_variant(t, name);
   return t;
 }
