@@ -37,13 +37,13 @@ Balancer::Balancer(LogManager& logs, StrategySlot& slot, PartitionRate rate, Clo
 Balancer::~Balancer() { stop(); }
 
 void Balancer::configure(const BalanceConfig& config, uint64_t throttle_bytes_per_sec) {
-  std::lock_guard lock(config_mu_);
+  MutexLock lock(config_mu_);
   config_ = config;
   throttle_ = throttle_bytes_per_sec;
 }
 
 void Balancer::set_move_listener(std::function<void(const BalanceMoveEvent&)> listener) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   listener_ = std::move(listener);
 }
 
@@ -68,7 +68,7 @@ void Balancer::publish_locked() noexcept {
     v->last_drain_result = last_drain_result_;
     v->last_drain_message = last_drain_message_;
     v->last_round = last_round_;
-    std::lock_guard lock(view_mu_);
+    MutexLock lock(view_mu_);
     view_ = std::move(v);
   } catch (const std::exception& e) {
     log()->warn("balancer status not refreshed: {}", e.what());
@@ -76,7 +76,7 @@ void Balancer::publish_locked() noexcept {
 }
 
 BalanceSettings Balancer::settings_locked(int64_t now, bool force) const {
-  std::lock_guard lock(config_mu_);
+  MutexLock lock(config_mu_);
   BalanceSettings s;
   s.threshold_percent = config_.threshold_percent;
   s.cooldown_ms = config_.cooldown_ms;
@@ -96,7 +96,7 @@ RankDestinations Balancer::ranker_locked() const { return blocked_.filter(rank_)
 void Balancer::unblock_locked(const BalanceModel& model, int64_t now) {
   int64_t cooldown;
   {
-    std::lock_guard lock(config_mu_);
+    MutexLock lock(config_mu_);
     cooldown = config_.cooldown_ms;
   }
   blocked_.expire(model, now, cooldown);
@@ -184,14 +184,14 @@ bool Balancer::drop_plan_of_old_strategy_locked(int64_t now) {
 }
 
 bool Balancer::moves_held() const {
-  std::lock_guard lock(config_mu_);
+  MutexLock lock(config_mu_);
   return throttle_ == 0;
 }
 
 void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
   int32_t limit;
   {
-    std::lock_guard lock(config_mu_);
+    MutexLock lock(config_mu_);
     limit = config_.max_concurrent_moves;
   }
   if (drop_plan_of_old_strategy_locked(now)) return;
@@ -267,7 +267,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
   BalanceSettings settings = settings_locked(now, false);
   int64_t interval;
   {
-    std::lock_guard lock(config_mu_);
+    MutexLock lock(config_mu_);
     interval = config_.interval_ms;
   }
   next_plan_ms_ = now + interval;
@@ -347,7 +347,7 @@ void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
                                              : "no partition left on it can move.";
   int64_t cooldown;
   {
-    std::lock_guard lock(config_mu_);
+    MutexLock lock(config_mu_);
     cooldown = config_.cooldown_ms;
   }
   drain_waiting_ = "The drain of " + draining_ + " waits: " + why +
@@ -405,7 +405,7 @@ void Balancer::stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap) {
 void Balancer::notify(const std::vector<BalanceMoveEvent>& ended) {
   std::function<void(const BalanceMoveEvent&)> listener;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     listener = listener_;
   }
   if (!listener) return;
@@ -419,7 +419,7 @@ void Balancer::tick() {
     const int64_t now = clock_();
     bool enabled;
     {
-      std::lock_guard config_lock(config_mu_);
+      MutexLock config_lock(config_mu_);
       enabled = config_.enable;
     }
     // Nothing to watch and no plan due: the LogManager is not read (a snapshot of 100k
@@ -459,7 +459,7 @@ void Balancer::tick() {
 
 void Balancer::start() {
   {
-    std::lock_guard lock(thread_mu_);
+    MutexLock lock(thread_mu_);
     if (thread_.joinable()) return;
     stopping_ = false;
     thread_ = std::thread([this] { run_thread(); });
@@ -467,7 +467,7 @@ void Balancer::start() {
   // A move that ends wakes the thread: the next planned move starts then, not at the next tick.
   logs_.set_move_ended_listener([this] {
     {
-      std::lock_guard lock(thread_mu_);
+      MutexLock lock(thread_mu_);
       poked_ = true;
     }
     wake_.notify_all();
@@ -477,13 +477,13 @@ void Balancer::start() {
 void Balancer::stop() {
   bool started;
   {
-    std::lock_guard lock(thread_mu_);
+    MutexLock lock(thread_mu_);
     started = thread_.joinable();
   }
   // Waits for a call of the listener in progress: none reaches this object once it is gone.
   if (started) logs_.set_move_ended_listener({});
   {
-    std::lock_guard lock(thread_mu_);
+    MutexLock lock(thread_mu_);
     stopping_ = true;
   }
   wake_.notify_all();
@@ -494,13 +494,15 @@ void Balancer::run_thread() {
   for (;;) {
     int64_t interval;
     {
-      std::lock_guard lock(config_mu_);
+      MutexLock lock(config_mu_);
       interval = config_.interval_ms;
     }
     {
-      std::unique_lock lock(thread_mu_);
-      wake_.wait_for(lock, std::chrono::milliseconds(std::clamp<int64_t>(interval, 10, 1000)),
-                     [&] { return stopping_ || poked_; });
+      MutexLock lock(thread_mu_);
+      const auto deadline = std::chrono::steady_clock::now() +
+                            std::chrono::milliseconds(std::clamp<int64_t>(interval, 10, 1000));
+      while (!stopping_ && !poked_ && wake_.wait_until(thread_mu_, deadline)) {
+      }
       if (stopping_) return;
       poked_ = false;
     }

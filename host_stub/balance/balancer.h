@@ -10,13 +10,11 @@
 // simulated clock).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -29,6 +27,7 @@
 #include "storage/log_manager.h"
 #include "strategy/strategy_slot.h"
 #include "util/errors.h"
+#include "util/mutex.h"
 
 namespace spdlog {
 class logger;
@@ -161,46 +160,53 @@ class Balancer {
     std::string last_drain, last_drain_result, last_drain_message;
     std::string last_round;
   };
+  // status()'s state ("draining", "stuck", "balancing", ...) and why it waits, from `v`.
+  void describe_state(const View& v, const BalanceModel& model, BalanceStatus& s) const;
+  // The moves a status shows in flight, by partition name.
+  static std::vector<BalanceMoveStatus> moves_in_flight(const View& v, const BalanceSnapshot& snap);
   // One operation on the balancer: holds mu_, and publishes the view before it lets mu_ go.
-  class Operation {
+  class SCOPED_CAPABILITY Operation {
    public:
-    explicit Operation(Balancer& b) : balancer_(b), lock_(b.mu_) {}
-    ~Operation() { balancer_.publish_locked(); }
+    explicit Operation(Balancer& b) ACQUIRE(b.mu_) : balancer_(b) { balancer_.mu_.lock(); }
+    // The analysis does not follow a lock held through a member of this object.
+    ~Operation() RELEASE() NO_THREAD_SAFETY_ANALYSIS {
+      balancer_.publish_locked();
+      balancer_.mu_.unlock();
+    }
     Operation(const Operation&) = delete;
     Operation& operator=(const Operation&) = delete;
 
    private:
     Balancer& balancer_;
-    std::lock_guard<std::mutex> lock_;
   };
   // Copies what status() reads into a new view (mu_ held). Never throws: without memory for the
   // copy, status() shows the previous one.
-  void publish_locked() noexcept;
-  BalanceSettings settings_locked(int64_t now, bool force) const;
+  void publish_locked() noexcept REQUIRES(mu_);
+  BalanceSettings settings_locked(int64_t now, bool force) const REQUIRES(mu_);
   // replica.alter.log.dirs.io.max.bytes.per.second is 0: no move can copy, so none is started.
   bool moves_held() const;
   void observe_locked(const BalanceSnapshot& snap, int64_t now,
-                      std::vector<BalanceMoveEvent>& ended);
-  void start_moves_locked(const BalanceSnapshot& snap, int64_t now);
-  void plan_round_locked(const BalanceSnapshot& snap, int64_t now);
-  BalanceSnapshot snapshot_locked() const;
+                      std::vector<BalanceMoveEvent>& ended) REQUIRES(mu_);
+  void start_moves_locked(const BalanceSnapshot& snap, int64_t now) REQUIRES(mu_);
+  void plan_round_locked(const BalanceSnapshot& snap, int64_t now) REQUIRES(mu_);
+  BalanceSnapshot snapshot_locked() const REQUIRES(mu_);
   // The strategy's ranking without the destinations blocked for each partition.
-  RankDestinations ranker_locked() const;
+  RankDestinations ranker_locked() const REQUIRES(mu_);
   // Forgets the blocked moves that may be tried again (BlockedMoves::expire).
-  void unblock_locked(const BalanceModel& model, int64_t now);
+  void unblock_locked(const BalanceModel& model, int64_t now) REQUIRES(mu_);
   // Logs `text` as a warning unless it is the one logged last.
-  void warn_once_locked(const std::string& text);
+  void warn_once_locked(const std::string& text) REQUIRES(mu_);
   // A drain's next moves once the previous ones ended, or why it waits (drain_waiting_).
-  void plan_drain_locked(const BalanceSnapshot& snap);
+  void plan_drain_locked(const BalanceSnapshot& snap) REQUIRES(mu_);
   // The drained dir went offline: the drain ends, its planned moves dropped; it is "stopped",
   // naming the replicas left there, or "drained" when none is.
-  void stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap);
-  void end_drain_locked(const std::string& result, const std::string& message);
+  void stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap) REQUIRES(mu_);
+  void end_drain_locked(const std::string& result, const std::string& message) REQUIRES(mu_);
   // The generation of the active strategy (0 before the first), which ranks every plan.
   uint64_t strategy_generation() const;
   // Drops the planned moves when the strategy that ranked them is no longer the active one, so
   // no move starts into a dir the new strategy refuses; a plan is made again with it. True if so.
-  bool drop_plan_of_old_strategy_locked(int64_t now);
+  bool drop_plan_of_old_strategy_locked(int64_t now) REQUIRES(mu_);
   void notify(const std::vector<BalanceMoveEvent>& ended);
   void run_thread();
 
@@ -210,44 +216,52 @@ class Balancer {
   Clock clock_;
   RankDestinations rank_;
 
-  mutable std::mutex config_mu_;  // guards the two below only: configure() never waits for a tick
-  BalanceConfig config_;
-  uint64_t throttle_ = kNoMoveThrottle;
+  mutable Mutex config_mu_;  // guards the two below only: configure() never waits for a tick
+  BalanceConfig config_ GUARDED_BY(config_mu_);
+  uint64_t throttle_ GUARDED_BY(config_mu_) = kNoMoveThrottle;
 
-  mutable std::mutex mu_;  // guards everything below; one tick or request at a time
-  std::deque<PlannedMove> planned_;
-  bool planned_drain_ = false;       // planned_ holds a drain's moves
-  uint64_t planned_generation_ = 0;  // the strategy generation that ranked planned_
-  std::unordered_map<TopicPartition, Started, TopicPartitionHash> started_;
-  BlockedMoves blocked_;  // moves that failed, left out of plans until something changes
-  std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved_;
-  bool balancing_ = false;  // a round is under way (hysteresis: keep going to half the threshold)
-  bool round_reaches_target_ = false;
-  bool round_on_request_ = false;  // the round was asked for (balance --execute): it runs once
-  bool cancelled_ = false;
-  bool stuck_ = false;  // the last plan wanted to act but found no move (logged once)
-  int64_t next_plan_ms_ = 0;
-  uint64_t rounds_ = 0;
-  uint64_t moves_ = 0;
-  uint64_t bytes_moved_ = 0;
-  uint64_t lower_bound_bytes_ = 0;
-  std::string draining_;
-  uint32_t draining_index_ = 0;
-  uint64_t drain_bytes_ = 0;
-  std::string drain_waiting_;  // why the drain makes no move now, or empty
-  std::string last_drain_, last_drain_result_, last_drain_message_;  // BalanceStatus's
-  std::string last_warning_;  // the last "waits" warning logged, so each is logged once
-  std::string last_round_;
-  std::function<void(const BalanceMoveEvent&)> listener_;
+  mutable Mutex mu_;  // guards everything below; one tick or request at a time
+  std::deque<PlannedMove> planned_ GUARDED_BY(mu_);
+  bool planned_drain_ GUARDED_BY(mu_) = false;       // planned_ holds a drain's moves
+  uint64_t planned_generation_ GUARDED_BY(mu_) = 0;  // the strategy generation that ranked planned_
+  std::unordered_map<TopicPartition, Started, TopicPartitionHash> started_ GUARDED_BY(mu_);
+  BlockedMoves blocked_
+      GUARDED_BY(mu_);  // moves that failed, left out of plans until something changes
+  std::unordered_map<TopicPartition, int64_t, TopicPartitionHash> last_moved_ GUARDED_BY(mu_);
+  bool balancing_ GUARDED_BY(mu_) =
+      false;  // a round is under way (hysteresis: keep going to half the threshold)
+  bool round_reaches_target_ GUARDED_BY(mu_) = false;
+  bool round_on_request_ GUARDED_BY(mu_) =
+      false;  // the round was asked for (balance --execute): it runs once
+  bool cancelled_ GUARDED_BY(mu_) = false;
+  bool stuck_ GUARDED_BY(mu_) =
+      false;  // the last plan wanted to act but found no move (logged once)
+  int64_t next_plan_ms_ GUARDED_BY(mu_) = 0;
+  uint64_t rounds_ GUARDED_BY(mu_) = 0;
+  uint64_t moves_ GUARDED_BY(mu_) = 0;
+  uint64_t bytes_moved_ GUARDED_BY(mu_) = 0;
+  uint64_t lower_bound_bytes_ GUARDED_BY(mu_) = 0;
+  std::string draining_ GUARDED_BY(mu_);
+  uint32_t draining_index_ GUARDED_BY(mu_) = 0;
+  uint64_t drain_bytes_ GUARDED_BY(mu_) = 0;
+  std::string drain_waiting_ GUARDED_BY(mu_);  // why the drain makes no move now, or empty
+  // BalanceStatus's
+  std::string last_drain_ GUARDED_BY(mu_);
+  std::string last_drain_result_ GUARDED_BY(mu_);
+  std::string last_drain_message_ GUARDED_BY(mu_);
+  std::string last_warning_
+      GUARDED_BY(mu_);  // the last "waits" warning logged, so each is logged once
+  std::string last_round_ GUARDED_BY(mu_);
+  std::function<void(const BalanceMoveEvent&)> listener_ GUARDED_BY(mu_);
 
-  mutable std::mutex view_mu_;  // a leaf: guards view_ only, never held across a call
-  std::shared_ptr<const View> view_ = std::make_shared<const View>();
+  mutable Mutex view_mu_;  // a leaf: guards view_ only, never held across a call
+  std::shared_ptr<const View> view_ GUARDED_BY(view_mu_) = std::make_shared<const View>();
 
-  std::mutex thread_mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  bool poked_ = false;  // a move ended since the last pass
-  std::thread thread_;
+  Mutex thread_mu_;
+  CondVar wake_;
+  bool stopping_ GUARDED_BY(thread_mu_) = false;
+  bool poked_ GUARDED_BY(thread_mu_) = false;  // a move ended since the last pass
+  std::thread thread_;                         // started and joined by start() and stop() alone
 };
 
 }  // namespace lds

@@ -10,7 +10,7 @@ namespace lds {
 
 namespace fs = std::filesystem;
 BalancePlan Balancer::plan() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const BalanceSnapshot snap = snapshot_locked();
   return plan_balance(snap.model, settings_locked(clock_(), false), ranker_locked());
 }
@@ -40,7 +40,7 @@ BalancePlan Balancer::execute() {
       round_on_request_ = true;
       {
         // It counts as the balancer's round: the next automatic one is an interval away.
-        std::lock_guard config_lock(config_mu_);
+        MutexLock config_lock(config_mu_);
         next_plan_ms_ = now + config_.interval_ms;
       }
       lower_bound_bytes_ += plan.lower_bound_bytes;
@@ -83,7 +83,7 @@ size_t Balancer::cancel() {
                 dropped);
     int64_t interval;
     {
-      std::lock_guard config_lock(config_mu_);
+      MutexLock config_lock(config_mu_);
       interval = config_.interval_ms;
     }
     next_plan_ms_ = now + interval;
@@ -165,15 +165,65 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
   return plan;
 }
 
+void Balancer::describe_state(const View& v, const BalanceModel& model, BalanceStatus& s) const {
+  if (!v.draining.empty()) {
+    s.state = "draining";
+    s.waiting = v.drain_waiting;
+    if (s.waiting.empty() && moves_held()) {
+      s.waiting =
+          "The drain of " + v.draining + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
+    }
+  } else if (v.stuck && s.enabled && v.started.empty() && v.planned == 0) {
+    s.state = "stuck";  // the spread calls for moves, but none fits or lowers it
+    const std::string failed = v.blocked.describe(model, {});
+    s.waiting = "Cannot balance now: " + v.last_round + "." + (failed.empty() ? "" : " " + failed);
+  } else if (v.balancing || !v.started.empty() || v.planned != 0) {
+    s.state = "balancing";
+    if (moves_held() && (!v.started.empty() || v.planned != 0)) {
+      s.waiting = "Moves wait: " + std::string(kMovesHeldByZeroThrottle) + ".";
+    }
+  } else if (v.cancelled) {
+    s.state = "cancelled";
+  } else {
+    s.state = s.enabled ? "idle" : "disabled";
+  }
+}
+
+// The moves a status shows in flight, by partition name: those started and not yet seen to end.
+// A move is in flight until a tick has seen it end (counted it, or blocked it): so a status with
+// nothing in flight is one the balancer has already planned from.
+std::vector<BalanceMoveStatus> Balancer::moves_in_flight(const View& v,
+                                                         const BalanceSnapshot& snap) {
+  std::vector<BalanceMoveStatus> out;
+  for (const auto& [tp, f] : v.started) {
+    BalanceMoveStatus m;
+    m.tp = tp;
+    m.from = snap.model.dirs[f.move.from].path;
+    m.to = snap.model.dirs[f.move.to].path;
+    m.drain = f.drain;
+    if (auto it = snap.moves.find(tp); it != snap.moves.end()) {
+      m.size = it->second.size;
+      m.copied = it->second.copied;
+    } else {
+      m.size = f.move.bytes;
+    }
+    out.push_back(std::move(m));
+  }
+  std::sort(out.begin(), out.end(), [](const BalanceMoveStatus& a, const BalanceMoveStatus& b) {
+    return a.tp.str() < b.tp.str();
+  });
+  return out;
+}
+
 BalanceStatus Balancer::status() const {
   std::shared_ptr<const View> v;
   {
-    std::lock_guard lock(view_mu_);
+    MutexLock lock(view_mu_);
     v = view_;
   }
   BalanceStatus s;
   {
-    std::lock_guard config_lock(config_mu_);
+    MutexLock config_lock(config_mu_);
     s.enabled = config_.enable;
     s.threshold_percent = config_.threshold_percent;
   }
@@ -204,47 +254,8 @@ BalanceStatus Balancer::status() const {
   s.last_drain = v->last_drain;
   s.last_drain_result = v->last_drain_result;
   s.last_drain_message = v->last_drain_message;
-  // A move is in flight until a tick has seen it end (counted it, or blocked it): so a status
-  // with nothing in flight is one the balancer has already planned from.
-  for (const auto& [tp, f] : v->started) {
-    BalanceMoveStatus m;
-    m.tp = tp;
-    m.from = snap.model.dirs[f.move.from].path;
-    m.to = snap.model.dirs[f.move.to].path;
-    m.drain = f.drain;
-    if (auto it = snap.moves.find(tp); it != snap.moves.end()) {
-      m.size = it->second.size;
-      m.copied = it->second.copied;
-    } else {
-      m.size = f.move.bytes;
-    }
-    s.in_flight.push_back(std::move(m));
-  }
-  std::sort(s.in_flight.begin(), s.in_flight.end(),
-            [](const BalanceMoveStatus& a, const BalanceMoveStatus& b) {
-              return a.tp.str() < b.tp.str();
-            });
-  if (!v->draining.empty()) {
-    s.state = "draining";
-    s.waiting = v->drain_waiting;
-    if (s.waiting.empty() && moves_held()) {
-      s.waiting =
-          "The drain of " + v->draining + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
-    }
-  } else if (v->stuck && s.enabled && v->started.empty() && v->planned == 0) {
-    s.state = "stuck";  // the spread calls for moves, but none fits or lowers it
-    const std::string failed = v->blocked.describe(snap.model, {});
-    s.waiting = "Cannot balance now: " + v->last_round + "." + (failed.empty() ? "" : " " + failed);
-  } else if (v->balancing || !v->started.empty() || v->planned != 0) {
-    s.state = "balancing";
-    if (moves_held() && (!v->started.empty() || v->planned != 0)) {
-      s.waiting = "Moves wait: " + std::string(kMovesHeldByZeroThrottle) + ".";
-    }
-  } else if (v->cancelled) {
-    s.state = "cancelled";
-  } else {
-    s.state = s.enabled ? "idle" : "disabled";
-  }
+  s.in_flight = moves_in_flight(*v, snap);
+  describe_state(*v, snap.model, s);
   return s;
 }
 }  // namespace lds

@@ -72,12 +72,12 @@ Broker::Broker(const fs::path& config_file, std::shared_ptr<const DiskProbe> pro
 }
 
 BrokerConfig Broker::config() const {
-  std::lock_guard lock(control_mu_);
+  MutexLock lock(control_mu_);
   return store_.current();
 }
 
 void Broker::start() {
-  std::lock_guard lock(control_mu_);
+  MutexLock lock(control_mu_);
   logs_->startup();
   check_file_strategy_options(store_.current());
   apply(store_.current(), true, [] {});
@@ -169,7 +169,7 @@ void Broker::apply(const BrokerConfig& next, bool reload, const std::function<vo
 }
 
 void Broker::set_on_config_applied(std::function<void(const BrokerConfig&)> hook) {
-  std::lock_guard lock(control_mu_);
+  MutexLock lock(control_mu_);
   on_config_applied_ = std::move(hook);
 }
 
@@ -212,13 +212,13 @@ void Broker::log_changed_values(const std::vector<DescribedConfig>& before,
 
 void Broker::alter_configs(const std::vector<ConfigAlteration>& changes, ConfigChangeSource source,
                            bool validate_only) {
-  std::lock_guard lock(control_mu_);
+  MutexLock lock(control_mu_);
   alter_locked(changes, source, validate_only);
 }
 
 void Broker::replace_dynamic_configs(const std::vector<ConfigEntry>& configs,
                                      ConfigChangeSource source, bool validate_only) {
-  std::lock_guard lock(control_mu_);
+  MutexLock lock(control_mu_);
   std::vector<ConfigAlteration> changes;
   changes.reserve(configs.size());
   for (const ConfigEntry& c : configs)
@@ -253,6 +253,7 @@ void Broker::alter_locked(const std::vector<ConfigAlteration>& changes, ConfigCh
     // log is still seen.
     const std::vector<DescribedConfig> before = store_.describe();
     apply(next, reload, [&] {
+      control_mu_.assert_held();  // apply() runs this under the lock
       store_.commit(changes);
       log_changed_values(before, source);
     });
@@ -266,12 +267,12 @@ void Broker::alter_locked(const std::vector<ConfigAlteration>& changes, ConfigCh
 }
 
 std::vector<DescribedConfig> Broker::describe_configs() const {
-  std::lock_guard lock(control_mu_);
+  MutexLock lock(control_mu_);
   return store_.describe();
 }
 
 void Broker::reload_file(ConfigChangeSource source) {
-  std::lock_guard lock(control_mu_);
+  MutexLock lock(control_mu_);
   try {
     std::vector<std::string> static_changes;
     BrokerConfig next = store_.reread(&static_changes);
@@ -283,6 +284,7 @@ void Broker::reload_file(ConfigChangeSource source) {
     auto active = slot_.current();
     const std::vector<DescribedConfig> before = store_.describe();
     apply(next, active && active->file_changed(), [&] {
+      control_mu_.assert_held();  // apply() runs this under the lock
       store_.adopt(next);
       log_changed_values(before, source);
     });

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "io/disk_probe.h"
 #include "storage/log_manager.h"
 #include "strategy/strategy_slot.h"
+#include "util/mutex.h"
 
 namespace spdlog {
 class logger;
@@ -100,32 +100,34 @@ class Broker {
   // Applies a validated config: strategy (loading it if its name or options changed), cordons,
   // expected bytes and log level. `commit` persists `changes` once the strategy has loaded.
   // `reload` forces the strategy to be loaded again even if its name and options are unchanged.
-  void apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit);
+  void apply(const BrokerConfig& next, bool reload, const std::function<void()>& commit)
+      REQUIRES(control_mu_);
   // The strategy `next` needs, loaded and dry-run ranked but not published; null when the running
   // one serves `next` unchanged (and `reload` is false). Throws PluginError.
-  std::shared_ptr<const LoadedStrategy> load_if_changed(const BrokerConfig& next, bool reload);
+  std::shared_ptr<const LoadedStrategy> load_if_changed(const BrokerConfig& next, bool reload)
+      REQUIRES(control_mu_);
   // alter_configs with control_mu_ held.
   void alter_locked(const std::vector<ConfigAlteration>& changes, ConfigChangeSource source,
-                    bool validate_only);
+                    bool validate_only) REQUIRES(control_mu_);
   // One info line per dynamic key whose effective value differs from `before` (describe()'s rows
   // before the change): "<key>: <old> → <new> (<source>)".
   void log_changed_values(const std::vector<DescribedConfig>& before,
-                          ConfigChangeSource source) const;
+                          ConfigChangeSource source) const REQUIRES(control_mu_);
   // With cordons set and a strategy that does not honour them itself: says, at info, that the
   // broker keeps them (the ABI's LDS_CAP_HONORS_CORDON note to the operator).
-  void note_cordons_kept_by_broker() const;
+  void note_cordons_kept_by_broker() const REQUIRES(control_mu_);
   // Loads every strategy other than `next.strategy` whose options the file sets, with those
   // options (create, dry-run rank, destroy) and publishes none, so that a typo in an inactive
   // strategy's options is refused now rather than at the switch. Throws ConfigError naming the
   // file, the options and the plugin's reason.
-  void check_file_strategy_options(const BrokerConfig& next);
+  void check_file_strategy_options(const BrokerConfig& next) REQUIRES(control_mu_);
   // One line for each key of the file whose value a dynamic value overrides.
-  void log_overridden_file_values() const;
+  void log_overridden_file_values() const REQUIRES(control_mu_);
 
-  mutable std::mutex control_mu_;  // one control operation at a time
-  // set_on_config_applied()'s hook; guarded by control_mu_.
-  std::function<void(const BrokerConfig&)> on_config_applied_;
-  ConfigStore store_;
+  mutable Mutex control_mu_;  // one control operation at a time
+  // set_on_config_applied()'s hook.
+  std::function<void(const BrokerConfig&)> on_config_applied_ GUARDED_BY(control_mu_);
+  ConfigStore store_ GUARDED_BY(control_mu_);
   std::shared_ptr<const DiskProbe> probe_;
   StrategySlot slot_;
   std::unique_ptr<LogManager> logs_;

@@ -6,15 +6,16 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <mutex>
 #include <vector>
+
+#include "util/mutex.h"
 
 namespace lds {
 namespace {
 
 struct Reserve {
-  std::mutex mu;
-  std::vector<int> held;  // /dev/null descriptors
+  Mutex mu;
+  std::vector<int> held GUARDED_BY(mu);  // /dev/null descriptors
 };
 
 Reserve& reserve() {
@@ -22,8 +23,8 @@ Reserve& reserve() {
   return *r;
 }
 
-// Tops the reserve up to kReservedDescriptors where descriptors allow. mu held.
-void fill_locked(Reserve& r) noexcept {
+// Tops the reserve up to kReservedDescriptors where descriptors allow.
+void fill_locked(Reserve& r) noexcept REQUIRES(r.mu) {
   while (r.held.size() < kReservedDescriptors) {
     const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
@@ -53,7 +54,7 @@ void ReservedFd::reset() noexcept {
   fd_.reset();
   if (from_reserve_) {
     Reserve& r = reserve();
-    std::lock_guard lock(r.mu);
+    MutexLock lock(r.mu);
     fill_locked(r);
   }
   from_reserve_ = false;
@@ -65,7 +66,7 @@ ReservedFd open_reserved(const std::filesystem::path& path, int flags, mode_t mo
   out.fd_.reset(::open(path.c_str(), flags | O_CLOEXEC, mode));
   if (out.fd_.valid() || !out_of_descriptors(errno)) return out;
   Reserve& r = reserve();
-  std::lock_guard lock(r.mu);
+  MutexLock lock(r.mu);
   int error_number = errno;
   // Another thread may take the number given up before this open does (an accept, say): then the
   // next one of the reserve is given up, and so on.
@@ -88,7 +89,7 @@ ReservedFd open_reserved(const std::filesystem::path& path, int flags, mode_t mo
 
 size_t fill_descriptor_reserve() noexcept {
   Reserve& r = reserve();
-  std::lock_guard lock(r.mu);
+  MutexLock lock(r.mu);
   fill_locked(r);
   return r.held.size();
 }

@@ -40,7 +40,7 @@ int64_t ProducerStates::append(const TopicPartition& tp, const ProducerBatch& ba
   if (batch.producer_id < 0) return append();
   Key key{tp.topic, tp.partition, batch.producer_id};
   Stripe& stripe = stripes_[KeyHash()(key) % kStripes];
-  std::lock_guard lock(stripe.mu);
+  MutexLock lock(stripe.mu);
   const int32_t first = batch.base_sequence;
   const int32_t last = last_sequence(first, batch.last_offset_delta);
   auto it = stripe.entries.find(key);
@@ -114,7 +114,7 @@ void ProducerStates::trim(Stripe& stripe) {
 size_t ProducerStates::size() const {
   size_t n = 0;
   for (const Stripe& s : stripes_) {
-    std::lock_guard lock(s.mu);
+    MutexLock lock(s.mu);
     n += s.entries.size();
   }
   return n;

@@ -14,12 +14,12 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 
 #include "storage/log_manager.h"
+#include "util/mutex.h"
 
 namespace lds::kafka {
 
@@ -78,13 +78,13 @@ class ProducerStates {
     std::chrono::steady_clock::time_point last_used;
   };
   struct Stripe {
-    mutable std::mutex mu;
-    std::unordered_map<Key, Entry, KeyHash> entries;
+    mutable Mutex mu;
+    std::unordered_map<Key, Entry, KeyHash> entries GUARDED_BY(mu);
   };
   static constexpr size_t kStripes = 64;
 
   // Drops the idlest entries of `stripe` until it holds at most its share of kMaxEntries.
-  static void trim(Stripe& stripe);
+  static void trim(Stripe& stripe) REQUIRES(stripe.mu);
 
   std::array<Stripe, kStripes> stripes_;
 };

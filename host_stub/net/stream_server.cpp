@@ -12,16 +12,16 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include "util/mutex.h"
 
 namespace lds {
 namespace {
@@ -35,6 +35,15 @@ constexpr size_t kKeptCapacity = 64 << 10;
 
 void give_back_if_large(std::string& buffer) {
   if (buffer.empty() && buffer.capacity() > kKeptCapacity) std::string().swap(buffer);
+}
+
+// sendfile(2) to a client that has gone raises SIGPIPE (send(2) is told not to): the event loop's
+// thread keeps it blocked, so it never ends the process.
+void block_sigpipe() {
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
 }
 
 }  // namespace
@@ -54,24 +63,37 @@ struct StreamServer::State {
   using Connections = std::map<int, std::shared_ptr<StreamConnection>>;
 
   void event_loop();
+  // Hands each connection whose next request is due to its lane's workers, closes those that are
+  // done, and lists in `fds` and `polled` those the loop waits on; brings `next_wake` forward to
+  // the first parked request due. mu held.
+  void dispatch_and_watch_locked(Clock::time_point now, Clock::time_point& next_wake,
+                                 std::vector<pollfd>& fds,
+                                 std::vector<std::shared_ptr<StreamConnection>>& polled)
+      REQUIRES(mu);
+  // Logs that poll(2) failed (errno) and pauses, so that a lasting failure does not spin.
+  void log_poll_failure();
+  // Acts on what poll(2) reported: the wake-up pipe, the listening socket, then each connection
+  // of `polled`, whose descriptors follow those two in `fds`.
+  void handle_events(const std::vector<pollfd>& fds,
+                     const std::vector<std::shared_ptr<StreamConnection>>& polled);
   void accept_all();
-  size_t reap_closed_locked();  // mu held
+  size_t reap_closed_locked() REQUIRES(mu);  // mu held
   // Closes the connection's descriptor and forgets it; returns the next one. mu held.
-  Connections::iterator erase_locked(Connections::iterator it);
+  Connections::iterator erase_locked(Connections::iterator it) REQUIRES(mu);
   // Past max_connections (lowered since they opened): closes the least recently active
   // connections until the rest fit; one being answered closes after its answer. mu held.
-  void shed_excess_locked();
-  bool wants_input_locked(StreamConnection& c) const;
+  void shed_excess_locked() REQUIRES(mu);
+  bool wants_input_locked(StreamConnection& c) const REQUIRES(mu);
   // Whether the connection's unsent replies leave room for answering its next request. mu held.
-  bool may_answer_locked(const StreamConnection& c) const;
+  bool may_answer_locked(const StreamConnection& c) const REQUIRES(mu);
   // Queues the reply's bytes and splices as the connection's next reply. mu held.
-  void queue_reply_locked(StreamConnection& c, StreamReply& reply);
+  void queue_reply_locked(StreamConnection& c, StreamReply& reply) REQUIRES(mu);
   void read_from(const std::shared_ptr<StreamConnection>& c);
   void write_to(const std::shared_ptr<StreamConnection>& c);
   void close_idle(Clock::time_point now);
   // The pool that answers `c`'s next request: the slow one for what the protocol calls slow, when
   // there is a slow pool. mu held.
-  Lane lane_of_locked(StreamConnection& c) const;
+  Lane lane_of_locked(StreamConnection& c) const REQUIRES(mu);
   void worker_loop(Lane lane);
   void serve(const std::shared_ptr<StreamConnection>& c, Lane lane);
   void wake();
@@ -82,18 +104,22 @@ struct StreamServer::State {
   int spare_fd = -1;  // given up to accept and refuse a connection when descriptors run out
   int wake_pipe[2] = {-1, -1};
 
-  mutable std::mutex mu;  // guards everything below
-  bool stopping = false;
-  size_t workers_running = 0;  // workers started whose loop has not returned
-  std::condition_variable workers_done_cv;
-  Connections connections;
-  size_t max_connections = 0;     // options.max_connections, or what set_max_connections() made it
-  size_t unsent = 0;              // pending_output() of every connection, added up
-  Clock::time_point next_reap{};  // when a loop waiting at max_connections looks for closed ones
+  // Guards everything below, and the fields of each connection that StreamConnection says it
+  // guards (the analysis does not follow those: they belong to another object).
+  mutable Mutex mu;
+  bool stopping GUARDED_BY(mu) = false;
+  size_t workers_running GUARDED_BY(mu) = 0;  // workers started whose loop has not returned
+  CondVar workers_done_cv;
+  Connections connections GUARDED_BY(mu);
+  // options.max_connections, or what set_max_connections() made it
+  size_t max_connections GUARDED_BY(mu) = 0;
+  size_t unsent GUARDED_BY(mu) = 0;  // pending_output() of every connection, added up
+  // When a loop waiting at max_connections looks for closed ones.
+  Clock::time_point next_reap GUARDED_BY(mu){};
   // Connections with requests to answer, and the wake-up of the workers that answer them, by lane.
-  std::deque<std::shared_ptr<StreamConnection>> ready[2];
-  std::condition_variable work_cv[2];
-  uint64_t wake_generation = 0;  // counts wake_parked() calls
+  std::deque<std::shared_ptr<StreamConnection>> ready[2] GUARDED_BY(mu);
+  CondVar work_cv[2];
+  uint64_t wake_generation GUARDED_BY(mu) = 0;  // counts wake_parked() calls
 };
 
 StreamServer::State::~State() {
@@ -129,14 +155,14 @@ void StreamServer::start() {
   try {
     for (size_t i = 0; i < workers + st.options.slow_workers; ++i) {
       {
-        std::lock_guard lock(st.mu);
+        MutexLock lock(st.mu);
         ++st.workers_running;
       }
       const Lane lane = i < workers ? Lane::kFast : Lane::kSlow;
       try {
         workers_.emplace_back([state = state_, lane] { state->worker_loop(lane); });
       } catch (...) {
-        std::lock_guard lock(st.mu);
+        MutexLock lock(st.mu);
         --st.workers_running;
         throw;
       }
@@ -144,7 +170,7 @@ void StreamServer::start() {
     loop_ = std::thread([state = state_] { state->event_loop(); });
   } catch (const std::system_error& e) {
     {
-      std::lock_guard lock(st.mu);
+      MutexLock lock(st.mu);
       st.stopping = true;
     }
     for (auto& cv : st.work_cv) cv.notify_all();
@@ -162,16 +188,17 @@ size_t StreamServer::stop() {
   stopped_ = true;
   State& st = *state_;
   {
-    std::lock_guard lock(st.mu);
+    MutexLock lock(st.mu);
     st.stopping = true;
   }
   st.wake();
   for (auto& cv : st.work_cv) cv.notify_all();
   if (loop_.joinable()) loop_.join();
   {
-    std::unique_lock lock(st.mu);
-    st.workers_done_cv.wait_for(lock, st.options.stop_grace,
-                                [&st] { return st.workers_running == 0; });
+    MutexLock lock(st.mu);
+    const auto deadline = std::chrono::steady_clock::now() + st.options.stop_grace;
+    while (st.workers_running != 0 && st.workers_done_cv.wait_until(st.mu, deadline)) {
+    }
     abandoned_ = st.workers_running;
     // Clients of idle connections see them close now; a connection still being answered stays
     // open for the worker, should it ever return.
@@ -197,14 +224,14 @@ size_t StreamServer::stop() {
 
 size_t StreamServer::connections() const {
   if (!state_) return 0;
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(state_->mu);
   return state_->connections.size();
 }
 
 void StreamServer::set_max_connections(size_t max_connections) {
   if (!state_) return;
   {
-    std::lock_guard lock(state_->mu);
+    MutexLock lock(state_->mu);
     state_->max_connections = max_connections;
   }
   state_->wake();
@@ -212,14 +239,14 @@ void StreamServer::set_max_connections(size_t max_connections) {
 
 size_t StreamServer::unsent_bytes() const {
   if (!state_) return 0;
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(state_->mu);
   return state_->unsent;
 }
 
 void StreamServer::wake_parked() {
   if (!state_) return;
   {
-    std::lock_guard lock(state_->mu);
+    MutexLock lock(state_->mu);
     ++state_->wake_generation;
     const auto now = State::Clock::now();
     for (auto& [fd, c] : state_->connections) {
@@ -288,12 +315,7 @@ void StreamServer::State::shed_excess_locked() {
 }
 
 void StreamServer::State::event_loop() {
-  // sendfile(2) to a client that has gone raises SIGPIPE (send(2) is told not to): this thread
-  // keeps it blocked, so it never ends the process.
-  sigset_t pipe_signal;
-  sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+  block_sigpipe();
   std::vector<pollfd> fds;
   std::vector<std::shared_ptr<StreamConnection>> polled;
   for (;;) {
@@ -304,39 +326,11 @@ void StreamServer::State::event_loop() {
     // Wake at least once a second to close idle connections, and when a parked request is due.
     Clock::time_point next_wake = Clock::now() + std::chrono::seconds(1);
     {
-      std::lock_guard lock(mu);
+      MutexLock lock(mu);
       if (stopping) return;
       const Clock::time_point now = Clock::now();
       shed_excess_locked();
-      for (auto it = connections.begin(); it != connections.end();) {
-        const std::shared_ptr<StreamConnection>& c = it->second;
-        // A parked request is asked again when due; until then the connection's next requests
-        // wait behind it. A connection whose client is slow to read its replies is muted.
-        const bool due = c->parked ? c->parked_until <= now
-                                   : may_answer_locked(*c) && protocol->request_ready(*c);
-        if (!c->busy && !c->closing && !c->dead && due) {
-          c->busy = true;
-          const auto lane = static_cast<size_t>(lane_of_locked(*c));
-          ready[lane].push_back(c);
-          work_cv[lane].notify_one();
-        }
-        if (!c->busy && c->parked) next_wake = std::min(next_wake, c->parked_until);
-        if (!c->busy && c->peer_closed && !c->dead && !c->parked && !protocol->request_ready(*c)) {
-          c->closing = true;
-        }
-        if (!c->busy && (c->dead || (c->closing && c->pending_output() == 0))) {
-          it = erase_locked(it);
-          continue;
-        }
-        short events = 0;
-        if (wants_input_locked(*c)) events |= POLLIN;
-        if (c->pending_output() > 0 && !c->dead) events |= POLLOUT;
-        if (events != 0) {
-          fds.push_back({c->fd, events, 0});
-          polled.push_back(c);
-        }
-        ++it;
-      }
+      dispatch_and_watch_locked(now, next_wake, fds, polled);
       if (options.over_limit == OverLimit::kWait && connections.size() >= max_connections) {
         // At the limit, new connections wait in the backlog: the listening socket is not polled.
         // The loop sees a client's close only where it reads from it, so once a second it looks
@@ -351,24 +345,65 @@ void StreamServer::State::event_loop() {
     const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next_wake - Clock::now());
     const int n = ::poll(fds.data(), fds.size(),
                          static_cast<int>(std::clamp<int64_t>(wait.count(), 0, 1000)));
-    if (n < 0 && errno != EINTR) {
-      std::string name = options.name;
-      if (!name.empty()) name[0] = static_cast<char>(std::toupper(name[0]));
-      options.log->error("{} poll failed: {}.", name, strerror(errno));
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if ((fds[0].revents & POLLIN) != 0) {
-      char drain[64];
-      while (::read(wake_pipe[0], drain, sizeof drain) > 0) {
-      }
-    }
-    if ((fds[1].revents & POLLIN) != 0) accept_all();
-    for (size_t i = 0; i < polled.size(); ++i) {
-      const short revents = fds[i + 2].revents;
-      if ((revents & POLLOUT) != 0) write_to(polled[i]);
-      if ((revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_from(polled[i]);
-    }
+    if (n < 0 && errno != EINTR) log_poll_failure();
+    handle_events(fds, polled);
     if (options.idle.count() > 0) close_idle(Clock::now());
+  }
+}
+
+void StreamServer::State::dispatch_and_watch_locked(
+    Clock::time_point now, Clock::time_point& next_wake, std::vector<pollfd>& fds,
+    std::vector<std::shared_ptr<StreamConnection>>& polled) {
+  for (auto it = connections.begin(); it != connections.end();) {
+    const std::shared_ptr<StreamConnection>& c = it->second;
+    // A parked request is asked again when due; until then the connection's next requests
+    // wait behind it. A connection whose client is slow to read its replies is muted.
+    const bool due =
+        c->parked ? c->parked_until <= now : may_answer_locked(*c) && protocol->request_ready(*c);
+    if (!c->busy && !c->closing && !c->dead && due) {
+      c->busy = true;
+      const auto lane = static_cast<size_t>(lane_of_locked(*c));
+      ready[lane].push_back(c);
+      work_cv[lane].notify_one();
+    }
+    if (!c->busy && c->parked) next_wake = std::min(next_wake, c->parked_until);
+    if (!c->busy && c->peer_closed && !c->dead && !c->parked && !protocol->request_ready(*c)) {
+      c->closing = true;
+    }
+    if (!c->busy && (c->dead || (c->closing && c->pending_output() == 0))) {
+      it = erase_locked(it);
+      continue;
+    }
+    short events = 0;
+    if (wants_input_locked(*c)) events |= POLLIN;
+    if (c->pending_output() > 0 && !c->dead) events |= POLLOUT;
+    if (events != 0) {
+      fds.push_back({c->fd, events, 0});
+      polled.push_back(c);
+    }
+    ++it;
+  }
+}
+
+void StreamServer::State::log_poll_failure() {
+  std::string name = options.name;
+  if (!name.empty()) name[0] = static_cast<char>(std::toupper(name[0]));
+  options.log->error("{} poll failed: {}.", name, strerror(errno));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+void StreamServer::State::handle_events(
+    const std::vector<pollfd>& fds, const std::vector<std::shared_ptr<StreamConnection>>& polled) {
+  if ((fds[0].revents & POLLIN) != 0) {
+    char drain[64];
+    while (::read(wake_pipe[0], drain, sizeof drain) > 0) {
+    }
+  }
+  if ((fds[1].revents & POLLIN) != 0) accept_all();
+  for (size_t i = 0; i < polled.size(); ++i) {
+    const short revents = fds[i + 2].revents;
+    if ((revents & POLLOUT) != 0) write_to(polled[i]);
+    if ((revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_from(polled[i]);
   }
 }
 
@@ -391,7 +426,7 @@ void StreamServer::State::accept_all() {
     }
     if (fd < 0) return;  // none left, the client left before we took it, or a transient error
     std::string peer_text = protocol->accepted(fd, peer);
-    std::lock_guard lock(mu);
+    MutexLock lock(mu);
     {
       size_t open = connections.size();
       if (open >= max_connections) open = reap_closed_locked();
@@ -437,7 +472,7 @@ size_t StreamServer::State::reap_closed_locked() {
 
 void StreamServer::State::read_from(const std::shared_ptr<StreamConnection>& c) {
   char chunk[64 * 1024];
-  std::lock_guard lock(mu);
+  MutexLock lock(mu);
   c->last_active = Clock::now();
   while (wants_input_locked(*c)) {
     const ssize_t n = ::recv(c->fd, chunk, sizeof chunk, MSG_DONTWAIT);
@@ -455,7 +490,7 @@ void StreamServer::State::read_from(const std::shared_ptr<StreamConnection>& c) 
 }
 
 void StreamServer::State::write_to(const std::shared_ptr<StreamConnection>& c) {
-  std::lock_guard lock(mu);
+  MutexLock lock(mu);
   const size_t before = c->pending_output();
   const SendQueue::Sent sent = c->output.send_to(c->fd);
   unsent -= before - c->pending_output();
@@ -470,7 +505,7 @@ void StreamServer::State::write_to(const std::shared_ptr<StreamConnection>& c) {
 }
 
 void StreamServer::State::close_idle(Clock::time_point now) {
-  std::lock_guard lock(mu);
+  MutexLock lock(mu);
   for (auto& [fd, c] : connections) {
     // Idle whatever it waits for: a request cut short, a client that reads no reply, a parked
     // request (Kafka's Selector closes such connections too). Closed at once: replies its client
@@ -492,8 +527,8 @@ void StreamServer::State::worker_loop(Lane lane) {
   for (;;) {
     std::shared_ptr<StreamConnection> c;
     {
-      std::unique_lock lock(mu);
-      work_cv[i].wait(lock, [this, i] { return stopping || !ready[i].empty(); });
+      MutexLock lock(mu);
+      while (!stopping && ready[i].empty()) work_cv[i].wait(mu);
       if (stopping) {
         --workers_running;
         workers_done_cv.notify_all();
@@ -516,7 +551,7 @@ void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c, Lane
     StreamRequest request;
     uint64_t generation = 0;
     {
-      std::lock_guard lock(mu);
+      MutexLock lock(mu);
       bool taken = false;
       // A next request for the other lane goes back to the loop, which hands it to that lane.
       const bool other_lane = !first && lane_of_locked(*c) != lane;
@@ -542,7 +577,7 @@ void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c, Lane
     }
     StreamReply reply = protocol->answer(*c, std::move(request));
     if (reply.retry) {
-      std::lock_guard lock(mu);
+      MutexLock lock(mu);
       c->parked = std::move(reply.retry);
       // A wake_parked() while it was being answered may have come too late for this answer.
       c->parked_until = generation == wake_generation ? reply.retry_at : Clock::now();
@@ -561,7 +596,7 @@ void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c, Lane
       }
     }
     {
-      std::lock_guard lock(mu);
+      MutexLock lock(mu);
       if (queued) queue_reply_locked(*c, reply);
       if (reply.close || !sent) {
         c->closing = true;

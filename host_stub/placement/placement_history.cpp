@@ -115,7 +115,7 @@ PastPlacement PlacementHistory::expand(const Record& r) const {
 void PlacementHistory::keep(const PastPlacement& placement) {
   if (capacity_ == 0) return;
   Record r = compact(placement);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Key key{r.topic, r.partition};
   if (auto it = by_partition_.find(key); it != by_partition_.end()) {
     records_.erase(it->second);
@@ -131,14 +131,14 @@ void PlacementHistory::keep(const PastPlacement& placement) {
 
 std::optional<PastPlacement> PlacementHistory::find(const std::string& topic,
                                                     int32_t partition) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = by_partition_.find(Key{topic, partition});
   if (it == by_partition_.end()) return std::nullopt;
   return expand(*it->second);
 }
 
 void PlacementHistory::forget(const std::string& topic, int32_t partition) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto it = by_partition_.find(Key{topic, partition}); it != by_partition_.end()) {
     records_.erase(it->second);
     by_partition_.erase(it);
@@ -146,7 +146,7 @@ void PlacementHistory::forget(const std::string& topic, int32_t partition) {
 }
 
 size_t PlacementHistory::size() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return records_.size();
 }
 

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <limits>
 #include <list>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "placement/placement_explanation.h"
+#include "util/mutex.h"
 
 namespace lds {
 
@@ -94,9 +94,9 @@ class PlacementHistory {
 
   const std::vector<std::string> log_dirs_;
   const size_t capacity_;
-  mutable std::mutex mu_;
-  std::list<Record> records_;  // newest first
-  std::unordered_map<Key, std::list<Record>::iterator, KeyHash> by_partition_;
+  mutable Mutex mu_;
+  std::list<Record> records_ GUARDED_BY(mu_);  // newest first
+  std::unordered_map<Key, std::list<Record>::iterator, KeyHash> by_partition_ GUARDED_BY(mu_);
 };
 
 }  // namespace lds

@@ -55,38 +55,99 @@ std::optional<std::pair<std::string, uint64_t>> keep_free_option(const LoadedStr
   return std::nullopt;
 }
 
+// Fills `explain` with `decision` as taken so far, before it is returned or thrown: `ranked` is
+// the ranking used, as positions in `candidates`, whose log-dir indices are `indices`.
+void explain_decision(const PlacementDecision& decision, std::span<const lds_dir> candidates,
+                      std::span<const uint32_t> indices, std::span<const uint32_t> ranked,
+                      RankingSeen& seen, PlacementExplanation& explain) {
+  explain.expected_bytes = decision.expected_bytes;
+  explain.strategy = decision.strategy;
+  explain.generation = decision.generation;
+  explain.fell_back = decision.fell_back;
+  seen.candidates = candidates;
+  seen.indices = indices;
+  seen.order = ranked;
+  explain_ranking(seen, explain);
+}
+
+// Records in `decision` who ranked its directories, as `outcome` says: the strategy, or the
+// built-in fallback and why the strategy's answer was not used.
+void take_ranker(PlacementDecision& decision, RankOutcome& outcome) {
+  decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
+  if (outcome.fell_back) {
+    // Who really placed it: the built-in order, and why the plugin's answer was not used.
+    decision.strategy = "partition-count fallback (" + decision.strategy;
+    decision.strategy += ": ";
+    decision.strategy += outcome.refusal;
+    decision.strategy += ")";
+  }
+  decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
+  decision.fell_back = outcome.fell_back;
+  // Moved, not copied: the placement path takes no extra reference count.
+  decision.placer = std::move(outcome.strategy);
+}
+
+// What the strategy that ranked adds to an explanation: its keep.free.bytes option, and its
+// `scores` when it names them.
+void explain_strategy(const LoadedStrategy& placer, std::span<const double> scores,
+                      RankingSeen& seen, PlacementExplanation& explain) {
+  seen.keep_free = keep_free_option(placer);
+  if (!placer.score_name().empty()) {
+    explain.score_name = placer.score_name();
+    seen.scores = scores;
+  }
+}
+
+// Sets the directories `decision` tries: the `ranked` candidates of `candidates` (log-dir indices
+// `indices`), best first. Throws KAFKA_STORAGE_ERROR when the ranking holds only cordoned ones.
+void keep_uncordoned(PlacementDecision& decision, const TopicPartition& tp,
+                     std::span<const lds_dir> candidates, std::span<const uint32_t> indices,
+                     std::span<const uint32_t> ranked) {
+  // The ranking is used as given, less any cordoned directory: a strategy that ignores cordons
+  // ranks them like any other, and one that declares LDS_CAP_HONORS_CORDON has left them out.
+  decision.dirs.reserve(ranked.size());
+  for (const uint32_t k : ranked) {
+    if (!is_cordoned(candidates[k])) decision.dirs.push_back(indices[k]);
+  }
+  if (decision.dirs.empty()) {
+    throw KafkaError(ErrorCode::kKafkaStorageError, "No eligible log directory for " + tp.str() +
+                                                        ": strategy " + decision.strategy +
+                                                        " ranked only cordoned log directories.");
+  }
+}
+
 }  // namespace
 
 void LogManager::set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (auto& d : dirs_) d->cordoned = is_cordoned(d->path);
 }
 
 void LogManager::set_partition_expected_bytes(uint64_t bytes) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   default_expected_bytes_ = bytes;
 }
 
 uint64_t LogManager::new_partition_expected_bytes() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return expected_bytes_for(nullptr, 0);
 }
 
 void LogManager::set_rate_window(std::chrono::milliseconds window) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   rate_window_seconds_ = std::chrono::duration<double>(window).count();
 }
 
 double LogManager::partition_rate(const TopicPartition& tp) const {
   const double now = probe_->now_seconds();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = partitions_.find(tp);
   return it == partitions_.end() ? 0 : it->second->rate.rate(now, rate_window_seconds_);
 }
 
 std::optional<double> LogManager::dir_rate(uint32_t dir_index) const {
   const double now = probe_->now_seconds();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const MemoRateMeter& meter = dirs_.at(dir_index)->rate;
   if (!meter.known(now)) return std::nullopt;
   return meter.rate(now, rate_window_seconds_);
@@ -157,7 +218,7 @@ void LogManager::tell_placed(const PlacementDecision& decision, const TopicParti
   if (!decision.placer || !decision.placer->has_placed()) return;
   lds_dir dir{};
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     fill_candidate(dir_index, topic_counts_locked(topic_stats_locked(tp.topic)),
                    probe_->now_seconds(), dir);
   }
@@ -197,7 +258,7 @@ std::vector<lds_dir> LogManager::candidates(
   std::vector<lds_dir> out;
   std::vector<uint32_t> indices;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     fill_candidates(topic_stats_locked(topic), out, indices);
   }
   fill_space(out, indices, read_space);
@@ -319,7 +380,7 @@ PlacementExplanation LogManager::explain_placement(
       throw KafkaError(ErrorCode::kInvalidTopic, why);
     }
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       if (auto it = partitions_.find(TopicPartition{topic, partition}); it != partitions_.end()) {
         e.existing_log_dir = dirs_[it->second->dir]->path_text;
         return e;
@@ -331,6 +392,27 @@ PlacementExplanation LogManager::explain_placement(
     e.message = error.what();
   }
   return e;
+}
+
+int LogManager::preferred_dir_locked(const TopicPartition& tp) const {
+  int preferred = -1;
+  if (auto pref = preferred_.empty() ? preferred_.end() : preferred_.find(tp);
+      pref != preferred_.end()) {
+    for (uint32_t i = 0; i < dirs_.size(); ++i) {
+      // A directory cordoned since the preference was remembered takes no new partition.
+      if (dirs_[i]->path == pref->second && dirs_[i]->online && !dirs_[i]->cordoned) {
+        preferred = static_cast<int>(i);
+      }
+    }
+  }
+  return preferred;
+}
+
+void LogManager::see_log_dirs_locked(RankingSeen& seen) const {
+  for (const auto& d : dirs_) {
+    seen.log_dirs.push_back(d->path_text);
+    seen.online.push_back(d->online);
+  }
 }
 
 PlacementDecision LogManager::decide(const std::string& topic, int32_t partition,
@@ -349,42 +431,21 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   int preferred = -1;
   RankingSeen seen;  // filled only for an explanation
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     const TopicStats* stats = topic_stats_locked(topic);  // one hash of the topic per decision
     // value_or selects before comparing: `opt && *opt > 0` compiles to a branch on the
     // unset value's bytes when the optional is empty, which Valgrind reports.
     decision.expected_bytes = expected_bytes_for(stats, expected_bytes.value_or(0));
     decision.expected_bytes_in_per_sec =
         expected_rate_for(stats, expected_bytes_in_per_sec.value_or(0), probe_->now_seconds());
-    if (auto pref = preferred_.empty() ? preferred_.end() : preferred_.find(tp);
-        pref != preferred_.end()) {
-      for (uint32_t i = 0; i < dirs_.size(); ++i) {
-        // A directory cordoned since the preference was remembered takes no new partition.
-        if (dirs_[i]->path == pref->second && dirs_[i]->online && !dirs_[i]->cordoned) {
-          preferred = static_cast<int>(i);
-        }
-      }
-    }
+    preferred = preferred_dir_locked(tp);
     if (preferred < 0 || explain != nullptr) fill_candidates(stats, dirs, indices);
-    if (explain != nullptr) {
-      for (const auto& d : dirs_) {
-        seen.log_dirs.push_back(d->path_text);
-        seen.online.push_back(d->online);
-      }
-    }
+    if (explain != nullptr) see_log_dirs_locked(seen);
   }
   if (preferred < 0 || explain != nullptr) fill_space(dirs, indices, read_space);
   // Explains the decision taken so far, before it is returned or thrown.
   auto explain_with = [&](std::span<const uint32_t> ranked) {
-    if (explain == nullptr) return;
-    explain->expected_bytes = decision.expected_bytes;
-    explain->strategy = decision.strategy;
-    explain->generation = decision.generation;
-    explain->fell_back = decision.fell_back;
-    seen.candidates = dirs;
-    seen.indices = indices;
-    seen.order = ranked;
-    explain_ranking(seen, *explain);
+    if (explain != nullptr) explain_decision(decision, dirs, indices, ranked, seen, *explain);
   };
   if (preferred >= 0) {
     decision.dirs.push_back(static_cast<uint32_t>(preferred));
@@ -417,42 +478,18 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   scores.resize(dirs.size());
   RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order,
                                    dry_run ? LDS_RANK_PREVIEW : LDS_RANK_PLACE, scores);
-  decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
-  if (outcome.fell_back) {
-    // Who really placed it: the built-in order, and why the plugin's answer was not used.
-    decision.strategy = "partition-count fallback (" + decision.strategy;
-    decision.strategy += ": ";
-    decision.strategy += outcome.refusal;
-    decision.strategy += ")";
-  }
-  decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
-  decision.fell_back = outcome.fell_back;
-  // Moved, not copied: the placement path takes no extra reference count.
-  decision.placer = std::move(outcome.strategy);
+  take_ranker(decision, outcome);
   if (explain != nullptr && decision.placer && !outcome.fell_back) {
-    seen.keep_free = keep_free_option(*decision.placer);
-    if (!decision.placer->score_name().empty()) {
-      explain->score_name = decision.placer->score_name();
-      seen.scores = scores;
-    }
+    explain_strategy(*decision.placer, scores, seen, *explain);
   }
   if (outcome.status != LDS_OK) {
     explain_with({});
     throw KafkaError(ErrorCode::kKafkaStorageError,
                      "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
   }
-  explain_with(std::span<const uint32_t>(order.data(), outcome.order_len));
-  // The ranking is used as given, less any cordoned directory: a strategy that ignores cordons
-  // ranks them like any other, and one that declares LDS_CAP_HONORS_CORDON has left them out.
-  decision.dirs.reserve(outcome.order_len);
-  for (uint32_t k = 0; k < outcome.order_len; ++k) {
-    if (!is_cordoned(dirs[order[k]])) decision.dirs.push_back(indices[order[k]]);
-  }
-  if (decision.dirs.empty()) {
-    throw KafkaError(ErrorCode::kKafkaStorageError, "No eligible log directory for " + tp.str() +
-                                                        ": strategy " + decision.strategy +
-                                                        " ranked only cordoned log directories.");
-  }
+  const std::span<const uint32_t> ranked(order.data(), outcome.order_len);
+  explain_with(ranked);
+  keep_uncordoned(decision, tp, dirs, indices, ranked);
   return decision;
 }
 
@@ -468,13 +505,13 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
                          " is negative; partition numbers start at 0.");
   }
   const TopicPartition tp{topic, partition};
-  std::lock_guard create_lock(create_mu_);
+  MutexLock create_lock(create_mu_);
   if (std::string why = topic_collision_problem(topic); !why.empty()) {
     throw KafkaError(ErrorCode::kInvalidTopic, why);
   }
   {
     // Kafka's getOrCreateLog: an existing replica is returned, not created again.
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (auto it = partitions_.find(tp); it != partitions_.end()) {
       return PlacementResult{dirs_[it->second->dir]->path_text, false, "", 0, false};
     }
@@ -493,10 +530,12 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   if (explanation && log()->should_log(spdlog::level::debug)) {
     log()->debug("Placing {}", placement_line(*explanation));
   }
-  PlacementResult result;
-  result.strategy = decision.strategy;
-  result.generation = decision.generation;
-  result.fell_back = decision.fell_back;
+  return create_in_ranked_dirs_locked(tp, decision, explanation);
+}
+
+PlacementResult LogManager::create_in_ranked_dirs_locked(
+    const TopicPartition& tp, const PlacementDecision& decision,
+    std::optional<PlacementExplanation>& explanation) {
   const uint64_t expected = decision.expected_bytes;
   const auto& attempt = decision.dirs;
 
@@ -527,27 +566,7 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
       ++full_count;
       continue;
     }
-    add_partition(dir, tp, options_.in_memory ? PartitionLog() : PartitionLog::empty(), expected,
-                  replica_id);
-    {
-      std::lock_guard lock(mu_);
-      preferred_.erase(tp);
-    }
-    tell_placed(decision, tp, dir);
-    dirs_[dir]->placements.fetch_add(1, std::memory_order_relaxed);
-    if (decision.strategy == kPreferredPlacement) {
-      preferred_placements_.fetch_add(1, std::memory_order_relaxed);
-    } else if (decision.placer) {
-      decision.placer->count_placement();
-    }
-    result.log_dir = dirs_[dir]->path_text;
-    result.created = true;
-    if (explanation) {
-      history_.keep({std::move(*explanation), result.log_dir, std::chrono::system_clock::now()});
-    }
-    log()->info("Created {} in {} (strategy {}, generation {}, expected {} bytes).", tp.str(),
-                result.log_dir, result.strategy, result.generation, expected);
-    return result;
+    return host_new_partition_locked(dir, tp, decision, replica_id, explanation);
   }
   // Every dir tried was full: each says so. A full dir is not offline, so "No log directories
   // available" would send the operator looking for a failed disk.
@@ -558,9 +577,40 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
                                                       (full.empty() ? "" : ". " + full));
 }
 
+PlacementResult LogManager::host_new_partition_locked(
+    uint32_t dir, const TopicPartition& tp, const PlacementDecision& decision,
+    const std::string& replica_id, std::optional<PlacementExplanation>& explanation) {
+  const uint64_t expected = decision.expected_bytes;
+  add_partition(dir, tp, options_.in_memory ? PartitionLog() : PartitionLog::empty(), expected,
+                replica_id);
+  {
+    MutexLock lock(mu_);
+    preferred_.erase(tp);
+  }
+  tell_placed(decision, tp, dir);
+  dirs_[dir]->placements.fetch_add(1, std::memory_order_relaxed);
+  if (decision.strategy == kPreferredPlacement) {
+    preferred_placements_.fetch_add(1, std::memory_order_relaxed);
+  } else if (decision.placer) {
+    decision.placer->count_placement();
+  }
+  PlacementResult result;
+  result.strategy = decision.strategy;
+  result.generation = decision.generation;
+  result.fell_back = decision.fell_back;
+  result.log_dir = dirs_[dir]->path_text;
+  result.created = true;
+  if (explanation) {
+    history_.keep({std::move(*explanation), result.log_dir, std::chrono::system_clock::now()});
+  }
+  log()->info("Created {} in {} (strategy {}, generation {}, expected {} bytes).", tp.str(),
+              result.log_dir, result.strategy, result.generation, expected);
+  return result;
+}
+
 std::string LogManager::topic_collision_problem(const std::string& topic) const {
   if (topic.find_first_of("._") == std::string::npos) return "";
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (topics_.count(topic) != 0) return "";
   const std::string* colliding = nullptr;
   for (const auto& [hosted, stats] : topics_) {
@@ -575,7 +625,7 @@ std::string LogManager::topic_collision_problem(const std::string& topic) const 
 LogManager::PlacementRecall LogManager::past_placement(const TopicPartition& tp) const {
   PlacementRecall recall;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = partitions_.find(tp);
     if (it == partitions_.end()) {
       throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
@@ -588,12 +638,12 @@ LogManager::PlacementRecall LogManager::past_placement(const TopicPartition& tp)
 }
 
 void LogManager::remember_preferred_dir(const TopicPartition& tp, const fs::path& dir) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   preferred_[tp] = dir;
 }
 
 void LogManager::forget_preferred_dir(const TopicPartition& tp) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   preferred_.erase(tp);
 }
 

@@ -5,13 +5,11 @@
 #include <atomic>
 #include <boost/container/small_vector.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -28,6 +26,7 @@
 #include "strategy/strategy_slot.h"
 #include "util/errors.h"
 #include "util/latency_histogram.h"
+#include "util/mutex.h"
 #include "util/rate_meter.h"
 
 namespace lds {
@@ -406,25 +405,45 @@ class LogManager {
                            std::optional<uint64_t> expected_bytes,
                            std::optional<uint64_t> expected_bytes_in_per_sec,
                            PlacementExplanation* explain, bool dry_run) const;
+  // The directory remembered as `tp`'s preference (AlterReplicaLogDirs) when it is online and
+  // not cordoned, else -1 (mu_ held).
+  int preferred_dir_locked(const TopicPartition& tp) const REQUIRES(mu_);
+  // Every log directory and whether it is online, as an explanation lists them (mu_ held).
+  void see_log_dirs_locked(RankingSeen& seen) const REQUIRES(mu_);
+  // create_partition(), create_mu_ held: creates `tp` in the first of `decision`'s directories
+  // that takes it, keeping its `explanation` when there is one. Throws as create_partition().
+  PlacementResult create_in_ranked_dirs_locked(const TopicPartition& tp,
+                                               const PlacementDecision& decision,
+                                               std::optional<PlacementExplanation>& explanation)
+      REQUIRES(create_mu_);
+  // create_partition(), create_mu_ held: hosts `tp`, just created in directory `dir` with
+  // `replica_id`, counts the placement, and keeps its `explanation` when there is one.
+  PlacementResult host_new_partition_locked(uint32_t dir, const TopicPartition& tp,
+                                            const PlacementDecision& decision,
+                                            const std::string& replica_id,
+                                            std::optional<PlacementExplanation>& explanation)
+      REQUIRES(create_mu_);
 
   struct TopicStats;
-  const TopicStats* topic_stats_locked(const std::string& topic) const;  // null if not hosted
+  const TopicStats* topic_stats_locked(const std::string& topic) const
+      REQUIRES(mu_);  // null if not hosted
   // The request's estimate if it has one (> 0), then config, topic mean, global mean.
-  uint64_t expected_bytes_for(const TopicStats* topic, uint64_t requested) const;
+  uint64_t expected_bytes_for(const TopicStats* topic, uint64_t requested) const REQUIRES(mu_);
   // The request's rate if it has one (> 0), then the topic's mean partition rate, else 0.
-  uint64_t expected_rate_for(const TopicStats* topic, uint64_t requested, double now) const;
+  uint64_t expected_rate_for(const TopicStats* topic, uint64_t requested, double now) const
+      REQUIRES(mu_);
   // A move copied `bytes` into directory `dir_index` (mu_ held).
-  void record_copy_locked(uint32_t dir_index, uint64_t bytes);
+  void record_copy_locked(uint32_t dir_index, uint64_t bytes) REQUIRES(mu_);
   // The online directories as candidates (mu_ held), then their filesystem sizes (mu_ not held).
   void fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
-                       std::vector<uint32_t>& indices) const;
+                       std::vector<uint32_t>& indices) const REQUIRES(mu_);
   // One directory's lds_dir, as fill_candidates writes it (mu_ held), then its filesystem size
   // (mu_ not held).
   void fill_candidate(uint32_t dir_index, const std::vector<uint32_t>* topic_counts, double now,
-                      lds_dir& c) const;
+                      lds_dir& c) const REQUIRES(mu_);
   void fill_dir_space(lds_dir& dir, uint32_t dir_index, bool read_space) const;
   // The topic's replicas per log dir, or null when it has none to count (mu_ held).
-  const std::vector<uint32_t>* topic_counts_locked(const TopicStats* topic) const;
+  const std::vector<uint32_t>* topic_counts_locked(const TopicStats* topic) const REQUIRES(mu_);
   // Tells `decision.placer` that `tp` was created in directory `dir_index` (ABI 1.2 placed).
   void tell_placed(const PlacementDecision& decision, const TopicPartition& tp,
                    uint32_t dir_index) const;
@@ -442,6 +461,19 @@ class LogManager {
   // startup(): locks every directory, then reads and checks every meta.properties, then writes the
   // missing ones; marks offline the directories that fail (log_manager_dir_claims.cpp).
   void open_dirs();
+  // open_dirs(): locks every directory, those with a lock file first; `faults` gets, by directory,
+  // why one cannot be created or locked. Throws ConfigError, every lock released, when a lock is
+  // held elsewhere.
+  void lock_dirs(std::vector<std::string>& faults);
+  // Locks directory `dir_index`, created first with `create`; `fault` gets why it cannot be.
+  void lock_dir(uint32_t dir_index, bool create, std::string& fault);
+  void release_dir_locks();
+  // The directory.id its meta.properties holds, or one derived from its path when it holds none.
+  void adopt_directory_id(uint32_t dir_index, const std::optional<std::string>& directory_id);
+  // Writes a new directory's meta.properties with `directory_id`, and takes that id. Returns "",
+  // or why the file cannot be written.
+  [[nodiscard]] std::string write_meta_properties(uint32_t dir_index, const std::string& cluster_id,
+                                                  const std::string& directory_id);
   // startup(): throws ConfigError naming every directory and its fault when none is online.
   void refuse_unless_a_dir_is_online();
   // Scans one directory without changing it: returns its partition, -future and -delete
@@ -455,6 +487,9 @@ class LogManager {
   // they are (PartitionLog::trusted) instead of being read through.
   void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& entries,
                      const std::vector<std::optional<CleanShutdown>>& clean);
+  // recover_moves()'s steps, which pass the scan's copies from one to the next: classify, decide,
+  // apply (log_manager_recovery.cpp).
+  class MoveRecovery;
   // Startup, once the logs are loaded and before anything is appended: removes the clean-shutdown
   // marker of every online directory. One where that fails goes offline.
   void forget_clean_shutdowns();
@@ -471,6 +506,12 @@ class LogManager {
   void complete_pending_deletion(uint32_t dir, const PendingDeletion& e);
   // Records `pending` before those replicas stop being served; throws KAFKA_STORAGE_ERROR.
   void record_pending_deletions(const std::vector<PendingDeletion>& pending);
+  // delete_topic(), p's I/O lock held: removes p's directory (renamed to a -delete name first).
+  // Returns its pending deletion when its directory is offline, or goes offline now. Throws
+  // KAFKA_STORAGE_ERROR for a -delete name the filesystem cannot hold, saying that
+  // `deleted_before` replicas of the topic were deleted before it.
+  std::optional<PendingDeletion> delete_replica_files_locked(const Partition& p,
+                                                             uint32_t deleted_before);
   // A finished move's old copy of `tp` in directory `dir` that could not be renamed aside
   // (`reason`): its deletion is recorded as pending, so that the next start that finds the
   // directory readable removes it before anything is served. The move marker in the new copy says
@@ -498,11 +539,11 @@ class LogManager {
   int64_t write_batches_locked(Partition& p, std::string& batches, uint64_t requested,
                                uint64_t done);
   // Counts a replica (current or future) of `topic` in a directory, or uncounts it (delta -1).
-  void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta);
-  std::mutex& io_of(const TopicPartition& tp) const;
-  void remove_partition_locked(const TopicPartition& tp);
+  void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta) REQUIRES(mu_);
+  Mutex& io_of(const TopicPartition& tp) const;
+  void remove_partition_locked(const TopicPartition& tp) REQUIRES(mu_);
   // `written` bytes were appended to p; they count in the append rates unless `existing`.
-  void record_append_locked(Partition& p, uint64_t written, bool existing = false);
+  void record_append_locked(Partition& p, uint64_t written, bool existing = false) REQUIRES(mu_);
   // Throws KAFKA_STORAGE_ERROR when p's directory cannot take `bytes` more: its usable bytes less
   // what is reserved there for other partitions and moves. p's I/O lock is held.
   void refuse_append_past_free_space(const Partition& p, uint64_t bytes) const;
@@ -512,9 +553,10 @@ class LogManager {
   // What is reserved on directory `dir`'s filesystem (mu_ held): its reservations and those of
   // the online directories sharing its filesystem, by `filesystems` from dir_filesystems().
   uint64_t reserved_on_filesystem_locked(uint32_t dir,
-                                         const std::vector<uint64_t>& filesystems) const;
+                                         const std::vector<uint64_t>& filesystems) const
+      REQUIRES(mu_);
   // A move promoted p into directory `to`, which already counts it (it counted the future copy).
-  void relocate_locked(Partition& p, uint32_t to);
+  void relocate_locked(Partition& p, uint32_t to) REQUIRES(mu_);
   // Runs `read` on the partition's log where it lives, under its I/O lock: a read that fails on
   // the disk takes the directory offline (KAFKA_STORAGE_ERROR), unless it only lacked memory or
   // descriptors.
@@ -525,30 +567,35 @@ class LogManager {
   std::shared_ptr<const DiskProbe> probe_;
   StrategySlot& slot_;
 
-  std::mutex
-      create_mu_;  // serialises creations and deletions, as Kafka's logCreationOrDeletionLock
-  mutable std::mutex mu_;  // guards everything below
+  Mutex create_mu_;  // serialises creations and deletions, as Kafka's logCreationOrDeletionLock
+  // Guards the fields below up to pending_mu_. startup() reads and writes them before any other
+  // thread may, without it.
+  mutable Mutex mu_;
+  // Fixed at construction, one per log.dirs entry; what changes in a Dir, mu_ guards
+  // (log_manager_internal.h).
   std::vector<std::unique_ptr<Dir>> dirs_;
-  std::unordered_map<TopicPartition, std::shared_ptr<Partition>, TopicPartitionHash> partitions_;
+  std::unordered_map<TopicPartition, std::shared_ptr<Partition>, TopicPartitionHash> partitions_
+      GUARDED_BY(mu_);
   struct TopicStats {
     uint32_t partitions = 0;        // hosted partitions
     uint64_t bytes = 0;             // their bytes
     std::vector<uint32_t> per_dir;  // replicas per log dir, current and future
     MemoRateMeter rate;             // appends to all its partitions, for their mean rate
   };
-  std::unordered_map<std::string, TopicStats> topics_;
-  std::string cluster_id_;  // set once by startup()
-  uint64_t total_bytes_hosted_ = 0;
-  uint64_t default_expected_bytes_ = 0;
-  double rate_window_seconds_ = 300;                        // log.dir.rate.window.ms
+  std::unordered_map<std::string, TopicStats> topics_ GUARDED_BY(mu_);
+  std::string cluster_id_ GUARDED_BY(mu_);  // set once by startup()
+  uint64_t total_bytes_hosted_ GUARDED_BY(mu_) = 0;
+  uint64_t default_expected_bytes_ GUARDED_BY(mu_) = 0;
+  double rate_window_seconds_ GUARDED_BY(mu_) = 300;        // log.dir.rate.window.ms
   std::atomic<uint64_t> segment_bytes_{uint64_t{1} << 30};  // log.segment.bytes
   std::atomic<uint64_t> max_message_bytes_{1048588};        // message.max.bytes
   std::atomic<uint32_t> index_interval_bytes_{kDefaultIndexIntervalBytes};
-  std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_;
-  bool started_ = false;  // startup() has finished
-  std::function<void(const std::string&)> on_all_dirs_offline_;
+  std::unordered_map<TopicPartition, std::filesystem::path, TopicPartitionHash> preferred_
+      GUARDED_BY(mu_);
+  bool started_ GUARDED_BY(mu_) = false;  // startup() has finished
+  std::function<void(const std::string&)> on_all_dirs_offline_ GUARDED_BY(mu_);
   // A leaf lock: taken last (under create_mu_ or an I/O lock), nothing taken under it.
-  mutable std::mutex pending_mu_;
+  mutable Mutex pending_mu_;
   PendingDeletions pending_deletions_;  // guarded by pending_mu_, except in startup()
   PlacementHistory history_;            // the last explanation of each recent creation
   std::atomic<bool> time_placements_{false};
@@ -557,7 +604,7 @@ class LogManager {
 
   // Striped I/O locks: one serialises a partition's appends, its deletion and a move's final phase.
   static constexpr size_t kIoStripes = 256;
-  mutable std::mutex io_stripes_[kIoStripes];
+  mutable Mutex io_stripes_[kIoStripes];
 
   // Replica moves (KIP-113). Declared last, so destroyed first: its moves hold reservations on
   // dirs_ and partitions of partitions_.

@@ -12,7 +12,7 @@ namespace lds {
 namespace fs = std::filesystem;
 
 void LogManager::set_on_all_dirs_offline(std::function<void(const std::string&)> callback) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   on_all_dirs_offline_ = std::move(callback);
 }
 
@@ -27,7 +27,7 @@ void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
   std::function<void(const std::string&)> on_last;
   std::string all;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     Dir& d = *dirs_[dir_index];
     if (!d.online) return;
     d.online = false;
@@ -46,7 +46,7 @@ void LogManager::mark_offline(uint32_t dir_index, const std::string& reason) {
 }
 
 void LogManager::mark_online(uint32_t dir_index) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Dir& d = *dirs_[dir_index];
   if (d.online) return;
   d.online = true;

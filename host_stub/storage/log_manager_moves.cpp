@@ -29,7 +29,7 @@ LogManager::MoveCounters LogManager::move_counters() const { return mover_->coun
 
 std::vector<FailedMoveDescription> LogManager::failed_moves() const {
   std::vector<FailedMoveDescription> out;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const auto& [tp, f] : mover_->failures_locked()) {
     if (partitions_.count(tp) == 0) continue;
     out.push_back({tp.str(), dirs_[f.dest]->path_text, f.error, f.message});
@@ -61,16 +61,16 @@ uint64_t LogManager::reserved_on_filesystem_locked(uint32_t dir,
 
 LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& tp,
                                                           const std::string& destination) {
-  std::lock_guard create_lock(create_mu_);
+  MutexLock create_lock(create_mu_);
   std::shared_ptr<Partition> p;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = partitions_.find(tp);
     if (it != partitions_.end()) p = it->second;
   }
   if (destination == "any") {
-    std::lock_guard io(io_of(tp));
-    std::lock_guard lock(mu_);
+    MutexLock io(io_of(tp));
+    MutexLock lock(mu_);
     preferred_.erase(tp);
     if (p) mover_->cancel_locked(tp);
     return {};
@@ -84,7 +84,7 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
   const DiskSpace space = p ? probe_->read(dirs_[static_cast<uint32_t>(dest)]->path) : DiskSpace{};
   const std::vector<uint64_t> filesystems = p ? dir_filesystems() : std::vector<uint64_t>{};
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     const Dir& d = *dirs_[static_cast<uint32_t>(dest)];
     if (!d.online) {
       return {ErrorCode::kKafkaStorageError, "Log directory " + destination + " is offline"};
@@ -100,9 +100,9 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
                   d.path_text + "."};
     }
   }
-  std::lock_guard io(io_of(tp));
+  MutexLock io(io_of(tp));
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (p->deleted) {
       return {ErrorCode::kReplicaNotAvailable, "Replica " + tp.str() + " was just deleted."};
     }

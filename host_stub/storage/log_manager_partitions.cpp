@@ -29,7 +29,7 @@ std::string errno_text(int err) { return std::strerror(err); }
 
 }  // namespace
 
-std::mutex& LogManager::io_of(const TopicPartition& tp) const {
+Mutex& LogManager::io_of(const TopicPartition& tp) const {
   return io_stripes_[TopicPartitionHash()(tp) % kIoStripes];
 }
 
@@ -56,7 +56,7 @@ void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, Par
   const uint64_t size = p->size;
   const double now = probe_->now_seconds();
   p->rate.start(now);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   count_replica_locked(dir_index, tp.topic, +1);
   p->reservation = Reservation(dirs_[dir_index]->reserved, expected > size ? expected - size : 0);
   TopicStats& t = topics_[tp.topic];
@@ -108,7 +108,7 @@ void LogManager::refuse_append_past_free_space(const Partition& p, uint64_t byte
   if (!space.known) return;  // nothing to judge by; a full disk still ends in ENOSPC below
   uint64_t others;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     // The partition's own reservation is space kept for exactly this data.
     others = d.reserved.bytes() - std::min(d.reserved.bytes(), p.reservation.bytes());
   }
@@ -123,7 +123,7 @@ void LogManager::refuse_append_past_free_space(const Partition& p, uint64_t byte
 }
 
 std::shared_ptr<LogManager::Partition> LogManager::hosted_online(const TopicPartition& tp) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = partitions_.find(tp);
   if (it == partitions_.end()) {
     throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
@@ -182,7 +182,7 @@ int64_t LogManager::write_batches_locked(Partition& p, std::string& batches, uin
     mark_offline(p.dir, "append to " + e.path().string() + " failed: " + errno_text(err));
     throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + dir + " is offline");
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   record_append_locked(p, batches.size());
   return first;
 }
@@ -195,11 +195,11 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
                          " bytes is smaller than the smallest record batch (" +
                          std::to_string(kafka::kMinBatchBytes) + " bytes).");
   }
-  std::lock_guard io(io_of(p->tp));
+  MutexLock io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
   if (options_.in_memory || bytes == 0) {
     // In memory only bytes are counted, of any size: the simulator appends terabytes.
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     record_append_locked(*p, bytes);
     return p->size;
   }
@@ -220,7 +220,7 @@ uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_
     write_batches_locked(*p, chunk.bytes, bytes, done);
     done += n;
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return p->size;
 }
 
@@ -230,11 +230,11 @@ int64_t LogManager::append_batches(const TopicPartition& tp, std::string batches
   const std::shared_ptr<Partition> p = hosted_online(tp);
   PartitionLog::check_batches(batches, tp.str(), segment_bytes_.load(std::memory_order_relaxed),
                               max_message_bytes_.load(std::memory_order_relaxed), validate);
-  std::lock_guard io(io_of(p->tp));
+  MutexLock io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
   if (options_.in_memory) {
     const int64_t first = p->log.count(batches);
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     record_append_locked(*p, batches.size());
     return first;
   }
@@ -262,7 +262,7 @@ auto LogManager::read_log_locked(const Partition& p, ReadFn&& read) {
 LogManager::ReadResult LogManager::read(const TopicPartition& tp, int64_t offset,
                                         uint64_t max_bytes) {
   const std::shared_ptr<Partition> p = hosted_online(tp);
-  std::lock_guard io(io_of(p->tp));
+  MutexLock io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
   ReadResult result;
   result.offsets = {p->log.log_start_offset(), p->log.log_end_offset()};
@@ -295,7 +295,7 @@ LogManager::ReadResult LogManager::read(const TopicPartition& tp, int64_t offset
 std::optional<std::string> LogManager::batch_at_timestamp(const TopicPartition& tp,
                                                           int64_t timestamp) {
   const std::shared_ptr<Partition> p = hosted_online(tp);
-  std::lock_guard io(io_of(p->tp));
+  MutexLock io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
   if (options_.in_memory) return std::nullopt;
   return read_log_locked(*p, [&](const PartitionLog& log, const fs::path& path) {
@@ -306,7 +306,7 @@ std::optional<std::string> LogManager::batch_at_timestamp(const TopicPartition& 
 
 LogManager::LogOffsets LogManager::log_offsets(const TopicPartition& tp) const {
   const std::shared_ptr<Partition> p = hosted_online(tp);
-  std::lock_guard io(io_of(p->tp));
+  MutexLock io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
   return {p->log.log_start_offset(), p->log.log_end_offset()};
 }
@@ -325,7 +325,7 @@ void LogManager::set_index_interval_bytes(uint32_t bytes) {
 
 uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partition,
                                         uint64_t bytes) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = partitions_.find(TopicPartition{topic, partition});
   if (it == partitions_.end() || !options_.in_memory) {
     throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
@@ -359,7 +359,7 @@ void LogManager::record_pending_deletions(const std::vector<PendingDeletion>& pe
     return;
   }
   try {
-    std::lock_guard lock(pending_mu_);
+    MutexLock lock(pending_mu_);
     pending_deletions_.add(pending);
   } catch (const std::exception& e) {
     throw KafkaError(ErrorCode::kKafkaStorageError,
@@ -370,12 +370,50 @@ void LogManager::record_pending_deletions(const std::vector<PendingDeletion>& pe
   }
 }
 
+std::optional<PendingDeletion> LogManager::delete_replica_files_locked(const Partition& p,
+                                                                       uint32_t deleted_before) {
+  std::optional<PendingDeletion> pending;
+  if (!options_.in_memory && !dirs_[p.dir]->online) {
+    MutexLock lock(mu_);
+    pending = pending_deletion_of(p, dirs_[p.dir]->offline_reason);
+  } else if (!options_.in_memory) {
+    const fs::path src = dirs_[p.dir]->path / p.tp.str();
+    const fs::path del = dirs_[p.dir]->path /
+                         layout::delete_dir(p.tp.topic, p.tp.partition, layout::random_hex_id());
+    std::error_code ec;
+    fs::rename(src, del, ec);
+    if (ec == std::errc::filename_too_long) {
+      // The -delete name is capped at 255 bytes; a path past PATH_MAX is the name's fault,
+      // not the disk's. This replica and the ones after it stay hosted.
+      throw KafkaError(ErrorCode::kKafkaStorageError,
+                       name_too_long_text("Cannot delete " + p.tp.str(), dirs_[p.dir]->path_text,
+                                          del.string(), ec.value()) +
+                           " " + std::to_string(deleted_before) +
+                           " replicas of the topic were deleted before it; the rest stay hosted.");
+    }
+    if (ec && ec != std::errc::no_such_file_or_directory) {
+      // The directory cannot be written (read-only, failing): it goes offline, as after any
+      // I/O error, and the replica's deletion waits for it.
+      mark_offline(p.dir, "rename " + src.string() + " failed: " + ec.message());
+      MutexLock lock(mu_);
+      pending = pending_deletion_of(p, dirs_[p.dir]->offline_reason);
+    } else if (!ec) {
+      fs::remove_all(del, ec);
+      if (ec) {
+        log()->warn("Could not remove {}: {}; it is removed at the next start.", del.string(),
+                    ec.message());
+      }
+    }
+  }
+  return pending;
+}
+
 DeletedTopic LogManager::delete_topic(const std::string& topic) {
-  std::lock_guard create_lock(create_mu_);
+  MutexLock create_lock(create_mu_);
   std::vector<std::shared_ptr<Partition>> victims;
   std::vector<PendingDeletion> offline;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (const auto& [tp, p] : partitions_) {
       if (tp.topic != topic) continue;
       victims.push_back(p);
@@ -393,41 +431,8 @@ DeletedTopic LogManager::delete_topic(const std::string& topic) {
   record_pending_deletions(offline);
   DeletedTopic result;
   for (const auto& p : victims) {
-    std::lock_guard io(io_of(p->tp));
-    std::optional<PendingDeletion> pending;
-    if (!options_.in_memory && !dirs_[p->dir]->online) {
-      std::lock_guard lock(mu_);
-      pending = pending_deletion_of(*p, dirs_[p->dir]->offline_reason);
-    } else if (!options_.in_memory) {
-      const fs::path src = dirs_[p->dir]->path / p->tp.str();
-      const fs::path del = dirs_[p->dir]->path / layout::delete_dir(p->tp.topic, p->tp.partition,
-                                                                    layout::random_hex_id());
-      std::error_code ec;
-      fs::rename(src, del, ec);
-      if (ec == std::errc::filename_too_long) {
-        // The -delete name is capped at 255 bytes; a path past PATH_MAX is the name's fault,
-        // not the disk's. This replica and the ones after it stay hosted.
-        throw KafkaError(
-            ErrorCode::kKafkaStorageError,
-            name_too_long_text("Cannot delete " + p->tp.str(), dirs_[p->dir]->path_text,
-                               del.string(), ec.value()) +
-                " " + std::to_string(result.deleted) +
-                " replicas of the topic were deleted before it; the rest stay hosted.");
-      }
-      if (ec && ec != std::errc::no_such_file_or_directory) {
-        // The directory cannot be written (read-only, failing): it goes offline, as after any
-        // I/O error, and the replica's deletion waits for it.
-        mark_offline(p->dir, "rename " + src.string() + " failed: " + ec.message());
-        std::lock_guard lock(mu_);
-        pending = pending_deletion_of(*p, dirs_[p->dir]->offline_reason);
-      } else if (!ec) {
-        fs::remove_all(del, ec);
-        if (ec) {
-          log()->warn("Could not remove {}: {}; it is removed at the next start.", del.string(),
-                      ec.message());
-        }
-      }
-    }
+    MutexLock io(io_of(p->tp));
+    std::optional<PendingDeletion> pending = delete_replica_files_locked(*p, result.deleted);
     // A directory that failed during this deletion has replicas not recorded above.
     if (pending && std::none_of(offline.begin(), offline.end(), [&](const PendingDeletion& d) {
           return d.same_replica(*pending);
@@ -436,7 +441,7 @@ DeletedTopic LogManager::delete_topic(const std::string& topic) {
     }
     p->deleted = true;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       remove_partition_locked(p->tp);
       preferred_.erase(p->tp);
     }
@@ -458,7 +463,7 @@ DeletedTopic LogManager::delete_topic(const std::string& topic) {
 
 std::vector<LogDirDescription> LogManager::describe() const {
   std::vector<LogDirDescription> out;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const auto& d : dirs_) {
     LogDirDescription desc;
     desc.log_dir = d->path_text;
@@ -502,14 +507,14 @@ std::vector<LogDirDescription> LogManager::describe() const {
 }
 
 size_t LogManager::partition_count() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return partitions_.size();
 }
 
 std::vector<TopicPartition> LogManager::hosted_partitions() const {
   std::vector<TopicPartition> out;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     out.reserve(partitions_.size());
     for (const auto& [tp, p] : partitions_) out.push_back(tp);
   }
@@ -520,14 +525,14 @@ std::vector<TopicPartition> LogManager::hosted_partitions() const {
 }
 
 size_t LogManager::pending_deletion_count() const {
-  std::lock_guard lock(pending_mu_);
+  MutexLock lock(pending_mu_);
   return pending_deletions_.entries().size();
 }
 
 std::vector<TopicPartition> LogManager::offline_partitions() const {
   std::vector<TopicPartition> out;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (const auto& [tp, p] : partitions_) {
       if (!dirs_[p->dir]->online) out.push_back(tp);
     }

@@ -162,7 +162,7 @@ void LogManager::record_stale_copy(uint32_t dir, const TopicPartition& tp,
   if (options_.in_memory || !pending_deletions_.enabled()) return;
   PendingDeletion stale;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     // The old copy is the same replica as the new one: a move copies its lds.partition.
     const auto it = partitions_.find(tp);
     stale = pending_deletion_in(
@@ -170,7 +170,7 @@ void LogManager::record_stale_copy(uint32_t dir, const TopicPartition& tp,
         "the old copy of a finished move could not be renamed aside: " + reason);
   }
   try {
-    std::lock_guard lock(pending_mu_);
+    MutexLock lock(pending_mu_);
     pending_deletions_.add({stale});
   } catch (const std::exception& e) {
     log()->error(

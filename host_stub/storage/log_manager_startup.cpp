@@ -100,7 +100,7 @@ void LogManager::startup() {
     fill_descriptor_reserve();
     open_dirs();
   } else {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     cluster_id_ = options_.cluster_id.empty() ? layout::random_directory_id() : options_.cluster_id;
   }
   complete_pending_deletions();
@@ -125,7 +125,7 @@ void LogManager::startup() {
     refuse_unless_a_dir_is_online();
     mover_->start(std::max(options_.mover_threads, 1));
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   started_ = true;
 }
 
@@ -148,14 +148,14 @@ void LogManager::shutdown() {
   std::vector<std::shared_ptr<Partition>> all;
   std::vector<bool> online(dirs_.size());
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     all.reserve(partitions_.size());
     for (const auto& [tp, p] : partitions_) all.push_back(p);
     for (size_t i = 0; i < dirs_.size(); ++i) online[i] = dirs_[i]->online;
   }
   std::vector<std::map<CheckpointKey, int64_t>> points(dirs_.size());
   for (const auto& p : all) {
-    std::lock_guard io(io_of(p->tp));
+    MutexLock io(io_of(p->tp));
     if (!p->deleted) points[p->dir][{p->tp.topic, p->tp.partition}] = p->log.log_end_offset();
   }
   for (size_t i = 0; i < dirs_.size(); ++i) {

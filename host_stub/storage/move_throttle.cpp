@@ -7,7 +7,7 @@ namespace lds {
 
 MoveThrottle::Clock::time_point MoveThrottle::account(uint64_t bytes, Clock::time_point from,
                                                       uint64_t l) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (l != schedule_limit_) {  // a new limit: what was owed under the old one is forgiven
     schedule_limit_ = l;
     due_ = from;

@@ -5,10 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <thread>
 
 #include "config/config.h"
+#include "util/mutex.h"
 
 namespace lds {
 
@@ -73,9 +73,9 @@ class MoveThrottle {
   void sleep_until(Clock::time_point due, uint64_t l) const;
 
   const std::atomic<uint64_t>& bytes_per_second_;
-  std::mutex mu_;  // guards the two below
-  uint64_t schedule_limit_ = 0;
-  Clock::time_point due_{};
+  Mutex mu_;  // guards the two below
+  uint64_t schedule_limit_ GUARDED_BY(mu_) = 0;
+  Clock::time_point due_ GUARDED_BY(mu_){};
 };
 
 }  // namespace lds

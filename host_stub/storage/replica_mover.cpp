@@ -78,7 +78,7 @@ void ReplicaMover::start(int32_t threads) {
 
 void ReplicaMover::stop() {
   {
-    std::lock_guard lock(logs_.mu_);
+    MutexLock lock(logs_.mu_);
     stopping_ = true;
   }
   wake_.notify_all();
@@ -91,7 +91,7 @@ void ReplicaMover::set_throttle(uint64_t bytes_per_second) {
 }
 
 void ReplicaMover::set_move_ended_listener(std::function<void()> listener) {
-  std::lock_guard lock(listener_mu_);
+  MutexLock lock(listener_mu_);
   move_ended_ = std::move(listener);
 }
 
@@ -106,11 +106,14 @@ LogManager::MoveCounters ReplicaMover::counters() const {
 }
 
 size_t ReplicaMover::in_progress() const {
-  std::lock_guard lock(logs_.mu_);
+  MutexLock lock(logs_.mu_);
   return queue_.size() + running_;
 }
 
 const ReplicaMover::Move* ReplicaMover::find_locked(const TopicPartition& tp) const {
+  // The LogManager calls this under its mu_, which is this object's logs_.mu_: the analysis
+  // cannot see the two are one.
+  logs_.mu_.assert_held();
   if (moves_.empty()) return nullptr;
   auto it = moves_.find(tp);
   return it == moves_.end() ? nullptr : it->second.get();
@@ -134,6 +137,9 @@ std::shared_ptr<ReplicaMover::Move> ReplicaMover::forget_locked(const TopicParti
 }
 
 void ReplicaMover::cancel_locked(const TopicPartition& tp) {
+  // The LogManager calls this under its mu_, which is this object's logs_.mu_: the analysis
+  // cannot see the two are one.
+  logs_.mu_.assert_held();
   if (std::shared_ptr<Move> m = forget_locked(tp)) {
     log()->info("Cancelled the move of {} to {}.", tp.str(), logs_.dirs_[m->dest]->path_text);
   }
@@ -141,6 +147,9 @@ void ReplicaMover::cancel_locked(const TopicPartition& tp) {
 }
 
 void ReplicaMover::stop_moves_of_dir_locked(uint32_t dir, const std::string& reason) {
+  // The LogManager calls this under its mu_, which is this object's logs_.mu_: the analysis
+  // cannot see the two are one.
+  logs_.mu_.assert_held();
   if (moves_.empty()) return;
   std::vector<std::shared_ptr<Move>> hit;
   for (const auto& [tp, m] : moves_) {
@@ -174,6 +183,9 @@ void ReplicaMover::stop_moves_of_dir_locked(uint32_t dir, const std::string& rea
 
 std::vector<std::pair<TopicPartition, ReplicaMover::Failure>> ReplicaMover::failures_locked()
     const {
+  // The LogManager calls this under its mu_, which is this object's logs_.mu_: the analysis
+  // cannot see the two are one.
+  logs_.mu_.assert_held();
   return {failures_.begin(), failures_.end()};
 }
 
@@ -210,7 +222,7 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
   }
   std::string offline;  // a dir of the move that went offline while its future was created
   {
-    std::lock_guard lock(logs_.mu_);
+    MutexLock lock(logs_.mu_);
     if (!logs_.dirs_[p->dir]->online) offline = logs_.dirs_[p->dir]->path_text;
     if (!d.online) offline = d.path_text;
     if (offline.empty()) {
@@ -236,8 +248,8 @@ void ReplicaMover::run_thread() {
   for (;;) {
     std::shared_ptr<Move> m;
     {
-      std::unique_lock lock(logs_.mu_);
-      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(logs_.mu_);
+      while (!stopping_ && queue_.empty()) wake_.wait(logs_.mu_);
       if (stopping_) return;
       m = std::move(queue_.front());
       queue_.pop_front();
@@ -249,10 +261,10 @@ void ReplicaMover::run_thread() {
       handle_failure(m, e);
     }
     {
-      std::lock_guard lock(logs_.mu_);
+      MutexLock lock(logs_.mu_);
       running_--;
     }
-    std::lock_guard lock(listener_mu_);
+    MutexLock lock(listener_mu_);
     if (move_ended_) move_ended_();
   }
 }
@@ -268,7 +280,7 @@ void ReplicaMover::fail(const std::shared_ptr<Move>& m, const std::string& messa
       // the removal is redone at the next start if it was not durable
     }
   }
-  std::lock_guard lock(logs_.mu_);
+  MutexLock lock(logs_.mu_);
   if (owns_locked(m)) cancel_locked(tp);
   failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
 }
@@ -278,10 +290,10 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
   const TopicPartition tp = p.tp;
   const std::string& dest_text = logs_.dirs_[m->dest]->path_text;
   // Deletion takes the I/O lock to remove the source: once it is held, a deleted partition shows.
-  std::lock_guard io(logs_.io_of(tp));
+  MutexLock io(logs_.io_of(tp));
   bool gone;
   {
-    std::lock_guard lock(logs_.mu_);
+    MutexLock lock(logs_.mu_);
     gone = m->cancelled.load() || stopping_ || p.deleted;
   }
   if (gone) {
@@ -291,7 +303,7 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
                 tp.str(), dest_text);
     std::error_code ec;
     fs::remove_all(m->future, ec);
-    std::lock_guard lock(logs_.mu_);
+    MutexLock lock(logs_.mu_);
     if (owns_locked(m)) cancel_locked(tp);
     return;
   }
@@ -304,7 +316,7 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
     uint64_t needed, reserved;
     const std::vector<uint64_t> filesystems = logs_.dir_filesystems();
     {
-      std::lock_guard lock(logs_.mu_);
+      MutexLock lock(logs_.mu_);
       if (owns_locked(m)) cancel_locked(tp);  // releases the move's reservation
       needed = p.size;
       reserved = logs_.reserved_on_filesystem_locked(m->dest, filesystems);
@@ -348,43 +360,42 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
   if (source_failed) {
     fail(m, message);
   } else {
-    std::lock_guard lock(logs_.mu_);
+    MutexLock lock(logs_.mu_);
     if (owns_locked(m)) cancel_locked(tp);
     failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
   }
   logs_.mark_offline(failed_dir, error.what());
 }
 
-void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
-  LogManager::Partition& p = *m->partition;
-  const TopicPartition tp = p.tp;
-  const fs::path src = logs_.dirs_[p.dir]->path / tp.str();
-  auto abandoned = [&] {
-    std::lock_guard lock(logs_.mu_);
-    return m->cancelled.load() || stopping_;
-  };
-  auto drop_future = [&] {
-    std::error_code ec;
-    fs::remove_all(m->future, ec);
-    std::lock_guard lock(logs_.mu_);
-    if (owns_locked(m)) cancel_locked(tp);  // shutdown: dropped, not left half-done
-  };
-  auto progress = [&](uint64_t copied_now) {
-    std::lock_guard lock(logs_.mu_);
-    if (m->cancelled) return;
-    m->copied += copied_now;
-    copied_bytes_.fetch_add(copied_now, std::memory_order_relaxed);
-    logs_.record_copy_locked(m->dest, copied_now);
-    // Appends continue while the copy runs: what is left can grow as well as shrink.
-    m->left_to_copy.resize(p.size > m->copied ? p.size - m->copied : 0);
-  };
+bool ReplicaMover::abandoned(const Move& m) const {
+  MutexLock lock(logs_.mu_);
+  return m.cancelled.load() || stopping_;
+}
 
-  // Bulk copy while appends continue: large ranges, each segment opened once.
-  SegmentCopier copier(src, m->future);
+void ReplicaMover::drop_future(const std::shared_ptr<Move>& m) {
+  const TopicPartition tp = m->partition->tp;
+  std::error_code ec;
+  fs::remove_all(m->future, ec);
+  MutexLock lock(logs_.mu_);
+  if (owns_locked(m)) cancel_locked(tp);  // shutdown: dropped, not left half-done
+}
+
+void ReplicaMover::record_progress(Move& m, uint64_t copied_now) {
+  const LogManager::Partition& p = *m.partition;
+  MutexLock lock(logs_.mu_);
+  if (m.cancelled) return;
+  m.copied += copied_now;
+  copied_bytes_.fetch_add(copied_now, std::memory_order_relaxed);
+  logs_.record_copy_locked(m.dest, copied_now);
+  // Appends continue while the copy runs: what is left can grow as well as shrink.
+  m.left_to_copy.resize(p.size > m.copied ? p.size - m.copied : 0);
+}
+
+bool ReplicaMover::bulk_copy(Move& m, SegmentCopier& copier, uint64_t& paid) {
+  const LogManager::Partition& p = *m.partition;
   MoveThrottle& throttle = *throttle_;
-  uint64_t paid = 0;  // bytes of the catch-up paid for in advance
   for (;;) {
-    if (abandoned()) return drop_future();
+    if (abandoned(m)) return false;
     const uint64_t limit = throttle.limit();
     if (limit == 0) {  // not even the catch-up may copy
       MoveThrottle::pause();
@@ -393,9 +404,9 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
     const uint64_t range = range_bytes(limit);
     uint64_t committed, copied;
     {
-      std::lock_guard lock(logs_.mu_);
+      MutexLock lock(logs_.mu_);
       committed = p.size;
-      copied = m->copied;
+      copied = m.copied;
     }
     const uint64_t left = committed - std::min(committed, copied);
     // The catch-up copies what is left with appends paused: a few MiB without a limit; under one,
@@ -404,47 +415,64 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
     if (left <= (is_move_limit(limit) ? range : kCatchUpBytes)) {
       if (!throttle.before_copy(left)) continue;  // the limit became 0 meanwhile
       paid = left;
-      break;
+      return true;
     }
     const uint64_t to = std::min(committed, copied + range);
     const auto started = MoveThrottle::Clock::now();
     copier.copy(copied, to);
-    progress(to - copied);
+    record_progress(m, to - copied);
     crash_point("during_copy");
     throttle.copied(to - copied, started);
   }
+}
 
-  // Catch up with appends stopped, make the copy durable, mark it complete, promote.
-  std::unique_lock io(logs_.io_of(tp));
-  if (abandoned() || p.deleted) {
-    io.unlock();
-    return drop_future();
-  }
+uint64_t ReplicaMover::catch_up_locked(Move& m, SegmentCopier& copier, uint64_t paid) {
+  const LogManager::Partition& p = *m.partition;
   uint64_t committed, copied;
   {
-    std::lock_guard lock(logs_.mu_);
+    MutexLock lock(logs_.mu_);
     committed = p.size;
-    copied = m->copied;
+    copied = m.copied;
   }
   if (copied < committed) {
     copier.copy(copied, committed);
-    progress(committed - copied);
-    throttle.owe(committed - copied - std::min(committed - copied, paid));
+    record_progress(m, committed - copied);
+    throttle_->owe(committed - copied - std::min(committed - copied, paid));
   }
   copier.copy_partition_metadata();
   copier.copy_indexes();
   copier.sync();
+  return committed;
+}
+
+void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
+  LogManager::Partition& p = *m->partition;
+  const TopicPartition tp = p.tp;
+  const fs::path src = logs_.dirs_[p.dir]->path / tp.str();
+
+  // Bulk copy while appends continue: large ranges, each segment opened once.
+  SegmentCopier copier(src, m->future);
+  uint64_t paid = 0;  // bytes of the catch-up paid for in advance
+  if (!bulk_copy(*m, copier, paid)) return drop_future(m);
+
+  // Catch up with appends stopped, make the copy durable, mark it complete, promote.
+  MutexLock io(logs_.io_of(tp));
+  if (abandoned(*m) || p.deleted) {
+    io.unlock();
+    return drop_future(m);
+  }
+  const uint64_t committed = catch_up_locked(*m, copier, paid);
   bool stopped;
   {
     // The commit point: from here the move promotes (or a crash leaves it to recovery), and a
     // directory going offline no longer stops it (stop_moves_of_dir_locked).
-    std::lock_guard lock(logs_.mu_);
+    MutexLock lock(logs_.mu_);
     stopped = m->cancelled || stopping_;
     if (!stopped) m->promoting = true;
   }
   if (stopped) {
     io.unlock();
-    return drop_future();
+    return drop_future(m);
   }
   // The marker names the topic-partition in full: a capped future name holds a prefix of it.
   move_protocol::mark_complete(m->future, src.string(), committed, tp.topic, tp.partition);
@@ -486,7 +514,7 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
 
   // From here the new copy is the partition, whatever fails next.
   {
-    std::lock_guard lock(logs_.mu_);
+    MutexLock lock(logs_.mu_);
     m->left_to_copy.release();
     logs_.relocate_locked(p, m->dest);
     moves_.erase(tp);

@@ -13,13 +13,11 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -32,7 +30,8 @@
 
 namespace lds {
 
-class MoveThrottle;  // core/move_throttle.h
+class MoveThrottle;   // core/move_throttle.h
+class SegmentCopier;  // storage/segment_copier.h
 
 // The moves of one LogManager. It shares the LogManager's state lock (mu_): a move's counts and
 // reservation in its destination change together with its partition's bookkeeping.
@@ -108,6 +107,20 @@ class ReplicaMover {
  private:
   void run_thread();
   void run_move(const std::shared_ptr<Move>& move);
+  // The move was cancelled, or the mover is stopping (takes the state lock).
+  bool abandoned(const Move& move) const;
+  // Removes the move's future copy and forgets the move, if it is still its partition's (state
+  // lock not held).
+  void drop_future(const std::shared_ptr<Move>& move);
+  // Counts `copied_now` more bytes copied by the move, unless it was cancelled, and reserves what
+  // is left to copy (takes the state lock).
+  void record_progress(Move& move, uint64_t copied_now);
+  // Copies while appends continue, until what is left is small enough to catch up with; `paid`
+  // gets the bytes of the catch-up paid for in advance. Returns false when the move is abandoned.
+  bool bulk_copy(Move& move, SegmentCopier& copier, uint64_t& paid);
+  // The partition's I/O lock held: copies what appends added since the bulk copy, then the
+  // partition's metadata and indexes, and makes the copy durable. Returns the copy's bytes.
+  uint64_t catch_up_locked(Move& move, SegmentCopier& copier, uint64_t paid);
   // The copy is complete and marked, the partition's I/O lock held: steps 1 to 4 above. Returns
   // the -delete directory for the caller to remove once the lock is released (empty: none).
   std::filesystem::path promote(const std::shared_ptr<Move>& move,
@@ -117,21 +130,23 @@ class ReplicaMover {
   void handle_failure(const std::shared_ptr<Move>& move, const std::exception& error);
   // Drops the move's future copy and records why it failed (state lock not held).
   void fail(const std::shared_ptr<Move>& move, const std::string& message);
-  bool owns_locked(const std::shared_ptr<Move>& move) const;  // still its partition's move
+  bool owns_locked(const std::shared_ptr<Move>& move) const
+      REQUIRES(logs_.mu_);  // still its partition's move
   // The state lock held: forgets the move of `tp` and its last failure, and gives back what the
   // move holds in its destination (count, reservation); its mover removes the future. Returns
   // the move forgotten, or null.
-  std::shared_ptr<Move> forget_locked(const TopicPartition& tp);
+  std::shared_ptr<Move> forget_locked(const TopicPartition& tp) REQUIRES(logs_.mu_);
 
   LogManager& logs_;
-  // Guarded by logs_.mu_.
-  std::unordered_map<TopicPartition, std::shared_ptr<Move>, TopicPartitionHash> moves_;
-  std::deque<std::shared_ptr<Move>> queue_;
-  std::unordered_map<TopicPartition, Failure, TopicPartitionHash> failures_;
-  size_t running_ = 0;
-  bool stopping_ = false;
+  // Guarded by the state lock, the LogManager's mu_.
+  std::unordered_map<TopicPartition, std::shared_ptr<Move>, TopicPartitionHash> moves_
+      GUARDED_BY(logs_.mu_);
+  std::deque<std::shared_ptr<Move>> queue_ GUARDED_BY(logs_.mu_);
+  std::unordered_map<TopicPartition, Failure, TopicPartitionHash> failures_ GUARDED_BY(logs_.mu_);
+  size_t running_ GUARDED_BY(logs_.mu_) = 0;
+  bool stopping_ GUARDED_BY(logs_.mu_) = false;
 
-  std::condition_variable wake_;
+  CondVar wake_;
   std::atomic<uint64_t> bytes_per_second_{kNoMoveThrottle};
   // LogManager::MoveCounters, each counted where it happens; read without a lock.
   std::atomic<uint64_t> copied_bytes_{0};
@@ -140,7 +155,7 @@ class ReplicaMover {
   std::atomic<uint64_t> failed_disk_error_{0};
   std::atomic<uint64_t> failed_dir_offline_{0};
   std::unique_ptr<MoveThrottle> throttle_;  // shared by every move, reads bytes_per_second_
-  std::mutex listener_mu_;                  // held while the listener runs
+  Mutex listener_mu_;                       // held while the listener runs
   std::function<void()> move_ended_;
   std::vector<std::thread> threads_;
 };

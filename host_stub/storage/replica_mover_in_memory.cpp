@@ -12,7 +12,7 @@ uint64_t LogManager::advance_in_memory_move(const TopicPartition& tp, uint64_t b
 }
 
 uint64_t ReplicaMover::advance_in_memory(const TopicPartition& tp, uint64_t bytes) {
-  std::lock_guard lock(logs_.mu_);
+  MutexLock lock(logs_.mu_);
   if (!logs_.options_.in_memory) return 0;
   auto it = moves_.find(tp);
   if (it == moves_.end()) return 0;

@@ -11,7 +11,6 @@
 #include <boost/dll/shared_library.hpp>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <system_error>
 
 #include "io/durable_file.h"
@@ -19,6 +18,7 @@
 #include "util/bounded_call.h"
 #include "util/errors.h"
 #include "util/logging.h"
+#include "util/mutex.h"
 
 namespace lds {
 
@@ -27,23 +27,23 @@ namespace {
 
 constexpr uint32_t kErrorCap = 512;
 
-// Libraries kept mapped for plugin.never.unload; they live until the process exits.
-std::mutex& retained_mutex() {
-  static std::mutex mu;
-  return mu;
-}
-std::vector<std::unique_ptr<boost::dll::shared_library>>& retained_libraries() {
-  static auto* libs = new std::vector<std::unique_ptr<boost::dll::shared_library>>();
-  return *libs;
+// What the process keeps until it exits (never destroyed): the libraries of plugin.never.unload,
+// and the strategies a load gave up on while a thread was inside them, since that thread may
+// return into the instance and the library at any time.
+struct KeptForever {
+  Mutex mu;
+  std::vector<std::unique_ptr<boost::dll::shared_library>> libraries GUARDED_BY(mu);
+  std::vector<std::shared_ptr<const LoadedStrategy>> strategies GUARDED_BY(mu);
+};
+KeptForever& kept_forever() {
+  static auto* kept = new KeptForever();
+  return *kept;
 }
 
-// Strategies a load gave up on while a thread was inside them. They are never destroyed: that
-// thread may return into the instance and the library at any time, until the process exits.
 void keep_forever(std::shared_ptr<const LoadedStrategy> strategy) {
-  static std::mutex mu;
-  static auto* kept = new std::vector<std::shared_ptr<const LoadedStrategy>>();
-  std::lock_guard lock(mu);
-  kept->push_back(std::move(strategy));
+  KeptForever& kept = kept_forever();
+  MutexLock lock(kept.mu);
+  kept.strategies.push_back(std::move(strategy));
 }
 
 std::atomic<size_t>& threads_inside_plugins() {
@@ -290,6 +290,50 @@ std::string text_of(const char* buffer) {
   return s.empty() ? "no reason given" : s;
 }
 
+// Logs that a load gave up on a plugin still inside create or its dry-run rank, keeps the strategy
+// for ever (that thread may return into it) and refuses the load.
+[[noreturn]] void give_up(ValidationJob& job, std::shared_ptr<LoadedStrategy>& self,
+                          const fs::path& file, const StrategyLoadSpec& spec) {
+  job.abandon();
+  const bool in_create = job.phase() == ValidationJob::Phase::kCreate;
+  const std::string timeout = std::to_string(spec.validation_timeout.count()) + " ms";
+  logger("lds.plugin")
+      ->error(
+          "Gave up on strategy plugin {} (generation {}) after {} in its {}; the thread stays "
+          "inside it, so its library stays mapped and its instance is never destroyed.",
+          file.string(), spec.generation, timeout, in_create ? "create" : "dry-run rank");
+  keep_forever(std::move(self));
+  fail(file, std::string("did not ") +
+                 (in_create ? "return from create" : "answer its dry-run rank") + " within " +
+                 timeout +
+                 " (plugin.validation.timeout.ms); it stays loaded but unused, since a thread is "
+                 "still inside it.");
+}
+
+// Refuses a plugin whose create rejected its options or failed.
+void check_created(const ValidationJob& job, const fs::path& file) {
+  const int32_t created = job.create_status();
+  if (created == LDS_ERR_INVALID_ARGUMENT) {
+    fail(file, "rejected its options: " + text_of(job.create_error()) + ".");
+  }
+  if (created != LDS_OK) {
+    fail(file, "failed to create its instance (status " + std::to_string(created) +
+                   "): " + text_of(job.create_error()) + ".");
+  }
+}
+
+// Refuses a plugin whose dry-run rank failed or returned an invalid ranking.
+void check_dry_run(const ValidationJob& job, const fs::path& file) {
+  const int32_t status = job.rank_status();
+  if (status == LDS_OK) {
+    std::string bad = abi_rules::ranking_problem(job.order(), job.order_len(), job.dir_count());
+    if (!bad.empty()) fail(file, "returned an invalid ranking in its dry run: " + bad + ".");
+  } else if (status != LDS_ERR_NO_ELIGIBLE_DIR) {
+    fail(file, "failed its dry-run rank with status " + std::to_string(status) + ": " +
+                   text_of(job.rank_error()) + ".");
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpec& spec) {
@@ -310,65 +354,8 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   self->options_ = spec.options;
   self->placement_count_ = spec.placement_count;
   self->never_unload_ = spec.never_unload;
-  if (std::string problem = abi_rules::truncated_elf_problem(copy); !problem.empty()) {
-    ::unlink(copy.c_str());
-    fail(file, "is not a loadable shared object: " + problem + ".");
-  }
-  try {
-    self->library_ = std::make_unique<boost::dll::shared_library>(
-        copy, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  } catch (const std::exception& e) {
-    ::unlink(copy.c_str());
-    fail(file, "is not a loadable shared object: " + dl_reason(e, copy, file) + ".");
-  }
-  ::unlink(copy.c_str());
-
-  if (!self->library_->has(LDS_ENTRY_POINT_NAME)) {
-    fail(file, "does not export " LDS_ENTRY_POINT_NAME ".");
-  }
-  auto entry = self->library_->get<const lds_strategy*(uint32_t, uint32_t)>(LDS_ENTRY_POINT_NAME);
-  const lds_strategy* raw = entry(LDS_ABI_MAJOR, LDS_ABI_MINOR);
-  if (raw == nullptr) {
-    fail(file, "refused this host of ABI " + std::to_string(LDS_ABI_MAJOR) + "." +
-                   std::to_string(LDS_ABI_MINOR) + ": " LDS_ENTRY_POINT_NAME "(" +
-                   std::to_string(LDS_ABI_MAJOR) + ", " + std::to_string(LDS_ABI_MINOR) +
-                   ") returned NULL, so it needs another ABI version than this host speaks.");
-  }
-  constexpr uint32_t kV1Size = abi_rules::kStrategyV1Size;
-  if (raw->struct_size < kV1Size) {
-    fail(file, "has a descriptor struct_size of " + std::to_string(raw->struct_size) +
-                   " bytes, smaller than the " + std::to_string(kV1Size) + " of ABI version 1.0.");
-  }
-  std::memcpy(&self->descriptor_, raw, std::min<size_t>(raw->struct_size, sizeof(lds_strategy)));
-  const lds_strategy& d = self->descriptor_;
-  if (d.abi_major != LDS_ABI_MAJOR) {
-    fail(file, "was built for ABI major " + std::to_string(d.abi_major) + ", this host speaks " +
-                   std::to_string(LDS_ABI_MAJOR) + ".");
-  }
-  if (d.name == nullptr || d.version == nullptr || d.description == nullptr) {
-    fail(file, "has a descriptor with a NULL name, version or description.");
-  }
-  if (std::string(d.name) != spec.name) {
-    fail(file, "names itself '" + std::string(d.name) + "', not '" + spec.name +
-                   "' as its file name says.");
-  }
-  if (d.create == nullptr || d.destroy == nullptr || d.rank == nullptr) {
-    fail(file, std::string("has a NULL ") +
-                   (d.create == nullptr    ? "create"
-                    : d.destroy == nullptr ? "destroy"
-                                           : "rank") +
-                   " function.");
-  }
-  self->version_ = d.version;
-  self->description_ = d.description;
-  self->capabilities_ = d.capabilities;
-  // At most a column heading's worth, printable: it is shown, never interpreted.
-  if (d.score_name != nullptr) {
-    self->score_name_.assign(d.score_name, strnlen(d.score_name, abi_rules::kScoreNameMaxBytes));
-    for (char& c : self->score_name_) {
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-    }
-  }
+  self->map_library(copy);
+  self->read_descriptor();
 
   self->log_ = logger("lds.plugin." + spec.name);
   self->host_api_.struct_size = sizeof(lds_host_api);
@@ -376,11 +363,82 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
   self->host_api_.log = &host_log;
   self->host_api_.log_enabled = &host_log_enabled;
 
+  create_and_dry_run(self, spec);
+  return self;
+}
+
+void LoadedStrategy::map_library(const fs::path& copy) {
+  if (std::string problem = abi_rules::truncated_elf_problem(copy); !problem.empty()) {
+    ::unlink(copy.c_str());
+    fail(file_, "is not a loadable shared object: " + problem + ".");
+  }
+  try {
+    library_ = std::make_unique<boost::dll::shared_library>(
+        copy, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    ::unlink(copy.c_str());
+    fail(file_, "is not a loadable shared object: " + dl_reason(e, copy, file_) + ".");
+  }
+  ::unlink(copy.c_str());
+}
+
+void LoadedStrategy::read_descriptor() {
+  if (!library_->has(LDS_ENTRY_POINT_NAME)) {
+    fail(file_, "does not export " LDS_ENTRY_POINT_NAME ".");
+  }
+  auto entry = library_->get<const lds_strategy*(uint32_t, uint32_t)>(LDS_ENTRY_POINT_NAME);
+  const lds_strategy* raw = entry(LDS_ABI_MAJOR, LDS_ABI_MINOR);
+  if (raw == nullptr) {
+    fail(file_, "refused this host of ABI " + std::to_string(LDS_ABI_MAJOR) + "." +
+                    std::to_string(LDS_ABI_MINOR) + ": " LDS_ENTRY_POINT_NAME "(" +
+                    std::to_string(LDS_ABI_MAJOR) + ", " + std::to_string(LDS_ABI_MINOR) +
+                    ") returned NULL, so it needs another ABI version than this host speaks.");
+  }
+  constexpr uint32_t kV1Size = abi_rules::kStrategyV1Size;
+  if (raw->struct_size < kV1Size) {
+    fail(file_, "has a descriptor struct_size of " + std::to_string(raw->struct_size) +
+                    " bytes, smaller than the " + std::to_string(kV1Size) + " of ABI version 1.0.");
+  }
+  std::memcpy(&descriptor_, raw, std::min<size_t>(raw->struct_size, sizeof(lds_strategy)));
+  const lds_strategy& d = descriptor_;
+  if (d.abi_major != LDS_ABI_MAJOR) {
+    fail(file_, "was built for ABI major " + std::to_string(d.abi_major) + ", this host speaks " +
+                    std::to_string(LDS_ABI_MAJOR) + ".");
+  }
+  if (d.name == nullptr || d.version == nullptr || d.description == nullptr) {
+    fail(file_, "has a descriptor with a NULL name, version or description.");
+  }
+  if (std::string(d.name) != name_) {
+    fail(file_,
+         "names itself '" + std::string(d.name) + "', not '" + name_ + "' as its file name says.");
+  }
+  if (d.create == nullptr || d.destroy == nullptr || d.rank == nullptr) {
+    fail(file_, std::string("has a NULL ") +
+                    (d.create == nullptr    ? "create"
+                     : d.destroy == nullptr ? "destroy"
+                                            : "rank") +
+                    " function.");
+  }
+  version_ = d.version;
+  description_ = d.description;
+  capabilities_ = d.capabilities;
+  // At most a column heading's worth, printable: it is shown, never interpreted.
+  if (d.score_name != nullptr) {
+    score_name_.assign(d.score_name, strnlen(d.score_name, abi_rules::kScoreNameMaxBytes));
+    for (char& c : score_name_) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+  }
+}
+
+void LoadedStrategy::create_and_dry_run(std::shared_ptr<LoadedStrategy>& self,
+                                        const StrategyLoadSpec& spec) {
+  const fs::path file = self->file_;
   // create, then a dry run on the current directories: the plugin must answer with a valid ranking
   // (or say that nothing is eligible) before it is allowed to place anything. Both run on a thread
   // bounded by plugin.validation.timeout.ms, so a plugin that never answers costs one abandoned
   // thread rather than the caller, who may hold the broker's control lock.
-  auto job = std::make_shared<ValidationJob>(d, &self->host_api_, spec);
+  auto job = std::make_shared<ValidationJob>(self->descriptor_, &self->host_api_, spec);
   bool answered = false;
   try {
     answered = call_within(spec.validation_timeout, [job] { job->run(); });
@@ -388,42 +446,11 @@ std::shared_ptr<const LoadedStrategy> LoadedStrategy::load(const StrategyLoadSpe
     fail(file,
          "cannot be validated: no thread could be started for it: " + std::string(e.what()) + ".");
   }
-  if (!answered) {
-    job->abandon();
-    const bool in_create = job->phase() == ValidationJob::Phase::kCreate;
-    const std::string timeout = std::to_string(spec.validation_timeout.count()) + " ms";
-    logger("lds.plugin")
-        ->error(
-            "Gave up on strategy plugin {} (generation {}) after {} in its {}; the thread stays "
-            "inside it, so its library stays mapped and its instance is never destroyed.",
-            file.string(), spec.generation, timeout, in_create ? "create" : "dry-run rank");
-    keep_forever(std::move(self));
-    fail(file, std::string("did not ") +
-                   (in_create ? "return from create" : "answer its dry-run rank") + " within " +
-                   timeout +
-                   " (plugin.validation.timeout.ms); it stays loaded but unused, since a thread is "
-                   "still inside it.");
-  }
-  const int32_t created = job->create_status();
-  if (created == LDS_ERR_INVALID_ARGUMENT) {
-    fail(file, "rejected its options: " + text_of(job->create_error()) + ".");
-  }
-  if (created != LDS_OK) {
-    fail(file, "failed to create its instance (status " + std::to_string(created) +
-                   "): " + text_of(job->create_error()) + ".");
-  }
+  if (!answered) give_up(*job, self, file, spec);
+  check_created(*job, file);
   self->instance_ = job->instance();
   self->created_ = true;
-
-  const int32_t status = job->rank_status();
-  if (status == LDS_OK) {
-    std::string bad = abi_rules::ranking_problem(job->order(), job->order_len(), job->dir_count());
-    if (!bad.empty()) fail(file, "returned an invalid ranking in its dry run: " + bad + ".");
-  } else if (status != LDS_ERR_NO_ELIGIBLE_DIR) {
-    fail(file, "failed its dry-run rank with status " + std::to_string(status) + ": " +
-                   text_of(job->rank_error()) + ".");
-  }
-  return self;
+  check_dry_run(*job, file);
 }
 
 bool LoadedStrategy::file_changed() const {
@@ -453,8 +480,9 @@ LoadedStrategy::~LoadedStrategy() {
     descriptor_.destroy(instance_);
   }
   if (library_ && never_unload_) {
-    std::lock_guard lock(retained_mutex());
-    retained_libraries().push_back(std::move(library_));
+    KeptForever& kept = kept_forever();
+    MutexLock lock(kept.mu);
+    kept.libraries.push_back(std::move(library_));
   }
   // Otherwise library_ unloads here, after the instance is gone.
 }

@@ -99,6 +99,16 @@ class LoadedStrategy {
  private:
   LoadedStrategy() = default;
 
+  // Maps `copy`, the private copy of file_, and unlinks it.
+  void map_library(const std::filesystem::path& copy);
+  // Calls the entry point and checks the descriptor it returns: version handshake, struct_size,
+  // descriptor name, non-null functions. Keeps its copy and what it tells.
+  void read_descriptor();
+  // create and the dry-run rank, on a thread bounded by spec.validation_timeout. Past it, `self`
+  // is kept for the rest of the process and the load refused.
+  static void create_and_dry_run(std::shared_ptr<LoadedStrategy>& self,
+                                 const StrategyLoadSpec& spec);
+
   std::unique_ptr<boost::dll::shared_library> library_;
   lds_strategy
       descriptor_{};  // the first min(struct_size, sizeof) bytes of the plugin's, zero-filled

@@ -16,7 +16,7 @@ namespace lds {
 void StrategySlot::publish(std::shared_ptr<const LoadedStrategy> next) {
   std::shared_ptr<const LoadedStrategy> previous = std::move(next);
   {
-    std::lock_guard lock(current_mu_);
+    MutexLock lock(current_mu_);
     current_.swap(previous);
   }
   if (previous) swaps_.fetch_add(1, std::memory_order_relaxed);
@@ -24,7 +24,7 @@ void StrategySlot::publish(std::shared_ptr<const LoadedStrategy> next) {
 }
 
 std::shared_ptr<std::atomic<uint64_t>> StrategySlot::placement_count(const std::string& name) {
-  std::lock_guard lock(placements_mu_);
+  MutexLock lock(placements_mu_);
   auto& count = placements_[name];
   if (!count) count = std::make_shared<std::atomic<uint64_t>>(0);
   return count;
@@ -32,7 +32,7 @@ std::shared_ptr<std::atomic<uint64_t>> StrategySlot::placement_count(const std::
 
 std::vector<std::pair<std::string, uint64_t>> StrategySlot::placements_by_strategy() const {
   std::vector<std::pair<std::string, uint64_t>> out;
-  std::lock_guard lock(placements_mu_);
+  MutexLock lock(placements_mu_);
   for (const auto& [name, count] : placements_) {
     out.emplace_back(name, count->load(std::memory_order_relaxed));
   }

@@ -11,13 +11,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "strategy/strategy_plugin.h"
+#include "util/mutex.h"
 #include <lds/logdir_strategy.h>
 
 namespace lds {
@@ -37,7 +37,7 @@ class StrategySlot {
  public:
   // The active strategy; null before the first publish().
   std::shared_ptr<const LoadedStrategy> current() const {
-    std::lock_guard lock(current_mu_);
+    MutexLock lock(current_mu_);
     return current_;
   }
 
@@ -97,16 +97,17 @@ class StrategySlot {
   static uint32_t builtin_order(std::span<const lds_dir> dirs, std::span<uint32_t> order);
 
  private:
-  mutable std::mutex current_mu_;  // guards only the pointer copy and exchange
-  std::shared_ptr<const LoadedStrategy> current_;
+  mutable Mutex current_mu_;  // guards only the pointer copy and exchange
+  std::shared_ptr<const LoadedStrategy> current_ GUARDED_BY(current_mu_);
   std::atomic<uint64_t> generation_counter_{0};
   std::atomic<uint64_t> swaps_{0};
   std::atomic<uint64_t> fallbacks_{0};
   std::atomic<uint64_t> plugin_errors_{0};
   std::atomic<uint64_t> invalid_rankings_{0};
   std::atomic<uint64_t> refused_swaps_{0};
-  mutable std::mutex placements_mu_;  // guards the map, not the counts: a load adds a name
-  std::map<std::string, std::shared_ptr<std::atomic<uint64_t>>> placements_;
+  mutable Mutex placements_mu_;  // guards the map, not the counts: a load adds a name
+  std::map<std::string, std::shared_ptr<std::atomic<uint64_t>>> placements_
+      GUARDED_BY(placements_mu_);
 };
 
 }  // namespace lds

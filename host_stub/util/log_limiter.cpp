@@ -12,7 +12,7 @@ LogLimiter::LogLimiter(std::chrono::milliseconds interval, size_t max_keys, Cloc
 
 std::optional<uint64_t> LogLimiter::admit(const std::string& key) {
   const auto now = clock_();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = entries_.find(key);
   if (it != entries_.end()) {
     Entry& e = it->second;

@@ -6,10 +6,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
+
+#include "util/mutex.h"
 
 namespace lds {
 
@@ -33,8 +34,8 @@ class LogLimiter {
   const std::chrono::milliseconds interval_;
   const size_t max_keys_;
   const Clock clock_;
-  std::mutex mu_;
-  std::unordered_map<std::string, Entry> entries_;
+  Mutex mu_;
+  std::unordered_map<std::string, Entry> entries_ GUARDED_BY(mu_);
 };
 
 }  // namespace lds

@@ -3,45 +3,45 @@
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include <mutex>
+#include "util/mutex.h"
 
 namespace lds {
 namespace {
 
-std::mutex& registry_mutex() {
-  static std::mutex mu;
-  return mu;
-}
-
-spdlog::sink_ptr& shared_sink() {
-  static spdlog::sink_ptr sink = [] {
+// The sink and level every "lds." logger shares, and the lock that keeps them and spdlog's
+// registry in step.
+struct Registry {
+  Mutex mu;
+  spdlog::sink_ptr sink GUARDED_BY(mu) = [] {
     auto s = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
     s->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ [%n] %v");
     return spdlog::sink_ptr(std::move(s));
   }();
-  return sink;
-}
+  spdlog::level::level_enum level GUARDED_BY(mu) = spdlog::level::info;
+};
 
-spdlog::level::level_enum& current_level() {
-  static spdlog::level::level_enum level = spdlog::level::info;
-  return level;
+Registry& registry() {
+  static Registry* r = new Registry();  // never destroyed: loggers are used until the process ends
+  return *r;
 }
 
 }  // namespace
 
 void set_log_sink(spdlog::sink_ptr sink) {
-  std::lock_guard lock(registry_mutex());
-  shared_sink() = sink;
+  Registry& r = registry();
+  MutexLock lock(r.mu);
+  r.sink = sink;
   spdlog::apply_all([&sink](const std::shared_ptr<spdlog::logger>& l) {
     if (l->name().rfind("lds.", 0) == 0) l->sinks() = {sink};
   });
 }
 
 std::shared_ptr<spdlog::logger> logger(const std::string& name) {
-  std::lock_guard lock(registry_mutex());
+  Registry& r = registry();
+  MutexLock lock(r.mu);
   if (auto existing = spdlog::get(name)) return existing;
-  auto created = std::make_shared<spdlog::logger>(name, shared_sink());
-  created->set_level(current_level());
+  auto created = std::make_shared<spdlog::logger>(name, r.sink);
+  created->set_level(r.level);
   created->flush_on(spdlog::level::warn);
   spdlog::register_logger(created);
   return created;
@@ -50,8 +50,9 @@ std::shared_ptr<spdlog::logger> logger(const std::string& name) {
 bool set_log_level(const std::string& level) {
   auto parsed = spdlog::level::from_str(level);
   if (parsed == spdlog::level::off && level != "off") return false;
-  std::lock_guard lock(registry_mutex());
-  current_level() = parsed;
+  Registry& r = registry();
+  MutexLock lock(r.mu);
+  r.level = parsed;
   spdlog::apply_all([parsed](const std::shared_ptr<spdlog::logger>& l) {
     if (l->name().rfind("lds.", 0) == 0) l->set_level(parsed);
   });

@@ -6,33 +6,34 @@
 namespace lds::kafka {
 
 void RankWorker::loop(std::shared_ptr<Worker> worker) {
-  std::unique_lock lock(worker->mu);
   for (;;) {
-    worker->cv.wait(lock, [&] { return worker->has_task || worker->stop; });
-    if (worker->has_task) {
-      std::function<void()> task = std::move(worker->task);
+    std::function<void()> task;
+    {
+      MutexLock lock(worker->mu);
+      while (!worker->has_task && !worker->stop) worker->cv.wait(worker->mu);
+      if (!worker->has_task) return;  // stopped, with no task left
+      task = std::move(worker->task);
       worker->has_task = false;
-      lock.unlock();
-      try {
-        task();
-      } catch (...) {
-        // The task reports through its own state; nothing may escape a detached thread.
-      }
-      lock.lock();
-      worker->task_done = true;
-      worker->cv.notify_all();
     }
+    try {
+      task();
+    } catch (...) {
+      // The task reports through its own state; nothing may escape a detached thread.
+    }
+    MutexLock lock(worker->mu);
+    worker->task_done = true;
+    worker->cv.notify_all();
     if (worker->stop && !worker->has_task) return;
   }
 }
 
 RankWorker::Outcome RankWorker::run(uint64_t generation, std::chrono::milliseconds timeout,
                                     std::function<void()> call) {
-  std::lock_guard call_lock(call_mu_);
+  MutexLock call_lock(call_mu_);
   if (stuck_) {
     bool returned;
     {
-      std::lock_guard lock(stuck_->mu);
+      MutexLock lock(stuck_->mu);
       returned = stuck_->task_done;
     }
     if (!returned && stuck_generation_ == generation) return Outcome::kStillStuck;
@@ -43,16 +44,18 @@ RankWorker::Outcome RankWorker::run(uint64_t generation, std::chrono::millisecon
     std::thread(loop, worker_).detach();
   }
   std::shared_ptr<Worker> worker = worker_;
-  std::unique_lock lock(worker->mu);
-  worker->task = std::move(call);
-  worker->has_task = true;
-  worker->task_done = false;
-  worker->cv.notify_all();
-  if (worker->cv.wait_for(lock, timeout, [&] { return worker->task_done; })) {
-    return Outcome::kReturned;
+  {
+    MutexLock lock(worker->mu);
+    worker->task = std::move(call);
+    worker->has_task = true;
+    worker->task_done = false;
+    worker->cv.notify_all();
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!worker->task_done && worker->cv.wait_until(worker->mu, deadline)) {
+    }
+    if (worker->task_done) return Outcome::kReturned;
+    worker->stop = true;
   }
-  worker->stop = true;
-  lock.unlock();
   stuck_ = std::move(worker_);
   stuck_generation_ = generation;
   return Outcome::kTimedOut;

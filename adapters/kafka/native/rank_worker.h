@@ -11,11 +11,11 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
+
+#include "util/mutex.h"
 
 namespace lds::kafka {
 
@@ -31,19 +31,20 @@ class RankWorker {
 
  private:
   struct Worker {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::function<void()> task;
-    bool has_task = false;
-    bool task_done = false;
-    bool stop = false;  // exit once the current task, if any, returns
+    Mutex mu;
+    CondVar cv;
+    std::function<void()> task GUARDED_BY(mu);
+    bool has_task GUARDED_BY(mu) = false;
+    bool task_done GUARDED_BY(mu) = false;
+    bool stop GUARDED_BY(mu) = false;  // exit once the current task, if any, returns
   };
   static void loop(std::shared_ptr<Worker> worker);
 
-  std::mutex call_mu_;  // one call at a time
-  std::shared_ptr<Worker> worker_;
-  std::shared_ptr<Worker> stuck_;  // given up on; kept to learn whether its call returned
-  uint64_t stuck_generation_ = 0;
+  Mutex call_mu_;  // one call at a time
+  std::shared_ptr<Worker> worker_ GUARDED_BY(call_mu_);
+  // Given up on; kept to learn whether its call returned.
+  std::shared_ptr<Worker> stuck_ GUARDED_BY(call_mu_);
+  uint64_t stuck_generation_ GUARDED_BY(call_mu_) = 0;
 };
 
 }  // namespace lds::kafka
