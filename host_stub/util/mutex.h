@@ -58,14 +58,7 @@ class CondVar {
     cv_.wait(lock);
     lock.release();
   }
-  // False when `timeout` passed without a notify (or a spurious wake-up came).
-  template <typename Rep, typename Period>
-  bool wait_for(Mutex& mu, std::chrono::duration<Rep, Period> timeout) REQUIRES(mu) {
-    std::unique_lock<std::mutex> lock(mu.mu_, std::adopt_lock);
-    const std::cv_status status = cv_.wait_for(lock, timeout);
-    lock.release();
-    return status == std::cv_status::no_timeout;
-  }
+  // False once `deadline` has passed (true on a notify, or on a spurious wake-up).
   template <typename Clock, typename Duration>
   bool wait_until(Mutex& mu, std::chrono::time_point<Clock, Duration> deadline) REQUIRES(mu) {
     std::unique_lock<std::mutex> lock(mu.mu_, std::adopt_lock);
