@@ -1,7 +1,7 @@
 // configs.cpp: `lds-host configs`: lists the broker's configs (DescribeConfigs) or changes its
 // dynamic ones (IncrementalAlterConfigs), with kafka-configs.sh's syntax and output, over the
 // admin socket or, with --bootstrap-server, the broker's Kafka listener.
-#include "kafka/configs.h"
+#include "kafka/protocol/configs.h"
 
 #include <algorithm>
 #include <cctype>
@@ -18,8 +18,8 @@
 #include "cli/client.h"
 #include "cli/command.h"
 #include "cli/output.h"
-#include "kafka/api_keys.h"
-#include "kafka/kafka_client.h"
+#include "kafka/protocol/api_keys.h"
+#include "kafka/protocol/kafka_client.h"
 #include "model/wire.h"
 
 namespace lds::cli {

@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "cluster/cluster_ranker.h"
-#include "kafka/alter_replica_log_dirs.h"
-#include "kafka/api_keys.h"
-#include "kafka/configs.h"
+#include "kafka/protocol/alter_replica_log_dirs.h"
+#include "kafka/protocol/api_keys.h"
+#include "kafka/protocol/configs.h"
 #include "model/wire.h"
 #include "util/byte_size.h"
 

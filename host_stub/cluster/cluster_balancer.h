@@ -22,7 +22,7 @@
 #include "balance/blocked_moves.h"
 #include "cluster/cluster_view.h"
 #include "cluster/followed_moves.h"
-#include "kafka/kafka_client.h"
+#include "kafka/protocol/kafka_client.h"
 #include "strategy/strategy_slot.h"
 
 namespace lds::cluster {

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "kafka/api_keys.h"
-#include "kafka/metadata.h"
+#include "kafka/protocol/api_keys.h"
+#include "kafka/protocol/metadata.h"
 #include "model/wire.h"
 
 namespace lds::cluster {

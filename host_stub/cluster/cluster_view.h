@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "balance/balance_planner.h"
-#include "kafka/describe_log_dirs.h"
-#include "kafka/kafka_client.h"
+#include "kafka/protocol/describe_log_dirs.h"
+#include "kafka/protocol/kafka_client.h"
 #include "model/topic_partition.h"
 
 namespace lds::cluster {

@@ -88,7 +88,7 @@ class PartitionLog {
   // MESSAGE_TOO_LARGE (one batch, Kafka's sentence) or RECORD_LIST_TOO_LARGE (all of them),
   // naming the batch's position. `validate`, when given, is called with each batch whose framing,
   // size and CRC hold, before its record count is checked: the Kafka listener's own checks
-  // (LogValidator's, kafka/record_validator.h), which refuse by throwing KafkaError.
+  // (LogValidator's, kafka/server/record_validator.h), which refuse by throwing KafkaError.
   using BatchValidator = std::function<void(std::string_view batch)>;
   static void check_batches(std::string_view batches, const std::string& partition,
                             uint64_t segment_bytes, uint64_t max_message_bytes,

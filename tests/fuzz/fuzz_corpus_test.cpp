@@ -16,9 +16,9 @@
 
 #include "config/config.h"
 #include "fuzz_harness.h"
-#include "kafka/framing.h"
-#include "kafka/headers.h"
-#include "kafka/record_validator.h"
+#include "kafka/protocol/framing.h"
+#include "kafka/protocol/headers.h"
+#include "kafka/server/record_validator.h"
 #include "kafka_harness.h"
 #include "util/errors.h"
 #include "util/logging.h"
@@ -159,7 +159,7 @@ TEST(FuzzCorpus, EveryKafkaSeedIsARealClientRequestThatIsServed) {
     EXPECT_FALSE(reply.retry_at.has_value());
     EXPECT_EQ(reply_problem(frame, reply), "");
     if (header.api_key == 0 && !reply.frame.empty()) {
-      // A real client's batch passes Kafka's validation (kafka/record_validator.h).
+      // A real client's batch passes Kafka's validation (kafka/server/record_validator.h).
       kafka::Reader out(reply.frame);
       (void)kafka::read_response_header(out, 0);
       for (const auto& t : kafka::read_produce_response(out, header.api_version).topics) {

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "broker/broker.h"
-#include "kafka/listener.h"
-#include "kafka/request_handler.h"
+#include "kafka/server/listener.h"
+#include "kafka/server/request_handler.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

@@ -1,8 +1,8 @@
 // kafka_request_fuzzer.cpp: libFuzzer target for the Kafka listener's frame and request parser:
 // each input is a connection's byte stream, cut into frames as the listener cuts it
-// (kafka/framing.h) and answered by the request handler over an in-memory broker, up to the first
-// close. Any crash, sanitizer report or exception out of the handler is a finding, and so is a
-// reply a client could not read (kafka_harness.h) or a waiting Fetch still waiting past its
+// (kafka/protocol/framing.h) and answered by the request handler over an in-memory broker, up to
+// the first close. Any crash, sanitizer report or exception out of the handler is a finding, and so
+// is a reply a client could not read (kafka_harness.h) or a waiting Fetch still waiting past its
 // deadline.
 #include <chrono>
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "kafka/framing.h"
+#include "kafka/protocol/framing.h"
 #include "kafka_harness.h"
 
 namespace {

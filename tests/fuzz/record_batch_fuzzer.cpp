@@ -1,5 +1,5 @@
 // record_batch_fuzzer.cpp: libFuzzer target for Kafka's validation of a client's record batch
-// (kafka/record_validator.h) and the codec libraries under it. Each input is one batch whose
+// (kafka/server/record_validator.h) and the codec libraries under it. Each input is one batch whose
 // magic, batchLength and CRC32C are made right first, so that mutations get past the log's
 // framing check to the header rules, the decompressors (any codec number, any compressed bytes)
 // and the record framing. Any crash, sanitizer report, leak or exception other than KafkaError is
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "batch_bytes.h"
-#include "kafka/record_validator.h"
+#include "kafka/server/record_validator.h"
 #include "model/record_batch.h"
 #include "model/wire.h"
 #include "util/errors.h"

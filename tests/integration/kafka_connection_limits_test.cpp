@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "byte_units.h"
-#include "kafka/create_topics.h"
-#include "kafka/fetch.h"
-#include "kafka/headers.h"
-#include "kafka/metadata.h"
-#include "kafka/produce.h"
+#include "kafka/protocol/create_topics.h"
+#include "kafka/protocol/fetch.h"
+#include "kafka/protocol/headers.h"
+#include "kafka/protocol/metadata.h"
+#include "kafka/protocol/produce.h"
 #include "kafka_listener_fixture.h"
 #include "model/record_batch.h"
 #include "model/wire.h"

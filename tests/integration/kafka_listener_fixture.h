@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "frame_client.h"
-#include "kafka/api_versions.h"
-#include "kafka/headers.h"
+#include "kafka/protocol/api_versions.h"
+#include "kafka/protocol/headers.h"
 #include "model/wire.h"
 #include "server_fixture.h"
 

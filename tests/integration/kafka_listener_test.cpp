@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "kafka/api_versions.h"
-#include "kafka/describe_log_dirs.h"
-#include "kafka/headers.h"
-#include "kafka/metadata.h"
+#include "kafka/protocol/api_versions.h"
+#include "kafka/protocol/describe_log_dirs.h"
+#include "kafka/protocol/headers.h"
+#include "kafka/protocol/metadata.h"
 #include "kafka_listener_fixture.h"
 #include "model/wire.h"
 #include "server_fixture.h"

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "client_batches.h"
-#include "kafka/produce.h"
+#include "kafka/protocol/produce.h"
 #include "kafka_listener_fixture.h"
 #include "model/record_batch.h"
 

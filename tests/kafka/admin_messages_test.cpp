@@ -5,9 +5,9 @@
 // AlterReplicaLogDirs{Request,Response}.json (clients/src/main/resources/common/message/).
 #include <gtest/gtest.h>
 
-#include "kafka/alter_replica_log_dirs.h"
-#include "kafka/configs.h"
-#include "kafka/create_partitions.h"
+#include "kafka/protocol/alter_replica_log_dirs.h"
+#include "kafka/protocol/configs.h"
+#include "kafka/protocol/create_partitions.h"
 #include "kafka_test_bytes.h"
 
 namespace lds::kafka {

@@ -3,7 +3,7 @@
 // client could not read back are refused: a second gzip member or ZStandard frame, bytes after the
 // stream, LZ4 frames Kafka's reader does not take, a broken checksum, a snappy block that claims
 // more than it could hold.
-#include "kafka/compression.h"
+#include "kafka/protocol/compression.h"
 
 #include <gtest/gtest.h>
 #include <lz4frame.h>

@@ -1,6 +1,6 @@
 // headers_test.cpp: request header versions 0 to 2 and response header versions 0 and 1, as
 // Kafka's RequestHeader.json and ResponseHeader.json define them.
-#include "kafka/headers.h"
+#include "kafka/protocol/headers.h"
 
 #include <gtest/gtest.h>
 

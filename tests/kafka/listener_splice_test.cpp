@@ -16,7 +16,7 @@
 #include "frame_client.h"
 #include "io/fd_reserve.h"
 #include "io/file_slice.h"
-#include "kafka/listener.h"
+#include "kafka/server/listener.h"
 #include "model/wire.h"
 #include "temp_dir.h"
 

@@ -4,7 +4,7 @@
 // waiting request (a Fetch's max_wait_ms) holding neither a worker nor its connection's order, a
 // close requested by the handler sent after the replies before it, connections.max.idle.ms,
 // max.connections (fixed and lowered), and stop() with connections open.
-#include "kafka/listener.h"
+#include "kafka/server/listener.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -3,10 +3,10 @@
 // v5 from KIP-1066). The flexible versions are checked byte for byte against hand-assembled input.
 #include <gtest/gtest.h>
 
-#include "kafka/api_keys.h"
-#include "kafka/api_versions.h"
-#include "kafka/describe_log_dirs.h"
-#include "kafka/metadata.h"
+#include "kafka/protocol/api_keys.h"
+#include "kafka/protocol/api_versions.h"
+#include "kafka/protocol/describe_log_dirs.h"
+#include "kafka/protocol/metadata.h"
 #include "kafka_test_bytes.h"
 
 namespace lds::kafka {

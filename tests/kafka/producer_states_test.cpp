@@ -1,13 +1,13 @@
 // producer_states_test.cpp: the sequence checks of idempotent producers' batches, with an append
 // that counts: duplicates answered from the last five batches, batches out of sequence and from
 // older epochs refused, a new epoch starting at 0, wrapping sequences, and the bound on entries.
-#include "kafka/producer_states.h"
+#include "kafka/server/producer_states.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "kafka/api_keys.h"
+#include "kafka/protocol/api_keys.h"
 
 namespace lds::kafka {
 namespace {

@@ -4,9 +4,9 @@
 // ListOffsetsResponse.json): hand-assembled bytes decoded, and encoded back byte for byte.
 #include <gtest/gtest.h>
 
-#include "kafka/fetch.h"
-#include "kafka/list_offsets.h"
-#include "kafka/produce.h"
+#include "kafka/protocol/fetch.h"
+#include "kafka/protocol/list_offsets.h"
+#include "kafka/protocol/produce.h"
 #include "kafka_test_bytes.h"
 
 namespace lds::kafka {

@@ -1,7 +1,7 @@
 // record_validator_test.cpp: Kafka's checks of a client's record batch, one rule at a time: each
 // batch below breaks exactly one rule (its CRC32C made right again) and gets Kafka's error code,
 // the records at fault named where the fault is inside one; valid batches of every codec pass.
-#include "kafka/record_validator.h"
+#include "kafka/server/record_validator.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "client_batches.h"
-#include "kafka/compression.h"
+#include "kafka/protocol/compression.h"
 #include "model/record_batch.h"
 #include "model/wire.h"
 

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "broker/broker.h"
-#include "kafka/api_keys.h"
-#include "kafka/configs.h"
-#include "kafka/create_partitions.h"
-#include "kafka/headers.h"
-#include "kafka/request_handler.h"
+#include "kafka/protocol/api_keys.h"
+#include "kafka/protocol/configs.h"
+#include "kafka/protocol/create_partitions.h"
+#include "kafka/protocol/headers.h"
+#include "kafka/server/request_handler.h"
 #include "temp_dir.h"
 #include "util/logging.h"
 

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "kafka/create_topics.h"
-#include "kafka/delete_topics.h"
-#include "kafka/describe_cluster.h"
-#include "kafka/describe_topic_partitions.h"
-#include "kafka/metadata.h"
-#include "kafka/partition_reassignments.h"
-#include "kafka/topic_id.h"
+#include "kafka/protocol/create_topics.h"
+#include "kafka/protocol/delete_topics.h"
+#include "kafka/protocol/describe_cluster.h"
+#include "kafka/protocol/describe_topic_partitions.h"
+#include "kafka/protocol/metadata.h"
+#include "kafka/protocol/partition_reassignments.h"
+#include "kafka/protocol/topic_id.h"
 #include "request_handler_fixture.h"
 
 namespace lds::kafka {

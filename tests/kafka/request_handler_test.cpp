@@ -2,7 +2,7 @@
 // answer, and every truncation and byte flip of real requests (every API) either answered, turned
 // into a closed connection or a wait, never a crash or an exception, with the broker still serving
 // afterwards.
-#include "kafka/request_handler.h"
+#include "kafka/server/request_handler.h"
 
 #include <gtest/gtest.h>
 
@@ -12,16 +12,16 @@
 #include <vector>
 
 #include "broker/broker.h"
-#include "kafka/api_versions.h"
-#include "kafka/create_topics.h"
-#include "kafka/delete_topics.h"
-#include "kafka/describe_cluster.h"
-#include "kafka/describe_log_dirs.h"
-#include "kafka/fetch.h"
-#include "kafka/headers.h"
-#include "kafka/list_offsets.h"
-#include "kafka/metadata.h"
-#include "kafka/produce.h"
+#include "kafka/protocol/api_versions.h"
+#include "kafka/protocol/create_topics.h"
+#include "kafka/protocol/delete_topics.h"
+#include "kafka/protocol/describe_cluster.h"
+#include "kafka/protocol/describe_log_dirs.h"
+#include "kafka/protocol/fetch.h"
+#include "kafka/protocol/headers.h"
+#include "kafka/protocol/list_offsets.h"
+#include "kafka/protocol/metadata.h"
+#include "kafka/protocol/produce.h"
 #include "kafka_test_bytes.h"
 #include "model/record_batch.h"
 #include "request_handler_fixture.h"

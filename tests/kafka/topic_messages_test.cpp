@@ -2,8 +2,8 @@
 // CreateTopicsRequest/Response.json and DeleteTopicsRequest/Response.json.
 #include <gtest/gtest.h>
 
-#include "kafka/create_topics.h"
-#include "kafka/delete_topics.h"
+#include "kafka/protocol/create_topics.h"
+#include "kafka/protocol/delete_topics.h"
 #include "kafka_test_bytes.h"
 
 namespace lds::kafka {

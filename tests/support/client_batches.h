@@ -1,12 +1,12 @@
 // client_batches.h: record batches as a Kafka client sends them compressed, with any codec
-// (kafka/compression.h: link lds_kafka), and the byte edits of batch_bytes.h.
+// (kafka/protocol/compression.h: link lds_kafka_protocol), and the byte edits of batch_bytes.h.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "batch_bytes.h"
-#include "kafka/compression.h"
+#include "kafka/protocol/compression.h"
 #include "model/record_batch.h"
 
 namespace lds::test {

@@ -7,9 +7,9 @@
 
 #include "batch_bytes.h"
 #include "frame_client.h"
-#include "kafka/fetch.h"
-#include "kafka/headers.h"
-#include "kafka/produce.h"
+#include "kafka/protocol/fetch.h"
+#include "kafka/protocol/headers.h"
+#include "kafka/protocol/produce.h"
 #include "model/record_batch.h"
 #include "model/wire.h"
 
