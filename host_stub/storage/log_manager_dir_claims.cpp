@@ -196,7 +196,7 @@ void LogManager::refuse_unless_a_dir_is_online() {
       all += (all.empty() ? "" : ", ") + d->path_text;
       faults += (faults.empty() ? "" : "; ") + d->path_text + ": " + d->offline_reason;
     }
-    for (auto& d : dirs_) d->lock.release();
+    release_dir_locks();
   }
   while (!faults.empty() && (faults.back() == '.' || faults.back() == ' ')) faults.pop_back();
   throw ConfigError("Shutdown broker because none of the specified log dirs from " + all +
