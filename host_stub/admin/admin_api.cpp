@@ -8,6 +8,7 @@
 
 #include "admin/balance_api.h"
 #include "broker/broker.h"
+#include "broker/kafka_errors.h"
 #include "io/log_layout.h"
 #include "util/errors.h"
 #include "util/logging.h"
@@ -107,6 +108,9 @@ json AdminApi::handle(const json& request) {
         "DescribeBalance, Balance or DrainLogDir.");
   } catch (const KafkaError& e) {
     return error_response(e.code(), e.what());
+  } catch (const StorageError& e) {
+    const KafkaError answer = kafka_error(e);
+    return error_response(answer.code(), answer.what());
   } catch (const std::exception& e) {
     logger("lds.admin")->error("Request failed unexpectedly: {}", e.what());
     return error_response(ErrorCode::kUnknownServerError, e.what());
@@ -124,8 +128,9 @@ json AdminApi::describe_log_dirs() {
     json failed_moves = json::array();
     for (const auto& f : failed) {
       if (f.log_dir != d.log_dir) continue;
-      failed_moves.push_back(
-          {{"partition", f.partition}, {"error", error_name(f.error)}, {"message", f.message}});
+      failed_moves.push_back({{"partition", f.partition},
+                              {"error", error_name(kafka_error_code(f.error))},
+                              {"message", f.message}});
     }
     json partitions = json::array();
     for (const auto& p : d.partitions) {
@@ -136,14 +141,15 @@ json AdminApi::describe_log_dirs() {
     }
     dirs.push_back(
         {{"logDir", d.log_dir},
-         {"error", d.error == ErrorCode::kNone ? json(nullptr) : json(error_name(d.error))},
+         {"error", d.error == StorageErrc::kNone ? json(nullptr)
+                                                 : json(error_name(kafka_error_code(d.error)))},
          {"errorMessage", d.error_message},
          {"directoryId", d.directory_id},
          {"totalBytes", d.total_bytes},
          {"usableBytes", d.usable_bytes},
          {"reservedBytes", d.reserved_bytes},
          {"projectedFillPercent",
-          d.error == ErrorCode::kNone && d.space_known
+          d.error == StorageErrc::kNone && d.space_known
               ? optional_number(projected_fill_percent(d.total_bytes, d.usable_bytes,
                                                        d.reserved_bytes, expected))
               : json(nullptr)},
@@ -195,7 +201,9 @@ PartitionsRequest partitions_request(const json& request) {
   return r;
 }
 
-json placement_json(const PlacementExplanation& e) {
+// A placement's explanation, with `refusal`: what a creation would answer (NONE when it would
+// place the partition).
+json placement_json(const PlacementExplanation& e, const KafkaError& refusal) {
   json dirs = json::array();
   json first = nullptr;
   for (const PlacementCandidate& c : e.dirs) {
@@ -225,8 +233,8 @@ json placement_json(const PlacementExplanation& e) {
           {"scoreName", e.score_name.empty() ? json(nullptr) : json(e.score_name)},
           {"expectedBytes", e.expected_bytes},
           {"dirs", std::move(dirs)},
-          {"error", error_name(e.error)},
-          {"message", e.message}};
+          {"error", error_name(refusal.code())},
+          {"message", refusal.what()}};
 }
 
 // "2026-12-03T08:10:00.123Z": a placement's time, UTC, to the millisecond.
@@ -263,7 +271,7 @@ json AdminApi::explain_placement(const json& request) {
                     " was placed before them or before the last restart.";
     return out;
   }
-  json placement = placement_json(recall.placement->explanation);
+  json placement = placement_json(recall.placement->explanation, KafkaError(ErrorCode::kNone, ""));
   placement.erase("exists");
   placement["logDir"] = recall.placement->placed_in;
   placement["placedAt"] = utc_text(recall.placement->placed_at);
@@ -276,8 +284,9 @@ json AdminApi::describe_placement(const json& request) {
   const PartitionsRequest r = partitions_request(request);
   json results = json::array();
   for (int32_t p : r.numbers) {
-    results.push_back(
-        placement_json(broker_.logs().explain_placement(r.topic, p, r.expected, r.expected_rate)));
+    const LogManager::PlacementPreview preview =
+        broker_.logs().explain_placement(r.topic, p, r.expected, r.expected_rate);
+    results.push_back(placement_json(preview, kafka_error(preview.error, preview.message)));
   }
   json out = ok_response();
   out["topic"] = r.topic;
@@ -299,11 +308,12 @@ json AdminApi::create_partitions(const json& request) {
       r["generation"] = placed.generation;
       r["error"] = error_name(ErrorCode::kNone);
       r["message"] = "";
-    } catch (const KafkaError& e) {
+    } catch (const StorageError& e) {
+      const KafkaError answer = kafka_error(e);
       r["logDir"] = nullptr;
       r["created"] = false;
-      r["error"] = error_name(e.code());
-      r["message"] = e.what();
+      r["error"] = error_name(answer.code());
+      r["message"] = answer.what();
     }
     results.push_back(std::move(r));
   }
@@ -366,15 +376,16 @@ json AdminApi::alter_replica_log_dirs(const json& request) {
   for (const auto& [path, tp] : moves) {
     LogManager::AlterResult r;
     if (std::string why = layout::topic_name_problem(tp.topic); !why.empty()) {
-      r = {ErrorCode::kInvalidTopic, why};
+      r = {StorageErrc::kInvalidTopicName, why};
     } else {
       r = broker_.logs().alter_replica_log_dir(tp, path);
     }
+    const KafkaError answer = kafka_error(r.error, r.message);
     results.push_back({{"topic", tp.topic},
                        {"partition", tp.partition},
                        {"path", path},
-                       {"error", error_name(r.error)},
-                       {"message", r.message}});
+                       {"error", error_name(answer.code())},
+                       {"message", answer.what()}});
   }
   json out = ok_response();
   out["results"] = std::move(results);

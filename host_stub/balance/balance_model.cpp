@@ -26,7 +26,7 @@ uint64_t reserved_on_filesystem(const std::vector<LogDirDescription>& described,
   if (d.filesystem == 0) return d.reserved_bytes;
   uint64_t reserved = 0;
   for (const LogDirDescription& o : described) {
-    if (o.filesystem == d.filesystem && o.error == ErrorCode::kNone) reserved += o.reserved_bytes;
+    if (o.filesystem == d.filesystem && o.error == StorageErrc::kNone) reserved += o.reserved_bytes;
   }
   return reserved;
 }
@@ -49,7 +49,7 @@ BalanceSnapshot balance_snapshot(
     const LogDirDescription& d = described[i];
     BalanceDir dir;
     dir.path = d.log_dir;
-    dir.online = d.error == ErrorCode::kNone;
+    dir.online = d.error == StorageErrc::kNone;
     dir.cordoned = d.cordoned;
     if (dir.online && d.space_known && d.total_bytes > 0) {
       dir.total_bytes = d.total_bytes;

@@ -245,7 +245,7 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
       continue;
     }
     const LogManager::AlterResult r = logs_.alter_replica_log_dir(m.tp, snap.model.dirs[m.to].path);
-    if (r.error != ErrorCode::kNone) {
+    if (r.error != StorageErrc::kNone) {
       log()->warn("could not start moving {} to {}: {}", m.tp.str(), snap.model.dirs[m.to].path,
                   r.message);
       blocked_.add(m.tp, m.to, r.message, snap.model, now);

@@ -71,7 +71,7 @@ void kafka_log_metrics(const std::vector<LogDirDescription>& dirs, std::vector<M
                       MetricType::Gauge);
   double offline_n = 0, cordoned_n = 0;
   for (const LogDirDescription& d : dirs) {
-    const bool is_offline = d.error != ErrorCode::kNone;
+    const bool is_offline = d.error != StorageErrc::kNone;
     offline_n += is_offline ? 1 : 0;
     cordoned_n += d.cordoned ? 1 : 0;
     const std::string quoted = "\"" + d.log_dir + "\"";
@@ -109,7 +109,7 @@ void dir_metrics(const std::vector<LogDirDescription>& dirs, std::vector<MetricF
   for (const LogDirDescription& d : dirs) {
     const Labels dir{{"dir", d.log_dir}};
     add(placements, as_double(d.placements), dir);
-    if (d.error != ErrorCode::kNone) continue;  // an offline dir has no sizes to show
+    if (d.error != StorageErrc::kNone) continue;  // an offline dir has no sizes to show
     add(partitions, as_double(d.partitions.size()), dir);
     add(reserved, as_double(d.reserved_bytes), dir);
     if (!d.space_known || d.total_bytes == 0) continue;

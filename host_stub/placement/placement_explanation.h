@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "util/errors.h"
 #include <lds/logdir_strategy.h>
 
 namespace lds {
@@ -59,9 +58,6 @@ struct PlacementExplanation {
   std::string existing_log_dir;
   // The ranked directories first, best first, then those left out, in log.dirs order.
   std::vector<PlacementCandidate> dirs;
-  // What a creation would answer when nothing is eligible (kNone otherwise).
-  ErrorCode error = ErrorCode::kNone;
-  std::string message;
 };
 
 // What one rank call saw and answered, for explain_ranking.

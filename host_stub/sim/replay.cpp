@@ -243,7 +243,7 @@ void Replay::create_topics(uint32_t step) {
       PlacementResult r;
       try {
         r = logs_.create_partition(topic.name, partition, topic.expected_bytes);
-      } catch (const KafkaError&) {
+      } catch (const StorageError&) {
         ++result_.failed_placements;
         continue;
       }

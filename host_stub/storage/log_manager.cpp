@@ -35,11 +35,9 @@ namespace {
 // PlacementDecision::strategy when a remembered KIP-113 preference decided.
 constexpr const char* kPreferredPlacement = "preferred";
 
-// What Kafka's controller answers (INVALID_REPLICATION_FACTOR) when no broker has a log directory
-// that is not cordoned (KIP-1066); this broker is the only one, and places one replica.
-constexpr const char* kEveryDirCordoned =
-    "Unable to replicate the partition 1 time(s): All brokers are currently fenced, or have all "
-    "their log directories cordoned.";
+// Why nothing can be placed with every online log directory cordoned (KIP-1066). The broker's
+// faces answer Kafka's controller's sentence instead (broker/kafka_errors.h).
+constexpr const char* kEveryDirCordoned = "Every online log directory is cordoned.";
 
 bool is_cordoned(const lds_dir& d) { return (d.flags & LDS_DIR_CORDONED) != 0; }
 
@@ -110,9 +108,9 @@ void keep_uncordoned(PlacementDecision& decision, const TopicPartition& tp,
     if (!is_cordoned(candidates[k])) decision.dirs.push_back(indices[k]);
   }
   if (decision.dirs.empty()) {
-    throw KafkaError(ErrorCode::kKafkaStorageError, "No eligible log directory for " + tp.str() +
-                                                        ": strategy " + decision.strategy +
-                                                        " ranked only cordoned log directories.");
+    throw StorageError(StorageErrc::kDirUnavailable, "No eligible log directory for " + tp.str() +
+                                                         ": strategy " + decision.strategy +
+                                                         " ranked only cordoned log directories.");
   }
 }
 
@@ -307,16 +305,16 @@ std::string LogManager::create_on_disk(uint32_t dir_index, const TopicPartition&
     // Something this broker does not host sits at the partition's name (the startup scan logged
     // it as stray): the disk is fine, this creation is not.
     if (err == EEXIST) {
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       "Cannot create " + tp.str() + " in " + where + ": " + dir.string() +
-                           " already exists and is not a partition this broker hosts; move it "
-                           "out of the log directory. The log directory stays online.");
+      throw StorageError(StorageErrc::kDirUnavailable,
+                         "Cannot create " + tp.str() + " in " + where + ": " + dir.string() +
+                             " already exists and is not a partition this broker hosts; move it "
+                             "out of the log directory. The log directory stays online.");
     }
     // A 249-character topic with a partition number of 6 digits or more, or a log dir path near
     // PATH_MAX: the name is at fault, not the disk.
     if (is_name_too_long(err)) {
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       name_too_long_text("Cannot create " + tp.str(), where, dir.string(), err));
+      throw StorageError(StorageErrc::kDirUnavailable,
+                         name_too_long_text("Cannot create " + tp.str(), where, dir.string(), err));
     }
     if (is_out_of_space(err)) return out_of_space_refusal(err);
     throw FileError(err, "mkdir", dir);
@@ -333,9 +331,9 @@ std::string LogManager::create_on_disk(uint32_t dir_index, const TopicPartition&
     std::error_code ec;
     fs::remove_all(dir, ec);  // no half-created partition
     if (is_name_too_long(e.code().value())) {
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       name_too_long_text("Cannot create " + tp.str(), where, e.path().string(),
-                                          e.code().value()));
+      throw StorageError(StorageErrc::kDirUnavailable,
+                         name_too_long_text("Cannot create " + tp.str(), where, e.path().string(),
+                                            e.code().value()));
     }
     if (is_out_of_space(e.code().value())) return out_of_space_refusal(e.code().value());
     throw;
@@ -369,15 +367,15 @@ void LogManager::set_placement_timing(bool on) {
   time_placements_.store(on, std::memory_order_release);
 }
 
-PlacementExplanation LogManager::explain_placement(
+LogManager::PlacementPreview LogManager::explain_placement(
     const std::string& topic, int32_t partition, std::optional<uint64_t> expected_bytes,
     std::optional<uint64_t> expected_bytes_in_per_sec) const {
-  PlacementExplanation e;
+  PlacementPreview e;
   e.topic = topic;
   e.partition = partition;
   try {
     if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
-      throw KafkaError(ErrorCode::kInvalidTopic, why);
+      throw StorageError(StorageErrc::kInvalidTopicName, why);
     }
     {
       MutexLock lock(mu_);
@@ -387,7 +385,7 @@ PlacementExplanation LogManager::explain_placement(
       }
     }
     decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, &e, true);
-  } catch (const KafkaError& error) {
+  } catch (const StorageError& error) {
     e.error = error.code();
     e.message = error.what();
   }
@@ -464,13 +462,13 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
     explain_with({});
     std::string all;
     for (const auto& d : dirs_) all += (all.empty() ? "" : ", ") + d->path_text;
-    throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + all);
+    throw StorageError(StorageErrc::kDirUnavailable, "No log directories available. Tried " + all);
   }
   // Cordons are the host's guarantee, whatever the strategy (KIP-1066): with every candidate
   // cordoned there is nothing to rank.
   if (std::all_of(dirs.begin(), dirs.end(), is_cordoned)) {
     explain_with({});
-    throw KafkaError(ErrorCode::kInvalidReplicationFactor, kEveryDirCordoned);
+    throw StorageError(StorageErrc::kEveryDirCordoned, kEveryDirCordoned);
   }
   order.resize(dirs.size());
   lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes,
@@ -484,8 +482,8 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   }
   if (outcome.status != LDS_OK) {
     explain_with({});
-    throw KafkaError(ErrorCode::kKafkaStorageError,
-                     "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
+    throw StorageError(StorageErrc::kDirUnavailable,
+                       "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
   }
   const std::span<const uint32_t> ranked(order.data(), outcome.order_len);
   explain_with(ranked);
@@ -497,17 +495,17 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
                                              std::optional<uint64_t> expected_bytes,
                                              std::optional<uint64_t> expected_bytes_in_per_sec) {
   if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
-    throw KafkaError(ErrorCode::kInvalidTopic, why);
+    throw StorageError(StorageErrc::kInvalidTopicName, why);
   }
   if (partition < 0) {
-    throw KafkaError(ErrorCode::kInvalidPartitions,
-                     "Partition " + std::to_string(partition) + " of topic " + topic +
-                         " is negative; partition numbers start at 0.");
+    throw StorageError(StorageErrc::kInvalidPartition,
+                       "Partition " + std::to_string(partition) + " of topic " + topic +
+                           " is negative; partition numbers start at 0.");
   }
   const TopicPartition tp{topic, partition};
   MutexLock create_lock(create_mu_);
   if (std::string why = topic_collision_problem(topic); !why.empty()) {
-    throw KafkaError(ErrorCode::kInvalidTopic, why);
+    throw StorageError(StorageErrc::kInvalidTopicName, why);
   }
   {
     // Kafka's getOrCreateLog: an existing replica is returned, not created again.
@@ -550,10 +548,10 @@ PlacementResult LogManager::create_in_ranked_dirs_locked(
       refusal = create_on_disk(dir, tp, expected, replica_id);
     } catch (const std::system_error& e) {
       if (is_resource_shortage(e.code().value())) {
-        throw KafkaError(ErrorCode::kKafkaStorageError,
-                         "Cannot create " + tp.str() + " in " + dirs_[dir]->path_text + ": " +
-                             resource_shortage_text(e.code().value()) +
-                             "; the log directory stays online.");
+        throw StorageError(StorageErrc::kDirUnavailable,
+                           "Cannot create " + tp.str() + " in " + dirs_[dir]->path_text + ": " +
+                               resource_shortage_text(e.code().value()) +
+                               "; the log directory stays online.");
       }
       mark_offline(dir, e.what());
       continue;
@@ -571,10 +569,10 @@ PlacementResult LogManager::create_in_ranked_dirs_locked(
   // Every dir tried was full: each says so. A full dir is not offline, so "No log directories
   // available" would send the operator looking for a failed disk.
   if (full_count > 0 && full_count == attempt.size()) {
-    throw KafkaError(ErrorCode::kKafkaStorageError, full);
+    throw StorageError(StorageErrc::kDirUnavailable, full);
   }
-  throw KafkaError(ErrorCode::kKafkaStorageError, "No log directories available. Tried " + tried +
-                                                      (full.empty() ? "" : ". " + full));
+  throw StorageError(StorageErrc::kDirUnavailable, "No log directories available. Tried " + tried +
+                                                       (full.empty() ? "" : ". " + full));
 }
 
 PlacementResult LogManager::host_new_partition_locked(
@@ -628,8 +626,8 @@ LogManager::PlacementRecall LogManager::past_placement(const TopicPartition& tp)
     MutexLock lock(mu_);
     auto it = partitions_.find(tp);
     if (it == partitions_.end()) {
-      throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
-                       "This broker does not host partition " + tp.str() + ".");
+      throw StorageError(StorageErrc::kUnknownPartition,
+                         "This broker does not host partition " + tp.str() + ".");
     }
     recall.log_dir = dirs_[it->second->dir]->path_text;
   }

@@ -23,8 +23,9 @@
 #include "storage/clean_shutdown.h"
 #include "storage/partition_log.h"
 #include "storage/pending_deletions.h"
+#include "storage/storage_error.h"
 #include "strategy/strategy_slot.h"
-#include "util/errors.h"
+#include "util/errors.h"  // ConfigError, PluginError
 #include "util/latency_histogram.h"
 #include "util/mutex.h"
 #include "util/rate_meter.h"
@@ -64,7 +65,7 @@ struct PartitionDescription {
 struct LogDirDescription {
   std::string log_dir;
   std::string directory_id;
-  ErrorCode error = ErrorCode::kNone;  // kKafkaStorageError when offline
+  StorageErrc error = StorageErrc::kNone;  // kDirUnavailable when offline
   std::string error_message;
   uint64_t total_bytes = 0;
   uint64_t usable_bytes = 0;
@@ -85,7 +86,7 @@ struct LogDirDescription {
 struct FailedMoveDescription {
   std::string partition;  // "topic-0"
   std::string log_dir;    // the destination it did not reach
-  ErrorCode error = ErrorCode::kKafkaStorageError;
+  StorageErrc error = StorageErrc::kDirUnavailable;
   std::string message;  // "Not enough space in /d2 to move t-0: 64.0 MiB needed, 12.0 MiB free."
 };
 
@@ -123,7 +124,7 @@ class LogManager {
 
   // The answer to one partition of an AlterReplicaLogDirs request.
   struct AlterResult {
-    ErrorCode error = ErrorCode::kNone;
+    StorageErrc error = StorageErrc::kNone;
     std::string message;
   };
 
@@ -178,10 +179,10 @@ class LogManager {
   // Kafka's createLog: a remembered preference wins; otherwise the active strategy ranks the online
   // directories; each is tried in order and an I/O error marks it offline. A directory whose
   // filesystem is full refuses the creation and stays online, and the next one is tried. A
-  // cordoned directory is never used, whatever the strategy. Throws KafkaError:
-  // INVALID_TOPIC_EXCEPTION (an invalid name, or a new topic whose name collides with a hosted
-  // one's), INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (every online directory cordoned,
-  // Kafka's message), KAFKA_STORAGE_ERROR ("Cannot create t-0 in /d1: its filesystem is full (No
+  // cordoned directory is never used, whatever the strategy. Throws StorageError:
+  // kInvalidTopicName (an invalid name, or a new topic whose name collides with a hosted
+  // one's), kInvalidPartition, kEveryDirCordoned (every online directory
+  // cordoned), kDirUnavailable ("Cannot create t-0 in /d1: its filesystem is full (No
   // space left on device); the log directory stays online.", one sentence per directory, when
   // every directory tried was full; "No log directories available. Tried ...", followed by those
   // sentences, when some failed; or nothing eligible).
@@ -195,8 +196,8 @@ class LogManager {
   // The placement decision alone: snapshot of the online directories, rank through the active
   // strategy (with the per-call fallback), no disk I/O except reading sizes for strategies that use
   // them. Cordoned directories are left out of the strategy's ranking. Decisions run concurrently
-  // with each other and with strategy swaps. Throws KafkaError INVALID_REPLICATION_FACTOR when
-  // every online directory is cordoned, KAFKA_STORAGE_ERROR when nothing is eligible.
+  // with each other and with strategy swaps. Throws StorageError kEveryDirCordoned when
+  // every online directory is cordoned, kDirUnavailable when nothing is eligible.
   PlacementDecision choose(const std::string& topic, int32_t partition,
                            std::optional<uint64_t> expected_bytes = std::nullopt,
                            std::optional<uint64_t> expected_bytes_in_per_sec = std::nullopt) const;
@@ -206,7 +207,12 @@ class LogManager {
   // the strategy's rank is called (a strategy that keeps state, such as round robin, moves on), but
   // a refused answer is not counted as a fallback. When nothing is eligible, the explanation
   // carries the error a creation would answer; an existing replica, where it is.
-  PlacementExplanation explain_placement(
+  struct PlacementPreview : PlacementExplanation {
+    // What a creation would refuse with when nothing is eligible (kNone otherwise).
+    StorageErrc error = StorageErrc::kNone;
+    std::string message;
+  };
+  PlacementPreview explain_placement(
       const std::string& topic, int32_t partition,
       std::optional<uint64_t> expected_bytes = std::nullopt,
       std::optional<uint64_t> expected_bytes_in_per_sec = std::nullopt) const;
@@ -218,16 +224,16 @@ class LogManager {
                                              // or before its kept_placements latest placements
   };
   // `lds-host explain`: why a hosted partition is where it is, as its creation decided it. Throws
-  // KafkaError UNKNOWN_TOPIC_OR_PARTITION when `tp` is not hosted.
+  // StorageError kUnknownPartition when `tp` is not hosted.
   PlacementRecall past_placement(const TopicPartition& tp) const;
   size_t kept_placements() const { return history_.capacity(); }
 
   // The admin API's Produce: appends record batches of filler records totalling exactly `bytes`
   // (at least kafka::kMinBatchBytes, 68), each record's value the payload pattern of its offset
   // (layout::fill_payload), so a copy can be checked record by record; returns the partition's
-  // size afterwards. Throws KafkaError INVALID_REQUEST for fewer than 68 bytes. An in-memory
+  // size afterwards. Throws StorageError kAppendTooShort for fewer than 68 bytes. An in-memory
   // LogManager counts the bytes alone, of any number.
-  // Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR; an append larger than its
+  // Throws StorageError kUnknownPartition or kDirUnavailable; an append larger than its
   // directory's usable bytes less the reservations of other partitions there is refused before a
   // byte is written, and the directory stays online.
   uint64_t append(const std::string& topic, int32_t partition, uint64_t bytes);
@@ -242,20 +248,21 @@ class LogManager {
   // them, after checking every batch's framing and CRC32C, and gives their records offsets from
   // the log end offset on by rewriting each baseOffset (it lies outside the CRC). All or nothing:
   // a refused request appends no batch. Returns the offset of the first record appended. Throws
-  // KafkaError CORRUPT_MESSAGE (framing or CRC), INVALID_RECORD (a magic other than 2, a record
-  // count other than lastOffsetDelta + 1), MESSAGE_TOO_LARGE (a batch larger than
-  // message.max.bytes), RECORD_LIST_TOO_LARGE (larger than log.segment.bytes),
-  // UNKNOWN_TOPIC_OR_PARTITION, or KAFKA_STORAGE_ERROR as append() does. `validate` is
+  // StorageError kCorruptBatch (framing or CRC), kInvalidBatch (a magic other than 2, a record
+  // count other than lastOffsetDelta + 1), kBatchTooLarge (a batch larger than
+  // message.max.bytes), kBatchesTooLarge (larger than log.segment.bytes),
+  // kUnknownPartition, or kDirUnavailable as append() does. `validate` is
   // PartitionLog::check_batches' hook: the Kafka listener's checks of each batch after its framing,
-  // size and CRC, which throw KafkaError (or a subclass, passed on as it is) to refuse the request.
+  // size and CRC, which throw (KafkaError, for the Kafka listener) to refuse the request; that
+  // exception passes through as it is.
   int64_t append_batches(const TopicPartition& tp, std::string batches,
                          const PartitionLog::BatchValidator& validate = nullptr);
 
   // Kafka's Fetch of one partition: whole batches, from the one holding `offset` on (it may start
   // before `offset`, as Kafka's do; clients skip what they did not ask for), at most `max_bytes`
   // together, except that the first batch is returned whole however large (KIP-74). Nothing at
-  // the log end offset. Throws KafkaError OFFSET_OUT_OF_RANGE when `offset` is below the log start
-  // offset or past the log end offset, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
+  // the log end offset. Throws StorageError kOffsetOutOfRange when `offset` is below the log start
+  // offset or past the log end offset, kUnknownPartition, kDirUnavailable.
   // The batches are a slice of their segment, held open for the caller to send from
   // (PartitionLog::slice), or their bytes: when fewer than kSmallestSlice, when slice_budget()
   // slices are open already, or when not all in the page cache (read here, so that a slow disk
@@ -271,33 +278,33 @@ class LogManager {
   // A read that fails on the disk takes its directory offline, as an append does.
   ReadResult read(const TopicPartition& tp, int64_t offset, uint64_t max_bytes);
 
-  // ListOffsets' earliest (log start) and latest (log end) offsets. Throws KafkaError
-  // UNKNOWN_TOPIC_OR_PARTITION.
+  // ListOffsets' earliest (log start) and latest (log end) offsets. Throws StorageError
+  // kUnknownPartition.
   LogOffsets log_offsets(const TopicPartition& tp) const;
 
   // ListOffsets by time: the first batch whose max timestamp is at least `timestamp`
   // (PartitionLog::batch_at_timestamp), for the caller to pick the first record at or after it;
-  // nullopt when none is (and always for an in-memory LogManager). Throws KafkaError
-  // UNKNOWN_TOPIC_OR_PARTITION or KAFKA_STORAGE_ERROR, as read() does.
+  // nullopt when none is (and always for an in-memory LogManager). Throws StorageError
+  // kUnknownPartition or kDirUnavailable, as read() does.
   std::optional<std::string> batch_at_timestamp(const TopicPartition& tp, int64_t timestamp);
 
   // log.segment.bytes: an append that would take a non-empty active segment past this size rolls
   // a new segment first, named by the offset of its first record.
   void set_segment_bytes(uint64_t bytes);
   // message.max.bytes: append_batches() refuses a record batch larger than this with
-  // MESSAGE_TOO_LARGE, writing nothing of the request's batches.
+  // kBatchTooLarge, writing nothing of the request's batches.
   void set_max_message_bytes(uint64_t bytes);
   // log.index.interval.bytes: the bytes between two entries of a segment's offset index.
   void set_index_interval_bytes(uint32_t bytes);
 
   // An in-memory LogManager only (Options::in_memory): counts `bytes` that a partition held before
   // it was placed here (the simulator's data from before a trace) in its size, not in any append
-  // rate. Returns the partition's size. Throws KafkaError UNKNOWN_TOPIC_OR_PARTITION.
+  // rate. Returns the partition's size. Throws StorageError kUnknownPartition.
   uint64_t add_existing_bytes(const std::string& topic, int32_t partition, uint64_t bytes);
 
   // Deletes every partition of `topic`. A replica on an offline directory (or on one that fails
   // now) is recorded as pending before it stops being served, and removed at the next start.
-  // Throws UNKNOWN_TOPIC_OR_PARTITION, or KAFKA_STORAGE_ERROR when the record cannot be written
+  // Throws kUnknownPartition, or kDirUnavailable when the record cannot be written
   // (the replicas not recorded stay hosted).
   DeletedTopic delete_topic(const std::string& topic);
 
@@ -452,10 +459,10 @@ class LogManager {
   // Creates <dir>/<topic>-<partition>/ with an empty first segment, and its lds.partition with
   // `expected_bytes` and `replica_id`. Returns "" once created, or the sentence refusing the
   // creation when the directory's filesystem is full (ENOSPC or EDQUOT at any step; nothing of it
-  // is left, and the directory stays online, so the next directory may be tried). Throws KafkaError
-  // for a name the filesystem cannot hold or a stray entry at the name (the directory stays
-  // online), FileError for the disk's failures (EROFS, EIO, ...: the caller marks the directory
-  // offline).
+  // is left, and the directory stays online, so the next directory may be tried). Throws
+  // StorageError for a name the filesystem cannot hold or a stray entry at the name (the directory
+  // stays online), FileError for the disk's failures (EROFS, EIO, ...: the caller marks the
+  // directory offline).
   [[nodiscard]] std::string create_on_disk(uint32_t dir_index, const TopicPartition& tp,
                                            uint64_t expected_bytes, const std::string& replica_id);
   // startup(): locks every directory, then reads and checks every meta.properties, then writes the
@@ -504,11 +511,11 @@ class LogManager {
   // Removes `e`'s replica from directory `dir` (online, with `e`'s directory.id) when it is there
   // and is that replica (its replica.id, when `e` names one); throws on a disk failure.
   void complete_pending_deletion(uint32_t dir, const PendingDeletion& e);
-  // Records `pending` before those replicas stop being served; throws KAFKA_STORAGE_ERROR.
+  // Records `pending` before those replicas stop being served; throws kDirUnavailable.
   void record_pending_deletions(const std::vector<PendingDeletion>& pending);
   // delete_topic(), p's I/O lock held: removes p's directory (renamed to a -delete name first).
   // Returns its pending deletion when its directory is offline, or goes offline now. Throws
-  // KAFKA_STORAGE_ERROR for a -delete name the filesystem cannot hold, saying that
+  // kDirUnavailable for a -delete name the filesystem cannot hold, saying that
   // `deleted_before` replicas of the topic were deleted before it.
   std::optional<PendingDeletion> delete_replica_files_locked(const Partition& p,
                                                              uint32_t deleted_before);
@@ -529,12 +536,12 @@ class LogManager {
   // its lds.partition's ("" when it has none).
   void add_partition(uint32_t dir_index, const TopicPartition& tp, PartitionLog log,
                      uint64_t expected, std::string replica_id);
-  // The hosted partition `tp` on an online directory; throws KafkaError UNKNOWN_TOPIC_OR_PARTITION
-  // or KAFKA_STORAGE_ERROR (mu_ not held).
+  // The hosted partition `tp` on an online directory; throws StorageError kUnknownPartition
+  // or kDirUnavailable (mu_ not held).
   std::shared_ptr<Partition> hosted_online(const TopicPartition& tp) const;
   // Appends `batches` (checked, or built here) to p, whose I/O lock is held: offsets, the
   // segment, the bookkeeping. A write failure is classified as out of space or descriptors (the
-  // directory stays online) or a disk failure (it goes offline), and thrown as KafkaError whose
+  // directory stays online) or a disk failure (it goes offline), and thrown as StorageError whose
   // sentence says that `done` of `requested` bytes were appended. Returns the first offset.
   int64_t write_batches_locked(Partition& p, std::string& batches, uint64_t requested,
                                uint64_t done);
@@ -544,7 +551,7 @@ class LogManager {
   void remove_partition_locked(const TopicPartition& tp) REQUIRES(mu_);
   // `written` bytes were appended to p; they count in the append rates unless `existing`.
   void record_append_locked(Partition& p, uint64_t written, bool existing = false) REQUIRES(mu_);
-  // Throws KAFKA_STORAGE_ERROR when p's directory cannot take `bytes` more: its usable bytes less
+  // Throws kDirUnavailable when p's directory cannot take `bytes` more: its usable bytes less
   // what is reserved there for other partitions and moves. p's I/O lock is held.
   void refuse_append_past_free_space(const Partition& p, uint64_t bytes) const;
   // Each directory's filesystem as the probe reads it (DiskSpace::filesystem), 0 for an offline
@@ -558,7 +565,7 @@ class LogManager {
   // A move promoted p into directory `to`, which already counts it (it counted the future copy).
   void relocate_locked(Partition& p, uint32_t to) REQUIRES(mu_);
   // Runs `read` on the partition's log where it lives, under its I/O lock: a read that fails on
-  // the disk takes the directory offline (KAFKA_STORAGE_ERROR), unless it only lacked memory or
+  // the disk takes the directory offline (kDirUnavailable), unless it only lacked memory or
   // descriptors.
   template <typename ReadFn>
   auto read_log_locked(const Partition& p, ReadFn&& read);

@@ -78,7 +78,7 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
   const fs::path raw(destination);
   const int dest = raw.is_absolute() ? dir_index(canonical_path("/", raw)) : -1;
   if (dest < 0) {
-    return {ErrorCode::kLogDirNotFound, "Log dir " + destination + " is not found in the config."};
+    return {StorageErrc::kDirNotFound, "Log dir " + destination + " is not found in the config."};
   }
   // Read before any lock: statvfs may be slow.
   const DiskSpace space = p ? probe_->read(dirs_[static_cast<uint32_t>(dest)]->path) : DiskSpace{};
@@ -87,15 +87,14 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
     MutexLock lock(mu_);
     const Dir& d = *dirs_[static_cast<uint32_t>(dest)];
     if (!d.online) {
-      return {ErrorCode::kKafkaStorageError, "Log directory " + destination + " is offline"};
+      return {StorageErrc::kDirUnavailable, "Log directory " + destination + " is offline"};
     }
     if (d.cordoned) {
-      return {ErrorCode::kInvalidReplicaAssignment,
-              "Log directory " + destination + " is cordoned"};
+      return {StorageErrc::kDirCordoned, "Log directory " + destination + " is cordoned"};
     }
     if (!p) {
       preferred_[tp] = d.path;
-      return {ErrorCode::kReplicaNotAvailable,
+      return {StorageErrc::kReplicaNotAvailable,
               "Replica " + tp.str() + " is not hosted by this broker yet; it will be created in " +
                   d.path_text + "."};
     }
@@ -104,7 +103,7 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
   {
     MutexLock lock(mu_);
     if (p->deleted) {
-      return {ErrorCode::kReplicaNotAvailable, "Replica " + tp.str() + " was just deleted."};
+      return {StorageErrc::kReplicaNotAvailable, "Replica " + tp.str() + " was just deleted."};
     }
     const ReplicaMover::Move* running = mover_->find_locked(tp);
     if (p->dir == static_cast<uint32_t>(dest)) {
@@ -120,20 +119,20 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
         reserved_on_filesystem_locked(static_cast<uint32_t>(dest), filesystems);
     const uint64_t free = space.usable_bytes > reserved ? space.usable_bytes - reserved : 0;
     if (space.known && !options_.in_memory && p->size > free) {
-      return {ErrorCode::kKafkaStorageError,
+      return {StorageErrc::kDirUnavailable,
               not_enough_space_to_move(d.path_text, tp.str(), p->size, free)};
     }
     mover_->cancel_locked(tp);  // restart towards the new destination
     if (!dirs_[p->dir]->online) {
-      return {ErrorCode::kKafkaStorageError,
+      return {StorageErrc::kDirUnavailable,
               "Log directory " + dirs_[p->dir]->path_text + " is offline"};
     }
   }
   try {
     if (!mover_->begin(p, static_cast<uint32_t>(dest))) {
-      return {ErrorCode::kKafkaStorageError, "Log directory " + destination + " is offline"};
+      return {StorageErrc::kDirUnavailable, "Log directory " + destination + " is offline"};
     }
-  } catch (const KafkaError& e) {  // the broker ran short of descriptors or memory
+  } catch (const StorageError& e) {  // the broker ran short of descriptors or memory
     return {e.code(), e.what()};
   }
   return {};

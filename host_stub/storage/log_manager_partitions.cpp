@@ -114,8 +114,8 @@ void LogManager::refuse_append_past_free_space(const Partition& p, uint64_t byte
   }
   const uint64_t available = space.usable_bytes > others ? space.usable_bytes - others : 0;
   if (bytes <= available) return;
-  throw KafkaError(
-      ErrorCode::kKafkaStorageError,
+  throw StorageError(
+      StorageErrc::kDirUnavailable,
       "Not enough space in log directory " + d.path_text + " to append " + std::to_string(bytes) +
           " bytes to " + p.tp.str() + ": " + std::to_string(available) + " bytes are available (" +
           std::to_string(space.usable_bytes) + " usable, less " + std::to_string(others) +
@@ -126,12 +126,12 @@ std::shared_ptr<LogManager::Partition> LogManager::hosted_online(const TopicPart
   MutexLock lock(mu_);
   auto it = partitions_.find(tp);
   if (it == partitions_.end()) {
-    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
-                     "This server does not host this topic-partition.");
+    throw StorageError(StorageErrc::kUnknownPartition,
+                       "This server does not host this topic-partition.");
   }
   if (!dirs_[it->second->dir]->online) {
-    throw KafkaError(ErrorCode::kKafkaStorageError,
-                     "Log directory " + dirs_[it->second->dir]->path_text + " is offline");
+    throw StorageError(StorageErrc::kDirUnavailable,
+                       "Log directory " + dirs_[it->second->dir]->path_text + " is offline");
   }
   return it->second;
 }
@@ -140,8 +140,8 @@ namespace {
 
 void refuse_if_deleted(bool deleted) {
   if (deleted) {
-    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
-                     "This server does not host this topic-partition.");
+    throw StorageError(StorageErrc::kUnknownPartition,
+                       "This server does not host this topic-partition.");
   }
 }
 
@@ -168,19 +168,19 @@ int64_t LogManager::write_batches_locked(Partition& p, std::string& batches, uin
     const std::string& dir = dirs_[p.dir]->path_text;
     const std::string appended = std::to_string(done) + " bytes were appended";
     if (is_out_of_space(err)) {
-      throw KafkaError(ErrorCode::kKafkaStorageError, "Not enough space in log directory " + dir +
-                                                          " to append " +
-                                                          std::to_string(requested) + " bytes to " +
-                                                          p.tp.str() + "; " + appended + ".");
+      throw StorageError(StorageErrc::kDirUnavailable,
+                         "Not enough space in log directory " + dir + " to append " +
+                             std::to_string(requested) + " bytes to " + p.tp.str() + "; " +
+                             appended + ".");
     }
     if (is_resource_shortage(err)) {
-      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot append to " + p.tp.str() + " in " +
-                                                          dir + ": " + resource_shortage_text(err) +
-                                                          "; " + appended +
-                                                          ", and the log directory stays online.");
+      throw StorageError(StorageErrc::kDirUnavailable,
+                         "Cannot append to " + p.tp.str() + " in " + dir + ": " +
+                             resource_shortage_text(err) + "; " + appended +
+                             ", and the log directory stays online.");
     }
     mark_offline(p.dir, "append to " + e.path().string() + " failed: " + errno_text(err));
-    throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + dir + " is offline");
+    throw StorageError(StorageErrc::kDirUnavailable, "Log directory " + dir + " is offline");
   }
   MutexLock lock(mu_);
   record_append_locked(p, batches.size());
@@ -190,10 +190,10 @@ int64_t LogManager::write_batches_locked(Partition& p, std::string& batches, uin
 uint64_t LogManager::append(const std::string& topic, int32_t partition, uint64_t bytes) {
   const std::shared_ptr<Partition> p = hosted_online(TopicPartition{topic, partition});
   if (!options_.in_memory && bytes > 0 && bytes < kafka::kMinBatchBytes) {
-    throw KafkaError(ErrorCode::kInvalidRequest,
-                     "A Produce of " + std::to_string(bytes) +
-                         " bytes is smaller than the smallest record batch (" +
-                         std::to_string(kafka::kMinBatchBytes) + " bytes).");
+    throw StorageError(StorageErrc::kAppendTooShort,
+                       "A Produce of " + std::to_string(bytes) +
+                           " bytes is smaller than the smallest record batch (" +
+                           std::to_string(kafka::kMinBatchBytes) + " bytes).");
   }
   MutexLock io(io_of(p->tp));
   refuse_if_deleted(p->deleted);
@@ -249,13 +249,14 @@ auto LogManager::read_log_locked(const Partition& p, ReadFn&& read) {
     return read(p.log, d.path / p.tp.str());
   } catch (const FileError& e) {
     if (is_resource_shortage(e.code().value())) {
-      throw KafkaError(ErrorCode::kKafkaStorageError, "Cannot read " + p.tp.str() + " in " +
-                                                          d.path_text + ": " +
-                                                          resource_shortage_text(e.code().value()) +
-                                                          "; the log directory stays online.");
+      throw StorageError(StorageErrc::kDirUnavailable,
+                         "Cannot read " + p.tp.str() + " in " + d.path_text + ": " +
+                             resource_shortage_text(e.code().value()) +
+                             "; the log directory stays online.");
     }
     mark_offline(p.dir, e.what());
-    throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path_text + " is offline");
+    throw StorageError(StorageErrc::kDirUnavailable,
+                       "Log directory " + d.path_text + " is offline");
   }
 }
 
@@ -267,11 +268,11 @@ LogManager::ReadResult LogManager::read(const TopicPartition& tp, int64_t offset
   ReadResult result;
   result.offsets = {p->log.log_start_offset(), p->log.log_end_offset()};
   if (offset < result.offsets.log_start_offset || offset > result.offsets.log_end_offset) {
-    throw KafkaError(ErrorCode::kOffsetOutOfRange,
-                     "Fetch offset " + std::to_string(offset) + " is out of range for " + tp.str() +
-                         ", which holds offsets " +
-                         std::to_string(result.offsets.log_start_offset) + " to " +
-                         std::to_string(result.offsets.log_end_offset) + ".");
+    throw StorageError(StorageErrc::kOffsetOutOfRange,
+                       "Fetch offset " + std::to_string(offset) + " is out of range for " +
+                           tp.str() + ", which holds offsets " +
+                           std::to_string(result.offsets.log_start_offset) + " to " +
+                           std::to_string(result.offsets.log_end_offset) + ".");
   }
   result.next_offset = offset;
   if (options_.in_memory) return result;
@@ -328,8 +329,8 @@ uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partit
   MutexLock lock(mu_);
   auto it = partitions_.find(TopicPartition{topic, partition});
   if (it == partitions_.end() || !options_.in_memory) {
-    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
-                     "This server does not host this topic-partition in memory.");
+    throw StorageError(StorageErrc::kUnknownPartition,
+                       "This server does not host this topic-partition in memory.");
   }
   record_append_locked(*it->second, bytes, true);
   return it->second->size;
@@ -362,11 +363,11 @@ void LogManager::record_pending_deletions(const std::vector<PendingDeletion>& pe
     MutexLock lock(pending_mu_);
     pending_deletions_.add(pending);
   } catch (const std::exception& e) {
-    throw KafkaError(ErrorCode::kKafkaStorageError,
-                     "Cannot record the pending deletion of " + pending.front().topic + "-" +
-                         std::to_string(pending.front().partition) + " in offline log directory " +
-                         pending.front().log_dir + ": " + e.what() +
-                         "; the replicas not deleted yet stay hosted.");
+    throw StorageError(StorageErrc::kDirUnavailable,
+                       "Cannot record the pending deletion of " + pending.front().topic + "-" +
+                           std::to_string(pending.front().partition) +
+                           " in offline log directory " + pending.front().log_dir + ": " +
+                           e.what() + "; the replicas not deleted yet stay hosted.");
   }
 }
 
@@ -385,11 +386,12 @@ std::optional<PendingDeletion> LogManager::delete_replica_files_locked(const Par
     if (ec == std::errc::filename_too_long) {
       // The -delete name is capped at 255 bytes; a path past PATH_MAX is the name's fault,
       // not the disk's. This replica and the ones after it stay hosted.
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       name_too_long_text("Cannot delete " + p.tp.str(), dirs_[p.dir]->path_text,
-                                          del.string(), ec.value()) +
-                           " " + std::to_string(deleted_before) +
-                           " replicas of the topic were deleted before it; the rest stay hosted.");
+      throw StorageError(
+          StorageErrc::kDirUnavailable,
+          name_too_long_text("Cannot delete " + p.tp.str(), dirs_[p.dir]->path_text, del.string(),
+                             ec.value()) +
+              " " + std::to_string(deleted_before) +
+              " replicas of the topic were deleted before it; the rest stay hosted.");
     }
     if (ec && ec != std::errc::no_such_file_or_directory) {
       // The directory cannot be written (read-only, failing): it goes offline, as after any
@@ -423,8 +425,8 @@ DeletedTopic LogManager::delete_topic(const std::string& topic) {
     }
   }
   if (victims.empty()) {
-    throw KafkaError(ErrorCode::kUnknownTopicOrPartition,
-                     "Topic " + topic + " is not hosted by this broker.");
+    throw StorageError(StorageErrc::kUnknownPartition,
+                       "Topic " + topic + " is not hosted by this broker.");
   }
   // Replicas that cannot be removed now are recorded before anything is removed: a crash after
   // this leaves every one of them either still hosted or recorded.
@@ -472,7 +474,7 @@ std::vector<LogDirDescription> LogManager::describe() const {
     desc.placements = d->placements.load(std::memory_order_relaxed);
     desc.reserved_bytes = d->reserved.bytes();
     if (!d->online) {
-      desc.error = ErrorCode::kKafkaStorageError;
+      desc.error = StorageErrc::kDirUnavailable;
       desc.error_message = d->offline_reason;
     } else {
       DiskSpace space = probe_->read(d->path);

@@ -16,6 +16,7 @@
 #include "io/log_layout.h"
 #include "model/record_batch.h"
 #include "model/wire.h"
+#include "storage/storage_error.h"
 #include "util/errors.h"
 #include "util/logging.h"
 
@@ -97,58 +98,58 @@ void PartitionLog::check_batches(std::string_view batches, const std::string& pa
                                  uint64_t segment_bytes, uint64_t max_message_bytes,
                                  const BatchValidator& validate) {
   if (batches.size() > segment_bytes) {
-    throw KafkaError(ErrorCode::kRecordListTooLarge,
-                     "The record batches of " + std::to_string(batches.size()) +
-                         " bytes are larger than log.segment.bytes (" +
-                         std::to_string(segment_bytes) + ").");
+    throw StorageError(StorageErrc::kBatchesTooLarge,
+                       "The record batches of " + std::to_string(batches.size()) +
+                           " bytes are larger than log.segment.bytes (" +
+                           std::to_string(segment_bytes) + ").");
   }
   if (batches.empty()) {
-    throw KafkaError(ErrorCode::kInvalidRecord, "The request carries no record batch.");
+    throw StorageError(StorageErrc::kInvalidBatch, "The request carries no record batch.");
   }
   size_t at = 0;
   while (at < batches.size()) {
     const std::string_view rest = batches.substr(at);
     if (rest.size() > kafka::kBatchCrcOffset - 1 &&
         static_cast<int8_t>(rest[kafka::kBatchCrcOffset - 1]) != kafka::kMagicV2) {
-      throw KafkaError(ErrorCode::kInvalidRecord,
-                       "The record batch at byte " + std::to_string(at) + " has magic " +
-                           std::to_string(static_cast<int8_t>(rest[kafka::kBatchCrcOffset - 1])) +
-                           "; this broker takes magic 2 only.");
+      throw StorageError(StorageErrc::kInvalidBatch,
+                         "The record batch at byte " + std::to_string(at) + " has magic " +
+                             std::to_string(static_cast<int8_t>(rest[kafka::kBatchCrcOffset - 1])) +
+                             "; this broker takes magic 2 only.");
     }
     kafka::RecordBatchHeader h;
     try {
       h = kafka::read_batch_header(rest);
     } catch (const kafka::ParseError& e) {
-      throw KafkaError(
-          ErrorCode::kCorruptMessage,
+      throw StorageError(
+          StorageErrc::kCorruptBatch,
           "The record batch at byte " + std::to_string(at) + " is malformed: " + e.what());
     }
     const std::string_view batch = rest.substr(0, h.size_in_bytes());
     if (batch.size() > max_message_bytes) {
       // Kafka's check (UnifiedLog.analyzeAndValidateRecords), before the CRC's.
-      throw KafkaError(ErrorCode::kMessageTooLarge,
-                       "The record batch size in the append to " + partition + " is " +
-                           std::to_string(batch.size()) +
-                           " bytes which exceeds the maximum configured value of " +
-                           std::to_string(max_message_bytes) + ".");
+      throw StorageError(StorageErrc::kBatchTooLarge,
+                         "The record batch size in the append to " + partition + " is " +
+                             std::to_string(batch.size()) +
+                             " bytes which exceeds the maximum configured value of " +
+                             std::to_string(max_message_bytes) + ".");
     }
     if (kafka::compute_batch_crc(batch) != h.crc) {
-      throw KafkaError(ErrorCode::kCorruptMessage,
-                       "The record batch at byte " + std::to_string(at) +
-                           " fails its CRC32C check (" + std::to_string(h.crc) + " stored, " +
-                           std::to_string(kafka::compute_batch_crc(batch)) + " computed).");
+      throw StorageError(StorageErrc::kCorruptBatch,
+                         "The record batch at byte " + std::to_string(at) +
+                             " fails its CRC32C check (" + std::to_string(h.crc) + " stored, " +
+                             std::to_string(kafka::compute_batch_crc(batch)) + " computed).");
     }
     if (validate) validate(batch);
     if (h.record_count < 1 || h.last_offset_delta < 0) {
-      throw KafkaError(ErrorCode::kInvalidRecord,
-                       "The record batch at byte " + std::to_string(at) + " holds no record.");
+      throw StorageError(StorageErrc::kInvalidBatch,
+                         "The record batch at byte " + std::to_string(at) + " holds no record.");
     }
     // The offsets an append gives the batch are lastOffsetDelta + 1: its records', no more.
     if (int64_t{h.last_offset_delta} + 1 != h.record_count) {
-      throw KafkaError(ErrorCode::kInvalidRecord,
-                       "The record batch at byte " + std::to_string(at) + " has lastOffsetDelta " +
-                           std::to_string(h.last_offset_delta) + " for " +
-                           std::to_string(h.record_count) + " records.");
+      throw StorageError(StorageErrc::kInvalidBatch,
+                         "The record batch at byte " + std::to_string(at) +
+                             " has lastOffsetDelta " + std::to_string(h.last_offset_delta) +
+                             " for " + std::to_string(h.record_count) + " records.");
     }
     at += h.size_in_bytes();
   }

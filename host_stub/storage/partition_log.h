@@ -83,12 +83,13 @@ class PartitionLog {
   // them: one or more whole batches of magic 2, each with its CRC32C, at least one record (and
   // lastOffsetDelta + 1 of them: the offsets the append gives it) and at most `max_message_bytes`
   // bytes (message.max.bytes, compared with the batch's whole size as Kafka's UnifiedLog compares
-  // sizeInBytes), together at most `segment_bytes`. Throws KafkaError CORRUPT_MESSAGE (framing,
-  // CRC), INVALID_RECORD (another magic, no records, a count other than lastOffsetDelta + 1),
-  // MESSAGE_TOO_LARGE (one batch, Kafka's sentence) or RECORD_LIST_TOO_LARGE (all of them),
+  // sizeInBytes), together at most `segment_bytes`. Throws StorageError kCorruptBatch (framing,
+  // CRC), kInvalidBatch (another magic, no records, a count other than lastOffsetDelta + 1),
+  // kBatchTooLarge (one batch, Kafka's sentence) or kBatchesTooLarge (all of them),
   // naming the batch's position. `validate`, when given, is called with each batch whose framing,
   // size and CRC hold, before its record count is checked: the Kafka listener's own checks
-  // (LogValidator's, kafka/server/record_validator.h), which refuse by throwing KafkaError.
+  // (LogValidator's, kafka/server/record_validator.h), which refuse by throwing KafkaError; it
+  // passes through as it is.
   using BatchValidator = std::function<void(std::string_view batch)>;
   static void check_batches(std::string_view batches, const std::string& partition,
                             uint64_t segment_bytes, uint64_t max_message_bytes,

@@ -175,7 +175,7 @@ void ReplicaMover::stop_moves_of_dir_locked(uint32_t dir, const std::string& rea
                                 " stopped: its " + side + " log directory " +
                                 logs_.dirs_[dir]->path_text + " went offline (" + reason + ").";
     forget_locked(tp);  // its mover drops the future copy at its next chunk
-    failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+    failures_[tp] = Failure{m->dest, StorageErrc::kDirUnavailable, message};
     failed_dir_offline_.fetch_add(1, std::memory_order_relaxed);
     log()->error("{}", message);
   }
@@ -204,18 +204,19 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
   } catch (const std::system_error& e) {
     const int err = e.code().value();
     if (is_name_too_long(err)) {
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       name_too_long_text("Cannot start moving " + tp.str(), d.path_text,
-                                          m->future.string(), err));
+      throw StorageError(StorageErrc::kDirUnavailable,
+                         name_too_long_text("Cannot start moving " + tp.str(), d.path_text,
+                                            m->future.string(), err));
     }
     if (is_resource_shortage(err) || is_out_of_space(err)) {
       std::error_code ec;
       fs::remove(m->future, ec);
-      throw KafkaError(ErrorCode::kKafkaStorageError,
-                       is_out_of_space(err)
-                           ? filesystem_full_for_move(d.path_text, tp.str(), err)
-                           : "Cannot start moving " + tp.str() + " to " + d.path_text + ": " +
-                                 resource_shortage_text(err) + "; the log directory stays online.");
+      throw StorageError(StorageErrc::kDirUnavailable,
+                         is_out_of_space(err)
+                             ? filesystem_full_for_move(d.path_text, tp.str(), err)
+                             : "Cannot start moving " + tp.str() + " to " + d.path_text + ": " +
+                                   resource_shortage_text(err) +
+                                   "; the log directory stays online.");
     }
     logs_.mark_offline(dest, e.what());
     return false;
@@ -238,7 +239,7 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
   if (!offline.empty()) {
     std::error_code ec;
     fs::remove(m->future, ec);  // tried; the next start discards an unmarked future anyway
-    throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + offline + " is offline");
+    throw StorageError(StorageErrc::kDirUnavailable, "Log directory " + offline + " is offline");
   }
   wake_.notify_one();
   return true;
@@ -282,7 +283,7 @@ void ReplicaMover::fail(const std::shared_ptr<Move>& m, const std::string& messa
   }
   MutexLock lock(logs_.mu_);
   if (owns_locked(m)) cancel_locked(tp);
-  failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+  failures_[tp] = Failure{m->dest, StorageErrc::kDirUnavailable, message};
 }
 
 void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exception& error) {
@@ -362,7 +363,7 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
   } else {
     MutexLock lock(logs_.mu_);
     if (owns_locked(m)) cancel_locked(tp);
-    failures_[tp] = Failure{m->dest, ErrorCode::kKafkaStorageError, message};
+    failures_[tp] = Failure{m->dest, StorageErrc::kDirUnavailable, message};
   }
   logs_.mark_offline(failed_dir, error.what());
 }

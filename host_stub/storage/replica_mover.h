@@ -54,7 +54,7 @@ class ReplicaMover {
   // cancelled or deleted), for DescribeLogDirs and `reassign --verify`.
   struct Failure {
     uint32_t dest = 0;
-    ErrorCode error = ErrorCode::kKafkaStorageError;
+    StorageErrc error = StorageErrc::kDirUnavailable;
     std::string message;
   };
 
@@ -94,7 +94,7 @@ class ReplicaMover {
   std::vector<std::pair<TopicPartition, Failure>> failures_locked() const;
 
   // The partition's I/O lock held, the state lock not: creates the future directory in `dest` and
-  // queues the move. Returns false when `dest` failed and was marked offline. Throws KafkaError
+  // queues the move. Returns false when `dest` failed and was marked offline. Throws StorageError
   // for a future name the filesystem cannot hold, a lack of space or descriptors, or a source or
   // destination that went offline meanwhile.
   bool begin(const std::shared_ptr<LogManager::Partition>& partition, uint32_t dest);

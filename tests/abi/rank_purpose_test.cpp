@@ -86,8 +86,8 @@ TEST_F(RankPurposeTest, DryRunsSwapsAndBalancerCallsChangeNoRealPlacement) {
     other_slot.publish(other.load_strategy(spec));
   }
   for (int i = 0; i < 20; ++i) {
-    const PlacementExplanation e = other.explain_placement("control", i % 10);
-    ASSERT_EQ(e.error, ErrorCode::kNone) << e.message;
+    const auto e = other.explain_placement("control", i % 10);
+    ASSERT_EQ(e.error, StorageErrc::kNone) << e.message;
     EXPECT_EQ(e.score_name, "placements seen");
   }
   const RankDestinations rank = strategy_ranker(other, other_slot);
@@ -138,8 +138,8 @@ TEST_F(RankPurposeTest, PlacedHearsOfPreferredDirsAndNotOfExistingReplicas) {
 TEST_F(RankPurposeTest, TheExplanationShowsThePluginsScores) {
   swap_in(tmp_.path() / "j");
   place("s", 2);  // one in /p/a, one in /p/b
-  const PlacementExplanation e = logs_->explain_placement("s", 7);
-  ASSERT_EQ(e.error, ErrorCode::kNone) << e.message;
+  const auto e = logs_->explain_placement("s", 7);
+  ASSERT_EQ(e.error, StorageErrc::kNone) << e.message;
   EXPECT_EQ(e.score_name, "placements seen");
   ASSERT_EQ(e.dirs.size(), 3u);
   EXPECT_EQ(e.dirs[0].log_dir, "/p/c");

@@ -59,7 +59,7 @@ TEST_F(MovePacingTest, AllMovesTogetherKeepToTheThrottleTheCatchUpIncluded) {
   m->set_move_throttle(4 * kMiB);
   const auto started = Clock::now();
   for (int p = 0; p < 3; ++p) {
-    ASSERT_EQ(m->alter_replica_log_dir({"t", p}, dirs_[1].string()).error, ErrorCode::kNone);
+    ASSERT_EQ(m->alter_replica_log_dir({"t", p}, dirs_[1].string()).error, StorageErrc::kNone);
   }
   ASSERT_NO_FATAL_FAILURE(wait_for_moves(*m));
   const double took = std::chrono::duration<double>(Clock::now() - started).count();

@@ -220,7 +220,7 @@ TEST_F(BrokerTest, ReloadAppliesAStrategyChangedInTheFile) {
                                      << "cordoned.log.dirs = \"*\"\n";
   broker.reload_file(ConfigChangeSource::kSighup);
   EXPECT_EQ(broker.strategy_info().name, "cordon");
-  EXPECT_THROW(broker.logs().create_partition("t", 0), KafkaError);
+  EXPECT_THROW(broker.logs().create_partition("t", 0), StorageError);
 }
 
 TEST_F(BrokerTest, StartupWithAMissingStrategyFails) {

@@ -84,8 +84,8 @@ TEST_F(PlacementExplanationTest, ProjectedFillCountsReservedAndExpectedBytesAndO
   use(test::plugin_dir(), "size");
   ASSERT_EQ(logs_->create_partition("r", 0, 300 * kMB).log_dir, dirs_[4].string());
 
-  const PlacementExplanation e = logs_->explain_placement("t", 0, 10 * kMB);
-  ASSERT_EQ(e.error, ErrorCode::kNone) << e.message;
+  const auto e = logs_->explain_placement("t", 0, 10 * kMB);
+  ASSERT_EQ(e.error, StorageErrc::kNone) << e.message;
   ASSERT_GE(e.dirs.size(), 2u);
   EXPECT_EQ(e.dirs[0].log_dir, dirs_[3].string());
   EXPECT_DOUBLE_EQ(*e.dirs[0].fill_percent(), 40.0);
@@ -102,8 +102,8 @@ TEST_F(PlacementExplanationTest, NamesEveryLeftOutDirsReasonAndRanksWhereCreateT
   use(test::plugin_dir(), "size", {{"keep.free.bytes", std::to_string(100 * kMB)}});
   const std::vector<std::string> before = state_of(*logs_);
 
-  const PlacementExplanation e = logs_->explain_placement("t", 0, 10 * kMB);
-  EXPECT_EQ(e.error, ErrorCode::kNone) << e.message;
+  const auto e = logs_->explain_placement("t", 0, 10 * kMB);
+  EXPECT_EQ(e.error, StorageErrc::kNone) << e.message;
   EXPECT_EQ(e.strategy, "size");
   EXPECT_EQ(e.expected_bytes, 10 * kMB);
   ASSERT_EQ(e.dirs.size(), 5u);
@@ -130,16 +130,16 @@ TEST_F(PlacementExplanationTest, NamesEveryLeftOutDirsReasonAndRanksWhereCreateT
 
   // The real creation goes where the dry run said, and the next dry run sees its reservation.
   EXPECT_EQ(logs_->create_partition("t", 0, 10 * kMB).log_dir, dirs_[4].string());
-  const PlacementExplanation existing = logs_->explain_placement("t", 0);
+  const auto existing = logs_->explain_placement("t", 0);
   EXPECT_EQ(existing.existing_log_dir, dirs_[4].string());
-  const PlacementExplanation next = logs_->explain_placement("t", 1, 10 * kMB);
+  const auto next = logs_->explain_placement("t", 1, 10 * kMB);
   EXPECT_EQ(entry(next, 4).reserved_bytes, 10 * kMB);
   EXPECT_EQ(entry(next, 4).topic_partition_count, 1u);
 }
 
 TEST_F(PlacementExplanationTest, ADirThePluginLeavesOutForItsOwnRuleIsNotRankedByThePlugin) {
   use(LDS_FORBID_PLUGIN_DIR, "forbiddir", {{"dir", dirs_[4].string()}});
-  const PlacementExplanation e = logs_->explain_placement("t", 0);
+  const auto e = logs_->explain_placement("t", 0);
   EXPECT_EQ(entry(e, 4).left_out, "not ranked by the plugin");
   EXPECT_EQ(entry(e, 4).rank, 0u);
   // A plugin that ranks a cordoned dir still does not get it: the host drops it.
@@ -150,7 +150,7 @@ TEST_F(PlacementExplanationTest, ADirThePluginLeavesOutForItsOwnRuleIsNotRankedB
 
 TEST_F(PlacementExplanationTest, AFallbackIsNamedAsCreateNamesItAndNotCounted) {
   use(LDS_BAD_PLUGIN_DIR, "bad_rank_duplicate");
-  const PlacementExplanation e = logs_->explain_placement("t", 0);
+  const auto e = logs_->explain_placement("t", 0);
   EXPECT_TRUE(e.fell_back);
   EXPECT_EQ(slot_.fallbacks(), 0u) << "a dry run counted a fallback";
   EXPECT_EQ(slot_.current()->fallbacks(), 0u);
@@ -166,8 +166,8 @@ TEST_F(PlacementExplanationTest, AFallbackIsNamedAsCreateNamesItAndNotCounted) {
 TEST_F(PlacementExplanationTest, EveryDirCordonedExplainsEachAndCarriesCreatesError) {
   use(test::plugin_dir(), "cordon");
   logs_->set_cordoned([](const fs::path&) { return true; });
-  const PlacementExplanation e = logs_->explain_placement("t", 0);
-  EXPECT_EQ(e.error, ErrorCode::kInvalidReplicationFactor);
+  const auto e = logs_->explain_placement("t", 0);
+  EXPECT_EQ(e.error, StorageErrc::kEveryDirCordoned);
   for (size_t i : {0, 1, 3, 4}) EXPECT_EQ(entry(e, i).left_out, "cordoned");
   EXPECT_EQ(entry(e, 2).left_out, "offline");
   EXPECT_EQ(logs_->partition_count(), 0u);
@@ -175,7 +175,7 @@ TEST_F(PlacementExplanationTest, EveryDirCordonedExplainsEachAndCarriesCreatesEr
 
 TEST_F(PlacementExplanationTest, ACreationKeepsTheExplanationTheDryRunGaveUntilDeleted) {
   use(test::plugin_dir(), "size", {{"keep.free.bytes", std::to_string(100 * kMB)}});
-  const PlacementExplanation dry = logs_->explain_placement("t", 0, 10 * kMB);
+  const auto dry = logs_->explain_placement("t", 0, 10 * kMB);
   const auto before = std::chrono::system_clock::now();
   ASSERT_EQ(logs_->create_partition("t", 0, 10 * kMB).log_dir, dirs_[4].string());
   // Figures that change after the placement do not change its explanation.
@@ -192,7 +192,7 @@ TEST_F(PlacementExplanationTest, ACreationKeepsTheExplanationTheDryRunGaveUntilD
             "placing 9.5 MiB");
 
   logs_->delete_topic("t");
-  EXPECT_THROW(logs_->past_placement({"t", 0}), KafkaError);
+  EXPECT_THROW(logs_->past_placement({"t", 0}), StorageError);
   logs_->create_partition("t", 0, 10 * kMB);
   EXPECT_EQ(logs_->past_placement({"t", 0}).placement->explanation.dirs[0].partition_count, 0u);
 }
@@ -210,8 +210,8 @@ TEST_F(PlacementExplanationTest, OnlyTheLatestPlacementsAreKept) {
   try {
     logs_->past_placement({"u", 0});
     ADD_FAILURE() << "no error for a partition never created";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kUnknownTopicOrPartition);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kUnknownPartition);
     EXPECT_STREQ(e.what(), "This broker does not host partition u-0.");
   }
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/kafka_errors.h"
 #include "host_test_support.h"
 #include "storage/log_manager.h"
 
@@ -82,9 +83,12 @@ TEST_P(CordonPlacementTest, EveryDirCordonedRefusesCreationWithKafkasError) {
   try {
     logs_->create_partition("t", 0);
     FAIL() << "creation succeeded with every dir cordoned";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidReplicationFactor);
-    EXPECT_STREQ(e.what(), kKafkaAllCordoned);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kEveryDirCordoned);
+    // What the broker's faces answer for it: Kafka's controller's error and sentence.
+    const KafkaError answer = kafka_error(e);
+    EXPECT_EQ(answer.code(), ErrorCode::kInvalidReplicationFactor);
+    EXPECT_STREQ(answer.what(), kKafkaAllCordoned);
   }
   EXPECT_EQ(logs_->partition_count(), 0u);
   // Lifting one cordon lets creation go there, and only there.

@@ -82,8 +82,8 @@ TEST_F(KafkaLogManagerParityTest, CreateLogWithAnInvalidLogDirUsesALiveOne) {
   auto m = make();
   const std::vector<LogDirDescription> described = m->describe();
   ASSERT_EQ(described.size(), 2u);
-  EXPECT_EQ(described[0].error, ErrorCode::kKafkaStorageError) << "the invalid dir is offline";
-  EXPECT_EQ(described[1].error, ErrorCode::kNone);
+  EXPECT_EQ(described[0].error, StorageErrc::kDirUnavailable) << "the invalid dir is offline";
+  EXPECT_EQ(described[1].error, StorageErrc::kNone);
   const PlacementResult r = m->create_partition("kafka", 0);
   EXPECT_EQ(fs::path(r.log_dir), dirs_[1]);
   EXPECT_TRUE(fs::is_directory(dirs_[1] / "kafka-0"));
@@ -109,11 +109,11 @@ TEST_F(KafkaLogManagerParityTest, CreateLogFallsBackPastFailingDirsAndCreatesOne
   ASSERT_EQ(described.size(), 5u);
   int failed = 0;
   for (const LogDirDescription& d : described) {
-    failed += d.error == ErrorCode::kKafkaStorageError ? 1 : 0;
+    failed += d.error == StorageErrc::kDirUnavailable ? 1 : 0;
   }
   EXPECT_EQ(failed, 2) << "half the dirs were tried and failed";
-  EXPECT_EQ(described[0].error, ErrorCode::kKafkaStorageError);
-  EXPECT_EQ(described[1].error, ErrorCode::kKafkaStorageError);
+  EXPECT_EQ(described[0].error, StorageErrc::kDirUnavailable);
+  EXPECT_EQ(described[1].error, StorageErrc::kDirUnavailable);
   EXPECT_TRUE(described[0].partitions.empty());
   EXPECT_TRUE(described[1].partitions.empty());
 }
@@ -158,10 +158,10 @@ TEST_F(KafkaLogManagerParityTest, NextLogDirsWithEveryDirCordonedIsRefusedWhereK
   try {
     m->choose("kafka", 0);
     ADD_FAILURE() << "a dir was chosen with every dir cordoned";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidReplicationFactor) << e.what();
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kEveryDirCordoned) << e.what();
   }
-  EXPECT_THROW(m->create_partition("kafka", 0), KafkaError);
+  EXPECT_THROW(m->create_partition("kafka", 0), StorageError);
   EXPECT_EQ(m->partition_count(), 0u);
 }
 
@@ -177,8 +177,8 @@ TEST_F(KafkaLogManagerParityTest, OneLiveDirCordonedIsRefusedWhereKafkaUsesIt) {
   try {
     m->create_partition("kafka", 0);
     ADD_FAILURE() << "the only live dir, cordoned, took the partition";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidReplicationFactor) << e.what();
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kEveryDirCordoned) << e.what();
   }
   EXPECT_EQ(m->partition_count(), 0u);
 }
@@ -208,7 +208,8 @@ TEST_F(KafkaLogManagerParityTest, PreferredLogDirDecidesWhereCurrentAndFutureLog
   EXPECT_EQ(r.strategy, "preferred");
 
   m->set_move_throttle(0);  // holds the move with its future replica in place
-  ASSERT_EQ(m->alter_replica_log_dir({"future-log", 0}, dirs_[2].string()).error, ErrorCode::kNone);
+  ASSERT_EQ(m->alter_replica_log_dir({"future-log", 0}, dirs_[2].string()).error,
+            StorageErrc::kNone);
   const std::vector<LogDirDescription> described = m->describe();
   ASSERT_EQ(described[2].partitions.size(), 1u);
   EXPECT_EQ(described[2].partitions[0].partition, "future-log-0");
@@ -223,7 +224,7 @@ TEST_F(KafkaLogManagerParityTest, FutureReplicasCountInTheirDirsLoad) {
   ASSERT_EQ(fs::path(m->create_partition("kafka", 0).log_dir), dirs_[0]);
   ASSERT_EQ(fs::path(m->create_partition("kafka", 1).log_dir), dirs_[1]);
   m->set_move_throttle(0);  // holds the move with its future replica in place
-  ASSERT_EQ(m->alter_replica_log_dir({"kafka", 0}, dirs_[2].string()).error, ErrorCode::kNone);
+  ASSERT_EQ(m->alter_replica_log_dir({"kafka", 0}, dirs_[2].string()).error, StorageErrc::kNone);
 
   std::vector<uint32_t> indices;
   const std::vector<lds_dir> candidates = m->candidates("kafka", false, &indices);

@@ -190,7 +190,7 @@ TEST_F(LogDirStartupTest, TheLockFileIsNotAPartitionAndTheScanIgnoresIt) {
   LogCapture capture("lds.log_manager");
   auto m = started();
   EXPECT_EQ(m->partition_count(), 1u);
-  for (const auto& d : m->describe()) EXPECT_EQ(d.error, ErrorCode::kNone) << d.log_dir;
+  for (const auto& d : m->describe()) EXPECT_EQ(d.error, StorageErrc::kNone) << d.log_dir;
   EXPECT_EQ(capture.text().find(".lock"), std::string::npos) << capture.text();
 }
 
@@ -376,10 +376,10 @@ TEST_F(LogDirStartupTest, AnUnusableDirIsOfflineWhileTheOthersServe) {
   const fs::path bad = tmp_.path() / "file" / "a";
   auto m = started({bad, dirs_[0]});
   const auto described = m->describe();
-  EXPECT_EQ(described[0].error, ErrorCode::kKafkaStorageError);
+  EXPECT_EQ(described[0].error, StorageErrc::kDirUnavailable);
   EXPECT_EQ(described[0].error_message,
             "Failed to create or validate the data directory: Not a directory");
-  EXPECT_EQ(described[1].error, ErrorCode::kNone);
+  EXPECT_EQ(described[1].error, StorageErrc::kNone);
   EXPECT_EQ(m->create_partition("t", 0).log_dir, dirs_[0].string());
 }
 

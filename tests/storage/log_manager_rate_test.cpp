@@ -104,7 +104,7 @@ TEST_F(LogManagerRateTest, AMovesCopyCountsAtItsDestination) {
   probe_->advance(10);
   const double source_before = *m->dir_rate(0);
   ASSERT_EQ(m->dir_rate(2), 0.0);
-  ASSERT_EQ(m->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, ErrorCode::kNone);
+  ASSERT_EQ(m->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, StorageErrc::kNone);
   ASSERT_NO_FATAL_FAILURE(wait_for_moves(*m));
   ASSERT_TRUE(fs::exists(dirs_[2] / "t-0"));
   // The 5 MB copied arrived at d3 at this instant; d1 only kept its appends' history.

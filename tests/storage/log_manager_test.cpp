@@ -160,7 +160,7 @@ TEST_F(LogManagerTest, IoErrorMarksTheDirOfflineAndTheNextOneIsTried) {
   PlacementResult r = m->create_partition("t", 0);
   EXPECT_EQ(fs::path(r.log_dir), dirs_[1]);
   auto d = by_dir(*m);
-  EXPECT_EQ(d["d1"].error, ErrorCode::kKafkaStorageError);
+  EXPECT_EQ(d["d1"].error, StorageErrc::kDirUnavailable);
   EXPECT_NE(d["d1"].error_message.find("Not a directory"), std::string::npos);
   // Offline directories are no longer candidates.
   EXPECT_EQ(m->candidates("t", true, nullptr).size(), 2u);
@@ -176,8 +176,8 @@ TEST_F(LogManagerTest, AllDirsFailingIsAStorageErrorListingWhatWasTried) {
   try {
     m->create_partition("t", 0);
     FAIL() << "placement should fail";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kDirUnavailable);
     EXPECT_EQ(std::string(e.what()), "No log directories available. Tried " + dirs_[0].string() +
                                          ", " + dirs_[1].string() + ", " + dirs_[2].string());
   }
@@ -185,8 +185,8 @@ TEST_F(LogManagerTest, AllDirsFailingIsAStorageErrorListingWhatWasTried) {
   try {
     m->create_partition("t", 1);
     FAIL() << "placement should fail";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kDirUnavailable);
     EXPECT_NE(std::string(e.what()).find("No log directories available. Tried"), std::string::npos);
   }
 }
@@ -222,11 +222,10 @@ TEST_F(LogManagerTest, CordonStrategySkipsCordonedDirs) {
   try {
     m->create_partition("u", 0);
     FAIL() << "placement should fail";
-  } catch (const KafkaError& e) {
+  } catch (const StorageError& e) {
     // Refused by the host before the strategy is asked (tests/storage/cordon_placement_test.cpp).
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidReplicationFactor);
-    EXPECT_NE(std::string(e.what()).find("have all their log directories cordoned"),
-              std::string::npos);
+    EXPECT_EQ(e.code(), StorageErrc::kEveryDirCordoned);
+    EXPECT_STREQ(e.what(), "Every online log directory is cordoned.");
   }
 }
 
@@ -293,7 +292,7 @@ TEST_F(LogManagerTest, TempFilesOfAnInterruptedAtomicWriteAreHarmlessAtStartup) 
   auto m = make();
   EXPECT_EQ(m->partition_count(), 3u);
   auto d = by_dir(*m);
-  for (const auto& [name, dir] : d) EXPECT_EQ(dir.error, ErrorCode::kNone) << name;
+  for (const auto& [name, dir] : d) EXPECT_EQ(dir.error, StorageErrc::kNone) << name;
   ASSERT_EQ(d["d1"].partitions.size(), 1u);
   EXPECT_EQ(d["d1"].partitions[0].partition, "t-0");
   EXPECT_EQ(d["d1"].partitions[0].size, 4096u);
@@ -328,8 +327,8 @@ TEST_F(LogManagerTest, RejectsTopicNamesThatBreakKafkasRule) {
     try {
       m->create_partition(bad, 0);
       ADD_FAILURE() << "accepted topic name '" << bad << "'";
-    } catch (const KafkaError& e) {
-      EXPECT_EQ(e.code(), ErrorCode::kInvalidTopic) << bad;
+    } catch (const StorageError& e) {
+      EXPECT_EQ(e.code(), StorageErrc::kInvalidTopicName) << bad;
     }
   }
   EXPECT_NO_THROW(m->create_partition(std::string(249, 'x'), 0));
@@ -342,8 +341,8 @@ TEST_F(LogManagerTest, ProduceToAnUnknownPartitionIsRefused) {
   try {
     m->append("nope", 0, 10);
     FAIL();
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kUnknownTopicOrPartition);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kUnknownPartition);
   }
 }
 
@@ -361,8 +360,8 @@ TEST_F(LogManagerTest, ProduceWritesFillerRecordsOfThePayloadPatternAsAKafkaLog)
   try {
     m->append("t", 0, 67);
     ADD_FAILURE() << "a 67-byte Produce was accepted";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidRequest);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kAppendTooShort);
     EXPECT_STREQ(e.what(),
                  "A Produce of 67 bytes is smaller than the smallest record batch (68 bytes).");
   }
@@ -379,7 +378,7 @@ TEST_F(LogManagerTest, DeleteTopicRemovesItsDirsAndCounts) {
   EXPECT_FALSE(fs::exists(dirs_[0] / "gone-0"));
   EXPECT_TRUE(fs::exists(dirs_[0] / "kept-0") || fs::exists(dirs_[1] / "kept-0") ||
               fs::exists(dirs_[2] / "kept-0"));
-  EXPECT_THROW(m->delete_topic("gone"), KafkaError);
+  EXPECT_THROW(m->delete_topic("gone"), StorageError);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ class LongTopicTest : public test::ThreeDirTest {
 
   static void expect_all_online(const LogManager& m) {
     for (const auto& d : m.describe()) {
-      EXPECT_EQ(d.error, ErrorCode::kNone) << d.log_dir << ": " << d.error_message;
+      EXPECT_EQ(d.error, StorageErrc::kNone) << d.log_dir << ": " << d.error_message;
     }
   }
 
@@ -58,7 +58,7 @@ TEST_F(LongTopicTest, A249CharacterTopicIsMovedDeletedAndStaysGoneAfterARestart)
     ASSERT_EQ(m->create_partition(kTopicA, 0).log_dir, dirs_[0].string());
     m->append(kTopicA, 0, kSize);
     const auto r = m->alter_replica_log_dir({kTopicA, 0}, dirs_[2].string());
-    ASSERT_EQ(r.error, ErrorCode::kNone) << r.message;
+    ASSERT_EQ(r.error, StorageErrc::kNone) << r.message;
     wait_for_moves(*m);
     EXPECT_TRUE(m->failed_moves().empty());
     EXPECT_EQ(test::filler_log_problem(dirs_[2] / (kTopicA + "-0"), kTopicA, 0, kSize), "");
@@ -85,8 +85,8 @@ TEST_F(LongTopicTest, ANameThatCannotBeMadeFailsThatCreationAloneNamingThePath) 
   try {
     m->create_partition(kTopicA, 100000);
     FAIL() << "the creation should fail";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kDirUnavailable);
     EXPECT_EQ(std::string(e.what()),
               "Cannot create " + kTopicA + "-100000 in " + dirs_[0].string() + ": the name " +
                   path.string() +
@@ -164,7 +164,7 @@ TEST_F(LongTopicTest, ACappedDeleteDirectoryIsRemovedOnlyWithEveryDirOnline) {
   std::ofstream(dirs_[0]) << "not a directory";
   {
     auto m = make();
-    EXPECT_NE(m->describe()[0].error, ErrorCode::kNone);
+    EXPECT_NE(m->describe()[0].error, StorageErrc::kNone);
     EXPECT_TRUE(fs::exists(del)) << "kept while a log dir is offline";
   }
   EXPECT_TRUE(fs::exists(del));

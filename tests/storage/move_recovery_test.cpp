@@ -71,7 +71,7 @@ class MoveRecoveryTest : public test::ThreeDirTest {
   void expect_served_once_from(const LogManager& m, size_t dir) {
     int copies = 0;
     for (const auto& d : m.describe()) {
-      EXPECT_EQ(d.error, ErrorCode::kNone) << d.log_dir << ": " << d.error_message;
+      EXPECT_EQ(d.error, StorageErrc::kNone) << d.log_dir << ": " << d.error_message;
       for (const auto& p : d.partitions) {
         if (p.partition != "t-0") continue;
         ++copies;
@@ -375,14 +375,14 @@ TEST_F(MoveRecoveryTest, StrayEntriesAreLoggedOnceWithWhyAndTouchNothing) {
   try {
     m->create_partition("t", 1);  // partition counts send it to d2, where the file is
     FAIL() << "creation should fail";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kDirUnavailable);
     EXPECT_EQ(std::string(e.what()),
               "Cannot create t-1 in " + dirs_[1].string() + ": " + (dirs_[1] / "t-1").string() +
                   " already exists and is not a partition this broker hosts; move it out of the "
                   "log directory. The log directory stays online.");
   }
-  for (const auto& d : m->describe()) EXPECT_EQ(d.error, ErrorCode::kNone) << d.log_dir;
+  for (const auto& d : m->describe()) EXPECT_EQ(d.error, StorageErrc::kNone) << d.log_dir;
   EXPECT_EQ(m->create_partition("u", 0).log_dir, dirs_[1].string());
 }
 
@@ -394,14 +394,14 @@ TEST_F(MoveRecoveryTest, AMoveThatCannotFitIsRefusedUpFrontSayingBytesNeededAndF
   m->create_partition("r", 0, 512 * 1024);
   ASSERT_EQ(m->dir_index(m->create_partition("r", 1, 512 * 1024).log_dir), 2);
   LogManager::AlterResult r = m->alter_replica_log_dir({"t", 0}, dirs_[2].string());
-  EXPECT_EQ(r.error, ErrorCode::kKafkaStorageError);
+  EXPECT_EQ(r.error, StorageErrc::kDirUnavailable);
   EXPECT_EQ(r.message, "Not enough space in " + dirs_[2].string() +
                            " to move t-0: 2.9 MiB needed, 1.5 MiB free.");
   EXPECT_EQ(m->moves_in_progress(), 0u);
   EXPECT_TRUE(m->failed_moves().empty());
   // Where it fits, it moves.
   r = m->alter_replica_log_dir({"t", 0}, dirs_[1].string());
-  EXPECT_EQ(r.error, ErrorCode::kNone) << r.message;
+  EXPECT_EQ(r.error, StorageErrc::kNone) << r.message;
 }
 
 TEST_F(MoveRecoveryTest, AMoveTakesTheSegmentIndexesAlong) {
@@ -413,7 +413,7 @@ TEST_F(MoveRecoveryTest, AMoveTakesTheSegmentIndexesAlong) {
   const std::string offsets = test::file_bytes(index);
   ASSERT_GT(offsets.size(), 8u);
   const std::string time_entries = fs::exists(times) ? test::file_bytes(times) : "";
-  ASSERT_EQ(m->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, ErrorCode::kNone);
+  ASSERT_EQ(m->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, StorageErrc::kNone);
   wait_for_moves(*m);
   EXPECT_TRUE(m->failed_moves().empty());
   EXPECT_EQ(test::file_bytes(final_path() / "00000000000000000000.index"), offsets);

@@ -66,14 +66,14 @@ class OfflineMoveStopTest : public test::ThreeDirTest {
     ASSERT_EQ(failed.size(), 1u);
     EXPECT_EQ(failed[0].partition, "t-0");
     EXPECT_EQ(failed[0].log_dir, dirs_[2].string());
-    EXPECT_EQ(failed[0].error, ErrorCode::kKafkaStorageError);
+    EXPECT_EQ(failed[0].error, StorageErrc::kDirUnavailable);
     EXPECT_EQ(failed[0].message, message);
     const auto described = m_->describe();
     EXPECT_EQ(described[2].reserved_bytes, 0u) << "the move's reservation is released";
     for (const auto& d : described) {
       for (const auto& p : d.partitions) EXPECT_FALSE(p.is_future) << d.log_dir;
     }
-    EXPECT_EQ(described[1].error, ErrorCode::kNone);
+    EXPECT_EQ(described[1].error, StorageErrc::kNone);
     EXPECT_EQ(m_->append("u", 0, 100), 1100u) << "the other partitions keep working";
   }
 
@@ -81,7 +81,7 @@ class OfflineMoveStopTest : public test::ThreeDirTest {
 };
 
 TEST_F(OfflineMoveStopTest, AMoveWhoseSourceGoesOfflineStopsAndIsReportedWithWhy) {
-  ASSERT_EQ(m_->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, ErrorCode::kNone);
+  ASSERT_EQ(m_->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, StorageErrc::kNone);
   const fs::path future = started_future();
   LogCapture log("lds.log_manager");
   m_->mark_offline(0, "test: the disk failed");
@@ -91,11 +91,11 @@ TEST_F(OfflineMoveStopTest, AMoveWhoseSourceGoesOfflineStopsAndIsReportedWithWhy
                            " stopped: its source log directory";
   ASSERT_NE(text.find(line), std::string::npos) << text;
   EXPECT_EQ(text.find(line, text.find(line) + 1), std::string::npos) << "logged once: " << text;
-  EXPECT_EQ(m_->describe()[2].error, ErrorCode::kNone) << "the destination stays online";
+  EXPECT_EQ(m_->describe()[2].error, StorageErrc::kNone) << "the destination stays online";
 }
 
 TEST_F(OfflineMoveStopTest, AMoveWhoseDestinationGoesOfflineStopsAndTheSourceStaysServed) {
-  ASSERT_EQ(m_->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, ErrorCode::kNone);
+  ASSERT_EQ(m_->alter_replica_log_dir({"t", 0}, dirs_[2].string()).error, StorageErrc::kNone);
   const fs::path future = started_future();
   m_->mark_offline(2, "test: the disk failed");
   expect_stopped(future, 2, "destination");

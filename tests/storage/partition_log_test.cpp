@@ -15,6 +15,7 @@
 #include "io/durable_file.h"
 #include "io/log_layout.h"
 #include "model/record_batch.h"
+#include "storage/storage_error.h"
 #include "temp_dir.h"
 #include "util/errors.h"
 
@@ -134,31 +135,31 @@ TEST_F(PartitionLogTest, ClientBatchesAreCheckedBeforeAnythingIsWritten) {
                     uint64_t max_message_bytes = 1048588) {
     try {
       PartitionLog::check_batches(batches, "t-0", segment_bytes, max_message_bytes);
-      return ErrorCode::kNone;
-    } catch (const KafkaError& e) {
+      return StorageErrc::kNone;
+    } catch (const StorageError& e) {
       return e.code();
     }
   };
   const std::string good = client_batch(3);
-  EXPECT_EQ(code_of(good + good), ErrorCode::kNone);
+  EXPECT_EQ(code_of(good + good), StorageErrc::kNone);
   std::string flipped = good;
   flipped.back() ^= 1;
-  EXPECT_EQ(code_of(flipped), ErrorCode::kCorruptMessage);
-  EXPECT_EQ(code_of(good.substr(0, good.size() - 1)), ErrorCode::kCorruptMessage);
+  EXPECT_EQ(code_of(flipped), StorageErrc::kCorruptBatch);
+  EXPECT_EQ(code_of(good.substr(0, good.size() - 1)), StorageErrc::kCorruptBatch);
   std::string magic1 = good;
   magic1[16] = 1;
-  EXPECT_EQ(code_of(magic1), ErrorCode::kInvalidRecord);
-  EXPECT_EQ(code_of(good, good.size() - 1), ErrorCode::kRecordListTooLarge);
+  EXPECT_EQ(code_of(magic1), StorageErrc::kInvalidBatch);
+  EXPECT_EQ(code_of(good, good.size() - 1), StorageErrc::kBatchesTooLarge);
   // message.max.bytes judges each batch's whole size, Kafka's sizeInBytes.
-  EXPECT_EQ(code_of(good + good, 1 << 20, good.size()), ErrorCode::kNone);
-  EXPECT_EQ(code_of(good + good, 1 << 20, good.size() - 1), ErrorCode::kMessageTooLarge);
-  EXPECT_EQ(code_of(""), ErrorCode::kInvalidRecord);
+  EXPECT_EQ(code_of(good + good, 1 << 20, good.size()), StorageErrc::kNone);
+  EXPECT_EQ(code_of(good + good, 1 << 20, good.size() - 1), StorageErrc::kBatchTooLarge);
+  EXPECT_EQ(code_of(""), StorageErrc::kInvalidBatch);
   // lastOffsetDelta + 1 is what an append adds to the log end: it must be the record count (2^31
   // - 1 for one record would move the log end two billion offsets on).
   EXPECT_EQ(code_of(test::with_field<int32_t>(good, test::kLastOffsetDeltaAt, INT32_MAX)),
-            ErrorCode::kInvalidRecord);
+            StorageErrc::kInvalidBatch);
   EXPECT_EQ(code_of(test::with_field<int32_t>(good, test::kRecordCountAt, 2)),
-            ErrorCode::kInvalidRecord);
+            StorageErrc::kInvalidBatch);
 }
 
 TEST_F(PartitionLogTest, TheValidatorSeesEachBatchWhoseFramingSizeAndCrcHold) {
@@ -173,7 +174,7 @@ TEST_F(PartitionLogTest, TheValidatorSeesEachBatchWhoseFramingSizeAndCrcHold) {
   seen.clear();
   std::string flipped = good;
   flipped.back() ^= 1;
-  EXPECT_THROW(PartitionLog::check_batches(flipped, "t-0", 1 << 20, 1048588, record), KafkaError);
+  EXPECT_THROW(PartitionLog::check_batches(flipped, "t-0", 1 << 20, 1048588, record), StorageError);
   EXPECT_TRUE(seen.empty());
   // What it throws refuses the batches, as it is.
   const PartitionLog::BatchValidator refuse = [](std::string_view) {

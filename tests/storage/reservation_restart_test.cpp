@@ -41,7 +41,7 @@ TEST_F(ReservationRestartTest, TheReservationIsTheSameAfterARestartAndFollowsAMo
     auto m = make();
     EXPECT_EQ(reserved(*m), (std::vector<uint64_t>{31 * kMiB, 0, 0}));
     const auto r = m->alter_replica_log_dir({"t", 0}, dirs_[2].string());
-    ASSERT_EQ(r.error, ErrorCode::kNone) << r.message;
+    ASSERT_EQ(r.error, StorageErrc::kNone) << r.message;
     ASSERT_NO_FATAL_FAILURE(wait_for_moves(*m));
     ASSERT_TRUE(m->failed_moves().empty());
     EXPECT_EQ(reserved(*m), (std::vector<uint64_t>{0, 0, 31 * kMiB}));

@@ -91,8 +91,8 @@ TEST_F(StorageSafetyTest, AppendPastTheSpaceLeftIsRefusedBeforeAByteIsWritten) {
   try {
     m->append("t", 0, 800 * 1000);
     FAIL() << "an append past the space left was accepted";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kDirUnavailable);
     EXPECT_EQ(std::string(e.what()),
               "Not enough space in log directory " + dirs_[0].string() +
                   " to append 800000 bytes to t-0: 700000 bytes are available (1000000 usable, "
@@ -100,7 +100,7 @@ TEST_F(StorageSafetyTest, AppendPastTheSpaceLeftIsRefusedBeforeAByteIsWritten) {
   }
   EXPECT_EQ(file_size_or_zero(segment), 1000u);
   const auto after = m->describe();
-  EXPECT_EQ(dir_of(after, dirs_[0]).error, ErrorCode::kNone) << "a full dir is not a failed dir";
+  EXPECT_EQ(dir_of(after, dirs_[0]).error, StorageErrc::kNone) << "a full dir is not a failed dir";
   ASSERT_EQ(dir_of(after, dirs_[0]).partitions.size(), 2u);
   EXPECT_EQ(dir_of(after, dirs_[0]).partitions[0].size, 1000u);  // t-0, sorted first
   // What fits is taken, all of it.
@@ -115,7 +115,7 @@ TEST_F(StorageSafetyTest, APartitionsOwnReservationCountsAsSpaceForIt) {
   // 1 MB usable, 600 kB of it reserved for t-0 itself: all of it is t-0's to write.
   EXPECT_EQ(m->append("t", 0, 1 * kMB), 1 * kMB);
   probe_->set(dirs_[0], 1000 * kMB, 0);
-  EXPECT_THROW(m->append("t", 0, 100), KafkaError);
+  EXPECT_THROW(m->append("t", 0, 100), StorageError);
   EXPECT_EQ(m->append("t", 0, 0), 1 * kMB) << "an empty append needs no space";
 }
 
@@ -157,14 +157,14 @@ TEST_F(StorageSafetyTest, ENOSPCAfterTheCheckStillKeepsThePartitionWholeAndTheDi
   try {
     m->append("t", 0, 4 << 20);
     FAIL() << "4 MiB fitted on a 1 MiB disk";
-  } catch (const KafkaError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kKafkaStorageError);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(e.code(), StorageErrc::kDirUnavailable);
     const std::string head = "Not enough space in log directory " + dirs_[0].string() +
                              " to append 4194304 bytes to t-0; ";
     EXPECT_EQ(std::string(e.what()).substr(0, head.size()), head) << e.what();
   }
   const auto after = m->describe();
-  EXPECT_EQ(dir_of(after, dirs_[0]).error, ErrorCode::kNone);
+  EXPECT_EQ(dir_of(after, dirs_[0]).error, StorageErrc::kNone);
   ASSERT_EQ(dir_of(after, dirs_[0]).partitions.size(), 1u);
   const uint64_t size = dir_of(after, dirs_[0]).partitions[0].size;
   EXPECT_LT(size, 1u << 20);
@@ -198,7 +198,7 @@ TEST_F(StorageSafetyTest, DeletionOnAnOfflineDirIsPendingThenCompletedAtTheNextS
     EXPECT_TRUE(fs::exists(record_)) << "the pending deletion is not recorded";
     EXPECT_TRUE(fs::exists(dirs_[0] / "t-0")) << "an offline dir was written to";
     EXPECT_TRUE(served(*m).empty());
-    EXPECT_THROW(m->append("t", 0, 100), KafkaError);
+    EXPECT_THROW(m->append("t", 0, 100), StorageError);
     // A new t-0 starts empty in an online dir; the stale copy is not served again.
     EXPECT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[1]);
     EXPECT_EQ(served(*m), std::vector<std::string>{"d2/t-0"});
@@ -209,7 +209,7 @@ TEST_F(StorageSafetyTest, DeletionOnAnOfflineDirIsPendingThenCompletedAtTheNextS
   EXPECT_FALSE(fs::exists(dirs_[0] / "t-0"));
   EXPECT_FALSE(fs::exists(record_));
   EXPECT_EQ(served(*m), std::vector<std::string>{"d2/t-0"});
-  EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, ErrorCode::kNone);
+  EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, StorageErrc::kNone);
 }
 
 TEST_F(StorageSafetyTest, APendingDeletionWaitsWhileItsDirIsStillAway) {
@@ -503,7 +503,7 @@ TEST_F(PlacedOnFailingDisksTest, AFullDirIsPassedOverAndPlacedHearsTheDirThatToo
     use_recent_placements();
     fill(dirs_[0]);
     EXPECT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[1]);
-    EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, ErrorCode::kNone) << "full, not offline";
+    EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, StorageErrc::kNone) << "full, not offline";
   }
   EXPECT_EQ(placed_lines(), std::vector<std::string>{"t-0 " + dirs_[1].string()});
   // A restart (as after kill -9) finds t-0 again: that is no creation, and placed hears nothing.
@@ -520,7 +520,7 @@ TEST_F(PlacedOnFailingDisksTest, AReadOnlyDirGoesOfflineAndPlacedHearsTheNextDir
   use_recent_placements();
   ASSERT_EQ(disks.set_read_only(0, true), "");
   EXPECT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[1]);
-  EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, ErrorCode::kKafkaStorageError);
+  EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, StorageErrc::kDirUnavailable);
   EXPECT_EQ(placed_lines(), std::vector<std::string>{"t-0 " + dirs_[1].string()});
   m.reset();
   ASSERT_EQ(disks.set_read_only(0, false), "");
@@ -534,7 +534,7 @@ TEST_F(PlacedOnFailingDisksTest, ACreationNoDirCouldTakeTellsPlacedNothing) {
   m->set_cordoned([&](const fs::path& d) { return d == dirs_[2]; });
   ASSERT_EQ(disks.set_read_only(0, true), "");
   fill(dirs_[1]);
-  EXPECT_THROW(m->create_partition("t", 0), KafkaError);
+  EXPECT_THROW(m->create_partition("t", 0), StorageError);
   EXPECT_TRUE(placed_lines().empty());
   // The journal shows the PLACE rank that was made: the plugin was asked, and told nothing after.
   std::ifstream in(journal_);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "broker/broker.h"
+#include "broker/kafka_errors.h"
 #include "io/log_layout.h"
 #include "kafka/protocol/api_keys.h"
 #include "kafka/protocol/api_versions.h"
@@ -407,9 +408,9 @@ std::string RequestHandler::describe_log_dirs(std::string_view body, int16_t ver
   DescribeLogDirsResponse r;
   for (const LogDirDescription& d : broker_.logs().describe()) {
     DescribeLogDirsResponse::Result result;
-    result.error_code = error_code_of(d.error);
+    result.error_code = error_code_of(kafka_error_code(d.error));
     result.log_dir = d.log_dir;
-    const bool online = d.error == ErrorCode::kNone;
+    const bool online = d.error == StorageErrc::kNone;
     result.total_bytes = online && d.space_known ? static_cast<int64_t>(d.total_bytes) : -1;
     result.usable_bytes = online && d.space_known ? static_cast<int64_t>(d.usable_bytes) : -1;
     result.is_cordoned = d.cordoned;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "broker/broker.h"
+#include "broker/kafka_errors.h"
 #include "io/log_layout.h"
 #include "kafka/protocol/alter_replica_log_dirs.h"
 #include "kafka/protocol/api_keys.h"
@@ -25,11 +26,12 @@ std::string RequestHandler::alter_replica_log_dirs(std::string_view body, int16_
       auto [it, added] = topic_index.try_emplace(topic.name, r.results.size());
       if (added) r.results.push_back({topic.name, {}});
       for (int32_t partition : topic.partitions) {
-        ErrorCode error = ErrorCode::kInvalidTopic;
+        StorageErrc error = StorageErrc::kInvalidTopicName;
         if (layout::topic_name_problem(topic.name).empty()) {
           error = broker_.logs().alter_replica_log_dir({topic.name, partition}, dir.path).error;
         }
-        r.results[it->second].partitions.push_back({partition, error_code_of(error)});
+        r.results[it->second].partitions.push_back(
+            {partition, error_code_of(kafka_error_code(error))});
       }
     }
   }

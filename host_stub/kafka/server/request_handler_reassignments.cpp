@@ -84,7 +84,7 @@ std::string RequestHandler::alter_partition_reassignments(std::string_view body,
   const std::map<std::string, std::set<int32_t>> hosted = hosted_partitions().by_topic;
   bool all_dirs_cordoned = true;
   for (const LogDirDescription& d : broker_.logs().describe()) {
-    if (d.error == ErrorCode::kNone && !d.cordoned) all_dirs_cordoned = false;
+    if (d.error == StorageErrc::kNone && !d.cordoned) all_dirs_cordoned = false;
   }
 
   AlterPartitionReassignmentsResponse r;

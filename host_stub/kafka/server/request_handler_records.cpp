@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "broker/broker.h"
+#include "broker/kafka_errors.h"
 #include "kafka/protocol/api_keys.h"
 #include "kafka/protocol/fetch.h"
 #include "kafka/protocol/headers.h"
@@ -79,11 +80,11 @@ FetchResponse::Partition read_fetch_partition(LogManager& logs, const FetchReque
     progress.left = std::max<int64_t>(0, progress.left - size);
     out.records = std::move(got.bytes);
     out.records_file = std::move(got.file);
-  } catch (const KafkaError& e) {
+  } catch (const StorageError& e) {
     progress.failed = true;
-    out.error_code = error_code_of(e.code());
+    out.error_code = error_code_of(kafka_error_code(e.code()));
     // Kafka's clients before Fetch 6 do not know KAFKA_STORAGE_ERROR; they retry on this.
-    if (e.code() == ErrorCode::kKafkaStorageError && version <= 5) {
+    if (e.code() == StorageErrc::kDirUnavailable && version <= 5) {
       out.error_code = error::kNotLeaderOrFollower;
     }
   }
@@ -116,6 +117,18 @@ Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t co
         failure = "INVALID_REQUIRED_ACKS";
       } else {
         const std::string partition = tp.str();
+        // Refuses the partition's records: Kafka's checks' refusal, or storage's in Kafka's words.
+        auto refuse = [&](const KafkaError& e) {
+          out.error_code = error_code_of(e.code());
+          failure = error_name(e.code());
+          out.base_offset = -1;
+          out.error_message = e.what();
+          if (const auto* refused = dynamic_cast<const RecordValidationError*>(&e)) {
+            for (const RecordError& bad : refused->record_errors()) {
+              out.record_errors.push_back({bad.batch_index, bad.message});
+            }
+          }
+        };
         try {
           validate_produce_records(p.records ? std::string_view(*p.records) : std::string_view(),
                                    version, partition);
@@ -127,7 +140,7 @@ Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t co
           appended = true;
           try {
             out.log_start_offset = broker_.logs().log_offsets(tp).log_start_offset;
-          } catch (const KafkaError&) {
+          } catch (const StorageError&) {
             // Deleted since: the append stands; the start offset is unknown.
           }
         } catch (const ProducerStateError& e) {
@@ -136,15 +149,9 @@ Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t co
           out.base_offset = -1;
           out.error_message = e.what();
         } catch (const KafkaError& e) {
-          out.error_code = error_code_of(e.code());
-          failure = error_name(e.code());
-          out.base_offset = -1;
-          out.error_message = e.what();
-          if (const auto* refused = dynamic_cast<const RecordValidationError*>(&e)) {
-            for (const RecordError& bad : refused->record_errors()) {
-              out.record_errors.push_back({bad.batch_index, bad.message});
-            }
-          }
+          refuse(e);
+        } catch (const StorageError& e) {
+          refuse(kafka_error(e));
         }
       }
       if (!failure.empty()) failures += (failures.empty() ? "" : ", ") + tp.str() + ": " + failure;
@@ -281,6 +288,8 @@ std::string RequestHandler::list_offsets(std::string_view body, int16_t version,
           }
         } catch (const KafkaError& e) {
           out.error_code = error_code_of(e.code());
+        } catch (const StorageError& e) {
+          out.error_code = error_code_of(kafka_error_code(e.code()));
         }
       }
       partitions.push_back(out);

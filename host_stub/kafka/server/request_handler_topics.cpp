@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "broker/broker.h"
+#include "broker/kafka_errors.h"
 #include "io/log_layout.h"
 #include "kafka/protocol/api_keys.h"
 #include "kafka/protocol/create_partitions.h"
@@ -186,8 +187,9 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
               refuse(error::kTopicAlreadyExists, "Topic '" + t.name + "' already exists.");
               break;
             }
-          } catch (const KafkaError& e) {
-            refuse(error_code_of(e.code()), e.what());
+          } catch (const StorageError& e) {
+            const KafkaError answer = kafka_error(e);
+            refuse(error_code_of(answer.code()), answer.what());
             break;
           }
         }
@@ -240,9 +242,10 @@ std::string RequestHandler::delete_topics(std::string_view body, int16_t version
     if (hosted.count(*result.name) != 0) result.topic_id = topic_id(cluster_id, *result.name);
     try {
       broker_.logs().delete_topic(*result.name);
-    } catch (const KafkaError& e) {
-      result.error_code = error_code_of(e.code());
-      result.error_message = e.what();
+    } catch (const StorageError& e) {
+      const KafkaError answer = kafka_error(e);
+      result.error_code = error_code_of(answer.code());
+      result.error_message = answer.what();
     }
     r.responses.push_back(std::move(result));
   }
@@ -324,8 +327,9 @@ std::string RequestHandler::create_partitions(std::string_view body, int16_t ver
         for (int32_t partition : added) {
           try {
             (void)broker_.logs().create_partition(t.name, partition);
-          } catch (const KafkaError& e) {
-            refuse(error_code_of(e.code()), e.what());
+          } catch (const StorageError& e) {
+            const KafkaError answer = kafka_error(e);
+            refuse(error_code_of(answer.code()), answer.what());
             break;
           }
         }
