@@ -6,12 +6,12 @@
 #include <ctime>
 #include <limits>
 
+#include "admin/admin_logger.h"
 #include "admin/balance_api.h"
 #include "broker/broker.h"
 #include "broker/kafka_errors.h"
 #include "io/log_layout.h"
 #include "util/errors.h"
-#include "util/logging.h"
 
 namespace lds {
 namespace {
@@ -112,7 +112,7 @@ json AdminApi::handle(const json& request) {
     const KafkaError answer = kafka_error(e);
     return error_response(answer.code(), answer.what());
   } catch (const std::exception& e) {
-    logger("lds.admin")->error("Request failed unexpectedly: {}", e.what());
+    admin_logger()->error("Request failed unexpectedly: {}", e.what());
     return error_response(ErrorCode::kUnknownServerError, e.what());
   }
 }

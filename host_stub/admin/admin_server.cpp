@@ -13,16 +13,13 @@
 #include <stdexcept>
 
 #include "admin/admin_api.h"
+#include "admin/admin_logger.h"
 #include "admin/unix_socket.h"
-#include "util/logging.h"
 
 namespace lds {
 namespace {
 
-std::shared_ptr<spdlog::logger> log() {
-  static auto l = logger("lds.admin");
-  return l;
-}
+std::shared_ptr<spdlog::logger> log() { return admin_logger(); }
 
 // The socket's folder must be the server's (or root's) and not open to other users: whoever may
 // rename or unlink entries in it could replace the socket with one of their own, and clients would

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "io/durable_file.h"
-#include "util/logging.h"
+#include "storage/storage_logger.h"
 
 namespace lds {
 
@@ -110,34 +110,30 @@ std::optional<CleanShutdown> read_clean_shutdown(const fs::path& dir) {
   const std::optional<std::string> marker_text = read_file_if_present(marker);
   if (!marker_text) return std::nullopt;
   if (!is_kafkas_marker(*marker_text)) {
-    logger("lds.log_manager")
-        ->warn(
-            "{} is not Kafka's clean-shutdown marker ({{\"version\":0,...}}); every log in {} "
-            "is read through.",
-            marker.string(), dir.string());
+    storage_logger()->warn(
+        "{} is not Kafka's clean-shutdown marker ({{\"version\":0,...}}); every log in {} "
+        "is read through.",
+        marker.string(), dir.string());
     return std::nullopt;
   }
   const std::optional<std::string> text = read_file_if_present(file);
   if (!text) {
-    logger("lds.log_manager")
-        ->warn("{} has no {} beside it; every log in {} is read through.", marker.string(),
-               kRecoveryPointFile, dir.string());
+    storage_logger()->warn("{} has no {} beside it; every log in {} is read through.",
+                           marker.string(), kRecoveryPointFile, dir.string());
     return std::nullopt;
   }
   CleanShutdown clean;
   clean.recorded_at = modified(file);
   if (clean.recorded_at > modified(marker)) {
-    logger("lds.log_manager")
-        ->warn("{} was written after {}; every log in {} is read through.", file.string(),
-               kCleanShutdownFile, dir.string());
+    storage_logger()->warn("{} was written after {}; every log in {} is read through.",
+                           file.string(), kCleanShutdownFile, dir.string());
     return std::nullopt;
   }
   std::string problem;
   std::optional<std::map<CheckpointKey, int64_t>> points = parse_checkpoint(*text, problem);
   if (!points) {
-    logger("lds.log_manager")
-        ->warn("Ignoring {}: {}; every log in {} is read through.", file.string(), problem,
-               dir.string());
+    storage_logger()->warn("Ignoring {}: {}; every log in {} is read through.", file.string(),
+                           problem, dir.string());
     return std::nullopt;
   }
   clean.recovery_points = std::move(*points);

@@ -13,22 +13,13 @@
 #include "io/io_errors.h"
 #include "io/log_layout.h"
 #include "log_manager_internal.h"
+#include "storage/storage_logger.h"
 #include "util/byte_size.h"
-#include "util/logging.h"
 #include "util/tick_clock.h"
 
 namespace lds {
 
 namespace fs = std::filesystem;
-
-namespace detail {
-
-std::shared_ptr<spdlog::logger> log_manager_log() {
-  static auto l = logger("lds.log_manager");
-  return l;
-}
-
-}  // namespace detail
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "log_manager_internal.h"
 #include "storage/log_manager.h"
 #include "storage/meta_properties.h"
-#include "util/logging.h"
+#include "storage/storage_logger.h"
 
 namespace lds {
 

@@ -5,7 +5,7 @@
 #include "log_manager_internal.h"
 #include "storage/log_manager.h"
 #include "storage/replica_mover.h"
-#include "util/logging.h"
+#include "storage/storage_logger.h"
 
 namespace lds {
 

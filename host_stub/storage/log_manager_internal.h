@@ -11,7 +11,7 @@
 #include "storage/log_manager.h"
 #include "storage/partition_log.h"
 #include "storage/reservation.h"
-#include "util/logging.h"
+#include "storage/storage_logger.h"
 #include "util/rate_meter.h"
 
 namespace lds {
@@ -53,15 +53,11 @@ struct LogManager::Partition {
   std::string replica_id;
 };
 
-namespace detail {
-
-std::shared_ptr<spdlog::logger> log_manager_log();
-}  // namespace detail
-
 namespace {
-// The LogManager's files log through one logger. Defined once here, not in each file, so that a
-// unity build (LDS_UNITY_BUILD), which compiles several of them as one unit, sees it once.
-[[maybe_unused]] std::shared_ptr<spdlog::logger> log() { return detail::log_manager_log(); }
+// The LogManager's files log through storage's logger as log(). Defined once here, not in each
+// file, so that a unity build (LDS_UNITY_BUILD), which compiles several of them as one unit, sees
+// it once.
+[[maybe_unused]] std::shared_ptr<spdlog::logger> log() { return storage_logger(); }
 }  // namespace
 
 namespace detail {

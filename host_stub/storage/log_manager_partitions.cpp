@@ -17,7 +17,7 @@
 #include "model/record_batch.h"
 #include "storage/log_manager.h"
 #include "storage/replica_mover.h"
-#include "util/logging.h"
+#include "storage/storage_logger.h"
 
 namespace lds {
 

@@ -12,7 +12,7 @@
 #include "io/log_layout.h"
 #include "log_manager_internal.h"
 #include "storage/log_manager.h"
-#include "util/logging.h"
+#include "storage/storage_logger.h"
 
 namespace lds {
 

@@ -9,7 +9,7 @@
 #include "storage/clean_shutdown.h"
 #include "storage/log_manager.h"
 #include "storage/replica_mover.h"
-#include "util/logging.h"
+#include "storage/storage_logger.h"
 
 namespace lds {
 

@@ -17,15 +17,13 @@
 #include "model/record_batch.h"
 #include "model/wire.h"
 #include "storage/storage_error.h"
+#include "storage/storage_logger.h"
 #include "util/errors.h"
-#include "util/logging.h"
 
 namespace lds {
 
 namespace fs = std::filesystem;
 namespace {
-
-std::shared_ptr<spdlog::logger> log_manager_log() { return logger("lds.log_manager"); }
 
 // The header of the batch at byte `at` of a segment, or why the bytes there are not one.
 struct HeaderAt {
@@ -217,8 +215,8 @@ int64_t PartitionLog::append(const fs::path& dir, std::string& batches, uint64_t
       write_index_entries(dir, old, {}, closing);
     }
   } catch (const std::exception& e) {
-    log_manager_log()->warn("Cannot close the indexes of the segment before {}: {}", path.string(),
-                            e.what());
+    storage_logger()->warn("Cannot close the indexes of the segment before {}: {}", path.string(),
+                           e.what());
   }
   if (roll) {
     segments_.push_back(LogSegment{first, 0});
@@ -235,7 +233,7 @@ int64_t PartitionLog::append(const fs::path& dir, std::string& batches, uint64_t
     write_index_entries(dir, index, offset_entries, time_entries);
   } catch (const std::exception& e) {
     // Reads find the batches without the entries, and rebuild the index once.
-    log_manager_log()->warn("Cannot index the append to {}: {}", path.string(), e.what());
+    storage_logger()->warn("Cannot index the append to {}: {}", path.string(), e.what());
     if (active_index_) active_index_->writable = false;
   }
   segments_.back().bytes += batches.size();
@@ -383,7 +381,7 @@ void ScannedLog::cut_torn_tail(const fs::path& dir) {
   if (torn_bytes == 0) return;
   const LogSegment& last = log.segments().back();
   const fs::path path = dir / layout::segment_file(static_cast<uint64_t>(last.base_offset));
-  log_manager_log()->warn(
+  storage_logger()->warn(
       "Found invalid messages in log segment {} at byte offset {}: {}. Truncating the {} bytes "
       "of the torn last batch.",
       path.string(), last.bytes, torn_problem, torn_bytes);

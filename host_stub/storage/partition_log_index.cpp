@@ -11,15 +11,13 @@
 #include "io/fd_reserve.h"
 #include "io/log_layout.h"
 #include "storage/partition_log.h"
-#include "util/logging.h"
+#include "storage/storage_logger.h"
 
 namespace lds {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::shared_ptr<spdlog::logger> index_log() { return logger("lds.log_manager"); }
 
 // Whether `b`, the batch holding a time index entry's offset, is the one the entry names: the
 // entry's offset is its last, and its time is the batch's max timestamp.
@@ -164,7 +162,7 @@ ActiveIndex& PartitionLog::active_index(const fs::path& dir, uint32_t index_inte
                               segment_index::time_index_path(dir, seg.base_offset)}) {
       if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
         a->writable = false;
-        index_log()->warn(
+        storage_logger()->warn(
             "Cannot remove index {} ({}); the segment's appends go on without index entries.",
             p.string(), std::error_code(errno, std::generic_category()).message());
       }
@@ -250,12 +248,12 @@ segment_index::BuiltIndex PartitionLog::rebuild_index(const fs::path& dir, const
     write_file_atomically(offsets, built.offset_entries);
     write_file_atomically(times, built.time_entries);
     seg.index = LogSegment::Index::kRebuilt;
-    index_log()->warn("Rebuilt the indexes of log segment {}: {}.",
-                      (dir / layout::segment_file(static_cast<uint64_t>(seg.base_offset))).string(),
-                      why);
+    storage_logger()->warn(
+        "Rebuilt the indexes of log segment {}: {}.",
+        (dir / layout::segment_file(static_cast<uint64_t>(seg.base_offset))).string(), why);
   } catch (const FileError& e) {
     seg.index = LogSegment::Index::kUnwritable;
-    index_log()->warn(
+    storage_logger()->warn(
         "The indexes of log segment {} cannot be rebuilt ({}: {}); reads walk its batches.",
         (dir / layout::segment_file(static_cast<uint64_t>(seg.base_offset))).string(), why,
         e.what());
@@ -299,7 +297,7 @@ void PartitionLog::write_index_entries(const fs::path& dir, ActiveIndex& a,
     }
     if (fd) (void)::ftruncate(fd.get(), static_cast<off_t>(*bytes));  // no torn entry
     a.writable = false;
-    index_log()->warn(
+    storage_logger()->warn(
         "Cannot write index {} ({}); the segment's appends go on without index entries, and reads "
         "of it walk its batches until the indexes are rebuilt.",
         path.string(), std::error_code(err, std::generic_category()).message());

@@ -4,17 +4,16 @@
 #include <cassert>
 #include <utility>
 
-#include "util/logging.h"
+#include "storage/storage_logger.h"
 
 namespace lds {
 namespace {
 
 void report_unbalanced(const std::string& owner, const char* what, uint64_t asked, uint64_t held) {
-  logger("lds.reservation")
-      ->error(
-          "Unbalanced reservation on {}: {} takes back {} bytes but only {} are reserved; "
-          "taking back {}.",
-          owner, what, asked, held, held);
+  storage_logger()->error(
+      "Unbalanced reservation on {}: {} takes back {} bytes but only {} are reserved; "
+      "taking back {}.",
+      owner, what, asked, held, held);
   assert(false && "a reservation took back more bytes than were reserved");
 }
 

@@ -1,0 +1,13 @@
+// storage_logger.cpp: storage's one logger, made once.
+#include "storage/storage_logger.h"
+
+#include "util/logging.h"
+
+namespace lds {
+
+std::shared_ptr<spdlog::logger> storage_logger() {
+  static const std::shared_ptr<spdlog::logger> l = logger("lds.log_manager");
+  return l;
+}
+
+}  // namespace lds
