@@ -6,8 +6,8 @@
 namespace lds {
 
 std::shared_ptr<spdlog::logger> admin_logger() {
-  static const std::shared_ptr<spdlog::logger> l = logger("lds.admin");
-  return l;
+  static const std::shared_ptr<spdlog::logger> kLogger = logger("lds.admin");
+  return kLogger;
 }
 
 }  // namespace lds

@@ -6,8 +6,8 @@
 namespace lds {
 
 std::shared_ptr<spdlog::logger> storage_logger() {
-  static const std::shared_ptr<spdlog::logger> l = logger("lds.log_manager");
-  return l;
+  static const std::shared_ptr<spdlog::logger> kLogger = logger("lds.log_manager");
+  return kLogger;
 }
 
 }  // namespace lds

@@ -47,6 +47,20 @@ struct FetchProgress {
   bool failed = false;
 };
 
+// Answers one partition of a Produce with `e`, the refusal of its records by Kafka's checks or by
+// storage (in Kafka's words). Returns the error's name, for an acks=0 request's log line.
+std::string refuse_records(const KafkaError& e, ProduceResponse::Partition& out) {
+  out.error_code = error_code_of(e.code());
+  out.base_offset = -1;
+  out.error_message = e.what();
+  if (const auto* refused = dynamic_cast<const RecordValidationError*>(&e)) {
+    for (const RecordError& bad : refused->record_errors()) {
+      out.record_errors.push_back({bad.batch_index, bad.message});
+    }
+  }
+  return error_name(e.code());
+}
+
 // Reads one partition of a Fetch, within its partition_max_bytes and what `progress` has left, and
 // counts what it read there.
 FetchResponse::Partition read_fetch_partition(LogManager& logs, const FetchRequest& request,
@@ -117,18 +131,6 @@ Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t co
         failure = "INVALID_REQUIRED_ACKS";
       } else {
         const std::string partition = tp.str();
-        // Refuses the partition's records: Kafka's checks' refusal, or storage's in Kafka's words.
-        auto refuse = [&](const KafkaError& e) {
-          out.error_code = error_code_of(e.code());
-          failure = error_name(e.code());
-          out.base_offset = -1;
-          out.error_message = e.what();
-          if (const auto* refused = dynamic_cast<const RecordValidationError*>(&e)) {
-            for (const RecordError& bad : refused->record_errors()) {
-              out.record_errors.push_back({bad.batch_index, bad.message});
-            }
-          }
-        };
         try {
           validate_produce_records(p.records ? std::string_view(*p.records) : std::string_view(),
                                    version, partition);
@@ -149,9 +151,9 @@ Reply RequestHandler::produce(std::string_view body, int16_t version, int32_t co
           out.base_offset = -1;
           out.error_message = e.what();
         } catch (const KafkaError& e) {
-          refuse(e);
+          failure = refuse_records(e, out);
         } catch (const StorageError& e) {
-          refuse(kafka_error(e));
+          failure = refuse_records(kafka_error(e), out);
         }
       }
       if (!failure.empty()) failures += (failures.empty() ? "" : ", ") + tp.str() + ": " + failure;

@@ -188,8 +188,7 @@ std::string RequestHandler::create_topics(std::string_view body, int16_t version
               break;
             }
           } catch (const StorageError& e) {
-            const KafkaError answer = kafka_error(e);
-            refuse(error_code_of(answer.code()), answer.what());
+            refuse(error_code_of(kafka_error_code(e.code())), kafka_error(e).what());
             break;
           }
         }
@@ -328,8 +327,7 @@ std::string RequestHandler::create_partitions(std::string_view body, int16_t ver
           try {
             (void)broker_.logs().create_partition(t.name, partition);
           } catch (const StorageError& e) {
-            const KafkaError answer = kafka_error(e);
-            refuse(error_code_of(answer.code()), answer.what());
+            refuse(error_code_of(kafka_error_code(e.code())), kafka_error(e).what());
             break;
           }
         }
