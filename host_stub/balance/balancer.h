@@ -128,7 +128,8 @@ class Balancer {
   void set_move_listener(std::function<void(const BalanceMoveEvent&)> listener);
 
  private:
-  // The "lds.balancer" logger, which balancer.cpp and balancer_calls.cpp both write to.
+  // The "lds.balancer" logger, which balancer/rounds.cpp and balancer/operator_calls.cpp both write
+  // to.
   static std::shared_ptr<spdlog::logger> log();
   // A move this balancer started. Whether it still runs is the mover's to say (the snapshot's
   // moves): this only records what the mover does not know, who started it and when.

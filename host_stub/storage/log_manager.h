@@ -466,7 +466,7 @@ class LogManager {
   [[nodiscard]] std::string create_on_disk(uint32_t dir_index, const TopicPartition& tp,
                                            uint64_t expected_bytes, const std::string& replica_id);
   // startup(): locks every directory, then reads and checks every meta.properties, then writes the
-  // missing ones; marks offline the directories that fail (log_manager_dir_claims.cpp).
+  // missing ones; marks offline the directories that fail (log_manager/dir_claims.cpp).
   void open_dirs();
   // open_dirs(): locks every directory, those with a lock file first; `faults` gets, by directory,
   // why one cannot be created or locked. Throws ConfigError, every lock released, when a lock is
@@ -486,7 +486,7 @@ class LogManager {
   // Scans one directory without changing it: returns its partition, -future and -delete
   // directories for recover_moves(), and logs every stray entry once, saying why it is ignored.
   std::vector<std::filesystem::path> load_dir(uint32_t dir_index);
-  // Resolves the copies of every partition the scan found (log_manager_recovery.cpp): finishes or
+  // Resolves the copies of every partition the scan found (log_manager/recovery.cpp): finishes or
   // discards interrupted moves, removes -delete directories nothing needs, and adds the served
   // copies. Throws ConfigError, having deleted nothing, for two copies no move explains (Kafka's
   // "Duplicate log directories" sentence) or a move whose final name is taken by a stray entry.
@@ -495,7 +495,7 @@ class LogManager {
   void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& entries,
                      const std::vector<std::optional<CleanShutdown>>& clean);
   // recover_moves()'s steps, which pass the scan's copies from one to the next: classify, decide,
-  // apply (log_manager_recovery.cpp).
+  // apply (log_manager/recovery.cpp).
   class MoveRecovery;
   // Startup, once the logs are loaded and before anything is appended: removes the clean-shutdown
   // marker of every online directory. One where that fails goes offline.
@@ -579,7 +579,7 @@ class LogManager {
   // thread may, without it.
   mutable Mutex mu_;
   // Fixed at construction, one per log.dirs entry; what changes in a Dir, mu_ guards
-  // (log_manager_internal.h).
+  // (log_manager/internal.h).
   std::vector<std::unique_ptr<Dir>> dirs_;
   std::unordered_map<TopicPartition, std::shared_ptr<Partition>, TopicPartitionHash> partitions_
       GUARDED_BY(mu_);

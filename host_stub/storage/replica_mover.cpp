@@ -21,7 +21,7 @@
 #include "io/durable_file.h"
 #include "io/io_errors.h"
 #include "io/log_layout.h"
-#include "log_manager_internal.h"
+#include "storage/log_manager/internal.h"
 #include "storage/move_protocol.h"
 #include "storage/move_throttle.h"
 #include "storage/segment_copier.h"

@@ -7,7 +7,7 @@
 //   2. the future is renamed to <dest>/<tp>, the marker still inside: the complete new copy;
 //   3. the source is renamed to <src>/<tp>.<id>-delete;
 //   4. the marker is removed, then the -delete directory.
-// Startup recovery (log_manager_recovery.cpp) reads a marked directory as the complete copy and any
+// Startup recovery (log_manager/recovery.cpp) reads a marked directory as the complete copy and any
 // other as stale, so at every crash point the partition exists exactly once, complete, and the last
 // complete copy is never deleted.
 #pragma once

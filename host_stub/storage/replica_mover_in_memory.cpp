@@ -2,7 +2,7 @@
 // instead of mover threads: the bookkeeping of a copy and its promotion, without files.
 #include <algorithm>
 
-#include "log_manager_internal.h"
+#include "storage/log_manager/internal.h"
 #include "storage/replica_mover.h"
 
 namespace lds {

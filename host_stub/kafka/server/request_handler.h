@@ -88,30 +88,30 @@ class RequestHandler {
                                int32_t correlation_id) const;
   std::string describe_topic_partitions(std::string_view body, int16_t version,
                                         int32_t correlation_id) const;
-  // request_handler_topics.cpp: topics created and deleted through the LogManager, placed by the
+  // request_handler/topics.cpp: topics created and deleted through the LogManager, placed by the
   // active strategy exactly as the admin API's CreatePartitions places them.
   std::string create_topics(std::string_view body, int16_t version, int32_t correlation_id) const;
   std::string delete_topics(std::string_view body, int16_t version, int32_t correlation_id) const;
   std::string create_partitions(std::string_view body, int16_t version,
                                 int32_t correlation_id) const;
-  // request_handler_configs.cpp: the broker's configs through Broker::describe_configs and
+  // request_handler/configs.cpp: the broker's configs through Broker::describe_configs and
   // Broker::alter_configs, the calls the admin API makes, with Kafka's per-resource checks.
   std::string describe_configs(std::string_view body, int16_t version,
                                int32_t correlation_id) const;
   std::string alter_configs(std::string_view body, bool incremental, int16_t version,
                             int32_t correlation_id) const;
-  // request_handler_log_dirs.cpp: replica moves through LogManager::alter_replica_log_dir, as the
+  // request_handler/log_dirs.cpp: replica moves through LogManager::alter_replica_log_dir, as the
   // admin API's AlterReplicaLogDirs.
   std::string alter_replica_log_dirs(std::string_view body, int16_t version,
                                      int32_t correlation_id) const;
-  // request_handler_reassignments.cpp: partition reassignments (KIP-455) on a single broker,
+  // request_handler/reassignments.cpp: partition reassignments (KIP-455) on a single broker,
   // whose only replica set is itself: nothing is ever in progress, and the one set accepted is
   // the unchanged one.
   std::string list_partition_reassignments(std::string_view body, int16_t version,
                                            int32_t correlation_id) const;
   std::string alter_partition_reassignments(std::string_view body, int16_t version,
                                             int32_t correlation_id) const;
-  // request_handler_records.cpp: record batches appended and read through the LogManager.
+  // request_handler/records.cpp: record batches appended and read through the LogManager.
   Reply produce(std::string_view body, int16_t version, int32_t correlation_id,
                 const std::string& client_id) const;
   Reply fetch(std::string_view body, int16_t version, int32_t correlation_id,

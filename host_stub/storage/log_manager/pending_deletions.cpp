@@ -1,4 +1,4 @@
-// log_manager_pending_deletions.cpp: LogManager finishing, at startup, the deletions of replicas
+// log_manager/pending_deletions.cpp: LogManager finishing, at startup, the deletions of replicas
 // whose log directory was offline when their topic was deleted, and of old move copies that could
 // not be renamed aside; and recording the latter.
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 
 #include "io/durable_file.h"
 #include "io/log_layout.h"
-#include "log_manager_internal.h"
 #include "storage/log_manager.h"
+#include "storage/log_manager/internal.h"
 #include "storage/storage_logger.h"
 
 namespace lds {

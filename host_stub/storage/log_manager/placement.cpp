@@ -1,7 +1,5 @@
-// log_manager.cpp: LogManager's placement decision: the online directories as candidates, ranked
-// by the active strategy, and a partition created where the decision says.
-#include "storage/log_manager.h"
-
+// log_manager/placement.cpp: LogManager's placement decision: the online directories as candidates,
+// ranked by the active strategy, and a partition created where the decision says.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +10,8 @@
 #include "io/durable_file.h"
 #include "io/io_errors.h"
 #include "io/log_layout.h"
-#include "log_manager_internal.h"
+#include "storage/log_manager.h"
+#include "storage/log_manager/internal.h"
 #include "storage/storage_logger.h"
 #include "util/byte_size.h"
 #include "util/tick_clock.h"

@@ -1,9 +1,9 @@
-// log_manager_dir_state.cpp: a LogManager log directory going offline (its moves stopped, the
+// log_manager/dir_state.cpp: a LogManager log directory going offline (its moves stopped, the
 // broker told when it was the last one) or back online, and finding one by path.
 #include <algorithm>
 
-#include "log_manager_internal.h"
 #include "storage/log_manager.h"
+#include "storage/log_manager/internal.h"
 #include "storage/replica_mover.h"
 #include "storage/storage_logger.h"
 

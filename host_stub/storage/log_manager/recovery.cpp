@@ -1,4 +1,4 @@
-// log_manager_recovery.cpp: the last step of the startup scan: every copy of every partition found
+// log_manager/recovery.cpp: the last step of the startup scan: every copy of every partition found
 // in the log directories is resolved into exactly one served copy. A replica move a crash
 // interrupted is finished or discarded, a -delete directory is removed only once nothing can need
 // it, and two copies no move explains refuse the start, as Kafka does.
@@ -16,8 +16,8 @@
 
 #include "io/durable_file.h"
 #include "io/log_layout.h"
-#include "log_manager_internal.h"
 #include "storage/log_manager.h"
+#include "storage/log_manager/internal.h"
 #include "storage/move_protocol.h"
 #include "util/errors.h"
 

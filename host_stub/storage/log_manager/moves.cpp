@@ -1,14 +1,14 @@
-// log_manager_moves.cpp: LogManager's side of KIP-113: AlterReplicaLogDirs and the failed moves.
+// log_manager/moves.cpp: LogManager's side of KIP-113: AlterReplicaLogDirs and the failed moves.
 //
 // The ReplicaMover copies and promotes; here a request is checked against the partitions, the
-// directories and the destination's free space. Startup recovery is log_manager_recovery.cpp.
+// directories and the destination's free space. Startup recovery is log_manager/recovery.cpp.
 #include <algorithm>
 
 #include "config/config.h"
 #include "io/io_errors.h"
 #include "io/log_layout.h"
-#include "log_manager_internal.h"
 #include "storage/log_manager.h"
+#include "storage/log_manager/internal.h"
 #include "storage/replica_mover.h"
 
 namespace lds {

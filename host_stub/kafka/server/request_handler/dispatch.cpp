@@ -1,6 +1,5 @@
-// request_handler.cpp: decoding a request frame, dispatching by API, and encoding the response.
-#include "kafka/server/request_handler.h"
-
+// request_handler/dispatch.cpp: decoding a request frame, dispatching by API, and encoding the
+// response.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -19,6 +18,7 @@
 #include "kafka/protocol/metadata.h"
 #include "kafka/protocol/topic_id.h"
 #include "kafka/server/producer_states.h"
+#include "kafka/server/request_handler.h"
 #include "model/wire.h"
 
 namespace lds::kafka {

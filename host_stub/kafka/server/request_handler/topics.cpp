@@ -1,4 +1,4 @@
-// request_handler_topics.cpp: CreateTopics, DeleteTopics and CreatePartitions against the
+// request_handler/topics.cpp: CreateTopics, DeleteTopics and CreatePartitions against the
 // LogManager.
 #include <charconv>
 #include <map>

@@ -1,4 +1,4 @@
-// log_manager_dir_claims.cpp: LogManager's claim on its log directories at startup: the lock on
+// log_manager/dir_claims.cpp: LogManager's claim on its log directories at startup: the lock on
 // each, then every meta.properties read and checked, then the missing ones written; and the refusal
 // to start with no directory left.
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 #include "io/dir_lock.h"
 #include "io/durable_file.h"
 #include "io/log_layout.h"
-#include "log_manager_internal.h"
 #include "storage/log_manager.h"
+#include "storage/log_manager/internal.h"
 #include "storage/meta_properties.h"
 #include "storage/storage_logger.h"
 

@@ -1,4 +1,4 @@
-// log_manager_internal.h: LogManager's private state and file helpers, shared by its source files.
+// log_manager/internal.h: LogManager's private state and file helpers, shared by its source files.
 #pragma once
 
 #include <cstdint>

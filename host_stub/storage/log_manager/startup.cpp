@@ -1,13 +1,13 @@
-// log_manager_startup.cpp: LogManager's construction, the startup scan of each log directory, and
+// log_manager/startup.cpp: LogManager's construction, the startup scan of each log directory, and
 // the clean shutdown each records.
 #include <algorithm>
 
 #include "io/durable_file.h"
 #include "io/fd_reserve.h"
 #include "io/log_layout.h"
-#include "log_manager_internal.h"
 #include "storage/clean_shutdown.h"
 #include "storage/log_manager.h"
+#include "storage/log_manager/internal.h"
 #include "storage/replica_mover.h"
 #include "storage/storage_logger.h"
 

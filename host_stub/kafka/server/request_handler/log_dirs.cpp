@@ -1,4 +1,4 @@
-// request_handler_log_dirs.cpp: AlterReplicaLogDirs through LogManager::alter_replica_log_dir, the
+// request_handler/log_dirs.cpp: AlterReplicaLogDirs through LogManager::alter_replica_log_dir, the
 // call the admin API's AlterReplicaLogDirs makes, answered per topic as Kafka groups it.
 #include <map>
 #include <string>

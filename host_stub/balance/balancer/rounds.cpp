@@ -1,10 +1,9 @@
-// balancer.cpp: the balancer's rounds, its moves in flight and its thread (the operator's calls:
-// balancer_calls.cpp).
-#include "balance/balancer.h"
-
+// balancer/rounds.cpp: the balancer's rounds, its moves in flight and its thread (the operator's
+// calls: balancer/operator_calls.cpp).
 #include <algorithm>
 #include <chrono>
 
+#include "balance/balancer.h"
 #include "config/config.h"
 #include "util/byte_size.h"
 #include "util/logging.h"

@@ -1,4 +1,4 @@
-// log_manager_partitions.cpp: LogManager's hosted partitions: their bookkeeping (sizes,
+// log_manager/partitions.cpp: LogManager's hosted partitions: their bookkeeping (sizes,
 // reservations, counts per topic and directory), appends, topic deletion and DescribeLogDirs.
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,9 +13,9 @@
 #include "io/durable_file.h"
 #include "io/io_errors.h"
 #include "io/log_layout.h"
-#include "log_manager_internal.h"
 #include "model/record_batch.h"
 #include "storage/log_manager.h"
+#include "storage/log_manager/internal.h"
 #include "storage/replica_mover.h"
 #include "storage/storage_logger.h"
 

@@ -1,4 +1,4 @@
-// request_handler_reassignments.cpp: ListPartitionReassignments and AlterPartitionReassignments
+// request_handler/reassignments.cpp: ListPartitionReassignments and AlterPartitionReassignments
 // (KIP-455) on a broker that is its own cluster. Every partition's replica set is this broker
 // alone, so no reassignment is ever in progress: the list is empty, the unchanged set is accepted
 // and complete at once (as Kafka's controller accepts a reassignment to the current replicas),

@@ -1,7 +1,9 @@
-// request_handler_configs.cpp: DescribeConfigs, AlterConfigs and IncrementalAlterConfigs against
+// request_handler/configs.cpp: DescribeConfigs, AlterConfigs and IncrementalAlterConfigs against
 // the broker's config (Broker::describe_configs, Broker::alter_configs and
 // Broker::replace_dynamic_configs), with Kafka's per-resource checks and sentences
 // (ConfigHelper.scala and ConfigAdminManager.scala).
+#include "kafka/protocol/configs.h"
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -14,7 +16,6 @@
 #include "broker/broker.h"
 #include "io/log_layout.h"
 #include "kafka/protocol/api_keys.h"
-#include "kafka/protocol/configs.h"
 #include "kafka/protocol/headers.h"
 #include "kafka/server/request_handler.h"
 #include "kafka/server/topic_configs.h"

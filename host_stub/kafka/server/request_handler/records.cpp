@@ -1,4 +1,4 @@
-// request_handler_records.cpp: Produce, Fetch and ListOffsets against the LogManager's record-batch
+// request_handler/records.cpp: Produce, Fetch and ListOffsets against the LogManager's record-batch
 // log, with Kafka's per-partition errors and its rules for acks, byte limits and waiting fetches.
 #include <algorithm>
 #include <chrono>

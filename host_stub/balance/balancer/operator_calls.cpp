@@ -1,5 +1,6 @@
-// balancer_calls.cpp: the operator's calls into the balancer: plan, execute, cancel, drain and
-// status. The rounds they start or stop, and the thread that runs them, are in balancer.cpp.
+// balancer/operator_calls.cpp: the operator's calls into the balancer: plan, execute, cancel, drain
+// and status. The rounds they start or stop, and the thread that runs them, are in
+// balancer/rounds.cpp.
 #include <algorithm>
 
 #include "balance/balancer.h"
