@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -48,11 +49,16 @@ struct PlacementDecision {  // NOLINT(bugprone-exception-escape)
   boost::container::small_vector<uint32_t, 16> dirs;  // log-dir indices to try, best first
   uint64_t expected_bytes = 0;
   uint64_t expected_bytes_in_per_sec = 0;  // the rate sent in lds_request (ABI 1.1)
-  std::string strategy;  // "preferred" when a remembered KIP-113 preference decided
   uint64_t generation = 0;
-  bool fell_back = false;
+  bool fell_back = false;  // the plugin's answer was refused: the built-in order decided
+  bool preferred = false;  // a remembered KIP-113 preference decided
   // The strategy active when it was decided: told where the partition went (ABI 1.2 placed).
   std::shared_ptr<const LoadedStrategy> placer;
+  std::string refusal;  // why the plugin's answer was refused, when fell_back
+
+  // Who decided: "preferred", the strategy's name, "builtin" with none loaded, or
+  // "partition-count fallback (<name>: <refusal>)". Made when asked: a decision copies no name.
+  std::string strategy() const;
 };
 
 struct PartitionDescription {
@@ -414,7 +420,7 @@ class LogManager {
                            PlacementExplanation* explain, bool dry_run) const;
   // The directory remembered as `tp`'s preference (AlterReplicaLogDirs) when it is online and
   // not cordoned, else -1 (mu_ held).
-  int preferred_dir_locked(const TopicPartition& tp) const REQUIRES(mu_);
+  int preferred_dir_locked(const std::string& topic, int32_t partition) const REQUIRES(mu_);
   // Every log directory and whether it is online, as an explanation lists them (mu_ held).
   void see_log_dirs_locked(RankingSeen& seen) const REQUIRES(mu_);
   // create_partition(), create_mu_ held: creates `tp` in the first of `decision`'s directories
@@ -442,8 +448,10 @@ class LogManager {
   // A move copied `bytes` into directory `dir_index` (mu_ held).
   void record_copy_locked(uint32_t dir_index, uint64_t bytes) REQUIRES(mu_);
   // The online directories as candidates (mu_ held), then their filesystem sizes (mu_ not held).
-  void fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
-                       std::vector<uint32_t>& indices) const REQUIRES(mu_);
+  // Writes the first n of `out` and `indices` (grown to the directory count when smaller) and
+  // returns n.
+  uint32_t fill_candidates(const TopicStats* topic, double now, std::vector<lds_dir>& out,
+                           std::vector<uint32_t>& indices) const REQUIRES(mu_);
   // One directory's lds_dir, as fill_candidates writes it (mu_ held), then its filesystem size
   // (mu_ not held).
   void fill_candidate(uint32_t dir_index, const std::vector<uint32_t>* topic_counts, double now,
@@ -454,7 +462,7 @@ class LogManager {
   // Tells `decision.placer` that `tp` was created in directory `dir_index` (ABI 1.2 placed).
   void tell_placed(const PlacementDecision& decision, const TopicPartition& tp,
                    uint32_t dir_index) const;
-  void fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
+  void fill_space(std::span<lds_dir> dirs, std::span<const uint32_t> indices,
                   bool read_space) const;
   // Creates <dir>/<topic>-<partition>/ with an empty first segment, and its lds.partition with
   // `expected_bytes` and `replica_id`. Returns "" once created, or the sentence refusing the
@@ -590,6 +598,11 @@ class LogManager {
     MemoRateMeter rate;             // appends to all its partitions, for their mean rate
   };
   std::unordered_map<std::string, TopicStats> topics_ GUARDED_BY(mu_);
+  // The topic topic_stats_locked() last found, and its entry: a CreateTopics places its partitions
+  // one after another, so a decision mostly looks up the topic the one before it did, and a string
+  // compare replaces a hash. Cleared when that topic's entry goes.
+  mutable std::string last_topic_ GUARDED_BY(mu_);
+  mutable const TopicStats* last_topic_stats_ GUARDED_BY(mu_) = nullptr;
   std::string cluster_id_ GUARDED_BY(mu_);  // set once by startup()
   uint64_t total_bytes_hosted_ GUARDED_BY(mu_) = 0;
   uint64_t default_expected_bytes_ GUARDED_BY(mu_) = 0;

@@ -152,6 +152,31 @@ TEST_F(LogManagerTest, ExpectedBytesComeFromRequestThenConfigThenTopicMeanThenGl
   EXPECT_EQ(reserved(), 22000u);
 }
 
+// A decision remembers the last topic it looked up; a deleted topic's figures are not read again,
+// and a topic re-created under the same name starts from nothing.
+TEST_F(LogManagerTest, ADeletedTopicsFiguresAreNotUsedForItsNextPartitions) {
+  use("partition");
+  auto m = make();
+  m->create_partition("other", 0);
+  m->append("other", 0, 1000);
+  m->create_partition("t", 0);
+  m->append("t", 0, 50000);
+  EXPECT_EQ(m->choose("t", 1).expected_bytes, 50000u);  // topic t's mean
+  EXPECT_EQ(m->choose("t", 1).expected_bytes, 50000u);  // again, from the remembered lookup
+  m->delete_topic("t");
+  EXPECT_EQ(m->choose("t", 1).expected_bytes, 1000u);  // the mean of what is hosted: other-0
+  // A new topic's entry may take the memory t's held: t is still unknown, not u.
+  m->create_partition("u", 0);
+  m->append("u", 0, 7000);
+  EXPECT_EQ(m->choose("t", 1).expected_bytes, 4000u);  // the mean of other-0 and u-0
+  m->delete_topic("u");
+  m->create_partition("t", 0);
+  // t-0 holds nothing yet: the mean of the two hosted partitions.
+  EXPECT_EQ(m->choose("t", 1).expected_bytes, 500u);
+  m->append("t", 0, 3000);
+  EXPECT_EQ(m->choose("t", 1).expected_bytes, 3000u);
+}
+
 TEST_F(LogManagerTest, IoErrorMarksTheDirOfflineAndTheNextOneIsTried) {
   use("partition");
   auto m = make();

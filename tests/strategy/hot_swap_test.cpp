@@ -102,7 +102,7 @@ TEST_F(HotSwapTest, TwoThousandSwapsUnderLoadLoseNoPlacementAndLeaveNothingBehin
         // Generations only grow, so the deciding one was active during the call iff it lies
         // between the generations active at its start and at its end.
         if (d.generation < before || d.generation > after) stale++;
-        if (d.strategy == "swaptest") seen->push_back({d.generation, d.dirs[0]});
+        if (d.strategy() == "swaptest") seen->push_back({d.generation, d.dirs[0]});
       } catch (const std::exception&) {
         failures++;
       }
@@ -197,7 +197,7 @@ TEST_F(HotSwapTest, FailedSwapsLeaveThePreviousStrategyServing) {
   EXPECT_EQ(after.generation, before.generation);
   EXPECT_EQ(after.swaps, before.swaps);
   EXPECT_EQ(broker_->config().strategy, "size");
-  EXPECT_EQ(broker_->logs().choose("t", 0).strategy, "size");
+  EXPECT_EQ(broker_->logs().choose("t", 0).strategy(), "size");
   EXPECT_EQ(test::mapped_private_copies(), 1);
   EXPECT_EQ(test::leftover_private_copies(), 0);
 }
@@ -210,7 +210,7 @@ TEST_F(HotSwapTest, NeverUnloadKeepsReplacedLibrariesMapped) {
   set_strategy("size");
   set_strategy("cordon");
   EXPECT_EQ(test::mapped_private_copies(), before + 2);
-  EXPECT_EQ(broker_->logs().choose("t", 0).strategy, "cordon");
+  EXPECT_EQ(broker_->logs().choose("t", 0).strategy(), "cordon");
 }
 
 // Run under Valgrind by CTest (hot_swap_valgrind, LDS_SWAP_CYCLES=1000): each cycle loads a

@@ -34,8 +34,12 @@ Mutex& LogManager::io_of(const TopicPartition& tp) const {
 }
 
 const LogManager::TopicStats* LogManager::topic_stats_locked(const std::string& topic) const {
+  if (last_topic_stats_ != nullptr && topic == last_topic_) return last_topic_stats_;
   auto t = topics_.find(topic);
-  return t == topics_.end() ? nullptr : &t->second;
+  if (t == topics_.end()) return nullptr;
+  last_topic_ = topic;
+  last_topic_stats_ = &t->second;  // an unordered_map's entries stay where they are until erased
+  return last_topic_stats_;
 }
 
 void LogManager::count_replica_locked(uint32_t dir_index, const std::string& topic, int delta) {
@@ -76,7 +80,10 @@ void LogManager::remove_partition_locked(const TopicPartition& tp) {
   p.reservation.release();
   TopicStats& t = topics_[tp.topic];
   t.bytes -= p.size;
-  if (--t.partitions == 0) topics_.erase(tp.topic);
+  if (--t.partitions == 0) {
+    if (last_topic_stats_ == &t) last_topic_stats_ = nullptr;
+    topics_.erase(tp.topic);
+  }
   total_bytes_hosted_ -= p.size;
   partitions_.erase(it);
 }

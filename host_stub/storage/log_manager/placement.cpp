@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// PlacementDecision::strategy when a remembered KIP-113 preference decided.
+// PlacementDecision::strategy() when a remembered KIP-113 preference decided.
 constexpr const char* kPreferredPlacement = "preferred";
 
 // Why nothing can be placed with every online log directory cordoned (KIP-1066). The broker's
@@ -49,7 +49,7 @@ void explain_decision(const PlacementDecision& decision, std::span<const lds_dir
                       std::span<const uint32_t> indices, std::span<const uint32_t> ranked,
                       RankingSeen& seen, PlacementExplanation& explain) {
   explain.expected_bytes = decision.expected_bytes;
-  explain.strategy = decision.strategy;
+  explain.strategy = decision.strategy();
   explain.generation = decision.generation;
   explain.fell_back = decision.fell_back;
   seen.candidates = candidates;
@@ -61,14 +61,8 @@ void explain_decision(const PlacementDecision& decision, std::span<const lds_dir
 // Records in `decision` who ranked its directories, as `outcome` says: the strategy, or the
 // built-in fallback and why the strategy's answer was not used.
 void take_ranker(PlacementDecision& decision, RankOutcome& outcome) {
-  decision.strategy = outcome.strategy ? outcome.strategy->name() : "builtin";
-  if (outcome.fell_back) {
-    // Who really placed it: the built-in order, and why the plugin's answer was not used.
-    decision.strategy = "partition-count fallback (" + decision.strategy;
-    decision.strategy += ": ";
-    decision.strategy += outcome.refusal;
-    decision.strategy += ")";
-  }
+  // Who really placed it: the built-in order, and why the plugin's answer was not used.
+  if (outcome.fell_back) decision.refusal = std::move(outcome.refusal);
   decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
   decision.fell_back = outcome.fell_back;
   // Moved, not copied: the placement path takes no extra reference count.
@@ -88,7 +82,7 @@ void explain_strategy(const LoadedStrategy& placer, std::span<const double> scor
 
 // Sets the directories `decision` tries: the `ranked` candidates of `candidates` (log-dir indices
 // `indices`), best first. Throws KAFKA_STORAGE_ERROR when the ranking holds only cordoned ones.
-void keep_uncordoned(PlacementDecision& decision, const TopicPartition& tp,
+void keep_uncordoned(PlacementDecision& decision, const std::string& topic, int32_t partition,
                      std::span<const lds_dir> candidates, std::span<const uint32_t> indices,
                      std::span<const uint32_t> ranked) {
   // The ranking is used as given, less any cordoned directory: a strategy that ignores cordons
@@ -98,13 +92,21 @@ void keep_uncordoned(PlacementDecision& decision, const TopicPartition& tp,
     if (!is_cordoned(candidates[k])) decision.dirs.push_back(indices[k]);
   }
   if (decision.dirs.empty()) {
-    throw StorageError(StorageErrc::kDirUnavailable, "No eligible log directory for " + tp.str() +
-                                                         ": strategy " + decision.strategy +
+    throw StorageError(StorageErrc::kDirUnavailable, "No eligible log directory for " +
+                                                         TopicPartition{topic, partition}.str() +
+                                                         ": strategy " + decision.strategy() +
                                                          " ranked only cordoned log directories.");
   }
 }
 
 }  // namespace
+
+std::string PlacementDecision::strategy() const {
+  if (preferred) return kPreferredPlacement;
+  std::string name = placer ? placer->name() : "builtin";
+  if (!fell_back) return name;
+  return "partition-count fallback (" + name + ": " + refusal + ")";
+}
 
 void LogManager::set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned) {
   MutexLock lock(mu_);
@@ -183,22 +185,27 @@ void LogManager::fill_candidate(uint32_t dir_index, const std::vector<uint32_t>*
   }
 }
 
-void LogManager::fill_candidates(const TopicStats* topic, std::vector<lds_dir>& out,
-                                 std::vector<uint32_t>& indices) const {
+uint32_t LogManager::fill_candidates(const TopicStats* topic, double now, std::vector<lds_dir>& out,
+                                     std::vector<uint32_t>& indices) const {
   const std::vector<uint32_t>* counts = topic_counts_locked(topic);
-  // Fields are written in place: building an lds_dir on the stack and copying it costs a
-  // store-forwarding stall per directory, a third of a whole placement decision.
-  out.resize(dirs_.size());
-  indices.resize(dirs_.size());
-  const double now = probe_->now_seconds();
+  // The scratch only grows: sized down and up again, every lds_dir would be written twice. The
+  // count and the pointers are read once: through writes to out[] the compiler would read them
+  // again for each directory.
+  const uint32_t count = static_cast<uint32_t>(dirs_.size());
+  if (out.size() < count) out.resize(count);
+  if (indices.size() < count) indices.resize(count);
+  const std::unique_ptr<Dir>* const dirs = dirs_.data();
+  lds_dir* const candidates = out.data();
+  uint32_t* const candidate_dirs = indices.data();
   uint32_t n = 0;
-  for (uint32_t i = 0; i < dirs_.size(); ++i) {
-    if (!dirs_[i]->online) continue;
-    fill_candidate(i, counts, now, out[n]);
-    indices[n++] = i;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!dirs[i]->online) continue;
+    // Fields are written in place: building an lds_dir on the stack and copying it costs a
+    // store-forwarding stall per directory, a third of a whole placement decision.
+    fill_candidate(i, counts, now, candidates[n]);
+    candidate_dirs[n++] = i;
   }
-  out.resize(n);
-  indices.resize(n);
+  return n;
 }
 
 void LogManager::tell_placed(const PlacementDecision& decision, const TopicPartition& tp,
@@ -216,7 +223,7 @@ void LogManager::tell_placed(const PlacementDecision& decision, const TopicParti
   decision.placer->placed(request, dir);
 }
 
-void LogManager::fill_space(std::vector<lds_dir>& dirs, const std::vector<uint32_t>& indices,
+void LogManager::fill_space(std::span<lds_dir> dirs, std::span<const uint32_t> indices,
                             bool read_space) const {
   if (!read_space) {  // the common case on the placement path: no call per directory
     for (lds_dir& d : dirs) d.flags |= LDS_DIR_SPACE_UNKNOWN;
@@ -247,7 +254,10 @@ std::vector<lds_dir> LogManager::candidates(
   std::vector<uint32_t> indices;
   {
     MutexLock lock(mu_);
-    fill_candidates(topic_stats_locked(topic), out, indices);
+    const uint32_t n =
+        fill_candidates(topic_stats_locked(topic), probe_->now_seconds(), out, indices);
+    out.resize(n);
+    indices.resize(n);
   }
   fill_space(out, indices, read_space);
   if (cordoned) {
@@ -382,10 +392,10 @@ LogManager::PlacementPreview LogManager::explain_placement(
   return e;
 }
 
-int LogManager::preferred_dir_locked(const TopicPartition& tp) const {
+int LogManager::preferred_dir_locked(const std::string& topic, int32_t partition) const {
+  if (preferred_.empty()) return -1;  // the usual case: no key to build
   int preferred = -1;
-  if (auto pref = preferred_.empty() ? preferred_.end() : preferred_.find(tp);
-      pref != preferred_.end()) {
+  if (auto pref = preferred_.find(TopicPartition{topic, partition}); pref != preferred_.end()) {
     for (uint32_t i = 0; i < dirs_.size(); ++i) {
       // A directory cordoned since the preference was remembered takes no new partition.
       if (dirs_[i]->path == pref->second && dirs_[i]->online && !dirs_[i]->cordoned) {
@@ -407,7 +417,6 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
                                      std::optional<uint64_t> expected_bytes,
                                      std::optional<uint64_t> expected_bytes_in_per_sec,
                                      PlacementExplanation* explain, bool dry_run) const {
-  const TopicPartition tp{topic, partition};
   auto strategy = slot_.current();
   const bool read_space = !strategy || (strategy->capabilities() & LDS_CAP_USES_SPACE) != 0;
   // Per-thread scratch: a placement decision allocates nothing once warmed up.
@@ -417,38 +426,44 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   thread_local std::vector<double> scores;  // the plugin's; read only for an explanation
   PlacementDecision decision;
   int preferred = -1;
-  RankingSeen seen;  // filled only for an explanation
+  uint32_t n = 0;                   // candidates: the online directories
+  std::optional<RankingSeen> seen;  // only for an explanation
+  if (explain != nullptr) seen.emplace();
   {
     MutexLock lock(mu_);
-    const TopicStats* stats = topic_stats_locked(topic);  // one hash of the topic per decision
+    const TopicStats* stats = topic_stats_locked(topic);
+    const double now = probe_->now_seconds();  // one clock read per decision
     // value_or selects before comparing: `opt && *opt > 0` compiles to a branch on the
     // unset value's bytes when the optional is empty, which Valgrind reports.
     decision.expected_bytes = expected_bytes_for(stats, expected_bytes.value_or(0));
     decision.expected_bytes_in_per_sec =
-        expected_rate_for(stats, expected_bytes_in_per_sec.value_or(0), probe_->now_seconds());
-    preferred = preferred_dir_locked(tp);
-    if (preferred < 0 || explain != nullptr) fill_candidates(stats, dirs, indices);
-    if (explain != nullptr) see_log_dirs_locked(seen);
+        expected_rate_for(stats, expected_bytes_in_per_sec.value_or(0), now);
+    preferred = preferred_dir_locked(topic, partition);
+    if (preferred < 0 || seen) n = fill_candidates(stats, now, dirs, indices);
+    if (seen) see_log_dirs_locked(*seen);
   }
-  if (preferred < 0 || explain != nullptr) fill_space(dirs, indices, read_space);
+  const std::span<lds_dir> candidates(dirs.data(), n);
+  const std::span<const uint32_t> candidate_dirs(indices.data(), n);
+  if (preferred < 0 || seen) fill_space(candidates, candidate_dirs, read_space);
   // Explains the decision taken so far, before it is returned or thrown.
   auto explain_with = [&](std::span<const uint32_t> ranked) {
-    if (explain != nullptr) explain_decision(decision, dirs, indices, ranked, seen, *explain);
+    if (seen) explain_decision(decision, candidates, candidate_dirs, ranked, *seen, *explain);
   };
   if (preferred >= 0) {
     decision.dirs.push_back(static_cast<uint32_t>(preferred));
-    decision.strategy = kPreferredPlacement;
+    decision.preferred = true;
     decision.placer = std::move(strategy);
-    if (explain != nullptr) {
-      const auto at = std::find(indices.begin(), indices.end(), static_cast<uint32_t>(preferred));
-      const uint32_t k = static_cast<uint32_t>(at - indices.begin());
-      seen.unranked =
-          "another log directory is preferred for " + tp.str() + " (AlterReplicaLogDirs)";
+    if (seen) {
+      const auto at =
+          std::find(candidate_dirs.begin(), candidate_dirs.end(), static_cast<uint32_t>(preferred));
+      const uint32_t k = static_cast<uint32_t>(at - candidate_dirs.begin());
+      seen->unranked = "another log directory is preferred for " +
+                       TopicPartition{topic, partition}.str() + " (AlterReplicaLogDirs)";
       explain_with(std::span<const uint32_t>(&k, 1));
     }
     return decision;
   }
-  if (dirs.empty()) {
+  if (n == 0) {
     explain_with({});
     std::string all;
     for (const auto& d : dirs_) all += (all.empty() ? "" : ", ") + d->path_text;
@@ -456,28 +471,30 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   }
   // Cordons are the host's guarantee, whatever the strategy (KIP-1066): with every candidate
   // cordoned there is nothing to rank.
-  if (std::all_of(dirs.begin(), dirs.end(), is_cordoned)) {
+  if (std::all_of(candidates.begin(), candidates.end(), is_cordoned)) {
     explain_with({});
     throw StorageError(StorageErrc::kEveryDirCordoned, kEveryDirCordoned);
   }
-  order.resize(dirs.size());
+  if (order.size() < n) order.resize(n);
   lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes,
                       decision.expected_bytes_in_per_sec};
-  scores.resize(dirs.size());
-  RankOutcome outcome = slot_.rank(std::move(strategy), request, dirs, order,
-                                   dry_run ? LDS_RANK_PREVIEW : LDS_RANK_PLACE, scores);
+  if (scores.size() < n) scores.resize(n);
+  RankOutcome outcome =
+      slot_.rank(std::move(strategy), request, candidates, std::span<uint32_t>(order.data(), n),
+                 dry_run ? LDS_RANK_PREVIEW : LDS_RANK_PLACE, std::span<double>(scores.data(), n));
   take_ranker(decision, outcome);
-  if (explain != nullptr && decision.placer && !outcome.fell_back) {
-    explain_strategy(*decision.placer, scores, seen, *explain);
+  if (seen && decision.placer && !outcome.fell_back) {
+    explain_strategy(*decision.placer, std::span<const double>(scores.data(), n), *seen, *explain);
   }
   if (outcome.status != LDS_OK) {
     explain_with({});
-    throw StorageError(StorageErrc::kDirUnavailable,
-                       "No eligible log directory for " + tp.str() + ": " + outcome.message + ".");
+    throw StorageError(StorageErrc::kDirUnavailable, "No eligible log directory for " +
+                                                         TopicPartition{topic, partition}.str() +
+                                                         ": " + outcome.message + ".");
   }
   const std::span<const uint32_t> ranked(order.data(), outcome.order_len);
-  explain_with(ranked);
-  keep_uncordoned(decision, tp, dirs, indices, ranked);
+  if (seen) explain_with(ranked);
+  keep_uncordoned(decision, topic, partition, candidates, candidate_dirs, ranked);
   return decision;
 }
 
@@ -577,13 +594,13 @@ PlacementResult LogManager::host_new_partition_locked(
   }
   tell_placed(decision, tp, dir);
   dirs_[dir]->placements.fetch_add(1, std::memory_order_relaxed);
-  if (decision.strategy == kPreferredPlacement) {
+  if (decision.preferred) {
     preferred_placements_.fetch_add(1, std::memory_order_relaxed);
   } else if (decision.placer) {
     decision.placer->count_placement();
   }
   PlacementResult result;
-  result.strategy = decision.strategy;
+  result.strategy = decision.strategy();
   result.generation = decision.generation;
   result.fell_back = decision.fell_back;
   result.log_dir = dirs_[dir]->path_text;
