@@ -2,19 +2,14 @@
 #include "storage/replica_mover.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdlib>
-#include <cstring>
+#include <cerrno>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -25,6 +20,7 @@
 #include "storage/move_protocol.h"
 #include "storage/move_throttle.h"
 #include "storage/segment_copier.h"
+#include "util/sync_point.h"
 
 namespace lds {
 
@@ -38,25 +34,6 @@ constexpr uint64_t kThrottledChunkBytes = 1 << 20;
 // Below this many bytes left to copy, the mover takes the partition's I/O lock and finishes; under
 // a throttle, below one range's worth (range_bytes), paid for before the lock is taken.
 constexpr uint64_t kCatchUpBytes = 4 << 20;
-
-// Crash-test seams: LDS_CRASH_POINT=<name> kills the process with SIGKILL when a move reaches that
-// point, so tests can stop the broker between any two steps of the protocol; and
-// LDS_PAUSE_POINT=<name>:<milliseconds> holds the move there that long, so tests can look at the
-// disks while a move is between two of its steps.
-void crash_point(const char* name) {
-  static const char* wanted = std::getenv("LDS_CRASH_POINT");
-  if (wanted != nullptr && std::strcmp(wanted, name) == 0) ::kill(::getpid(), SIGKILL);
-  static const std::pair<std::string, long> kPause = [] {
-    const char* text = std::getenv("LDS_PAUSE_POINT");
-    const char* colon = text != nullptr ? std::strchr(text, ':') : nullptr;
-    if (colon == nullptr) return std::pair<std::string, long>{};
-    return std::pair<std::string, long>{std::string(text, colon),
-                                        std::strtol(colon + 1, nullptr, 10)};
-  }();
-  if (kPause.second > 0 && kPause.first == name) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(kPause.second));
-  }
-}
 
 // The most one range of a copy may hold under `limit`: a tenth of a second's worth (4 KiB at
 // least, 1 MiB at most), so pacing stays smooth under a low limit; kChunkBytes without a limit.
@@ -422,7 +399,7 @@ bool ReplicaMover::bulk_copy(Move& m, SegmentCopier& copier, uint64_t& paid) {
     const auto started = MoveThrottle::Clock::now();
     copier.copy(copied, to);
     record_progress(m, to - copied);
-    crash_point("during_copy");
+    LDS_SYNC_POINT("during_copy");
     throttle.copied(to - copied, started);
   }
 }
@@ -477,7 +454,7 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
   }
   // The marker names the topic-partition in full: a capped future name holds a prefix of it.
   move_protocol::mark_complete(m->future, src.string(), committed, tp.topic, tp.partition);
-  crash_point("after_marker");
+  LDS_SYNC_POINT("after_marker");
   const fs::path del = promote(m, src);
   io.unlock();
   std::error_code ec;
@@ -511,7 +488,7 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
   // 2. The complete copy takes its final name, the marker still inside. A failure here is the
   //    destination's (the caller takes it offline); the source is untouched and stays served.
   move_protocol::promote(m->future, final_path);
-  crash_point("after_future_renamed");
+  LDS_SYNC_POINT("after_future_renamed");
 
   // From here the new copy is the partition, whatever fails next.
   {
@@ -520,7 +497,7 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
     logs_.relocate_locked(p, m->dest);
     moves_.erase(tp);
   }
-  crash_point("before_source_renamed");  // on disk as after_future_renamed; served from dest
+  LDS_SYNC_POINT("before_source_renamed");  // on disk as after_future_renamed; served from dest
 
   // 3. The source goes aside. If its disk fails now, the marker stays in the new copy, so a
   //    restart that finds the old copy again knows which one is current; and the old copy's
@@ -528,7 +505,7 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
   fs::path del;
   try {
     del = move_protocol::retire(src, tp.topic, tp.partition);
-    crash_point("after_source_renamed");
+    LDS_SYNC_POINT("after_source_renamed");
   } catch (const std::exception& e) {
     log()->error("Moved {} to {}, but its old copy {} could not be removed: {}", tp.str(),
                  dest.path_text, src.string(), e.what());
@@ -540,7 +517,7 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
   // 4. The marker goes; the -delete directory after it.
   try {
     move_protocol::finish(final_path);
-    crash_point("after_marker_removed");
+    LDS_SYNC_POINT("after_marker_removed");
   } catch (const std::exception& e) {
     log()->error("Moved {} to {}, but finishing the move failed: {}", tp.str(), dest.path_text,
                  e.what());

@@ -12,7 +12,7 @@ namespace lds::torture {
 struct Regression {
   std::string name;  // what the schedule broke
   std::vector<Step> steps;
-  // LDS_PAUSE_POINT for the broker while it runs ("<point>:<ms>", see storage/replica_mover.cpp),
+  // LDS_PAUSE_POINT for the broker while it runs ("<point>:<ms>", see util/sync_point.h),
   // to hold open a window that the seed met only by chance; empty = none.
   std::string pause_point;
 };
