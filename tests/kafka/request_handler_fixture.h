@@ -1,6 +1,6 @@
-// request_handler_fixture.h: a request handler over an in-memory broker with two log dirs and
-// partition t-0 (the partition strategy), and calls that frame one request at each version with
-// the header versions its API calls for.
+// request_handler_fixture.h: a request handler over a broker of the suite's making (by default in
+// memory, with two log dirs and partition t-0, the partition strategy), and calls that frame one
+// request at each version with the header versions its API calls for.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -27,19 +27,38 @@ namespace lds::kafka {
 
 class RequestHandlerFixture : public ::testing::Test {
  protected:
+  // What a suite's broker is made of.
+  struct BrokerSetup {
+    std::vector<std::string> log_dirs = {"d1", "d2"};  // under the suite's temp folder
+    bool in_memory = true;                             // logs on disk when false
+    std::vector<int32_t> partitions = {0};             // of topic t, created before the test
+    std::string extra_config;                          // TOML lines added to the broker's file
+  };
+  virtual BrokerSetup broker_setup() const { return {}; }
+
   void SetUp() override {
     const char* plugins = std::getenv("LDS_PLUGIN_DIR");
     ASSERT_NE(plugins, nullptr) << "LDS_PLUGIN_DIR is not set (CTest sets it)";
+    const BrokerSetup setup = broker_setup();
     const auto file = dir_.path() / "broker.toml";
-    std::ofstream(file) << "log.dirs = [\"d1\", \"d2\"]\nplugin.dir = \"" << plugins
-                        << "\"\nlog.level = \"off\"\n";
-    broker_ = std::make_unique<Broker>(file, std::make_shared<StatvfsDiskProbe>(),
-                                       /*in_memory_logs=*/true);
+    {
+      std::ofstream out(file);
+      out << "log.dirs = [";
+      for (size_t i = 0; i < setup.log_dirs.size(); ++i) {
+        out << (i == 0 ? "\"" : ", \"") << setup.log_dirs[i] << "\"";
+      }
+      out << "]\nplugin.dir = \"" << plugins << "\"\nlog.level = \"off\"\n" << setup.extra_config;
+    }
+    broker_ = std::make_unique<Broker>(file, std::make_shared<StatvfsDiskProbe>(), setup.in_memory);
     broker_->start();
-    broker_->logs().create_partition("t", 0);
+    for (int32_t p : setup.partitions) broker_->logs().create_partition("t", p);
     handler_ = std::make_unique<RequestHandler>(*broker_, Endpoint{"127.0.0.1", 9092});
   }
-  void TearDown() override { set_log_level("info"); }
+  void TearDown() override {
+    handler_.reset();
+    broker_.reset();
+    set_log_level("info");
+  }
 
   // The response body of one request (the header versions its API and version call for), after
   // checking its correlation id.

@@ -9,9 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +26,7 @@
 #include "kafka/protocol/produce.h"
 #include "kafka/server/request_handler.h"
 #include "model/record_batch.h"
+#include "request_handler_fixture.h"
 #include "storage/log_manager.h"
 #include "temp_dir.h"
 #include "util/logging.h"
@@ -37,26 +36,21 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class RecordsHandlerTest : public ::testing::Test {
+// One log dir on disk, partitions t-0 and t-1, and the appends the handler reports counted.
+class RecordsHandlerTest : public RequestHandlerFixture {
  protected:
-  void SetUp() override {
-    const char* plugins = std::getenv("LDS_PLUGIN_DIR");
-    ASSERT_NE(plugins, nullptr) << "LDS_PLUGIN_DIR is not set (CTest sets it)";
-    const auto file = dir_.path() / "broker.toml";
-    std::ofstream(file) << "log.dirs = [\"d1\"]\nplugin.dir = \"" << plugins
-                        << "\"\nadmin.socket = \"unused.sock\"\nlog.level = \"off\"\n"
-                        << extra_config_;
-    broker_ = std::make_unique<Broker>(file);
-    broker_->start();
-    broker_->logs().create_partition("t", 0);
-    broker_->logs().create_partition("t", 1);
-    handler_ = std::make_unique<RequestHandler>(*broker_, Endpoint{"127.0.0.1", 9092});
-    handler_->set_on_append([this] { ++appends_; });
+  BrokerSetup broker_setup() const override {
+    BrokerSetup setup;
+    setup.log_dirs = {"d1"};
+    setup.in_memory = false;
+    setup.partitions = {0, 1};
+    setup.extra_config = "admin.socket = \"unused.sock\"\n" + extra_config_;
+    return setup;
   }
-  void TearDown() override {
-    handler_.reset();
-    broker_.reset();
-    set_log_level("info");
+  void SetUp() override {
+    RequestHandlerFixture::SetUp();
+    if (HasFatalFailure()) return;
+    handler_->set_on_append([this] { ++appends_; });
   }
 
   static std::string request(int16_t key, int16_t version, const Writer& body,
@@ -165,9 +159,6 @@ class RecordsHandlerTest : public ::testing::Test {
   }
 
   std::string extra_config_;  // TOML lines a derived fixture adds to the broker's file
-  test::TempDir dir_;
-  std::unique_ptr<Broker> broker_;
-  std::unique_ptr<RequestHandler> handler_;
   int appends_ = 0;
 };
 
