@@ -338,7 +338,7 @@ class LogManager {
   // Starts (or restarts towards a new destination) a move that copies the replica into
   // <dest>/<topic>-<partition>.<id>-future while appends continue, then swaps it in; "any" cancels
   // a move in progress and any remembered preference. A replica not hosted yet gets
-  // REPLICA_NOT_AVAILABLE and the destination is remembered for its creation.
+  // kReplicaNotAvailable and the destination is remembered for its creation.
   AlterResult alter_replica_log_dir(const TopicPartition& tp, const std::string& destination);
   // replica.alter.log.dirs.io.max.bytes.per.second, for all moves together (the catch-up of each
   // included): kNoMoveThrottle (or more) is none; 0 holds every move without copying until it is

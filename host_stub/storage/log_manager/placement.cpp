@@ -61,7 +61,6 @@ void explain_decision(const PlacementDecision& decision, std::span<const lds_dir
 // Records in `decision` who ranked its directories, as `outcome` says: the strategy, or the
 // built-in fallback and why the strategy's answer was not used.
 void take_ranker(PlacementDecision& decision, RankOutcome& outcome) {
-  // Who really placed it: the built-in order, and why the plugin's answer was not used.
   if (outcome.fell_back) decision.refusal = std::move(outcome.refusal);
   decision.generation = outcome.strategy ? outcome.strategy->generation() : 0;
   decision.fell_back = outcome.fell_back;
@@ -81,7 +80,7 @@ void explain_strategy(const LoadedStrategy& placer, std::span<const double> scor
 }
 
 // Sets the directories `decision` tries: the `ranked` candidates of `candidates` (log-dir indices
-// `indices`), best first. Throws KAFKA_STORAGE_ERROR when the ranking holds only cordoned ones.
+// `indices`), best first. Throws kDirUnavailable when the ranking holds only cordoned ones.
 void keep_uncordoned(PlacementDecision& decision, const std::string& topic, int32_t partition,
                      std::span<const lds_dir> candidates, std::span<const uint32_t> indices,
                      std::span<const uint32_t> ranked) {
