@@ -1,14 +1,10 @@
 // replica_mover.cpp: the mover threads, the throttled copy of a replica and its promotion.
 #include "storage/replica_mover.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/types.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <map>
-#include <mutex>
 #include <string>
 #include <tuple>
 #include <utility>
