@@ -201,9 +201,10 @@ PartitionsRequest partitions_request(const json& request) {
   return r;
 }
 
-// A placement's explanation, with `refusal`: what a creation would answer (NONE when it would
-// place the partition).
-json placement_json(const PlacementExplanation& e, const KafkaError& refusal) {
+// A placement's explanation, with what a creation would answer: `error` (kNone when it would place
+// the partition) and its `message`.
+json placement_json(const PlacementExplanation& e, ErrorCode error = ErrorCode::kNone,
+                    const std::string& message = "") {
   json dirs = json::array();
   json first = nullptr;
   for (const PlacementCandidate& c : e.dirs) {
@@ -233,8 +234,8 @@ json placement_json(const PlacementExplanation& e, const KafkaError& refusal) {
           {"scoreName", e.score_name.empty() ? json(nullptr) : json(e.score_name)},
           {"expectedBytes", e.expected_bytes},
           {"dirs", std::move(dirs)},
-          {"error", error_name(refusal.code())},
-          {"message", refusal.what()}};
+          {"error", error_name(error)},
+          {"message", message}};
 }
 
 // "2026-12-03T08:10:00.123Z": a placement's time, UTC, to the millisecond.
@@ -271,7 +272,7 @@ json AdminApi::explain_placement(const json& request) {
                     " was placed before them or before the last restart.";
     return out;
   }
-  json placement = placement_json(recall.placement->explanation, KafkaError(ErrorCode::kNone, ""));
+  json placement = placement_json(recall.placement->explanation);
   placement.erase("exists");
   placement["logDir"] = recall.placement->placed_in;
   placement["placedAt"] = utc_text(recall.placement->placed_at);
@@ -286,7 +287,8 @@ json AdminApi::describe_placement(const json& request) {
   for (int32_t p : r.numbers) {
     const LogManager::PlacementPreview preview =
         broker_.logs().explain_placement(r.topic, p, r.expected, r.expected_rate);
-    results.push_back(placement_json(preview, kafka_error(preview.error, preview.message)));
+    const KafkaError refusal = kafka_error(preview.error, preview.message);
+    results.push_back(placement_json(preview, refusal.code(), refusal.what()));
   }
   json out = ok_response();
   out["topic"] = r.topic;

@@ -186,10 +186,10 @@ class LogManager {
   // directories; each is tried in order and an I/O error marks it offline. A directory whose
   // filesystem is full refuses the creation and stays online, and the next one is tried. A
   // cordoned directory is never used, whatever the strategy. Throws StorageError:
-  // kInvalidTopicName (an invalid name, or a new topic whose name collides with a hosted
-  // one's), kInvalidPartition, kEveryDirCordoned (every online directory
-  // cordoned), kDirUnavailable ("Cannot create t-0 in /d1: its filesystem is full (No
-  // space left on device); the log directory stays online.", one sentence per directory, when
+  // kInvalidTopicName (an invalid name, or a new topic whose name collides with a hosted one's),
+  // kInvalidPartition, kEveryDirCordoned (every online directory cordoned), kDirUnavailable
+  // ("Cannot create t-0 in /d1: its filesystem is full (No space left on device); the log
+  // directory stays online.", one sentence per directory, when
   // every directory tried was full; "No log directories available. Tried ...", followed by those
   // sentences, when some failed; or nothing eligible).
   // `expected_bytes_in_per_sec` is the request's rate estimate (lds_request, ABI 1.1); without one
