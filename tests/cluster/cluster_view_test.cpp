@@ -5,14 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include "byte_units.h"
+
 #include <stdexcept>
 
 namespace lds::cluster {
 namespace {
 
 using kafka::DescribeLogDirsResponse;
-
-constexpr int64_t kMiB = 1 << 20;
 
 DescribeLogDirsResponse::Result dir(const std::string& path, int64_t total, int64_t usable) {
   DescribeLogDirsResponse::Result r;

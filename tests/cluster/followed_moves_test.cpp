@@ -5,12 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include "byte_units.h"
+
 namespace lds::cluster {
 namespace {
 
 using kafka::DescribeLogDirsResponse;
 
-constexpr int64_t kMiB = 1 << 20;
 const TopicPartition kTp{"t", 3};
 
 // Broker 1 with /d0 and /d1; t-3 (8 MiB) in `current`, and its future replica in `future` when
