@@ -2,7 +2,7 @@
 // directories and their partitions. It decides which replicas to move between directories so that
 // every directory ends near the same fill, moving close to the fewest bytes that reach the target.
 //
-// The same planner serves `lds-host serve` (core/balancer.h) and the simulator: only the model's
+// The same planner serves `lds-host serve` (balance/balancer.h) and the simulator: only the model's
 // source differs. Destinations are ranked by a callback, in practice the active strategy's rank,
 // so cordons, keep.free.bytes and a third-party plugin's rules hold for balancing as for placement.
 #pragma once

@@ -4,9 +4,9 @@
 //
 // Every move goes through LogManager::alter_replica_log_dir, the path of AlterReplicaLogDirs, so
 // balancer and drain moves are copied, throttled and recovered after kill -9 exactly as manual
-// ones. The plan comes from plan_balance() (core/balance_planner.h) over balance_snapshot()
-// (core/balance_model.h), with destinations ranked by the active strategy. The same class runs in
-// `lds-host serve` (its own thread) and in the simulator (tick() called once per step, on a
+// ones. The plan comes from plan_balance() (balance/balance_planner.h) over balance_snapshot()
+// (balance/balance_model.h), with destinations ranked by the active strategy. The same class runs
+// in `lds-host serve` (its own thread) and in the simulator (tick() called once per step, on a
 // simulated clock).
 #pragma once
 

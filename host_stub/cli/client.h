@@ -18,7 +18,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitRefused = 1;
 inline constexpr int kExitUsage = 2;
 
-// The Kafka error names a client compares responses with, spelled once, by core/errors.
+// The Kafka error names a client compares responses with, spelled once, by util/errors.
 inline const std::string kNone = error_name(ErrorCode::kNone);
 inline const std::string kReplicaNotAvailable = error_name(ErrorCode::kReplicaNotAvailable);
 inline const std::string kUnknownServerError = error_name(ErrorCode::kUnknownServerError);

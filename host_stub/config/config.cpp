@@ -1,5 +1,5 @@
 // config.cpp: the effective BrokerConfig (DYNAMIC > STATIC > DEFAULT), built from the layers
-// core/config_file reads with every value checked by the key table (core/config_keys.h), and
+// config/config_file reads with every value checked by the key table (config/config_keys.h), and
 // ConfigStore, which previews, commits, rereads and describes it.
 #include "config/config.h"
 

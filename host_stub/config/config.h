@@ -46,7 +46,7 @@ struct ConfigSetting {
 inline constexpr uint64_t kNoMoveThrottle = 9223372036854775807ull;
 
 // Effective configuration, after DYNAMIC > STATIC > DEFAULT. Only ConfigStore builds one, and it
-// sets every field, defaults included, through the key table (core/config_keys.h).
+// sets every field, defaults included, through the key table (config/config_keys.h).
 struct BrokerConfig {
   std::filesystem::path file;  // canonical path of the TOML file
   int32_t broker_id = 0;       // broker.id (static)

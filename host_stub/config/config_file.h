@@ -1,6 +1,6 @@
 // config_file.h: reading a TOML config file into a layer of settings, each with the
 // file:line:column it was written at, and the dynamic override file's text and its atomic write.
-// Internal to ConfigStore (core/config.cpp), which builds the effective BrokerConfig from layers.
+// Internal to ConfigStore (config/config.cpp), which builds the effective BrokerConfig from layers.
 #pragma once
 
 #include <filesystem>
@@ -42,7 +42,7 @@ std::optional<std::string> read_one_string_setting(const std::filesystem::path& 
 // The dynamic file's content for `layer`: one quoted flat key per line with a string value.
 std::string dynamic_file_text(const std::filesystem::path& config_file, const ConfigLayer& layer);
 // Replaces `file` with `content` so that a crash leaves the old or the new file, never a mix
-// (core/durable_file), and says which step failed in the config layer's words.
+// (io/durable_file), and says which step failed in the config layer's words.
 void write_atomically(const std::filesystem::path& file, const std::string& content);
 
 }  // namespace detail

@@ -324,7 +324,7 @@ constexpr ConfigKey kKeys[] = {
      .doc =
          "bytes per second all replica moves together may copy; 9223372036854775807 (Kafka's "
          "Long.MAX_VALUE) for no limit; 0 lets no byte through, so moves wait until it is raised"},
-    // The intra-broker balancer (core/balancer.h).
+    // The intra-broker balancer (balance/balancer.h).
     {.name = "log.dir.balance.enable",
      .type = ConfigType::kBool,
      .default_value = ConfigDefault::text_of("false"),

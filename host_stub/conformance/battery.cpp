@@ -14,7 +14,7 @@ constexpr uint64_t kBatterySeed = 0x6c64732d636f6e66ull;
 constexpr size_t kBatterySize = 96;
 constexpr uint64_t kGiB = 1ull << 30;
 
-// The battery's generator: core/splitmix.h's sequence, identical on every platform, with the two
+// The battery's generator: util/splitmix.h's sequence, identical on every platform, with the two
 // draws the battery needs.
 class BatteryRandom {
  public:

@@ -24,7 +24,7 @@ class DiskProbe {
   virtual ~DiskProbe() = default;
   // Must be safe to call from many threads at once.
   virtual DiskSpace read(const std::filesystem::path& dir) const = 0;
-  // Seconds of a monotonic clock, for the directories' append rates (core/rate_meter.h). Must be
+  // Seconds of a monotonic clock, for the directories' append rates (util/rate_meter.h). Must be
   // safe to call from many threads at once. The real one is the kernel's coarse monotonic clock:
   // a few milliseconds of resolution against rate windows of seconds, read without a timer read,
   // and a tick that many placements share (MemoRateMeter::rate answers again from its last answer).

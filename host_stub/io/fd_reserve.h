@@ -11,7 +11,7 @@
 // open: a file open for writing pins its filesystem read-write, and `mount -o remount,ro` of a
 // log dir (the torture and disk-fault suites' read-only disk, an operator freezing a disk) would
 // then fail with EBUSY for as long as the broker runs. A Fetch's reply holds its segment open only
-// until it is sent (core/file_slice.h), read-only, and at most slice_budget() files at once.
+// until it is sent (io/file_slice.h), read-only, and at most slice_budget() files at once.
 #pragma once
 
 #include <sys/types.h>

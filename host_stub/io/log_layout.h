@@ -10,7 +10,7 @@
 namespace lds::layout {
 
 inline constexpr std::string_view kMetaProperties = "meta.properties";
-// The file a running broker holds an exclusive flock on (core/dir_lock.h), as Kafka's LogManager
+// The file a running broker holds an exclusive flock on (io/dir_lock.h), as Kafka's LogManager
 // does. Like meta.properties it is a regular file, so parse_entry() classifies it kOther.
 inline constexpr std::string_view kLockFile = ".lock";
 // Written (and fsynced) inside a future directory when its copy is complete (move_protocol.h). It

@@ -1,6 +1,6 @@
 // abi_rules.h: the rules abi/logdir_strategy.h states in prose, as code, in one place.
 //
-// The host's loader (core/strategy_plugin.cpp) and the conformance checker
+// The host's loader (strategy/strategy_plugin.cpp) and the conformance checker
 // (conformance/lifecycle_checks.cpp and rank_call.cpp) both judge plugins by these functions, so a
 // rule cannot drift between the two. This file needs only the ABI header and the C library: the
 // checker links it without the rest of the host.
