@@ -24,6 +24,7 @@
 #include "storage/clean_shutdown.h"
 #include "storage/partition_log.h"
 #include "storage/pending_deletions.h"
+#include "storage/replica_host.h"
 #include "storage/storage_error.h"
 #include "strategy/strategy_slot.h"
 #include "util/errors.h"  // ConfigError, PluginError
@@ -105,8 +106,11 @@ struct DeletedTopic {
 };
 
 class ReplicaMover;
+struct HostedPartition;  // storage/hosted_partition.h
+struct LogDir;           // storage/log_dir.h
 
-class LogManager {
+// Its ReplicaMover reaches its state through ReplicaHost alone.
+class LogManager final : private ReplicaHost {
  public:
   struct Options {
     int32_t broker_id = 0;
@@ -139,9 +143,9 @@ class LogManager {
   LogManager(const LogManager&) = delete;
   LogManager& operator=(const LogManager&) = delete;
 
-  // Takes the lock on every log directory (<dir>/.lock, core/dir_lock.h) before reading or
+  // Takes the lock on every log directory (<dir>/.lock, io/dir_lock.h) before reading or
   // changing anything in any of them, and holds them while this LogManager lives; then checks every
-  // meta.properties (core/meta_properties.h), creates missing directories and writes Kafka's
+  // meta.properties (storage/meta_properties.h), creates missing directories and writes Kafka's
   // version 1 meta.properties into new ones, removes leftover -delete directories, finishes or
   // discards interrupted moves, and rebuilds counts and sizes from what is on disk. A directory
   // that cannot be created, locked, written or read is marked offline.
@@ -152,8 +156,8 @@ class LogManager {
   void startup();
 
   // A clean shutdown, once nothing appends any more: stops the moves, then records in each online
-  // directory its logs' end offsets and Kafka's clean-shutdown marker (core/clean_shutdown.h), so
-  // that the next start takes those logs as they are instead of reading their last segments
+  // directory its logs' end offsets and Kafka's clean-shutdown marker (storage/clean_shutdown.h),
+  // so that the next start takes those logs as they are instead of reading their last segments
   // through. A directory where that cannot be written gets one WARN line and no marker: its logs
   // are read through at the next start. The in-memory mode writes nothing.
   void shutdown();
@@ -171,7 +175,7 @@ class LogManager {
   // The expected bytes of a partition of a new topic, as a placement would estimate it now:
   // log.partition.expected.bytes, else the mean size of the hosted partitions, else 0.
   uint64_t new_partition_expected_bytes() const;
-  // log.dir.rate.window.ms: the time constant of the append rates (core/rate_meter.h).
+  // log.dir.rate.window.ms: the time constant of the append rates (util/rate_meter.h).
   void set_rate_window(std::chrono::milliseconds window);
 
   // Append rates, measured by the DiskProbe's clock since this LogManager was built (a restart
@@ -208,11 +212,11 @@ class LogManager {
                            std::optional<uint64_t> expected_bytes = std::nullopt,
                            std::optional<uint64_t> expected_bytes_in_per_sec = std::nullopt) const;
 
-  // `create --dry-run`: what create_partition would decide now, explained (core/
-  // placement_explanation.h), through the same decision, and nothing created, reserved or counted:
-  // the strategy's rank is called (a strategy that keeps state, such as round robin, moves on), but
-  // a refused answer is not counted as a fallback. When nothing is eligible, the explanation
-  // carries the error a creation would answer; an existing replica, where it is.
+  // `create --dry-run`: what create_partition would decide now, explained
+  // (placement/placement_explanation.h), through the same decision, and nothing created, reserved
+  // or counted: the strategy's rank is called (a strategy that keeps state, such as round robin,
+  // moves on), but a refused answer is not counted as a fallback. When nothing is eligible, the
+  // explanation carries the error a creation would answer; an existing replica, where it is.
   struct PlacementPreview : PlacementExplanation {
     // What a creation would refuse with when nothing is eligible (kNone otherwise).
     StorageErrc error = StorageErrc::kNone;
@@ -395,7 +399,7 @@ class LogManager {
   std::string cluster_id() const;
   const std::vector<std::filesystem::path>& log_dirs() const { return options_.log_dirs; }
   // Marks a directory offline (after an I/O error), logging why.
-  void mark_offline(uint32_t dir_index, const std::string& reason);
+  void mark_offline(uint32_t dir_index, const std::string& reason) override;
   // Index of `dir` in log.dirs, or -1.
   int dir_index(const std::filesystem::path& dir) const;
   // Brings an offline directory back online (a disk attached while running, as the simulator's
@@ -403,10 +407,14 @@ class LogManager {
   void mark_online(uint32_t dir_index);
 
  private:
-  // Moves copy, count and promote replicas under this LogManager's state lock.
-  friend class ReplicaMover;
-  struct Dir;
-  struct Partition;
+  using Dir = LogDir;
+  using Partition = HostedPartition;
+
+  // ReplicaHost: what its ReplicaMover reaches, under mu_ where _locked.
+  Mutex& state_mutex() const override RETURN_CAPABILITY(mu_) { return mu_; }
+  LogDir& log_dir(uint32_t dir) const override { return *dirs_[dir]; }
+  bool in_memory() const override { return options_.in_memory; }
+  DiskSpace read_space(uint32_t dir) const override;
 
   // decide(), its time recorded in placement_latency_ while placement timing is on.
   PlacementDecision timed_decide(const std::string& topic, int32_t partition,
@@ -446,7 +454,7 @@ class LogManager {
   uint64_t expected_rate_for(const TopicStats* topic, uint64_t requested, double now) const
       REQUIRES(mu_);
   // A move copied `bytes` into directory `dir_index` (mu_ held).
-  void record_copy_locked(uint32_t dir_index, uint64_t bytes) REQUIRES(mu_);
+  void record_copy_locked(uint32_t dir_index, uint64_t bytes) override REQUIRES(mu_);
   // The online directories as candidates (mu_ held), then their filesystem sizes (mu_ not held).
   // Writes the first n of `out` and `indices` (grown to the directory count when smaller) and
   // returns n.
@@ -533,7 +541,8 @@ class LogManager {
   // which copy is current only while that copy exists; once the partition is deleted or moved
   // again, the old copy would otherwise be served again after a restart. Never throws: a record
   // that cannot be written is logged.
-  void record_stale_copy(uint32_t dir, const TopicPartition& tp, const std::string& reason);
+  void record_stale_copy(uint32_t dir, const TopicPartition& tp,
+                         const std::string& reason) override;
   // The record of `tp`'s replica `replica_id` in directory `dir` (mu_ held); _of: where `p` is
   // hosted.
   PendingDeletion pending_deletion_in(uint32_t dir, const TopicPartition& tp,
@@ -554,8 +563,9 @@ class LogManager {
   int64_t write_batches_locked(Partition& p, std::string& batches, uint64_t requested,
                                uint64_t done);
   // Counts a replica (current or future) of `topic` in a directory, or uncounts it (delta -1).
-  void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta) REQUIRES(mu_);
-  Mutex& io_of(const TopicPartition& tp) const;
+  void count_replica_locked(uint32_t dir_index, const std::string& topic, int delta) override
+      REQUIRES(mu_);
+  Mutex& io_of(const TopicPartition& tp) const override;
   void remove_partition_locked(const TopicPartition& tp) REQUIRES(mu_);
   // `written` bytes were appended to p; they count in the append rates unless `existing`.
   void record_append_locked(Partition& p, uint64_t written, bool existing = false) REQUIRES(mu_);
@@ -564,14 +574,14 @@ class LogManager {
   void refuse_append_past_free_space(const Partition& p, uint64_t bytes) const;
   // Each directory's filesystem as the probe reads it (DiskSpace::filesystem), 0 for an offline
   // one or when unknown; read without mu_.
-  std::vector<uint64_t> dir_filesystems() const;
+  std::vector<uint64_t> dir_filesystems() const override;
   // What is reserved on directory `dir`'s filesystem (mu_ held): its reservations and those of
   // the online directories sharing its filesystem, by `filesystems` from dir_filesystems().
   uint64_t reserved_on_filesystem_locked(uint32_t dir,
-                                         const std::vector<uint64_t>& filesystems) const
+                                         const std::vector<uint64_t>& filesystems) const override
       REQUIRES(mu_);
   // A move promoted p into directory `to`, which already counts it (it counted the future copy).
-  void relocate_locked(Partition& p, uint32_t to) REQUIRES(mu_);
+  void relocate_locked(Partition& p, uint32_t to) override REQUIRES(mu_);
   // Runs `read` on the partition's log where it lives, under its I/O lock: a read that fails on
   // the disk takes the directory offline (kDirUnavailable), unless it only lacked memory or
   // descriptors.
@@ -587,7 +597,7 @@ class LogManager {
   // thread may, without it.
   mutable Mutex mu_;
   // Fixed at construction, one per log.dirs entry; what changes in a Dir, mu_ guards
-  // (log_manager/internal.h).
+  // (storage/log_dir.h).
   std::vector<std::unique_ptr<Dir>> dirs_;
   std::unordered_map<TopicPartition, std::shared_ptr<Partition>, TopicPartitionHash> partitions_
       GUARDED_BY(mu_);

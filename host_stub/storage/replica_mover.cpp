@@ -40,8 +40,8 @@ uint64_t range_bytes(uint64_t limit) {
 
 }  // namespace
 
-ReplicaMover::ReplicaMover(LogManager& logs)
-    : logs_(logs), throttle_(std::make_unique<MoveThrottle>(bytes_per_second_)) {}
+ReplicaMover::ReplicaMover(ReplicaHost& host)
+    : host_(host), throttle_(std::make_unique<MoveThrottle>(bytes_per_second_)) {}
 
 ReplicaMover::~ReplicaMover() { stop(); }
 
@@ -51,7 +51,7 @@ void ReplicaMover::start(int32_t threads) {
 
 void ReplicaMover::stop() {
   {
-    MutexLock lock(logs_.mu_);
+    MutexLock lock(host_.state_mutex());
     stopping_ = true;
   }
   wake_.notify_all();
@@ -79,14 +79,14 @@ LogManager::MoveCounters ReplicaMover::counters() const {
 }
 
 size_t ReplicaMover::in_progress() const {
-  MutexLock lock(logs_.mu_);
+  MutexLock lock(host_.state_mutex());
   return queue_.size() + running_;
 }
 
 const ReplicaMover::Move* ReplicaMover::find_locked(const TopicPartition& tp) const {
-  // The LogManager calls this under its mu_, which is this object's logs_.mu_: the analysis
+  // The LogManager calls this under its mu_, which is the host's state_mutex(): the analysis
   // cannot see the two are one.
-  logs_.mu_.assert_held();
+  host_.state_mutex().assert_held();
   if (moves_.empty()) return nullptr;
   auto it = moves_.find(tp);
   return it == moves_.end() ? nullptr : it->second.get();
@@ -104,25 +104,25 @@ std::shared_ptr<ReplicaMover::Move> ReplicaMover::forget_locked(const TopicParti
   std::shared_ptr<Move> m = std::move(it->second);
   moves_.erase(it);
   m->cancelled = true;
-  logs_.count_replica_locked(m->dest, tp.topic, -1);
+  host_.count_replica_locked(m->dest, tp.topic, -1);
   m->left_to_copy.release();
   return m;
 }
 
 void ReplicaMover::cancel_locked(const TopicPartition& tp) {
-  // The LogManager calls this under its mu_, which is this object's logs_.mu_: the analysis
+  // The LogManager calls this under its mu_, which is the host's state_mutex(): the analysis
   // cannot see the two are one.
-  logs_.mu_.assert_held();
+  host_.state_mutex().assert_held();
   if (std::shared_ptr<Move> m = forget_locked(tp)) {
-    log()->info("Cancelled the move of {} to {}.", tp.str(), logs_.dirs_[m->dest]->path_text);
+    log()->info("Cancelled the move of {} to {}.", tp.str(), host_.log_dir(m->dest).path_text);
   }
   // The mover that owns the move removes its future directory.
 }
 
 void ReplicaMover::stop_moves_of_dir_locked(uint32_t dir, const std::string& reason) {
-  // The LogManager calls this under its mu_, which is this object's logs_.mu_: the analysis
+  // The LogManager calls this under its mu_, which is the host's state_mutex(): the analysis
   // cannot see the two are one.
-  logs_.mu_.assert_held();
+  host_.state_mutex().assert_held();
   if (moves_.empty()) return;
   std::vector<std::shared_ptr<Move>> hit;
   for (const auto& [tp, m] : moves_) {
@@ -134,19 +134,19 @@ void ReplicaMover::stop_moves_of_dir_locked(uint32_t dir, const std::string& rea
   });
   for (const auto& m : hit) {
     const TopicPartition tp = m->partition->tp;
-    const std::string& from = logs_.dirs_[m->partition->dir]->path_text;
-    const std::string& to = logs_.dirs_[m->dest]->path_text;
+    const std::string& from = host_.log_dir(m->partition->dir).path_text;
+    const std::string& to = host_.log_dir(m->dest).path_text;
     const char* side = m->partition->dir == dir ? "source" : "destination";
     if (m->promoting) {
       log()->warn(
           "The move of {} from {} to {} is already being promoted while its {} log directory {} "
           "went offline ({}); it finishes, or the next start recovers it.",
-          tp.str(), from, to, side, logs_.dirs_[dir]->path_text, reason);
+          tp.str(), from, to, side, host_.log_dir(dir).path_text, reason);
       continue;
     }
     const std::string message = "Move of " + tp.str() + " from " + from + " to " + to +
                                 " stopped: its " + side + " log directory " +
-                                logs_.dirs_[dir]->path_text + " went offline (" + reason + ").";
+                                host_.log_dir(dir).path_text + " went offline (" + reason + ").";
     forget_locked(tp);  // its mover drops the future copy at its next chunk
     failures_[tp] = Failure{m->dest, StorageErrc::kDirUnavailable, message};
     failed_dir_offline_.fetch_add(1, std::memory_order_relaxed);
@@ -156,21 +156,21 @@ void ReplicaMover::stop_moves_of_dir_locked(uint32_t dir, const std::string& rea
 
 std::vector<std::pair<TopicPartition, ReplicaMover::Failure>> ReplicaMover::failures_locked()
     const {
-  // The LogManager calls this under its mu_, which is this object's logs_.mu_: the analysis
+  // The LogManager calls this under its mu_, which is the host's state_mutex(): the analysis
   // cannot see the two are one.
-  logs_.mu_.assert_held();
+  host_.state_mutex().assert_held();
   return {failures_.begin(), failures_.end()};
 }
 
-bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32_t dest) {
+bool ReplicaMover::begin(const std::shared_ptr<HostedPartition>& p, uint32_t dest) {
   const TopicPartition& tp = p->tp;
-  LogManager::Dir& d = *logs_.dirs_[dest];
+  LogDir& d = host_.log_dir(dest);
   auto m = std::make_shared<Move>();
   m->partition = p;
   m->dest = dest;
   m->future = d.path / layout::future_dir(tp.topic, tp.partition, layout::random_hex_id());
   try {
-    if (!logs_.options_.in_memory) {
+    if (!host_.in_memory()) {
       check_syscall(::mkdir(m->future.c_str(), 0755), "mkdir", m->future);
       fsync_folder(m->future.parent_path());
     }
@@ -191,21 +191,21 @@ bool ReplicaMover::begin(const std::shared_ptr<LogManager::Partition>& p, uint32
                                    resource_shortage_text(err) +
                                    "; the log directory stays online.");
     }
-    logs_.mark_offline(dest, e.what());
+    host_.mark_offline(dest, e.what());
     return false;
   }
   std::string offline;  // a dir of the move that went offline while its future was created
   {
-    MutexLock lock(logs_.mu_);
-    if (!logs_.dirs_[p->dir]->online) offline = logs_.dirs_[p->dir]->path_text;
+    MutexLock lock(host_.state_mutex());
+    if (!host_.log_dir(p->dir).online) offline = host_.log_dir(p->dir).path_text;
     if (!d.online) offline = d.path_text;
     if (offline.empty()) {
       failures_.erase(tp);                             // a new move of it starts
-      logs_.count_replica_locked(dest, tp.topic, +1);  // a future replica counts there, as in Kafka
+      host_.count_replica_locked(dest, tp.topic, +1);  // a future replica counts there, as in Kafka
       m->left_to_copy = Reservation(d.reserved, p->size);
       moves_[tp] = m;
       queue_.push_back(m);
-      log()->info("Moving {} from {} to {} ({} bytes).", tp.str(), logs_.dirs_[p->dir]->path_text,
+      log()->info("Moving {} from {} to {} ({} bytes).", tp.str(), host_.log_dir(p->dir).path_text,
                   d.path_text, p->size);
     }
   }
@@ -222,8 +222,8 @@ void ReplicaMover::run_thread() {
   for (;;) {
     std::shared_ptr<Move> m;
     {
-      MutexLock lock(logs_.mu_);
-      while (!stopping_ && queue_.empty()) wake_.wait(logs_.mu_);
+      MutexLock lock(host_.state_mutex());
+      while (!stopping_ && queue_.empty()) wake_.wait(host_.state_mutex());
       if (stopping_) return;
       m = std::move(queue_.front());
       queue_.pop_front();
@@ -235,7 +235,7 @@ void ReplicaMover::run_thread() {
       handle_failure(m, e);
     }
     {
-      MutexLock lock(logs_.mu_);
+      MutexLock lock(host_.state_mutex());
       running_--;
     }
     MutexLock lock(listener_mu_);
@@ -254,20 +254,20 @@ void ReplicaMover::fail(const std::shared_ptr<Move>& m, const std::string& messa
       // the removal is redone at the next start if it was not durable
     }
   }
-  MutexLock lock(logs_.mu_);
+  MutexLock lock(host_.state_mutex());
   if (owns_locked(m)) cancel_locked(tp);
   failures_[tp] = Failure{m->dest, StorageErrc::kDirUnavailable, message};
 }
 
 void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exception& error) {
-  LogManager::Partition& p = *m->partition;
+  HostedPartition& p = *m->partition;
   const TopicPartition tp = p.tp;
-  const std::string& dest_text = logs_.dirs_[m->dest]->path_text;
+  const std::string& dest_text = host_.log_dir(m->dest).path_text;
   // Deletion takes the I/O lock to remove the source: once it is held, a deleted partition shows.
-  MutexLock io(logs_.io_of(tp));
+  MutexLock io(host_.io_of(tp));
   bool gone;
   {
-    MutexLock lock(logs_.mu_);
+    MutexLock lock(host_.state_mutex());
     gone = m->cancelled.load() || stopping_ || p.deleted;
   }
   if (gone) {
@@ -277,7 +277,7 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
                 tp.str(), dest_text);
     std::error_code ec;
     fs::remove_all(m->future, ec);
-    MutexLock lock(logs_.mu_);
+    MutexLock lock(host_.state_mutex());
     if (owns_locked(m)) cancel_locked(tp);
     return;
   }
@@ -288,14 +288,14 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
     std::error_code ec;
     fs::remove_all(m->future, ec);
     uint64_t needed, reserved;
-    const std::vector<uint64_t> filesystems = logs_.dir_filesystems();
+    const std::vector<uint64_t> filesystems = host_.dir_filesystems();
     {
-      MutexLock lock(logs_.mu_);
+      MutexLock lock(host_.state_mutex());
       if (owns_locked(m)) cancel_locked(tp);  // releases the move's reservation
       needed = p.size;
-      reserved = logs_.reserved_on_filesystem_locked(m->dest, filesystems);
+      reserved = host_.reserved_on_filesystem_locked(m->dest, filesystems);
     }
-    const DiskSpace space = logs_.probe_->read(logs_.dirs_[m->dest]->path);
+    const DiskSpace space = host_.read_space(m->dest);
     const uint64_t free =
         space.known && space.usable_bytes > reserved ? space.usable_bytes - reserved : 0;
     // The byte count explains the failure only when it shows the shortfall; otherwise the
@@ -323,26 +323,26 @@ void ReplicaMover::handle_failure(const std::shared_ptr<Move>& m, const std::exc
   fs::path at;
   if (const auto* f = dynamic_cast<const FileError*>(&error)) at = f->path();
   if (const auto* f = dynamic_cast<const fs::filesystem_error*>(&error)) at = f->path1();
-  const fs::path src = logs_.dirs_[p.dir]->path / tp.str();
+  const fs::path src = host_.log_dir(p.dir).path / tp.str();
   const bool source_failed = !at.empty() && (at == src || at.parent_path() == src);
   const uint32_t failed_dir = source_failed ? p.dir : m->dest;
   log()->error("Move of {} to {} failed: {}", tp.str(), dest_text, error.what());
   failed_disk_error_.fetch_add(1, std::memory_order_relaxed);
   const std::string message = "Move of " + tp.str() + " to " + dest_text +
                               " failed: " + error.what() + "; log directory " +
-                              logs_.dirs_[failed_dir]->path_text + " is offline.";
+                              host_.log_dir(failed_dir).path_text + " is offline.";
   if (source_failed) {
     fail(m, message);
   } else {
-    MutexLock lock(logs_.mu_);
+    MutexLock lock(host_.state_mutex());
     if (owns_locked(m)) cancel_locked(tp);
     failures_[tp] = Failure{m->dest, StorageErrc::kDirUnavailable, message};
   }
-  logs_.mark_offline(failed_dir, error.what());
+  host_.mark_offline(failed_dir, error.what());
 }
 
 bool ReplicaMover::abandoned(const Move& m) const {
-  MutexLock lock(logs_.mu_);
+  MutexLock lock(host_.state_mutex());
   return m.cancelled.load() || stopping_;
 }
 
@@ -350,23 +350,23 @@ void ReplicaMover::drop_future(const std::shared_ptr<Move>& m) {
   const TopicPartition tp = m->partition->tp;
   std::error_code ec;
   fs::remove_all(m->future, ec);
-  MutexLock lock(logs_.mu_);
+  MutexLock lock(host_.state_mutex());
   if (owns_locked(m)) cancel_locked(tp);  // shutdown: dropped, not left half-done
 }
 
 void ReplicaMover::record_progress(Move& m, uint64_t copied_now) {
-  const LogManager::Partition& p = *m.partition;
-  MutexLock lock(logs_.mu_);
+  const HostedPartition& p = *m.partition;
+  MutexLock lock(host_.state_mutex());
   if (m.cancelled) return;
   m.copied += copied_now;
   copied_bytes_.fetch_add(copied_now, std::memory_order_relaxed);
-  logs_.record_copy_locked(m.dest, copied_now);
+  host_.record_copy_locked(m.dest, copied_now);
   // Appends continue while the copy runs: what is left can grow as well as shrink.
   m.left_to_copy.resize(p.size > m.copied ? p.size - m.copied : 0);
 }
 
 bool ReplicaMover::bulk_copy(Move& m, SegmentCopier& copier, uint64_t& paid) {
-  const LogManager::Partition& p = *m.partition;
+  const HostedPartition& p = *m.partition;
   MoveThrottle& throttle = *throttle_;
   for (;;) {
     if (abandoned(m)) return false;
@@ -378,7 +378,7 @@ bool ReplicaMover::bulk_copy(Move& m, SegmentCopier& copier, uint64_t& paid) {
     const uint64_t range = range_bytes(limit);
     uint64_t committed, copied;
     {
-      MutexLock lock(logs_.mu_);
+      MutexLock lock(host_.state_mutex());
       committed = p.size;
       copied = m.copied;
     }
@@ -401,10 +401,10 @@ bool ReplicaMover::bulk_copy(Move& m, SegmentCopier& copier, uint64_t& paid) {
 }
 
 uint64_t ReplicaMover::catch_up_locked(Move& m, SegmentCopier& copier, uint64_t paid) {
-  const LogManager::Partition& p = *m.partition;
+  const HostedPartition& p = *m.partition;
   uint64_t committed, copied;
   {
-    MutexLock lock(logs_.mu_);
+    MutexLock lock(host_.state_mutex());
     committed = p.size;
     copied = m.copied;
   }
@@ -420,9 +420,9 @@ uint64_t ReplicaMover::catch_up_locked(Move& m, SegmentCopier& copier, uint64_t 
 }
 
 void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
-  LogManager::Partition& p = *m->partition;
+  HostedPartition& p = *m->partition;
   const TopicPartition tp = p.tp;
-  const fs::path src = logs_.dirs_[p.dir]->path / tp.str();
+  const fs::path src = host_.log_dir(p.dir).path / tp.str();
 
   // Bulk copy while appends continue: large ranges, each segment opened once.
   SegmentCopier copier(src, m->future);
@@ -430,7 +430,7 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
   if (!bulk_copy(*m, copier, paid)) return drop_future(m);
 
   // Catch up with appends stopped, make the copy durable, mark it complete, promote.
-  MutexLock io(logs_.io_of(tp));
+  MutexLock io(host_.io_of(tp));
   if (abandoned(*m) || p.deleted) {
     io.unlock();
     return drop_future(m);
@@ -440,7 +440,7 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
   {
     // The commit point: from here the move promotes (or a crash leaves it to recovery), and a
     // directory going offline no longer stops it (stop_moves_of_dir_locked).
-    MutexLock lock(logs_.mu_);
+    MutexLock lock(host_.state_mutex());
     stopped = m->cancelled || stopping_;
     if (!stopped) m->promoting = true;
   }
@@ -462,10 +462,10 @@ void ReplicaMover::run_move(const std::shared_ptr<Move>& m) {
 }
 
 fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& src) {
-  LogManager::Partition& p = *m->partition;
+  HostedPartition& p = *m->partition;
   const TopicPartition tp = p.tp;
   const uint32_t from = p.dir;
-  const LogManager::Dir& dest = *logs_.dirs_[m->dest];
+  const LogDir& dest = host_.log_dir(m->dest);
   const fs::path final_path = dest.path / tp.str();
 
   // 1. The final name must be free before anything is renamed.
@@ -488,9 +488,9 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
 
   // From here the new copy is the partition, whatever fails next.
   {
-    MutexLock lock(logs_.mu_);
+    MutexLock lock(host_.state_mutex());
     m->left_to_copy.release();
-    logs_.relocate_locked(p, m->dest);
+    host_.relocate_locked(p, m->dest);
     moves_.erase(tp);
   }
   LDS_SYNC_POINT("before_source_renamed");  // on disk as after_future_renamed; served from dest
@@ -505,8 +505,8 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
   } catch (const std::exception& e) {
     log()->error("Moved {} to {}, but its old copy {} could not be removed: {}", tp.str(),
                  dest.path_text, src.string(), e.what());
-    logs_.record_stale_copy(from, tp, e.what());
-    logs_.mark_offline(from, e.what());
+    host_.record_stale_copy(from, tp, e.what());
+    host_.mark_offline(from, e.what());
     return {};  // the -delete copy, if renamed, stays for the next start
   }
 
@@ -517,10 +517,10 @@ fs::path ReplicaMover::promote(const std::shared_ptr<Move>& m, const fs::path& s
   } catch (const std::exception& e) {
     log()->error("Moved {} to {}, but finishing the move failed: {}", tp.str(), dest.path_text,
                  e.what());
-    logs_.mark_offline(m->dest, e.what());
+    host_.mark_offline(m->dest, e.what());
     return {};  // the next start finishes it; the -delete copy stays until then
   }
-  log()->info("Moved {} from {} to {}.", tp.str(), logs_.dirs_[from]->path_text, dest.path_text);
+  log()->info("Moved {} from {} to {}.", tp.str(), host_.log_dir(from).path_text, dest.path_text);
   return del;
 }
 

@@ -25,21 +25,24 @@
 #include <vector>
 
 #include "config/config.h"
+#include "storage/hosted_partition.h"
 #include "storage/log_manager.h"
+#include "storage/replica_host.h"
 #include "storage/reservation.h"
 
 namespace lds {
 
-class MoveThrottle;   // core/move_throttle.h
+class MoveThrottle;   // storage/move_throttle.h
 class SegmentCopier;  // storage/segment_copier.h
 
-// The moves of one LogManager. It shares the LogManager's state lock (mu_): a move's counts and
-// reservation in its destination change together with its partition's bookkeeping.
+// The moves of one LogManager, which it reaches through ReplicaHost alone. It shares the host's
+// state lock: a move's counts and reservation in its destination change together with its
+// partition's bookkeeping.
 class ReplicaMover {
  public:
   // One replica move, counted in its destination while it exists.
   struct Move {
-    std::shared_ptr<LogManager::Partition> partition;
+    std::shared_ptr<HostedPartition> partition;
     uint32_t dest = 0;
     std::filesystem::path future;  // <dest>/<topic>-<partition>.<id>-future
     std::atomic<bool> cancelled{false};
@@ -58,7 +61,7 @@ class ReplicaMover {
     std::string message;
   };
 
-  explicit ReplicaMover(LogManager& logs);
+  explicit ReplicaMover(ReplicaHost& host);
   ~ReplicaMover();
   ReplicaMover(const ReplicaMover&) = delete;
   ReplicaMover& operator=(const ReplicaMover&) = delete;
@@ -97,7 +100,7 @@ class ReplicaMover {
   // queues the move. Returns false when `dest` failed and was marked offline. Throws StorageError
   // for a future name the filesystem cannot hold, a lack of space or descriptors, or a source or
   // destination that went offline meanwhile.
-  bool begin(const std::shared_ptr<LogManager::Partition>& partition, uint32_t dest);
+  bool begin(const std::shared_ptr<HostedPartition>& partition, uint32_t dest);
 
   // In-memory LogManagers only (the simulator, whose mover threads never run): the move of `tp`
   // copies `bytes` more, and once its copy has caught up it is promoted in the bookkeeping as
@@ -131,20 +134,21 @@ class ReplicaMover {
   // Drops the move's future copy and records why it failed (state lock not held).
   void fail(const std::shared_ptr<Move>& move, const std::string& message);
   bool owns_locked(const std::shared_ptr<Move>& move) const
-      REQUIRES(logs_.mu_);  // still its partition's move
+      REQUIRES(host_.state_mutex());  // still its partition's move
   // The state lock held: forgets the move of `tp` and its last failure, and gives back what the
   // move holds in its destination (count, reservation); its mover removes the future. Returns
   // the move forgotten, or null.
-  std::shared_ptr<Move> forget_locked(const TopicPartition& tp) REQUIRES(logs_.mu_);
+  std::shared_ptr<Move> forget_locked(const TopicPartition& tp) REQUIRES(host_.state_mutex());
 
-  LogManager& logs_;
-  // Guarded by the state lock, the LogManager's mu_.
+  ReplicaHost& host_;
+  // Guarded by the host's state lock.
   std::unordered_map<TopicPartition, std::shared_ptr<Move>, TopicPartitionHash> moves_
-      GUARDED_BY(logs_.mu_);
-  std::deque<std::shared_ptr<Move>> queue_ GUARDED_BY(logs_.mu_);
-  std::unordered_map<TopicPartition, Failure, TopicPartitionHash> failures_ GUARDED_BY(logs_.mu_);
-  size_t running_ GUARDED_BY(logs_.mu_) = 0;
-  bool stopping_ GUARDED_BY(logs_.mu_) = false;
+      GUARDED_BY(host_.state_mutex());
+  std::deque<std::shared_ptr<Move>> queue_ GUARDED_BY(host_.state_mutex());
+  std::unordered_map<TopicPartition, Failure, TopicPartitionHash> failures_
+      GUARDED_BY(host_.state_mutex());
+  size_t running_ GUARDED_BY(host_.state_mutex()) = 0;
+  bool stopping_ GUARDED_BY(host_.state_mutex()) = false;
 
   CondVar wake_;
   std::atomic<uint64_t> bytes_per_second_{kNoMoveThrottle};

@@ -12,19 +12,19 @@ uint64_t LogManager::advance_in_memory_move(const TopicPartition& tp, uint64_t b
 }
 
 uint64_t ReplicaMover::advance_in_memory(const TopicPartition& tp, uint64_t bytes) {
-  MutexLock lock(logs_.mu_);
-  if (!logs_.options_.in_memory) return 0;
+  MutexLock lock(host_.state_mutex());
+  if (!host_.in_memory()) return 0;
   auto it = moves_.find(tp);
   if (it == moves_.end()) return 0;
   std::shared_ptr<Move> m = it->second;
-  LogManager::Partition& p = *m->partition;
+  HostedPartition& p = *m->partition;
   const uint64_t copied = std::min(bytes, p.size - std::min(p.size, m->copied));
   m->copied += copied;
   m->left_to_copy.resize(p.size - std::min(p.size, m->copied));
   if (m->copied < p.size) return copied;
   // Caught up: promoted as run_move() does once the copy is complete.
   m->left_to_copy.release();
-  logs_.relocate_locked(p, m->dest);
+  host_.relocate_locked(p, m->dest);
   moves_.erase(it);
   queue_.erase(std::remove(queue_.begin(), queue_.end(), m), queue_.end());
   return copied;

@@ -39,6 +39,8 @@ std::vector<FailedMoveDescription> LogManager::failed_moves() const {
   return out;
 }
 
+DiskSpace LogManager::read_space(uint32_t dir) const { return probe_->read(dirs_[dir]->path); }
+
 std::vector<uint64_t> LogManager::dir_filesystems() const {
   std::vector<uint64_t> out;
   out.reserve(dirs_.size());
@@ -81,7 +83,7 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
     return {StorageErrc::kDirNotFound, "Log dir " + destination + " is not found in the config."};
   }
   // Read before any lock: statvfs may be slow.
-  const DiskSpace space = p ? probe_->read(dirs_[static_cast<uint32_t>(dest)]->path) : DiskSpace{};
+  const DiskSpace space = p ? read_space(static_cast<uint32_t>(dest)) : DiskSpace{};
   const std::vector<uint64_t> filesystems = p ? dir_filesystems() : std::vector<uint64_t>{};
   {
     MutexLock lock(mu_);

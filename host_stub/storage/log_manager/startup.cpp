@@ -85,7 +85,8 @@ LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, 
       slot_(slot),
       pending_deletions_(options_.pending_deletions_file),
       history_(dir_texts(options_.log_dirs), options_.kept_placements),
-      mover_(std::make_unique<ReplicaMover>(*this)) {
+      // The base is private: converted here, where it is accessible.
+      mover_(std::make_unique<ReplicaMover>(static_cast<ReplicaHost&>(*this))) {
   for (const auto& path : options_.log_dirs) dirs_.push_back(std::make_unique<Dir>(path));
   const double now = probe_->now_seconds();
   for (auto& d : dirs_) d->rate.start(now);  // append rates start unknown at every start
