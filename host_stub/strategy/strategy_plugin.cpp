@@ -46,17 +46,52 @@ void keep_forever(std::shared_ptr<const LoadedStrategy> strategy) {
   kept.strategies.push_back(std::move(strategy));
 }
 
-std::atomic<size_t>& threads_inside_plugins() {
-  static std::atomic<size_t> count{0};
-  return count;
+// How many plugin calls one thread is inside (a plugin may call the host, which may call a plugin).
+// Only its own thread writes it, with plain loads and stores: entering and leaving a plugin takes
+// no locked instruction and shares no cache line with other threads, which a placement pays for on
+// every decision. Registered while its thread lives, so threads_inside() can read every thread's.
+class InsideCount;
+struct InsideRegistry {
+  Mutex mu;
+  std::vector<const InsideCount*> threads GUARDED_BY(mu);
+};
+InsideRegistry& inside_registry() {  // never destroyed: a detached thread may end after exit
+  static auto* registry = new InsideRegistry();
+  return *registry;
 }
+
+class InsideCount {
+ public:
+  InsideCount() {
+    InsideRegistry& r = inside_registry();
+    MutexLock lock(r.mu);
+    r.threads.push_back(this);
+  }
+  ~InsideCount() {
+    InsideRegistry& r = inside_registry();
+    MutexLock lock(r.mu);
+    r.threads.erase(std::find(r.threads.begin(), r.threads.end(), this));
+  }
+  InsideCount(const InsideCount&) = delete;
+  InsideCount& operator=(const InsideCount&) = delete;
+
+  void add(int32_t delta) {
+    calls_.store(calls_.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+  }
+  bool inside() const { return calls_.load(std::memory_order_relaxed) > 0; }
+
+ private:
+  std::atomic<int32_t> calls_{0};
+};
+
+thread_local InsideCount this_thread_inside;
 
 // Counts the calling thread as inside plugin code while it lives, for
 // LoadedStrategy::threads_inside.
 class InsidePlugin {
  public:
-  InsidePlugin() { threads_inside_plugins().fetch_add(1, std::memory_order_relaxed); }
-  ~InsidePlugin() { threads_inside_plugins().fetch_sub(1, std::memory_order_relaxed); }
+  InsidePlugin() { this_thread_inside.add(+1); }
+  ~InsidePlugin() { this_thread_inside.add(-1); }
   InsidePlugin(const InsidePlugin&) = delete;
   InsidePlugin& operator=(const InsidePlugin&) = delete;
 };
@@ -471,7 +506,10 @@ void LoadedStrategy::placed(const lds_request& request, const lds_dir& dir) cons
 }
 
 size_t LoadedStrategy::threads_inside() {
-  return threads_inside_plugins().load(std::memory_order_relaxed);
+  InsideRegistry& r = inside_registry();
+  MutexLock lock(r.mu);
+  return static_cast<size_t>(std::count_if(r.threads.begin(), r.threads.end(),
+                                           [](const InsideCount* t) { return t->inside(); }));
 }
 
 LoadedStrategy::~LoadedStrategy() {
