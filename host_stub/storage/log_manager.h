@@ -23,6 +23,7 @@
 #include "placement/placement_history.h"
 #include "storage/clean_shutdown.h"
 #include "storage/partition_log.h"
+#include "storage/partition_table.h"
 #include "storage/pending_deletions.h"
 #include "storage/replica_host.h"
 #include "storage/storage_error.h"
@@ -599,8 +600,7 @@ class LogManager final : private ReplicaHost {
   // Fixed at construction, one per log.dirs entry; what changes in a Dir, mu_ guards
   // (storage/log_dir.h).
   std::vector<std::unique_ptr<Dir>> dirs_;
-  std::unordered_map<TopicPartition, std::shared_ptr<Partition>, TopicPartitionHash> partitions_
-      GUARDED_BY(mu_);
+  PartitionTable partitions_ GUARDED_BY(mu_);
   struct TopicStats {
     uint32_t partitions = 0;        // hosted partitions
     uint64_t bytes = 0;             // their bytes

@@ -92,8 +92,8 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   {
     // Kafka's getOrCreateLog: an existing replica is returned, not created again.
     MutexLock lock(mu_);
-    if (auto it = partitions_.find(tp); it != partitions_.end()) {
-      return PlacementResult{dirs_[it->second->dir]->path_text, false, "", 0, false};
+    if (const Partition* hosted = partitions_.find(tp)) {
+      return PlacementResult{dirs_[hosted->dir]->path_text, false, "", 0, false};
     }
   }
   // Every placement is explained when it is kept for past_placement(), and at debug level logs

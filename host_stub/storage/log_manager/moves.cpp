@@ -31,7 +31,7 @@ std::vector<FailedMoveDescription> LogManager::failed_moves() const {
   std::vector<FailedMoveDescription> out;
   MutexLock lock(mu_);
   for (const auto& [tp, f] : mover_->failures_locked()) {
-    if (partitions_.count(tp) == 0) continue;
+    if (!partitions_.contains(tp)) continue;
     out.push_back({tp.str(), dirs_[f.dest]->path_text, f.error, f.message});
   }
   std::sort(out.begin(), out.end(),
@@ -67,8 +67,7 @@ LogManager::AlterResult LogManager::alter_replica_log_dir(const TopicPartition& 
   std::shared_ptr<Partition> p;
   {
     MutexLock lock(mu_);
-    auto it = partitions_.find(tp);
-    if (it != partitions_.end()) p = it->second;
+    p = partitions_.share(tp);
   }
   if (destination == "any") {
     MutexLock io(io_of(tp));

@@ -68,13 +68,14 @@ void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, Par
   t.partitions++;
   t.bytes += size;
   total_bytes_hosted_ += size;
-  partitions_.emplace(tp, std::move(p));
+  partitions_.insert(std::move(p));
 }
 
 void LogManager::remove_partition_locked(const TopicPartition& tp) {
-  auto it = partitions_.find(tp);
-  if (it == partitions_.end()) return;
-  Partition& p = *it->second;
+  // Taken out first, but held until the end: `tp` may be the partition's own.
+  const std::shared_ptr<Partition> taken = partitions_.take(tp);
+  if (!taken) return;
+  Partition& p = *taken;
   mover_->cancel_locked(tp);
   count_replica_locked(p.dir, tp.topic, -1);
   p.reservation.release();
@@ -85,7 +86,6 @@ void LogManager::remove_partition_locked(const TopicPartition& tp) {
     topics_.erase(tp.topic);
   }
   total_bytes_hosted_ -= p.size;
-  partitions_.erase(it);
 }
 
 void LogManager::record_append_locked(Partition& p, uint64_t written, bool existing) {
@@ -131,16 +131,16 @@ void LogManager::refuse_append_past_free_space(const Partition& p, uint64_t byte
 
 std::shared_ptr<LogManager::Partition> LogManager::hosted_online(const TopicPartition& tp) const {
   MutexLock lock(mu_);
-  auto it = partitions_.find(tp);
-  if (it == partitions_.end()) {
+  std::shared_ptr<Partition> p = partitions_.share(tp);
+  if (!p) {
     throw StorageError(StorageErrc::kUnknownPartition,
                        "This server does not host this topic-partition.");
   }
-  if (!dirs_[it->second->dir]->online) {
+  if (!dirs_[p->dir]->online) {
     throw StorageError(StorageErrc::kDirUnavailable,
-                       "Log directory " + dirs_[it->second->dir]->path_text + " is offline");
+                       "Log directory " + dirs_[p->dir]->path_text + " is offline");
   }
-  return it->second;
+  return p;
 }
 
 namespace {
@@ -334,13 +334,13 @@ void LogManager::set_index_interval_bytes(uint32_t bytes) {
 uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partition,
                                         uint64_t bytes) {
   MutexLock lock(mu_);
-  auto it = partitions_.find(TopicPartition{topic, partition});
-  if (it == partitions_.end() || !options_.in_memory) {
+  Partition* p = partitions_.find(TopicPartition{topic, partition});
+  if (p == nullptr || !options_.in_memory) {
     throw StorageError(StorageErrc::kUnknownPartition,
                        "This server does not host this topic-partition in memory.");
   }
-  record_append_locked(*it->second, bytes, true);
-  return it->second->size;
+  record_append_locked(*p, bytes, true);
+  return p->size;
 }
 
 PendingDeletion LogManager::pending_deletion_in(uint32_t dir, const TopicPartition& tp,
@@ -423,8 +423,8 @@ DeletedTopic LogManager::delete_topic(const std::string& topic) {
   std::vector<PendingDeletion> offline;
   {
     MutexLock lock(mu_);
-    for (const auto& [tp, p] : partitions_) {
-      if (tp.topic != topic) continue;
+    for (const auto& p : partitions_) {
+      if (p->tp.topic != topic) continue;
       victims.push_back(p);
       if (!options_.in_memory && !dirs_[p->dir]->online) {
         offline.push_back(pending_deletion_of(*p, dirs_[p->dir]->offline_reason));
@@ -494,7 +494,7 @@ std::vector<LogDirDescription> LogManager::describe() const {
   }
   std::vector<const Partition*> sorted;
   sorted.reserve(partitions_.size());
-  for (const auto& [tp, p] : partitions_) sorted.push_back(p.get());
+  for (const auto& p : partitions_) sorted.push_back(p.get());
   std::sort(sorted.begin(), sorted.end(), [](const Partition* a, const Partition* b) {
     return std::tie(a->tp.topic, a->tp.partition) < std::tie(b->tp.topic, b->tp.partition);
   });
@@ -525,7 +525,7 @@ std::vector<TopicPartition> LogManager::hosted_partitions() const {
   {
     MutexLock lock(mu_);
     out.reserve(partitions_.size());
-    for (const auto& [tp, p] : partitions_) out.push_back(tp);
+    for (const auto& p : partitions_) out.push_back(p->tp);
   }
   std::sort(out.begin(), out.end(), [](const TopicPartition& a, const TopicPartition& b) {
     return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
@@ -542,8 +542,8 @@ std::vector<TopicPartition> LogManager::offline_partitions() const {
   std::vector<TopicPartition> out;
   {
     MutexLock lock(mu_);
-    for (const auto& [tp, p] : partitions_) {
-      if (!dirs_[p->dir]->online) out.push_back(tp);
+    for (const auto& p : partitions_) {
+      if (!dirs_[p->dir]->online) out.push_back(p->tp);
     }
   }
   std::sort(out.begin(), out.end(), [](const TopicPartition& a, const TopicPartition& b) {

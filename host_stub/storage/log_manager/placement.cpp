@@ -122,8 +122,8 @@ void LogManager::set_rate_window(std::chrono::milliseconds window) {
 double LogManager::partition_rate(const TopicPartition& tp) const {
   const double now = probe_->now_seconds();
   MutexLock lock(mu_);
-  auto it = partitions_.find(tp);
-  return it == partitions_.end() ? 0 : it->second->rate.rate(now, rate_window_seconds_);
+  const Partition* p = partitions_.find(tp);
+  return p == nullptr ? 0 : p->rate.rate(now, rate_window_seconds_);
 }
 
 std::optional<double> LogManager::dir_rate(uint32_t dir_index) const {
@@ -313,8 +313,8 @@ LogManager::PlacementPreview LogManager::explain_placement(
     }
     {
       MutexLock lock(mu_);
-      if (auto it = partitions_.find(TopicPartition{topic, partition}); it != partitions_.end()) {
-        e.existing_log_dir = dirs_[it->second->dir]->path_text;
+      if (const Partition* hosted = partitions_.find(TopicPartition{topic, partition})) {
+        e.existing_log_dir = dirs_[hosted->dir]->path_text;
         return e;
       }
     }
@@ -436,12 +436,12 @@ LogManager::PlacementRecall LogManager::past_placement(const TopicPartition& tp)
   PlacementRecall recall;
   {
     MutexLock lock(mu_);
-    auto it = partitions_.find(tp);
-    if (it == partitions_.end()) {
+    const Partition* p = partitions_.find(tp);
+    if (p == nullptr) {
       throw StorageError(StorageErrc::kUnknownPartition,
                          "This broker does not host partition " + tp.str() + ".");
     }
-    recall.log_dir = dirs_[it->second->dir]->path_text;
+    recall.log_dir = dirs_[p->dir]->path_text;
   }
   recall.placement = history_.find(tp.topic, tp.partition);
   return recall;

@@ -151,7 +151,7 @@ void LogManager::shutdown() {
   {
     MutexLock lock(mu_);
     all.reserve(partitions_.size());
-    for (const auto& [tp, p] : partitions_) all.push_back(p);
+    for (const auto& p : partitions_) all.push_back(p);
     for (size_t i = 0; i < dirs_.size(); ++i) online[i] = dirs_[i]->online;
   }
   std::vector<std::map<CheckpointKey, int64_t>> points(dirs_.size());
