@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "broker_toml.h"
 #include "host_test_support.h"
 
 namespace lds {
@@ -22,15 +23,15 @@ using test::TempDir;
 class BrokerTest : public ::testing::Test {
  protected:
   fs::path write_config(const std::string& extra) {
-    fs::path file = tmp_.path() / "broker.toml";
-    std::ofstream(file) << "broker.id = 0\n"
-                        << "log.dirs = [\"d1\", \"d2\", \"d3\"]\n"
-                        << "plugin.dir = \"" << test::plugin_dir().string() << "\"\n"
-                        << extra;
     for (const char* d : {"d1", "d2", "d3"}) {
       probe_->set(fs::weakly_canonical(tmp_.path() / d), 1000000, 1000000);
     }
-    return file;
+    return test::BrokerToml()
+        .set_raw("broker.id", "0")
+        .log_dirs({"d1", "d2", "d3"})
+        .plugin_dir(test::plugin_dir())
+        .lines(extra)
+        .write(tmp_.path() / "broker.toml");
   }
 
   TempDir tmp_;

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "admin/admin_client.h"
+#include "broker_toml.h"
 #include "ext4_image.h"
 #include "file_bytes.h"
 #include "private_mounts.h"
@@ -43,15 +44,6 @@ const std::vector<std::string> kValgrindPrefix = {"valgrind",
                                                   "--errors-for-leak-kinds=definite",
                                                   "--keep-debuginfo=yes",
                                                   "--quiet"};
-
-std::string toml_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out + "\"";
-}
 
 int exit_code_of(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -182,24 +174,15 @@ ServerConfig ServerFixture::default_config(size_t dir_count, const std::string& 
 
 fs::path ServerFixture::write_config(const ServerConfig& config, const fs::path& file) {
   const fs::path target = file.empty() ? config_file_ : file;
-  std::ofstream out(target, std::ios::trunc);
-  out << "# Broker config written by the integration test fixture.\n";
-  out << "broker.id = 0\n";
-  out << "log.dirs = [";
-  for (size_t i = 0; i < config.log_dirs.size(); ++i) {
-    out << (i == 0 ? "" : ", ") << toml_string(config.log_dirs[i].string());
-  }
-  out << "]\n";
-  const fs::path plugins = config.plugin_dir.empty() ? build_plugin_dir() : config.plugin_dir;
-  out << "plugin.dir = " << toml_string(plugins.string()) << "\n";
-  out << "admin.socket = "
-      << toml_string((config.socket.empty() ? temp_ / "admin.sock" : config.socket).string())
-      << "\n";
-  out << "log.directory.select.strategy = " << toml_string(config.strategy) << "\n";
-  for (const auto& line : config.extra_lines) out << line << "\n";
-  out.close();
-  EXPECT_TRUE(out) << "cannot write " << target;
-  return target;
+  test::BrokerToml toml;
+  toml.lines("# Broker config written by the integration test fixture.")
+      .set_raw("broker.id", "0")
+      .log_dirs(config.log_dirs)
+      .plugin_dir(config.plugin_dir.empty() ? build_plugin_dir() : config.plugin_dir)
+      .set("admin.socket", (config.socket.empty() ? temp_ / "admin.sock" : config.socket).string())
+      .set("log.directory.select.strategy", config.strategy);
+  for (const auto& line : config.extra_lines) toml.lines(line);
+  return toml.write(target);
 }
 
 void ServerFixture::start(const ServerConfig& config) {

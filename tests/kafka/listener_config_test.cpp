@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "broker_toml.h"
 #include "config/config.h"
 #include "temp_dir.h"
 #include "util/errors.h"
@@ -15,11 +16,11 @@ namespace {
 class ListenerConfig : public ::testing::Test {
  protected:
   BrokerConfig read(const std::string& extra) {
-    const auto file = dir_.path() / "broker.toml";
-    std::ofstream(file, std::ios::trunc)
-        << "log.dirs = [\"" << (dir_.path() / "d").string() << "\"]\n"
-        << extra;
-    return ConfigStore(file).current();
+    return ConfigStore(test::BrokerToml()
+                           .log_dirs({dir_.path() / "d"})
+                           .lines(extra)
+                           .write(dir_.path() / "broker.toml"))
+        .current();
   }
   std::string error_of(const std::string& extra) {
     try {

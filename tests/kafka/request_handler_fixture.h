@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "broker/broker.h"
+#include "broker_toml.h"
 #include "kafka/protocol/api_keys.h"
 #include "kafka/protocol/configs.h"
 #include "kafka/protocol/create_partitions.h"
@@ -41,14 +42,12 @@ class RequestHandlerFixture : public ::testing::Test {
     ASSERT_NE(plugins, nullptr) << "LDS_PLUGIN_DIR is not set (CTest sets it)";
     const BrokerSetup setup = broker_setup();
     const auto file = dir_.path() / "broker.toml";
-    {
-      std::ofstream out(file);
-      out << "log.dirs = [";
-      for (size_t i = 0; i < setup.log_dirs.size(); ++i) {
-        out << (i == 0 ? "\"" : ", \"") << setup.log_dirs[i] << "\"";
-      }
-      out << "]\nplugin.dir = \"" << plugins << "\"\nlog.level = \"off\"\n" << setup.extra_config;
-    }
+    test::BrokerToml()
+        .log_dirs({setup.log_dirs.begin(), setup.log_dirs.end()})
+        .plugin_dir(plugins)
+        .set("log.level", "off")
+        .lines(setup.extra_config)
+        .write(file);
     broker_ = std::make_unique<Broker>(file, std::make_shared<StatvfsDiskProbe>(), setup.in_memory);
     broker_->start();
     for (int32_t p : setup.partitions) broker_->logs().create_partition("t", p);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "broker/broker.h"
+#include "broker_toml.h"
 #include "host_test_support.h"
 
 namespace lds {
@@ -35,8 +36,7 @@ class HotSwapTest : public ::testing::Test {
     }
     install_swaptest(LDS_SWAP_V1_FILE);
     config_ = tmp_.path() / "broker.toml";
-    std::ofstream(config_) << "log.dirs = [\"d1\", \"d2\", \"d3\"]\n"
-                           << "plugin.dir = \"plugins\"\n";
+    test::BrokerToml().log_dirs({"d1", "d2", "d3"}).plugin_dir("plugins").write(config_);
     for (const char* d : {"d1", "d2", "d3"}) {
       probe_->set(fs::weakly_canonical(tmp_.path() / d), 1000000, 500000);
     }
