@@ -417,21 +417,44 @@ class LogManager final : private ReplicaHost {
   bool in_memory() const override { return options_.in_memory; }
   DiskSpace read_space(uint32_t dir) const override;
 
+  // One placement decision as decide() returns it, before anything is explained or created. (Its
+  // move may allocate, as PlacementDecision's does.)
+  struct Ranking {  // NOLINT(bugprone-exception-escape)
+    PlacementDecision decision;
+    // Why nothing can be placed: kNone when decision.dirs holds where to try.
+    StorageErrc error = StorageErrc::kNone;
+    std::string message;
+    // What it was decided on, in this thread's scratch (valid until its next decision): the
+    // candidates as the strategy got them, their log-dir indices, the ranking used (candidate
+    // positions, best first), and the strategy's scores when its own ranking was used.
+    std::span<const lds_dir> candidates;
+    std::span<const uint32_t> indices;
+    std::span<const uint32_t> ranked;
+    std::span<const double> scores;
+    bool by_strategy = false;  // the strategy ranked, and its answer was used
+    // Every log directory and whether it is online, when decide() was asked to see them all.
+    std::vector<std::string> log_dirs;
+    std::vector<bool> online;
+  };
   // decide(), its time recorded in placement_latency_ while placement timing is on.
-  PlacementDecision timed_decide(const std::string& topic, int32_t partition,
-                                 std::optional<uint64_t> expected_bytes,
-                                 std::optional<uint64_t> expected_bytes_in_per_sec,
-                                 PlacementExplanation* explain) const;
-  // choose(), and with `explain` given, fills it as it decides; a `dry_run` counts no fallback.
-  PlacementDecision decide(const std::string& topic, int32_t partition,
-                           std::optional<uint64_t> expected_bytes,
-                           std::optional<uint64_t> expected_bytes_in_per_sec,
-                           PlacementExplanation* explain, bool dry_run) const;
+  Ranking timed_decide(const std::string& topic, int32_t partition,
+                       std::optional<uint64_t> expected_bytes,
+                       std::optional<uint64_t> expected_bytes_in_per_sec, bool see_all) const;
+  // The placement decision, as a value: the candidates, the ranking and the outcome. Changes
+  // nothing but the strategy's own state (its rank is called; a refused answer counts as a
+  // fallback unless `dry_run`). `see_all` also snapshots every log directory, and the candidates
+  // when a preference decides, for an explanation (explain_ranking_of).
+  Ranking decide(const std::string& topic, int32_t partition,
+                 std::optional<uint64_t> expected_bytes,
+                 std::optional<uint64_t> expected_bytes_in_per_sec, bool see_all,
+                 bool dry_run) const;
+  // Fills `explain` with what `r` decided and why, from a decide() that saw all.
+  static void explain_ranking_of(const Ranking& r, PlacementExplanation& explain);
   // The directory remembered as `tp`'s preference (AlterReplicaLogDirs) when it is online and
   // not cordoned, else -1 (mu_ held).
   int preferred_dir_locked(const std::string& topic, int32_t partition) const REQUIRES(mu_);
   // Every log directory and whether it is online, as an explanation lists them (mu_ held).
-  void see_log_dirs_locked(RankingSeen& seen) const REQUIRES(mu_);
+  void see_log_dirs_locked(Ranking& r) const REQUIRES(mu_);
   // create_partition(), create_mu_ held: creates `tp` in the first of `decision`'s directories
   // that takes it, keeping its `explanation` when there is one. Throws as create_partition().
   PlacementResult create_in_ranked_dirs_locked(const TopicPartition& tp,

@@ -98,19 +98,20 @@ PlacementResult LogManager::create_partition(const std::string& topic, int32_t p
   }
   // Every placement is explained when it is kept for past_placement(), and at debug level logs
   // what it was decided on, as `create --dry-run` shows it.
+  const bool explain = history_.capacity() > 0 || log()->should_log(spdlog::level::debug);
+  Ranking r = timed_decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, explain);
+  if (r.error != StorageErrc::kNone) throw StorageError(r.error, r.message);
   std::optional<PlacementExplanation> explanation;
-  if (history_.capacity() > 0 || log()->should_log(spdlog::level::debug)) {
+  if (explain) {
     explanation.emplace();
     explanation->topic = topic;
     explanation->partition = partition;
+    explain_ranking_of(r, *explanation);
+    if (log()->should_log(spdlog::level::debug)) {
+      log()->debug("Placing {}", placement_line(*explanation));
+    }
   }
-  PlacementDecision decision =
-      timed_decide(topic, partition, expected_bytes, expected_bytes_in_per_sec,
-                   explanation ? &*explanation : nullptr);
-  if (explanation && log()->should_log(spdlog::level::debug)) {
-    log()->debug("Placing {}", placement_line(*explanation));
-  }
-  return create_in_ranked_dirs_locked(tp, decision, explanation);
+  return create_in_ranked_dirs_locked(tp, r.decision, explanation);
 }
 
 PlacementResult LogManager::create_in_ranked_dirs_locked(

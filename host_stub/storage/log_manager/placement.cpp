@@ -35,21 +35,6 @@ std::optional<std::pair<std::string, uint64_t>> keep_free_option(const LoadedStr
   return std::nullopt;
 }
 
-// Fills `explain` with `decision` as taken so far, before it is returned or thrown: `ranked` is
-// the ranking used, as positions in `candidates`, whose log-dir indices are `indices`.
-void explain_decision(const PlacementDecision& decision, std::span<const lds_dir> candidates,
-                      std::span<const uint32_t> indices, std::span<const uint32_t> ranked,
-                      RankingSeen& seen, PlacementExplanation& explain) {
-  explain.expected_bytes = decision.expected_bytes;
-  explain.strategy = decision.strategy();
-  explain.generation = decision.generation;
-  explain.fell_back = decision.fell_back;
-  seen.candidates = candidates;
-  seen.indices = indices;
-  seen.order = ranked;
-  explain_ranking(seen, explain);
-}
-
 // Records in `decision` who ranked its directories, as `outcome` says: the strategy, or the
 // built-in fallback and why the strategy's answer was not used.
 void take_ranker(PlacementDecision& decision, RankOutcome& outcome) {
@@ -60,34 +45,17 @@ void take_ranker(PlacementDecision& decision, RankOutcome& outcome) {
   decision.placer = std::move(outcome.strategy);
 }
 
-// What the strategy that ranked adds to an explanation: its keep.free.bytes option, and its
-// `scores` when it names them.
-void explain_strategy(const LoadedStrategy& placer, std::span<const double> scores,
-                      RankingSeen& seen, PlacementExplanation& explain) {
-  seen.keep_free = keep_free_option(placer);
-  if (!placer.score_name().empty()) {
-    explain.score_name = placer.score_name();
-    seen.scores = scores;
-  }
-}
-
 // Sets the directories `decision` tries: the `ranked` candidates of `candidates` (log-dir indices
-// `indices`), best first. Throws kDirUnavailable when the ranking holds only cordoned ones.
-void keep_uncordoned(PlacementDecision& decision, const std::string& topic, int32_t partition,
-                     std::span<const lds_dir> candidates, std::span<const uint32_t> indices,
-                     std::span<const uint32_t> ranked) {
+// `indices`), best first. Returns false, with none set, when the ranking holds only cordoned ones.
+bool keep_uncordoned(PlacementDecision& decision, std::span<const lds_dir> candidates,
+                     std::span<const uint32_t> indices, std::span<const uint32_t> ranked) {
   // The ranking is used as given, less any cordoned directory: a strategy that ignores cordons
   // ranks them like any other, and one that declares LDS_CAP_HONORS_CORDON has left them out.
   decision.dirs.reserve(ranked.size());
   for (const uint32_t k : ranked) {
     if (!is_cordoned(candidates[k])) decision.dirs.push_back(indices[k]);
   }
-  if (decision.dirs.empty()) {
-    throw StorageError(StorageErrc::kDirUnavailable, "No eligible log directory for " +
-                                                         TopicPartition{topic, partition}.str() +
-                                                         ": strategy " + decision.strategy() +
-                                                         " ranked only cordoned log directories.");
-  }
+  return !decision.dirs.empty();
 }
 
 }  // namespace
@@ -278,22 +246,23 @@ std::shared_ptr<const LoadedStrategy> LogManager::load_strategy(
 PlacementDecision LogManager::choose(const std::string& topic, int32_t partition,
                                      std::optional<uint64_t> expected_bytes,
                                      std::optional<uint64_t> expected_bytes_in_per_sec) const {
-  return timed_decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, nullptr);
+  Ranking r = timed_decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, false);
+  if (r.error != StorageErrc::kNone) throw StorageError(r.error, r.message);
+  return std::move(r.decision);
 }
 
-PlacementDecision LogManager::timed_decide(const std::string& topic, int32_t partition,
-                                           std::optional<uint64_t> expected_bytes,
-                                           std::optional<uint64_t> expected_bytes_in_per_sec,
-                                           PlacementExplanation* explain) const {
+LogManager::Ranking LogManager::timed_decide(const std::string& topic, int32_t partition,
+                                             std::optional<uint64_t> expected_bytes,
+                                             std::optional<uint64_t> expected_bytes_in_per_sec,
+                                             bool see_all) const {
   // Acquire: TickClock's calibration, done before the flag was set, is seen here.
   if (!time_placements_.load(std::memory_order_acquire)) {
-    return decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, explain, false);
+    return decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, see_all, false);
   }
   const uint64_t started = TickClock::now();
-  PlacementDecision decision =
-      decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, explain, false);
+  Ranking r = decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, see_all, false);
   placement_latency_.record(TickClock::since(started));
-  return decision;
+  return r;
 }
 
 void LogManager::set_placement_timing(bool on) {
@@ -307,23 +276,52 @@ LogManager::PlacementPreview LogManager::explain_placement(
   PlacementPreview e;
   e.topic = topic;
   e.partition = partition;
-  try {
-    if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
-      throw StorageError(StorageErrc::kInvalidTopicName, why);
-    }
-    {
-      MutexLock lock(mu_);
-      if (const Partition* hosted = partitions_.find(TopicPartition{topic, partition})) {
-        e.existing_log_dir = dirs_[hosted->dir]->path_text;
-        return e;
-      }
-    }
-    decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, &e, true);
-  } catch (const StorageError& error) {
-    e.error = error.code();
-    e.message = error.what();
+  if (std::string why = layout::topic_name_problem(topic); !why.empty()) {
+    e.error = StorageErrc::kInvalidTopicName;
+    e.message = std::move(why);
+    return e;
   }
+  {
+    MutexLock lock(mu_);
+    if (const Partition* hosted = partitions_.find(TopicPartition{topic, partition})) {
+      e.existing_log_dir = dirs_[hosted->dir]->path_text;
+      return e;
+    }
+  }
+  Ranking r = decide(topic, partition, expected_bytes, expected_bytes_in_per_sec, true, true);
+  explain_ranking_of(r, e);
+  e.error = r.error;
+  e.message = std::move(r.message);
   return e;
+}
+
+void LogManager::explain_ranking_of(const Ranking& r, PlacementExplanation& explain) {
+  const PlacementDecision& decision = r.decision;
+  explain.expected_bytes = decision.expected_bytes;
+  explain.strategy = decision.strategy();
+  explain.generation = decision.generation;
+  explain.fell_back = decision.fell_back;
+  RankingSeen seen;
+  seen.log_dirs = r.log_dirs;
+  seen.online = r.online;
+  seen.candidates = r.candidates;
+  seen.indices = r.indices;
+  seen.order = r.ranked;
+  if (decision.preferred) {
+    seen.unranked = "another log directory is preferred for " +
+                    TopicPartition{explain.topic, explain.partition}.str() +
+                    " (AlterReplicaLogDirs)";
+  }
+  if (r.by_strategy && decision.placer) {
+    // What the strategy that ranked adds: its keep.free.bytes option, and its scores when it
+    // names them.
+    seen.keep_free = keep_free_option(*decision.placer);
+    if (!decision.placer->score_name().empty()) {
+      explain.score_name = decision.placer->score_name();
+      seen.scores = r.scores;
+    }
+  }
+  explain_ranking(seen, explain);
 }
 
 int LogManager::preferred_dir_locked(const std::string& topic, int32_t partition) const {
@@ -340,17 +338,19 @@ int LogManager::preferred_dir_locked(const std::string& topic, int32_t partition
   return preferred;
 }
 
-void LogManager::see_log_dirs_locked(RankingSeen& seen) const {
+void LogManager::see_log_dirs_locked(Ranking& r) const {
+  r.log_dirs.reserve(dirs_.size());
+  r.online.reserve(dirs_.size());
   for (const auto& d : dirs_) {
-    seen.log_dirs.push_back(d->path_text);
-    seen.online.push_back(d->online);
+    r.log_dirs.push_back(d->path_text);
+    r.online.push_back(d->online);
   }
 }
 
-PlacementDecision LogManager::decide(const std::string& topic, int32_t partition,
-                                     std::optional<uint64_t> expected_bytes,
-                                     std::optional<uint64_t> expected_bytes_in_per_sec,
-                                     PlacementExplanation* explain, bool dry_run) const {
+LogManager::Ranking LogManager::decide(const std::string& topic, int32_t partition,
+                                       std::optional<uint64_t> expected_bytes,
+                                       std::optional<uint64_t> expected_bytes_in_per_sec,
+                                       bool see_all, bool dry_run) const {
   auto strategy = slot_.current();
   const bool read_space = !strategy || (strategy->capabilities() & LDS_CAP_USES_SPACE) != 0;
   // Per-thread scratch: a placement decision allocates nothing once warmed up.
@@ -358,11 +358,10 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
   thread_local std::vector<uint32_t> indices;
   thread_local std::vector<uint32_t> order;
   thread_local std::vector<double> scores;  // the plugin's; read only for an explanation
-  PlacementDecision decision;
+  Ranking r;
+  PlacementDecision& decision = r.decision;
   int preferred = -1;
-  uint32_t n = 0;                   // candidates: the online directories
-  std::optional<RankingSeen> seen;  // only for an explanation
-  if (explain != nullptr) seen.emplace();
+  uint32_t n = 0;  // candidates: the online directories
   {
     MutexLock lock(mu_);
     const TopicStats* stats = topic_stats_locked(topic);
@@ -373,63 +372,63 @@ PlacementDecision LogManager::decide(const std::string& topic, int32_t partition
     decision.expected_bytes_in_per_sec =
         expected_rate_for(stats, expected_bytes_in_per_sec.value_or(0), now);
     preferred = preferred_dir_locked(topic, partition);
-    if (preferred < 0 || seen) n = fill_candidates(stats, now, dirs, indices);
-    if (seen) see_log_dirs_locked(*seen);
+    if (preferred < 0 || see_all) n = fill_candidates(stats, now, dirs, indices);
+    if (see_all) see_log_dirs_locked(r);
   }
-  const std::span<lds_dir> candidates(dirs.data(), n);
-  const std::span<const uint32_t> candidate_dirs(indices.data(), n);
-  if (preferred < 0 || seen) fill_space(candidates, candidate_dirs, read_space);
-  // Explains the decision taken so far, before it is returned or thrown.
-  auto explain_with = [&](std::span<const uint32_t> ranked) {
-    if (seen) explain_decision(decision, candidates, candidate_dirs, ranked, *seen, *explain);
-  };
+  r.candidates = std::span<lds_dir>(dirs.data(), n);
+  r.indices = std::span<const uint32_t>(indices.data(), n);
+  if (preferred < 0 || see_all)
+    fill_space(std::span<lds_dir>(dirs.data(), n), r.indices, read_space);
   if (preferred >= 0) {
     decision.dirs.push_back(static_cast<uint32_t>(preferred));
     decision.preferred = true;
     decision.placer = std::move(strategy);
-    if (seen) {
+    if (see_all) {  // the preferred dir is the ranking: its position among the candidates
       const auto at =
-          std::find(candidate_dirs.begin(), candidate_dirs.end(), static_cast<uint32_t>(preferred));
-      const uint32_t k = static_cast<uint32_t>(at - candidate_dirs.begin());
-      seen->unranked = "another log directory is preferred for " +
-                       TopicPartition{topic, partition}.str() + " (AlterReplicaLogDirs)";
-      explain_with(std::span<const uint32_t>(&k, 1));
+          std::find(r.indices.begin(), r.indices.end(), static_cast<uint32_t>(preferred));
+      if (order.empty()) order.resize(1);
+      order[0] = static_cast<uint32_t>(at - r.indices.begin());
+      r.ranked = std::span<const uint32_t>(order.data(), 1);
     }
-    return decision;
+    return r;
   }
   if (n == 0) {
-    explain_with({});
     std::string all;
     for (const auto& d : dirs_) all += (all.empty() ? "" : ", ") + d->path_text;
-    throw StorageError(StorageErrc::kDirUnavailable, "No log directories available. Tried " + all);
+    r.error = StorageErrc::kDirUnavailable;
+    r.message = "No log directories available. Tried " + all;
+    return r;
   }
   // Cordons are the host's guarantee, whatever the strategy (KIP-1066): with every candidate
   // cordoned there is nothing to rank.
-  if (std::all_of(candidates.begin(), candidates.end(), is_cordoned)) {
-    explain_with({});
-    throw StorageError(StorageErrc::kEveryDirCordoned, kEveryDirCordoned);
+  if (std::all_of(r.candidates.begin(), r.candidates.end(), is_cordoned)) {
+    r.error = StorageErrc::kEveryDirCordoned;
+    r.message = kEveryDirCordoned;
+    return r;
   }
   if (order.size() < n) order.resize(n);
+  if (scores.size() < n) scores.resize(n);
   lds_request request{sizeof(lds_request), partition, topic.c_str(), decision.expected_bytes,
                       decision.expected_bytes_in_per_sec};
-  if (scores.size() < n) scores.resize(n);
   RankOutcome outcome =
-      slot_.rank(std::move(strategy), request, candidates, std::span<uint32_t>(order.data(), n),
+      slot_.rank(std::move(strategy), request, r.candidates, std::span<uint32_t>(order.data(), n),
                  dry_run ? LDS_RANK_PREVIEW : LDS_RANK_PLACE, std::span<double>(scores.data(), n));
+  r.by_strategy = outcome.strategy && !outcome.fell_back;
   take_ranker(decision, outcome);
-  if (seen && decision.placer && !outcome.fell_back) {
-    explain_strategy(*decision.placer, std::span<const double>(scores.data(), n), *seen, *explain);
-  }
+  r.scores = std::span<const double>(scores.data(), n);
   if (outcome.status != LDS_OK) {
-    explain_with({});
-    throw StorageError(StorageErrc::kDirUnavailable, "No eligible log directory for " +
-                                                         TopicPartition{topic, partition}.str() +
-                                                         ": " + outcome.message + ".");
+    r.error = StorageErrc::kDirUnavailable;
+    r.message = "No eligible log directory for " + TopicPartition{topic, partition}.str() + ": " +
+                outcome.message + ".";
+    return r;
   }
-  const std::span<const uint32_t> ranked(order.data(), outcome.order_len);
-  explain_with(ranked);
-  keep_uncordoned(decision, topic, partition, candidates, candidate_dirs, ranked);
-  return decision;
+  r.ranked = std::span<const uint32_t>(order.data(), outcome.order_len);
+  if (!keep_uncordoned(decision, r.candidates, r.indices, r.ranked)) {
+    r.error = StorageErrc::kDirUnavailable;
+    r.message = "No eligible log directory for " + TopicPartition{topic, partition}.str() +
+                ": strategy " + decision.strategy() + " ranked only cordoned log directories.";
+  }
+  return r;
 }
 
 LogManager::PlacementRecall LogManager::past_placement(const TopicPartition& tp) const {
