@@ -3,7 +3,6 @@
 #pragma once
 
 #include <atomic>
-#include <boost/container/small_vector.hpp>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -19,9 +18,11 @@
 
 #include "io/disk_probe.h"
 #include "model/topic_partition.h"
+#include "placement/placement_decision.h"
 #include "placement/placement_explanation.h"
 #include "placement/placement_history.h"
 #include "storage/clean_shutdown.h"
+#include "storage/log_dir_description.h"
 #include "storage/partition_log.h"
 #include "storage/partition_table.h"
 #include "storage/pending_deletions.h"
@@ -34,69 +35,6 @@
 #include "util/rate_meter.h"
 
 namespace lds {
-
-// Where a new partition went and who decided.
-struct PlacementResult {
-  std::string log_dir;
-  bool created = false;  // false: the replica already existed there (Kafka's getOrCreateLog)
-  std::string strategy;  // "preferred" when a remembered KIP-113 preference decided
-  uint64_t generation = 0;
-  bool fell_back = false;
-};
-
-// Where a partition would go, decided but not yet created. (small_vector's move may allocate, so
-// the implicit move constructor is not noexcept; decisions are moved only on the slow path.)
-struct PlacementDecision {  // NOLINT(bugprone-exception-escape)
-  // Held inline for up to 16 directories, so a decision allocates nothing on a typical broker.
-  boost::container::small_vector<uint32_t, 16> dirs;  // log-dir indices to try, best first
-  uint64_t expected_bytes = 0;
-  uint64_t expected_bytes_in_per_sec = 0;  // the rate sent in lds_request (ABI 1.1)
-  uint64_t generation = 0;
-  bool fell_back = false;  // the plugin's answer was refused: the built-in order decided
-  bool preferred = false;  // a remembered KIP-113 preference decided
-  // The strategy active when it was decided: told where the partition went (ABI 1.2 placed).
-  std::shared_ptr<const LoadedStrategy> placer;
-  std::string refusal;  // why the plugin's answer was refused, when fell_back
-
-  // Who decided: "preferred", the strategy's name, "builtin" with none loaded, or
-  // "partition-count fallback (<name>: <refusal>)". Made when asked: a decision copies no name.
-  std::string strategy() const;
-};
-
-struct PartitionDescription {
-  std::string partition;  // "topic-0"
-  uint64_t size = 0;
-  uint64_t offset_lag = 0;
-  bool is_future = false;
-};
-
-struct LogDirDescription {
-  std::string log_dir;
-  std::string directory_id;
-  StorageErrc error = StorageErrc::kNone;  // kDirUnavailable when offline
-  std::string error_message;
-  uint64_t total_bytes = 0;
-  uint64_t usable_bytes = 0;
-  uint64_t reserved_bytes = 0;
-  bool space_known = false;
-  uint64_t filesystem = 0;  // DiskSpace::filesystem: dirs with one non-zero id share their space
-  bool cordoned = false;
-  std::vector<PartitionDescription> partitions;
-  // An offline dir's replicas ("t-0"), still this broker's but unreadable until a restart finds the
-  // dir again; Kafka lists none for such a dir, and its tools then say "not found in any live log
-  // dir".
-  std::vector<std::string> unreadable_partitions;
-  uint64_t unreadable_bytes = 0;  // their sizes when the dir went offline, summed
-  uint64_t placements = 0;        // partitions created here since start (not moves)
-};
-
-// The last failed move of a replica (KIP-113), until a new move of it starts.
-struct FailedMoveDescription {
-  std::string partition;  // "topic-0"
-  std::string log_dir;    // the destination it did not reach
-  StorageErrc error = StorageErrc::kDirUnavailable;
-  std::string message;  // "Not enough space in /d2 to move t-0: 64.0 MiB needed, 12.0 MiB free."
-};
 
 // What a DeleteTopic did.
 struct DeletedTopic {

@@ -14,9 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// PlacementDecision::strategy() when a remembered KIP-113 preference decided.
-constexpr const char* kPreferredPlacement = "preferred";
-
 // Why nothing can be placed with every online log directory cordoned (KIP-1066). The broker's
 // faces answer Kafka's controller's sentence instead (broker/kafka_errors.h).
 constexpr const char* kEveryDirCordoned = "Every online log directory is cordoned.";
@@ -59,13 +56,6 @@ bool keep_uncordoned(PlacementDecision& decision, std::span<const lds_dir> candi
 }
 
 }  // namespace
-
-std::string PlacementDecision::strategy() const {
-  if (preferred) return kPreferredPlacement;
-  std::string name = placer ? placer->name() : "builtin";
-  if (!fell_back) return name;
-  return "partition-count fallback (" + name + ": " + refusal + ")";
-}
 
 void LogManager::set_cordoned(const std::function<bool(const fs::path&)>& is_cordoned) {
   MutexLock lock(mu_);
