@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -514,7 +515,7 @@ class LogManager final : private ReplicaHost {
   // Hosts `tp` in directory `dir_index` with `log` (its size is the partition's); `replica_id` is
   // its lds.partition's ("" when it has none).
   void add_partition(uint32_t dir_index, const TopicPartition& tp, PartitionLog log,
-                     uint64_t expected, std::string replica_id);
+                     uint64_t expected, std::string_view replica_id);
   // The hosted partition `tp` on an online directory; throws StorageError kUnknownPartition
   // or kDirUnavailable (mu_ not held).
   std::shared_ptr<Partition> hosted_online(const TopicPartition& tp) const;

@@ -50,10 +50,10 @@ void LogManager::count_replica_locked(uint32_t dir_index, const std::string& top
 }
 
 void LogManager::add_partition(uint32_t dir_index, const TopicPartition& tp, PartitionLog log,
-                               uint64_t expected, std::string replica_id) {
+                               uint64_t expected, std::string_view replica_id) {
   auto p = std::make_shared<Partition>();
   p->tp = tp;
-  p->replica_id = std::move(replica_id);
+  p->replica_id = ShortString(replica_id);
   p->dir = dir_index;
   p->size = log.size_in_bytes();
   p->log = std::move(log);
@@ -352,7 +352,7 @@ PendingDeletion LogManager::pending_deletion_in(uint32_t dir, const TopicPartiti
 
 PendingDeletion LogManager::pending_deletion_of(const Partition& p,
                                                 const std::string& reason) const {
-  return pending_deletion_in(p.dir, p.tp, p.replica_id, reason);
+  return pending_deletion_in(p.dir, p.tp, p.replica_id.str(), reason);
 }
 
 void LogManager::record_pending_deletions(const std::vector<PendingDeletion>& pending) {

@@ -166,7 +166,7 @@ void LogManager::record_stale_copy(uint32_t dir, const TopicPartition& tp,
     // The old copy is the same replica as the new one: a move copies its lds.partition.
     const Partition* hosted = partitions_.find(tp);
     stale = pending_deletion_in(
-        dir, tp, hosted != nullptr ? hosted->replica_id : std::string(),
+        dir, tp, hosted != nullptr ? hosted->replica_id.str() : std::string(),
         "the old copy of a finished move could not be renamed aside: " + reason);
   }
   try {

@@ -530,9 +530,8 @@ void LogManager::MoveRecovery::serve(const TopicPartition& tp, const Copy& c, co
     logs_.mark_offline(c.dir, ex.what());
   }
   if (logs_.dirs_[c.dir]->online) {
-    layout::PartitionMetadata meta = read_partition_metadata(path);
-    logs_.add_partition(c.dir, tp, std::move(recovered.log), meta.expected_bytes,
-                        std::move(meta.replica_id));
+    const layout::PartitionMetadata meta = read_partition_metadata(path);
+    logs_.add_partition(c.dir, tp, std::move(recovered.log), meta.expected_bytes, meta.replica_id);
   }
 }
 
