@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace lds {
 
@@ -21,20 +22,19 @@ class RateMeter {
     decayed_bytes_ = 0;
     last_ = now;
     start_ = now;
-    started_ = true;
   }
 
   // Counts `bytes` written at `now`. Starts the meter first if it was not started. Time going
   // backwards counts as no time passing.
   void add(double now, uint64_t bytes, double window_seconds) {
-    if (!started_) start(now);
+    if (!started()) start(now);
     decay_to(now, window_seconds);
     decayed_bytes_ += static_cast<double>(bytes);
   }
 
   // True once the meter has watched for kMinHistorySeconds: until then rate() is 0 and means
   // "unknown", not "idle".
-  bool known(double now) const { return started_ && now - start_ >= kMinHistorySeconds; }
+  bool known(double now) const { return started() && now - start_ >= kMinHistorySeconds; }
 
   // Bytes per second: the bytes counted, each weighted by exp(-age / window), divided by the
   // weight a steady rate would have collected over the history so far, window * (1 -
@@ -56,10 +56,12 @@ class RateMeter {
     last_ = now;
   }
 
+  bool started() const { return !std::isnan(start_); }
+
+  // Three doubles and no flag: a partition holds one, and a broker a million partitions.
   double decayed_bytes_ = 0;  // bytes, each weighted by exp(-(last_ - its time) / window)
   double last_ = 0;           // time of the last decay
-  double start_ = 0;          // when measuring began
-  bool started_ = false;
+  double start_ = std::numeric_limits<double>::quiet_NaN();  // when measuring began; NaN: not yet
 };
 
 // A RateMeter that, asked again at the same `now` and window with nothing counted since, answers
