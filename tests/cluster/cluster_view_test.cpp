@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "byte_units.h"
-
 #include <stdexcept>
+
+#include "byte_units.h"
 
 namespace lds::cluster {
 namespace {
