@@ -212,6 +212,30 @@ TEST_F(StorageSafetyTest, DeletionOnAnOfflineDirIsPendingThenCompletedAtTheNextS
   EXPECT_EQ(dir_of(m->describe(), dirs_[0]).error, StorageErrc::kNone);
 }
 
+// A hand-edited lds.partition may hold any valid replica.id, up to 64 characters: longer than a
+// hosted partition keeps inline. The record of its deletion names it whole, and it is matched
+// whole.
+TEST_F(StorageSafetyTest, AHandEditedLongReplicaIdIsRecordedAndMatchedWhole) {
+  const std::string id(64, 'Z');
+  {
+    auto m = start();
+    ASSERT_EQ(fs::path(m->create_partition("t", 0).log_dir), dirs_[0]);
+  }
+  std::ofstream(dirs_[0] / "t-0" / "lds.partition", std::ios::trunc)
+      << "expected.bytes=0\nreplica.id=" << id << "\n";
+  {
+    auto m = start();
+    m->mark_offline(0, "read-only");
+    const DeletedTopic done = m->delete_topic("t");
+    ASSERT_EQ(done.pending.size(), 1u);
+    EXPECT_EQ(done.pending[0].replica_id, id);
+  }
+  auto m = start();  // d1 readable again: the replica with that id is the one removed
+  EXPECT_FALSE(fs::exists(dirs_[0] / "t-0"));
+  EXPECT_FALSE(fs::exists(record_));
+  EXPECT_TRUE(served(*m).empty());
+}
+
 TEST_F(StorageSafetyTest, APendingDeletionWaitsWhileItsDirIsStillAway) {
   {
     auto m = start();
