@@ -18,11 +18,14 @@ MoveThrottle::Clock::time_point MoveThrottle::account(uint64_t bytes, Clock::tim
   return due_;
 }
 
-void MoveThrottle::sleep_until(Clock::time_point due, uint64_t l) const {
+bool MoveThrottle::sleep_until(Clock::time_point due, uint64_t l,
+                               const Abandoned& abandoned) const {
   for (auto now = Clock::now(); now < due && limit() == l; now = Clock::now()) {
+    if (abandoned()) return false;
     std::this_thread::sleep_for(std::min<Clock::duration>(
         due - now, std::chrono::duration_cast<Clock::duration>(kLongestSleep)));
   }
+  return true;
 }
 
 }  // namespace lds

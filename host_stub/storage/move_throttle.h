@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <thread>
 
 #include "config/config.h"
@@ -35,23 +36,27 @@ class MoveThrottle {
 
   uint64_t limit() const { return bytes_per_second_.load(std::memory_order_relaxed); }
 
+  // Whether the copy that waits was abandoned (its move cancelled, or the mover stopping): asked
+  // at every look at the limit, so that neither waits out a low limit's schedule.
+  using Abandoned = std::function<bool()>;
+
   // The limit is 0: waits a little, for the caller to look at the limit and cancellation again.
   static void pause() { std::this_thread::sleep_for(kPausedPoll); }
 
-  // `bytes` were copied from `started` on: sleeps until the moves' copies so far fit the limit.
-  void copied(uint64_t bytes, Clock::time_point started) {
+  // `bytes` were copied from `started` on: sleeps until the moves' copies so far fit the limit,
+  // or the copy is abandoned.
+  void copied(uint64_t bytes, Clock::time_point started, const Abandoned& abandoned) {
     const uint64_t l = limit();
     if (!is_move_limit(l)) return;
-    sleep_until(account(bytes, started, l), l);
+    sleep_until(account(bytes, started, l), l, abandoned);
   }
 
   // Sleeps until `bytes` more may be copied at once, paid for in advance. False when the limit
-  // is 0 (again): the caller copies nothing.
-  bool before_copy(uint64_t bytes) {
+  // is 0 (again), or the copy was abandoned meanwhile: the caller copies nothing.
+  bool before_copy(uint64_t bytes, const Abandoned& abandoned) {
     const uint64_t l = limit();
     if (l == 0) return false;
-    if (is_move_limit(l)) sleep_until(account(bytes, Clock::now(), l), l);
-    return true;
+    return !is_move_limit(l) || sleep_until(account(bytes, Clock::now(), l), l, abandoned);
   }
 
   // `bytes` were copied beyond what before_copy() paid for (appends that came meanwhile): the
@@ -63,14 +68,15 @@ class MoveThrottle {
 
  private:
   // How often a paused copy looks at the limit again, and the longest sleep between two looks at
-  // a changed limit.
+  // a changed limit and at an abandoned copy.
   static constexpr std::chrono::milliseconds kPausedPoll{50};
   static constexpr std::chrono::milliseconds kLongestSleep{100};
 
   // Adds `bytes` to the schedule from `from` on under limit `l`; returns when they are paid for.
   Clock::time_point account(uint64_t bytes, Clock::time_point from, uint64_t l);
-  // Sleeps until `due`, or until the limit changes from `l` (the new one applies at once).
-  void sleep_until(Clock::time_point due, uint64_t l) const;
+  // Sleeps until `due`, or until the limit changes from `l` (the new one applies at once); false
+  // if it stopped because the copy was abandoned.
+  bool sleep_until(Clock::time_point due, uint64_t l, const Abandoned& abandoned) const;
 
   const std::atomic<uint64_t>& bytes_per_second_;
   Mutex mu_;  // guards the two below

@@ -368,6 +368,7 @@ void ReplicaMover::record_progress(Move& m, uint64_t copied_now) {
 bool ReplicaMover::bulk_copy(Move& m, SegmentCopier& copier, uint64_t& paid) {
   const HostedPartition& p = *m.partition;
   MoveThrottle& throttle = *throttle_;
+  const MoveThrottle::Abandoned gone = [this, &m] { return abandoned(m); };
   for (;;) {
     if (abandoned(m)) return false;
     const uint64_t limit = throttle.limit();
@@ -387,7 +388,7 @@ bool ReplicaMover::bulk_copy(Move& m, SegmentCopier& copier, uint64_t& paid) {
     // at most one range, paid for now, so the limit holds for every byte and the pause stays as
     // short as the copy.
     if (left <= (is_move_limit(limit) ? range : kCatchUpBytes)) {
-      if (!throttle.before_copy(left)) continue;  // the limit became 0 meanwhile
+      if (!throttle.before_copy(left, gone)) continue;  // the limit became 0, or it was abandoned
       paid = left;
       return true;
     }
@@ -396,7 +397,7 @@ bool ReplicaMover::bulk_copy(Move& m, SegmentCopier& copier, uint64_t& paid) {
     copier.copy(copied, to);
     record_progress(m, to - copied);
     LDS_SYNC_POINT("during_copy");
-    throttle.copied(to - copied, started);
+    throttle.copied(to - copied, started, gone);
   }
 }
 
