@@ -137,6 +137,35 @@ class Balancer {
     PlannedMove move;
     int64_t started_ms = 0;
     bool drain = false;
+    // The operation that chose it is still asking the LogManager to start it, without mu_.
+    bool starting = false;
+  };
+  // A move an operation starts once it has let mu_ go: the start makes and syncs the move's folder
+  // on its destination, which a slow or stuck disk may hold for long.
+  struct MoveStart {
+    PlannedMove move;
+    std::string to_path;
+    std::string announce;  // what is logged once it has started
+  };
+  // The LogManager calls an operation makes without mu_: the moves it stops, then those it starts.
+  struct MoveCalls {
+    std::vector<TopicPartition> stops;
+    std::vector<MoveStart> starts;
+    bool empty() const { return stops.empty() && starts.empty(); }
+  };
+  // One operation's reading of the dirs and what it saw end, carried between its steps.
+  struct Pass {
+    int64_t now = 0;
+    BalanceSnapshot snap;
+    BalanceModel model;  // snap's, with the moves this pass starts
+    std::vector<BalanceMoveEvent> ended;
+  };
+  // What a plan is made from, copied under mu_ so that the strategy ranks without it.
+  struct PlanInputs {
+    BalanceSettings settings;
+    BlockedMoves blocked;     // the strategy's ranking leaves their destinations out
+    uint64_t generation = 0;  // the active strategy's, before it ranks: a swap drops the plan
+    uint64_t cancels = 0;     // cancel() calls so far: one while the plan is made drops it
   };
   // What status() reads of the balancer: a copy that each operation (a tick, execute, cancel,
   // drain) publishes as it lets mu_ go. status() takes only view_mu_, so a metrics scrape or
@@ -161,6 +190,9 @@ class Balancer {
     std::string last_drain, last_drain_result, last_drain_message;
     std::string last_round;
   };
+  // Refuses a drain of dir `index`, changing nothing, unless the other dirs can hold its data
+  // (drain()'s first step, before the cordon).
+  void check_drain(uint32_t index) EXCLUDES(op_mu_, mu_);
   // status()'s state ("draining", "stuck", "balancing", ...) and why it waits, from `v`.
   void describe_state(const View& v, const BalanceModel& model, BalanceStatus& s) const;
   // The moves a status shows in flight, by partition name.
@@ -186,19 +218,48 @@ class Balancer {
   BalanceSettings settings_locked(int64_t now, bool force) const REQUIRES(mu_);
   // replica.alter.log.dirs.io.max.bytes.per.second is 0: no move can copy, so none is started.
   bool moves_held() const;
+  // Notes the moves that ended since the last pass; those whose source went offline are added to
+  // `stops`.
   void observe_locked(const BalanceSnapshot& snap, int64_t now,
-                      std::vector<BalanceMoveEvent>& ended) REQUIRES(mu_);
-  void start_moves_locked(const BalanceSnapshot& snap, int64_t now) REQUIRES(mu_);
-  void plan_round_locked(const BalanceSnapshot& snap, int64_t now) REQUIRES(mu_);
+                      std::vector<BalanceMoveEvent>& ended, std::vector<TopicPartition>& stops)
+      REQUIRES(mu_);
+  // Reads the dirs into `pass`, notes the moves that ended, and stops those whose source went
+  // offline.
+  void observe(Pass& pass) REQUIRES(op_mu_) EXCLUDES(mu_);
+  // Why planned move `m` (of `p`, null when no longer hosted) may not start now, or "".
+  std::string start_problem_locked(const Pass& pass, const PlannedMove& m,
+                                   const BalancePartition* p) const REQUIRES(mu_);
+  // Chooses the next planned move to start, if fewer than max.concurrent.moves run, into `calls`;
+  // started_ holds it, `starting`, from here on. Planned moves that no longer fit are dropped.
+  void start_moves_locked(Pass& pass, MoveCalls& calls) REQUIRES(mu_);
+  // Makes `calls` without mu_, records what the start did, and goes on with the next planned move
+  // until max.concurrent.moves run or none is left.
+  void run_moves(Pass& pass, MoveCalls calls) REQUIRES(op_mu_) EXCLUDES(mu_);
+  // A refused start is blocked (BlockedMoves) and forgotten; a move that cancel() dropped while it
+  // started is added to `stops`.
+  void record_starts_locked(Pass& pass, const std::vector<MoveStart>& starts,
+                            const std::vector<std::string>& refusals,
+                            std::vector<TopicPartition>& stops) REQUIRES(mu_);
+  // A tick's drain step: a drain whose dir went offline stops; an idle drain plans its next moves.
+  void tick_drain(Pass& pass) REQUIRES(op_mu_) EXCLUDES(mu_);
+  // A tick's round: ends a round whose moves are done, and plans and starts the next one when due.
+  void tick_round(Pass& pass, bool enabled) REQUIRES(op_mu_) EXCLUDES(mu_);
+  void install_round_locked(const BalancePlan& plan, const PlanInputs& in,
+                            const BalanceModel& model) REQUIRES(mu_);
   BalanceSnapshot snapshot_locked() const REQUIRES(mu_);
+  PlanInputs plan_inputs_locked(int64_t now, bool force) const REQUIRES(mu_);
   // The strategy's ranking without the destinations blocked for each partition.
-  RankDestinations ranker_locked() const REQUIRES(mu_);
+  RankDestinations ranker(const BlockedMoves& blocked) const { return blocked.filter(rank_); }
   // Forgets the blocked moves that may be tried again (BlockedMoves::expire).
   void unblock_locked(const BalanceModel& model, int64_t now) REQUIRES(mu_);
   // Logs `text` as a warning unless it is the one logged last.
   void warn_once_locked(const std::string& text) REQUIRES(mu_);
-  // A drain's next moves once the previous ones ended, or why it waits (drain_waiting_).
-  void plan_drain_locked(const BalanceSnapshot& snap) REQUIRES(mu_);
+  // Whether an idle drain plans its next moves now: not once its dir is empty (it ends drained),
+  // nor while moves are held (drain_waiting_ says so).
+  bool drain_wants_plan_locked(const BalanceSnapshot& snap) REQUIRES(mu_);
+  // A drain's next moves, or why it waits (drain_waiting_).
+  void install_drain_plan_locked(const BalanceSnapshot& snap, const DrainPlan& again,
+                                 uint64_t generation) REQUIRES(mu_);
   // The drained dir went offline: the drain ends, its planned moves dropped; it is "stopped",
   // naming the replicas left there, or "drained" when none is.
   void stop_drain_of_offline_dir_locked(const BalanceSnapshot& snap) REQUIRES(mu_);
@@ -208,6 +269,8 @@ class Balancer {
   // Drops the planned moves when the strategy that ranked them is no longer the active one, so
   // no move starts into a dir the new strategy refuses; a plan is made again with it. True if so.
   bool drop_plan_of_old_strategy_locked(int64_t now) REQUIRES(mu_);
+  // Stops the moves of `tps`, mu_ not held; a stop that fails is logged.
+  void stop_moves(const std::vector<TopicPartition>& tps) EXCLUDES(mu_);
   void notify(const std::vector<BalanceMoveEvent>& ended);
   void run_thread();
 
@@ -221,7 +284,12 @@ class Balancer {
   BalanceConfig config_ GUARDED_BY(config_mu_);
   uint64_t throttle_ GUARDED_BY(config_mu_) = kNoMoveThrottle;
 
-  mutable Mutex mu_;  // guards everything below; one tick or request at a time
+  // One operation that plans or starts moves at a time (a tick, execute, drain). Held across their
+  // rankings and the LogManager calls that start and stop moves, where mu_ is not: cancel(),
+  // plan() and status() never take it, so a stuck disk or strategy does not hold them. Taken
+  // before mu_.
+  Mutex op_mu_;
+  mutable Mutex mu_ ACQUIRED_AFTER(op_mu_);  // guards everything below; never held across I/O
   std::deque<PlannedMove> planned_ GUARDED_BY(mu_);
   bool planned_drain_ GUARDED_BY(mu_) = false;       // planned_ holds a drain's moves
   uint64_t planned_generation_ GUARDED_BY(mu_) = 0;  // the strategy generation that ranked planned_
@@ -235,6 +303,7 @@ class Balancer {
   bool round_on_request_ GUARDED_BY(mu_) =
       false;  // the round was asked for (balance --execute): it runs once
   bool cancelled_ GUARDED_BY(mu_) = false;
+  uint64_t cancels_ GUARDED_BY(mu_) = 0;  // cancel() calls so far
   bool stuck_ GUARDED_BY(mu_) =
       false;  // the last plan wanted to act but found no move (logged once)
   int64_t next_plan_ms_ GUARDED_BY(mu_) = 0;

@@ -11,26 +11,38 @@ namespace lds {
 
 namespace fs = std::filesystem;
 BalancePlan Balancer::plan() const {
-  MutexLock lock(mu_);
-  const BalanceSnapshot snap = snapshot_locked();
-  return plan_balance(snap.model, settings_locked(clock_(), false), ranker_locked());
+  BalanceSnapshot snap;
+  PlanInputs in;
+  {
+    MutexLock lock(mu_);
+    snap = snapshot_locked();
+    in = plan_inputs_locked(clock_(), false);
+  }
+  return plan_balance(snap.model, in.settings, ranker(in.blocked));
 }
 
 BalancePlan Balancer::execute() {
-  std::vector<BalanceMoveEvent> ended;
-  BalancePlan plan;
+  MutexLock serial(op_mu_);
+  Pass pass;
   {
     Operation op(*this);
-    const int64_t now = clock_();
-    BalanceSnapshot snap = snapshot_locked();
-    observe_locked(snap, now, ended);
     if (!draining_.empty()) {
       throw KafkaError(ErrorCode::kInvalidRequest,
                        "A drain of " + draining_ + " is running; cancel it first.");
     }
-    unblock_locked(snap.model, now);
-    const uint64_t generation = strategy_generation();
-    plan = plan_balance(snap.model, settings_locked(now, true), ranker_locked());
+    pass.now = clock_();
+  }
+  observe(pass);
+  PlanInputs in;
+  {
+    Operation op(*this);
+    unblock_locked(pass.snap.model, pass.now);
+    in = plan_inputs_locked(pass.now, true);
+  }
+  BalancePlan plan = plan_balance(pass.snap.model, in.settings, ranker(in.blocked));
+  MoveCalls calls;
+  {
+    Operation op(*this);
     last_round_ = plan.summary;
     if (!plan.moves.empty()) {
       ++rounds_;
@@ -42,34 +54,37 @@ BalancePlan Balancer::execute() {
       {
         // It counts as the balancer's round: the next automatic one is an interval away.
         MutexLock config_lock(config_mu_);
-        next_plan_ms_ = now + config_.interval_ms;
+        next_plan_ms_ = pass.now + config_.interval_ms;
       }
       lower_bound_bytes_ += plan.lower_bound_bytes;
       log()->info("balance round {} on request: ideal fill {}%, {}", rounds_,
                   percent_text(plan.ideal_percent), plan.summary);
       planned_drain_ = false;
       planned_.assign(plan.moves.begin(), plan.moves.end());
-      planned_generation_ = generation;
-      start_moves_locked(snap, now);
+      planned_generation_ = in.generation;
+      start_moves_locked(pass, calls);
     }
   }
-  notify(ended);
+  run_moves(pass, std::move(calls));
+  notify(pass.ended);
   return plan;
 }
 
 size_t Balancer::cancel() {
   std::vector<BalanceMoveEvent> ended;
-  size_t stopped = 0;
+  std::vector<TopicPartition> stops;
   {
     Operation op(*this);
+    ++cancels_;
     const int64_t now = clock_();
     const size_t dropped = planned_.size();
     planned_.clear();
     planned_drain_ = false;
     for (const auto& [tp, f] : started_) {
-      logs_.alter_replica_log_dir(tp, "any");
+      // A move still starting is stopped by the operation starting it, once it has started: its
+      // partition is busy until then, perhaps on a stuck disk, which cancel() does not wait for.
+      if (!f.starting) stops.push_back(tp);
       ended.push_back({tp, f.started_ms, now, 0, false});
-      ++stopped;
     }
     started_.clear();
     balancing_ = false;
@@ -80,7 +95,7 @@ size_t Balancer::cancel() {
     }
     drain_waiting_.clear();
     last_warning_.clear();
-    log()->info("balance round cancelled: {} moves stopped, {} planned moves dropped", stopped,
+    log()->info("balance round cancelled: {} moves stopped, {} planned moves dropped", ended.size(),
                 dropped);
     int64_t interval;
     {
@@ -89,8 +104,9 @@ size_t Balancer::cancel() {
     }
     next_plan_ms_ = now + interval;
   }
+  stop_moves(stops);
   notify(ended);
-  return stopped;
+  return ended.size();
 }
 
 DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cordon) {
@@ -99,11 +115,64 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
     throw KafkaError(ErrorCode::kLogDirNotFound,
                      "Log dir " + dir.string() + " is not found in the config.");
   }
-  DrainPlan plan;
+  const auto drained = static_cast<uint32_t>(index);
+  check_drain(drained);
+  // The cordon is a config change; the broker applies it (and calls configure()) outside the
+  // balancer's locks.
+  cordon();
+  MutexLock serial(op_mu_);
+  Pass pass;
   {
     Operation op(*this);
-    BalanceSnapshot snap = snapshot_locked();
-    const BalanceDir& d = snap.model.dirs[static_cast<size_t>(index)];
+    pass.now = clock_();
+  }
+  observe(pass);
+  PlanInputs in;
+  {
+    Operation op(*this);
+    in = plan_inputs_locked(pass.now, false);
+  }
+  // Planned again now that the cordon applies: moves may have ended meanwhile.
+  DrainPlan plan = plan_drain(pass.snap.model, drained, ranker(in.blocked));
+  if (!plan.problem.empty()) throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
+  MoveCalls calls;
+  {
+    Operation op(*this);
+    // Moves into the drained dir stop; balancer moves already running elsewhere may finish.
+    for (const BalancePartition& p : pass.snap.model.partitions) {
+      if (p.moving && p.moving_to == drained) {
+        calls.stops.push_back(p.tp);
+        started_.erase(p.tp);
+      }
+    }
+    planned_.assign(plan.moves.begin(), plan.moves.end());
+    planned_generation_ = in.generation;
+    planned_drain_ = true;
+    balancing_ = false;
+    draining_ = pass.snap.model.dirs[drained].path;
+    draining_index_ = drained;
+    last_drain_.clear();
+    last_drain_result_.clear();
+    last_drain_message_.clear();
+    drain_bytes_ = plan.bytes;
+    drain_waiting_.clear();
+    log()->info("draining {}: {} moves of {} to the other log directories", draining_,
+                plan.moves.size(), format_byte_size(plan.bytes));
+    start_moves_locked(pass, calls);
+  }
+  run_moves(pass, std::move(calls));
+  notify(pass.ended);
+  return plan;
+}
+
+void Balancer::check_drain(uint32_t index) {
+  MutexLock serial(op_mu_);
+  BalanceSnapshot snap;
+  PlanInputs in;
+  {
+    Operation op(*this);
+    snap = snapshot_locked();
+    const BalanceDir& d = snap.model.dirs[index];
     if (!d.online) {
       throw KafkaError(ErrorCode::kKafkaStorageError, "Log directory " + d.path + " is offline");
     }
@@ -112,58 +181,17 @@ DrainPlan Balancer::drain(const fs::path& dir, const std::function<void()>& cord
           ErrorCode::kInvalidReplicaAssignment,
           "Cannot drain " + d.path + ": " + std::string(kMovesHeldByZeroThrottle) + ".");
     }
-    snap.model.dirs[static_cast<size_t>(index)].cordoned = true;
+    snap.model.dirs[index].cordoned = true;
     unblock_locked(snap.model, clock_());
-    plan = plan_drain(snap.model, static_cast<uint32_t>(index), ranker_locked());
-    if (!plan.problem.empty()) {
-      if (const std::string failed = blocked_.describe(snap.model, plan.unplaced);
-          !failed.empty()) {
-        plan.problem += " " + failed;
-      }
-    }
-    if (!plan.problem.empty()) {
-      log()->warn("drain refused: {}", plan.problem);
-      throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
-    }
+    in = plan_inputs_locked(clock_(), false);
   }
-  // The cordon is a config change; the broker applies it (and calls configure()) outside mu_.
-  cordon();
-  std::vector<BalanceMoveEvent> ended;
-  {
-    Operation op(*this);
-    const int64_t now = clock_();
-    BalanceSnapshot snap = snapshot_locked();
-    observe_locked(snap, now, ended);
-    // Planned again now that the cordon applies: moves may have ended meanwhile.
-    const uint64_t generation = strategy_generation();
-    plan = plan_drain(snap.model, static_cast<uint32_t>(index), ranker_locked());
-    if (!plan.problem.empty()) {
-      throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
-    }
-    // Moves into the drained dir stop; balancer moves already running elsewhere may finish.
-    for (const BalancePartition& p : snap.model.partitions) {
-      if (p.moving && p.moving_to == static_cast<uint32_t>(index)) {
-        logs_.alter_replica_log_dir(p.tp, "any");
-        started_.erase(p.tp);
-      }
-    }
-    planned_.assign(plan.moves.begin(), plan.moves.end());
-    planned_generation_ = generation;
-    planned_drain_ = true;
-    balancing_ = false;
-    draining_ = snap.model.dirs[static_cast<size_t>(index)].path;
-    draining_index_ = static_cast<uint32_t>(index);
-    last_drain_.clear();
-    last_drain_result_.clear();
-    last_drain_message_.clear();
-    drain_bytes_ = plan.bytes;
-    drain_waiting_.clear();
-    log()->info("draining {}: {} moves of {} to the other log directories", draining_,
-                plan.moves.size(), format_byte_size(plan.bytes));
-    start_moves_locked(snap, now);
+  DrainPlan plan = plan_drain(snap.model, index, ranker(in.blocked));
+  if (plan.problem.empty()) return;
+  if (const std::string failed = in.blocked.describe(snap.model, plan.unplaced); !failed.empty()) {
+    plan.problem += " " + failed;
   }
-  notify(ended);
-  return plan;
+  log()->warn("drain refused: {}", plan.problem);
+  throw KafkaError(ErrorCode::kInvalidReplicaAssignment, plan.problem);
 }
 
 void Balancer::describe_state(const View& v, const BalanceModel& model, BalanceStatus& s) const {

@@ -2,6 +2,7 @@
 // calls: balancer/operator_calls.cpp).
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "balance/balancer.h"
 #include "config/config.h"
@@ -90,7 +91,14 @@ BalanceSnapshot Balancer::snapshot_locked() const {
   return balance_snapshot(logs_, last_moved_, rate_);
 }
 
-RankDestinations Balancer::ranker_locked() const { return blocked_.filter(rank_); }
+Balancer::PlanInputs Balancer::plan_inputs_locked(int64_t now, bool force) const {
+  PlanInputs in;
+  in.settings = settings_locked(now, force);
+  in.blocked = blocked_;
+  in.generation = strategy_generation();
+  in.cancels = cancels_;
+  return in;
+}
 
 void Balancer::unblock_locked(const BalanceModel& model, int64_t now) {
   int64_t cooldown;
@@ -108,7 +116,8 @@ void Balancer::warn_once_locked(const std::string& text) {
 }
 
 void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
-                              std::vector<BalanceMoveEvent>& ended) {
+                              std::vector<BalanceMoveEvent>& ended,
+                              std::vector<TopicPartition>& stops) {
   std::vector<FailedMoveDescription> failures;
   bool failures_read = false;
   for (auto it = started_.begin(); it != started_.end();) {
@@ -123,7 +132,7 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
         continue;
       }
       // The source went offline: stop, as a move from it can never finish.
-      logs_.alter_replica_log_dir(tp, "any");
+      stops.push_back(tp);
       log()->warn("stopped moving {}: its source {} went offline", tp.str(),
                   snap.model.dirs[f.move.from].path);
       ended.push_back({tp, f.started_ms, now, 0, false});
@@ -164,6 +173,35 @@ void Balancer::observe_locked(const BalanceSnapshot& snap, int64_t now,
   }
 }
 
+void Balancer::observe(Pass& pass) {
+  std::vector<TopicPartition> stops;
+  {
+    Operation op(*this);
+    pass.snap = snapshot_locked();
+    observe_locked(pass.snap, pass.now, pass.ended, stops);
+    if (!pass.ended.empty() && stops.empty()) pass.snap = snapshot_locked();
+  }
+  if (!stops.empty()) {
+    stop_moves(stops);
+    Operation op(*this);
+    pass.snap = snapshot_locked();
+  }
+  pass.model = pass.snap.model;
+}
+
+void Balancer::stop_moves(const std::vector<TopicPartition>& tps) {
+  for (const TopicPartition& tp : tps) {
+    try {
+      const LogManager::AlterResult r = logs_.alter_replica_log_dir(tp, "any");
+      if (r.error != StorageErrc::kNone) {
+        log()->warn("could not stop moving {}: {}", tp.str(), r.message);
+      }
+    } catch (const std::exception& e) {
+      log()->warn("could not stop moving {}: {}", tp.str(), e.what());
+    }
+  }
+}
+
 uint64_t Balancer::strategy_generation() const {
   const std::shared_ptr<const LoadedStrategy> s = slot_.current();
   return s ? s->generation() : 0;
@@ -187,7 +225,28 @@ bool Balancer::moves_held() const {
   return throttle_ == 0;
 }
 
-void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
+std::string Balancer::start_problem_locked(const Pass& pass, const PlannedMove& m,
+                                           const BalancePartition* p) const {
+  const BlockedMoves::Blocked* blocked = p == nullptr ? nullptr : blocked_.find(*p, m.to);
+  if (p == nullptr) return "it is no longer hosted, or its dir is offline";
+  if (blocked != nullptr) return "an earlier move failed: " + blocked->reason;
+  if (p->moving) return "it is already moving";
+  if (p->dir != m.from) return "it is no longer in " + pass.snap.model.dirs[m.from].path;
+  const BalanceDir& to = pass.model.dirs[m.to];
+  if (!to.online) return to.path + " is offline";
+  if (to.cordoned) return to.path + " is cordoned";
+  if (p->size > balance_room_bytes(pass.model, m.to)) {  // its filesystem's room
+    return to.path + " no longer has room for it";
+  }
+  // The dirs changed since the plan (appends, new partitions): a balance move that no longer helps
+  // is not started.
+  if (!planned_drain_) return balance_move_problem(pass.model, m.from, m.to, p->size);
+  return "";
+}
+
+void Balancer::start_moves_locked(Pass& pass, MoveCalls& calls) {
+  const BalanceSnapshot& snap = pass.snap;
+  const int64_t now = pass.now;
   int32_t limit;
   {
     MutexLock lock(config_mu_);
@@ -201,38 +260,18 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
     return;
   }
   // The model as the moves started in this pass leave it.
-  BalanceModel model = snap.model;
-  while (!planned_.empty() && static_cast<int32_t>(started_.size()) < limit) {
+  BalanceModel& model = pass.model;
+  // One at a time: the next is chosen once the LogManager has answered for this one, so a refusal
+  // (a full disk, say) is known, and blocks its like, before another move is tried.
+  while (calls.starts.empty() && !planned_.empty() &&
+         static_cast<int32_t>(started_.size()) < limit) {
     PlannedMove m = std::move(planned_.front());
     planned_.pop_front();
     BalancePartition* p = nullptr;
     for (BalancePartition& q : model.partitions) {
       if (q.tp == m.tp) p = &q;
     }
-    std::string problem;
-    const BlockedMoves::Blocked* blocked = p == nullptr ? nullptr : blocked_.find(*p, m.to);
-    if (p == nullptr) {
-      problem = "it is no longer hosted, or its dir is offline";
-    } else if (blocked != nullptr) {
-      problem = "an earlier move failed: " + blocked->reason;
-    } else if (p->moving) {
-      problem = "it is already moving";
-    } else if (p->dir != m.from) {
-      problem = "it is no longer in " + snap.model.dirs[m.from].path;
-    } else {
-      const BalanceDir& to = model.dirs[m.to];
-      if (!to.online) {
-        problem = to.path + " is offline";
-      } else if (to.cordoned) {
-        problem = to.path + " is cordoned";
-      } else if (p->size > balance_room_bytes(model, m.to)) {  // its filesystem's room
-        problem = to.path + " no longer has room for it";
-      } else if (!planned_drain_) {
-        // The dirs changed since the plan (appends, new partitions): a move that no longer helps
-        // is not started.
-        problem = balance_move_problem(model, m.from, m.to, p->size);
-      }
-    }
+    const std::string problem = start_problem_locked(pass, m, p);
     if (!problem.empty()) {
       log()->info("dropped the planned move of {} to {}: {}", m.tp.str(),
                   snap.model.dirs[m.to].path, problem);
@@ -243,35 +282,83 @@ void Balancer::start_moves_locked(const BalanceSnapshot& snap, int64_t now) {
       }
       continue;
     }
-    const LogManager::AlterResult r = logs_.alter_replica_log_dir(m.tp, snap.model.dirs[m.to].path);
-    if (r.error != StorageErrc::kNone) {
-      log()->warn("could not start moving {} to {}: {}", m.tp.str(), snap.model.dirs[m.to].path,
-                  r.message);
-      blocked_.add(m.tp, m.to, r.message, snap.model, now);
-      continue;
-    }
-    log()->info("moving {} ({}) from {} ({}%) to {} ({}%): {}", m.tp.str(),
-                format_byte_size(p->size), snap.model.dirs[m.from].path,
-                percent_text(balance_fill_percent(model, m.from)), snap.model.dirs[m.to].path,
-                percent_text(balance_fill_percent(model, m.to)), m.reason);
+    MoveStart start{m, snap.model.dirs[m.to].path, ""};
+    start.announce.append("moving ")
+        .append(m.tp.str())
+        .append(" (")
+        .append(format_byte_size(p->size))
+        .append(") from ")
+        .append(snap.model.dirs[m.from].path)
+        .append(" (")
+        .append(percent_text(balance_fill_percent(model, m.from)))
+        .append("%) to ")
+        .append(start.to_path)
+        .append(" (")
+        .append(percent_text(balance_fill_percent(model, m.to)))
+        .append("%): ")
+        .append(m.reason);
     p->moving = true;
     p->moving_to = m.to;
     model.dirs[m.to].reserved_bytes += p->size;
-    Started f{m, now, planned_drain_};
-    started_.emplace(m.tp, std::move(f));
+    started_.emplace(m.tp, Started{m, now, planned_drain_, true});
+    calls.starts.push_back(std::move(start));
   }
 }
 
-void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
-  BalanceSettings settings = settings_locked(now, false);
-  int64_t interval;
-  {
-    MutexLock lock(config_mu_);
-    interval = config_.interval_ms;
+void Balancer::run_moves(Pass& pass, MoveCalls calls) {
+  while (!calls.empty()) {
+    stop_moves(calls.stops);
+    std::vector<std::string> refusals;  // "" for a start that was made
+    for (const MoveStart& s : calls.starts) {
+      try {
+        const LogManager::AlterResult r = logs_.alter_replica_log_dir(s.move.tp, s.to_path);
+        refusals.push_back(r.error == StorageErrc::kNone ? "" : r.message);
+      } catch (const std::exception& e) {
+        refusals.emplace_back(e.what());
+      }
+    }
+    MoveCalls next;
+    {
+      Operation op(*this);
+      record_starts_locked(pass, calls.starts, refusals, next.stops);
+      start_moves_locked(pass, next);
+    }
+    calls = std::move(next);
   }
-  next_plan_ms_ = now + interval;
-  const uint64_t generation = strategy_generation();  // before ranking: a swap meanwhile drops it
-  BalancePlan plan = plan_balance(snap.model, settings, ranker_locked());
+}
+
+void Balancer::record_starts_locked(Pass& pass, const std::vector<MoveStart>& starts,
+                                    const std::vector<std::string>& refusals,
+                                    std::vector<TopicPartition>& stops) {
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const PlannedMove& m = starts[i].move;
+    auto it = started_.find(m.tp);
+    // cancel() dropped it while it started: it is stopped now that it has.
+    const bool dropped = it == started_.end() || !it->second.starting;
+    if (refusals[i].empty()) {
+      if (dropped) {
+        stops.push_back(m.tp);
+        log()->info("stopping the move of {} to {}: cancelled as it started", m.tp.str(),
+                    starts[i].to_path);
+      } else {
+        it->second.starting = false;
+        log()->info("{}", starts[i].announce);
+      }
+      continue;
+    }
+    log()->warn("could not start moving {} to {}: {}", m.tp.str(), starts[i].to_path, refusals[i]);
+    blocked_.add(m.tp, m.to, refusals[i], pass.snap.model, pass.now);
+    if (!dropped) started_.erase(it);
+    for (BalancePartition& p : pass.model.partitions) {
+      if (p.tp != m.tp || !p.moving) continue;
+      p.moving = false;  // the pass's model no longer counts it
+      pass.model.dirs[m.to].reserved_bytes -= p.size;
+    }
+  }
+}
+
+void Balancer::install_round_locked(const BalancePlan& plan, const PlanInputs& in,
+                                    const BalanceModel& model) {
   if (!plan.act) {
     if (balancing_) log()->info("balanced: {}", plan.summary);
     balancing_ = false;
@@ -279,7 +366,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
     last_round_ = plan.summary;
     return;
   }
-  if (plan.spread_before_percent <= settings.threshold_percent && !plan.target_reached) {
+  if (plan.spread_before_percent <= in.settings.threshold_percent && !plan.target_reached) {
     // Hysteresis only carries a round on to the band when it can get there; moves that cannot
     // would be churn. The next round starts when the spread passes the threshold again.
     log()->info("balancing stops at spread {} points: {}", percent_text(plan.spread_before_percent),
@@ -293,7 +380,7 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
     // Logged once per cause: a balancer that cannot progress waits quietly for a change.
     stuck_ = true;
     last_round_ = plan.summary;
-    const std::string failed = blocked_.describe(snap.model, {});
+    const std::string failed = blocked_.describe(model, {});
     warn_once_locked("cannot balance now: " + plan.summary + (failed.empty() ? "" : "; " + failed));
     return;
   }
@@ -309,10 +396,10 @@ void Balancer::plan_round_locked(const BalanceSnapshot& snap, int64_t now) {
               plan.summary);
   planned_drain_ = false;
   planned_.assign(plan.moves.begin(), plan.moves.end());
-  planned_generation_ = generation;
+  planned_generation_ = in.generation;
 }
 
-void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
+bool Balancer::drain_wants_plan_locked(const BalanceSnapshot& snap) {
   uint64_t left = 0;
   for (const BalancePartition& p : snap.model.partitions) {
     if (p.dir == draining_index_) left += p.size + 1;
@@ -320,16 +407,19 @@ void Balancer::plan_drain_locked(const BalanceSnapshot& snap) {
   if (left == 0) {
     log()->info("drained {}", draining_);
     end_drain_locked("drained", "Drained " + draining_ + ".");
-    return;
+    return false;
   }
   if (moves_held()) {
     drain_waiting_ =
         "The drain of " + draining_ + " waits: " + std::string(kMovesHeldByZeroThrottle) + ".";
     warn_once_locked(drain_waiting_);
-    return;
+    return false;
   }
-  const uint64_t generation = strategy_generation();
-  const DrainPlan again = plan_drain(snap.model, draining_index_, ranker_locked());
+  return true;
+}
+
+void Balancer::install_drain_plan_locked(const BalanceSnapshot& snap, const DrainPlan& again,
+                                         uint64_t generation) {
   if (again.problem.empty() && !again.moves.empty()) {
     drain_waiting_.clear();
     planned_drain_ = true;
@@ -412,11 +502,12 @@ void Balancer::notify(const std::vector<BalanceMoveEvent>& ended) {
 }
 
 void Balancer::tick() {
-  std::vector<BalanceMoveEvent> ended;
+  MutexLock serial(op_mu_);
+  Pass pass;
+  bool enabled;
   {
     Operation op(*this);
-    const int64_t now = clock_();
-    bool enabled;
+    pass.now = clock_();
     {
       MutexLock config_lock(config_mu_);
       enabled = config_.enable;
@@ -424,19 +515,48 @@ void Balancer::tick() {
     // Nothing to watch and no plan due: the LogManager is not read (a snapshot of 100k
     // partitions costs tens of milliseconds).
     if (started_.empty() && planned_.empty() && draining_.empty() &&
-        (!enabled || now < next_plan_ms_)) {
+        (!enabled || pass.now < next_plan_ms_)) {
       return;
     }
-    BalanceSnapshot snap = snapshot_locked();
-    observe_locked(snap, now, ended);
-    if (!ended.empty()) snap = snapshot_locked();
-    unblock_locked(snap.model, now);
-    if (!draining_.empty() && draining_index_ < snap.model.dirs.size() &&
-        !snap.model.dirs[draining_index_].online) {
-      stop_drain_of_offline_dir_locked(snap);
+  }
+  observe(pass);
+  tick_drain(pass);
+  MoveCalls calls;
+  {
+    Operation op(*this);
+    start_moves_locked(pass, calls);
+  }
+  run_moves(pass, std::move(calls));
+  tick_round(pass, enabled);
+  notify(pass.ended);
+}
+
+void Balancer::tick_drain(Pass& pass) {
+  std::optional<PlanInputs> in;
+  uint32_t index = 0;
+  {
+    Operation op(*this);
+    unblock_locked(pass.snap.model, pass.now);
+    if (!draining_.empty() && draining_index_ < pass.snap.model.dirs.size() &&
+        !pass.snap.model.dirs[draining_index_].online) {
+      stop_drain_of_offline_dir_locked(pass.snap);
     }
-    if (!draining_.empty() && planned_.empty() && started_.empty()) plan_drain_locked(snap);
-    start_moves_locked(snap, now);
+    if (!draining_.empty() && planned_.empty() && started_.empty() &&
+        drain_wants_plan_locked(pass.snap)) {
+      in = plan_inputs_locked(pass.now, false);
+      index = draining_index_;
+    }
+  }
+  if (!in) return;
+  const DrainPlan again = plan_drain(pass.snap.model, index, ranker(in->blocked));
+  Operation op(*this);
+  if (cancels_ == in->cancels) install_drain_plan_locked(pass.snap, again, in->generation);
+}
+
+void Balancer::tick_round(Pass& pass, bool enabled) {
+  std::optional<PlanInputs> in;
+  {
+    Operation op(*this);
     if (planned_.empty() && started_.empty() && !planned_drain_ && balancing_ &&
         (round_reaches_target_ || round_on_request_ || !enabled)) {
       // The round's moves are done: back to waiting for the threshold when its plan reached the
@@ -447,13 +567,26 @@ void Balancer::tick() {
       round_on_request_ = false;
     }
     if (planned_.empty()) planned_drain_ = false;
-    if (enabled && draining_.empty() && planned_.empty() && started_.empty() &&
-        now >= next_plan_ms_) {
-      plan_round_locked(snap, now);
-      if (!planned_.empty()) start_moves_locked(snap, now);
+    if (!enabled || !draining_.empty() || !planned_.empty() || !started_.empty() ||
+        pass.now < next_plan_ms_) {
+      return;
     }
+    in = plan_inputs_locked(pass.now, false);
+    MutexLock config_lock(config_mu_);
+    next_plan_ms_ = pass.now + config_.interval_ms;
   }
-  notify(ended);
+  const BalancePlan plan = plan_balance(pass.snap.model, in->settings, ranker(in->blocked));
+  MoveCalls calls;
+  {
+    Operation op(*this);
+    if (cancels_ != in->cancels) {
+      log()->info("dropped the balance plan made while the round was cancelled: {}", plan.summary);
+      return;
+    }
+    install_round_locked(plan, *in, pass.snap.model);
+    if (!planned_.empty()) start_moves_locked(pass, calls);
+  }
+  run_moves(pass, std::move(calls));
 }
 
 void Balancer::start() {
