@@ -7,7 +7,6 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <cstring>
 
 #include "io/durable_file.h"
@@ -115,13 +114,7 @@ std::string escaped_value(std::string_view value) {
         out += i == 0 ? "\\ " : " ";
         break;
       default:
-        if (c < 0x20 || c == 0x7F) {
-          char escape[8];
-          std::snprintf(escape, sizeof escape, "\\u%04X", c);
-          out += escape;
-        } else {
-          out += static_cast<char>(c);
-        }
+        append_escaping_control(out, c);
     }
   }
   return out;

@@ -5,17 +5,19 @@
 
 namespace lds {
 
+void append_escaping_control(std::string& out, unsigned char c) {
+  if (c >= 0x20 && c != 0x7F) {
+    out += static_cast<char>(c);
+    return;
+  }
+  char escape[8];
+  std::snprintf(escape, sizeof escape, "\\u%04X", c);
+  out += escape;
+}
+
 std::string quoted_text(std::string_view s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7F) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04X", c);
-      out += escape;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
+  for (unsigned char c : s) append_escaping_control(out, c);
   return out + "\"";
 }
 

@@ -10,4 +10,7 @@ namespace lds {
 // `s` in double quotes, each control character as \uXXXX (as Java prints them).
 std::string quoted_text(std::string_view s);
 
+// Appends `c` to `out`, as \uXXXX when it is a control character (below 0x20, or 0x7F).
+void append_escaping_control(std::string& out, unsigned char c);
+
 }  // namespace lds
