@@ -201,6 +201,17 @@ TEST(MetaProperties, WritesKafkasVersion1FileThatReadsBackTheSame) {
   EXPECT_EQ(m, (MetaProperties{1, 7, "MkU3OEVBNTcwNTJENDM2Qk", id}));
 }
 
+// Properties.store's escapes: a backslash doubled, a leading blank escaped, \t \n \r \f by name
+// and any other control character as \uXXXX; read back, the value is the one written.
+TEST(MetaProperties, EscapesAValueAsJavaStoresItAndReadsItBack) {
+  const std::string id = layout::random_directory_id();
+  const std::string cluster = std::string(" a\\b\tc\nd") + '\x01' + "e\x7F";
+  const std::string text = meta_properties_text(7, cluster, id);
+  EXPECT_NE(text.find("\ncluster.id=\\ a\\\\b\\tc\\nd\\u0001e\\u007F\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(parse(text).at("cluster.id"), cluster);
+}
+
 TEST(MetaProperties, TheMismatchSentenceIsKafkas) {
   EXPECT_EQ(node_id_mismatch(5, 0, kFile),
             "Stored node id 5 doesn't match previous node id 0 in " + kFile.string() +
