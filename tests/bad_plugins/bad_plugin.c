@@ -8,15 +8,19 @@
 ** "__lds_dry_run") gets a valid ranking, so the plugin loads and its faults reach the per-call
 ** fallback. Three faults never return: BAD_CREATE_HANGS from create, BAD_RANK_HANGS_IN_DRY_RUN from
 ** the dry run's rank, and BAD_RANK_HANGS from rank for placements of topic "hang" (it logs "rank
-** hangs for hang-<partition>" first). Without a BAD_ macro the plugin is correct: it ranks by
-** partition_count ascending, keeping input order on ties.
+** hangs for hang-<partition>" first). BAD_RANK_WAITS stalls instead, as a strategy waiting on a
+** slow service does: rank waits, outside the dry run, for as long as the file named by the
+** environment variable LDS_BAD_RANK_HOLD exists. Without a BAD_ macro the plugin is correct: it
+** ranks by partition_count ascending, keeping input order on ties.
 */
 /* pause() is POSIX, not C99. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lds/logdir_strategy.h>
@@ -99,6 +103,12 @@ BAD_MAYBE_UNUSED static int32_t bad_rank(void* instance, lds_rank_args* args) {
   return LDS_ERR_INTERNAL;
 #elif defined(BAD_RANK_HANGS_IN_DRY_RUN)
   if (is_dry_run(args)) hang_forever();
+#elif defined(BAD_RANK_WAITS)
+  if (!is_dry_run(args)) {
+    const char* hold = getenv("LDS_BAD_RANK_HOLD");
+    const struct timespec pause_10ms = {0, 10000000};
+    while (hold != NULL && access(hold, F_OK) == 0) nanosleep(&pause_10ms, NULL);
+  }
 #elif defined(BAD_RANK_HANGS)
   if (args->request != NULL && args->request->topic != NULL &&
       strcmp(args->request->topic, "hang") == 0) {

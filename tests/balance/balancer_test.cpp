@@ -2,13 +2,17 @@
 // stops a move whose source goes offline, never starts a planned move into a dir cordoned since
 // the plan, counts a finished move once, plans and starts nothing while the move throttle is 0,
 // and goes back to disabled or idle once a round on request has ended; a strategy swap drops the
-// moves the old strategy planned; status() answers while a tick is stuck inside the balancer.
+// moves the old strategy planned; status() answers while a tick is stuck inside the balancer, and
+// cancel() while a tick waits on a stalled strategy's ranking.
 #include "balance/balancer.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
@@ -364,6 +368,53 @@ TEST_F(BalancerTest, StatusAnswersWhileATickIsStuckInsideTheBalancer) {
   EXPECT_EQ(s.state, "balancing");
   ASSERT_EQ(s.in_flight.size(), 1u);
   EXPECT_EQ(s.in_flight[0].to, "/b");
+}
+
+// A strategy that stalls in a balance round's ranking (a placement service that stopped answering)
+// holds that tick alone: cancel() and status() answer meanwhile, and the plan the tick makes once
+// the strategy answers is dropped, not started, because the round was cancelled while it was made.
+TEST_F(BalancerTest, CancelAnswersWhileATickWaitsOnTheStrategysRanking) {
+  const fs::path hold = fs::temp_directory_path() / ("lds-rank-hold-" + std::to_string(::getpid()));
+  std::ofstream(hold).close();
+  ::setenv("LDS_BAD_RANK_HOLD", hold.c_str(), 1);
+  struct Release {
+    fs::path file;
+    ~Release() {
+      std::error_code ec;
+      fs::remove(file, ec);
+      ::unsetenv("LDS_BAD_RANK_HOLD");
+    }
+  } release{hold};
+  StrategyLoadSpec spec;
+  spec.plugin_dir = LDS_BAD_PLUGIN_DIR;
+  spec.name = "bad_rank_waits";
+  spec.generation = slot_.next_generation();
+  slot_.publish(logs_->load_strategy(spec));
+
+  std::atomic<bool> ticked{false};
+  std::thread ticker([&] {
+    balancer_->tick();  // plans a round: the strategy ranks its moves, and waits
+    ticked = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const bool stalled = !ticked;
+  auto cancel = std::async(std::launch::async, [&] { return balancer_->cancel(); });
+  const bool cancelled = cancel.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  auto status = std::async(std::launch::async, [&] { return balancer_->status(); });
+  const bool described = status.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  fs::remove(hold);  // the strategy answers
+  ticker.join();
+
+  ASSERT_TRUE(stalled) << "the tick did not wait on the strategy";
+  ASSERT_TRUE(cancelled) << "cancel() waited for the strategy";
+  ASSERT_TRUE(described) << "status() waited for the strategy";
+  EXPECT_EQ(cancel.get(), 0u);
+  EXPECT_EQ(status.get().state, "cancelled");
+  const BalanceStatus s = balancer_->status();
+  EXPECT_EQ(s.state, "cancelled");
+  EXPECT_TRUE(s.in_flight.empty()) << "the plan made while the round was cancelled started";
+  EXPECT_EQ(s.planned, 0u);
+  EXPECT_EQ(logs_->moves_in_progress(), 0u);
 }
 
 }  // namespace
