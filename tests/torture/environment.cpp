@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "broker_toml.h"
 #include "ext4_image.h"
 #include "file_bytes.h"
 #include "private_mounts.h"
@@ -46,15 +47,6 @@ bool socket_accepts(const fs::path& path) {
   const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
   ::close(fd);
   return ok;
-}
-
-std::string toml_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out + "\"";
 }
 
 int status_code(int status) {
@@ -138,25 +130,21 @@ void Environment::clean_up() {
 }
 
 void Environment::write_config() {
-  std::ofstream out(config_file_);
-  out << "# Broker config of a torture run.\n";
-  out << "broker.id = 0\n";
-  out << "log.dirs = [";
-  for (size_t i = 0; i < log_dirs_.size(); ++i) {
-    out << (i == 0 ? "" : ", ") << toml_string(log_dirs_[i].string());
-  }
-  out << "]\n";
-  out << "plugin.dir = " << toml_string(plugin_dir_.string()) << "\n";
-  out << "admin.socket = " << toml_string(socket_.string()) << "\n";
-  out << "log.directory.select.strategy = \"partition\"\n";
-  out << "log.partition.expected.bytes = " << kExpectedBytes << "\n";
-  out << "log.dir.balance.interval.ms = 200\n";
-  out << "log.dir.balance.cooldown.ms = 1000\n";
-  // A hostile plugin that hangs in create or in its dry run holds a swap this long.
-  out << "plugin.validation.timeout.ms = 1000\n";
-  // The Kafka clients' way in, on a free port; DescribeLogDirs names it after each start.
-  out << "listeners = \"PLAINTEXT://127.0.0.1:0\"\n";
-  if (!out) throw std::runtime_error("cannot write " + config_file_.string());
+  test::BrokerToml()
+      .lines("# Broker config of a torture run.")
+      .set_raw("broker.id", "0")
+      .log_dirs(log_dirs_)
+      .plugin_dir(plugin_dir_)
+      .set("admin.socket", socket_.string())
+      .set("log.directory.select.strategy", "partition")
+      .set_raw("log.partition.expected.bytes", std::to_string(kExpectedBytes))
+      .set_raw("log.dir.balance.interval.ms", "200")
+      .set_raw("log.dir.balance.cooldown.ms", "1000")
+      // A hostile plugin that hangs in create or in its dry run holds a swap this long.
+      .set_raw("plugin.validation.timeout.ms", "1000")
+      // The Kafka clients' way in, on a free port; DescribeLogDirs names it after each start.
+      .set("listeners", "PLAINTEXT://127.0.0.1:0")
+      .write(config_file_);
 }
 
 pid_t Environment::spawn(const fs::path& log) {
