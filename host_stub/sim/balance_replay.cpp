@@ -42,7 +42,7 @@ size_t ReplayBalancer::step(uint32_t step) {
     const uint64_t size = partitions_.size(m.tp);
     const uint64_t want =
         std::min({share, size - std::min(size, copy.bytes), disks_.free(static_cast<size_t>(to))});
-    const uint64_t copied = logs_.advance_in_memory_move(m.tp, want);
+    const uint64_t copied = logs_.in_memory_storage()->advance_move(m.tp, want);
     disks_.add(static_cast<size_t>(to), copied);
     copy.bytes += copied;
     if (copy.bytes >= size) {

@@ -204,7 +204,7 @@ void Replay::write(Placed& p, uint64_t bytes, bool existing) {
   }
   if (fits == 0) return;
   if (existing) {
-    logs_.add_existing_bytes(p.topic->name, p.partition, fits);
+    logs_.in_memory_storage()->add_existing_bytes({p.topic->name, p.partition}, fits);
   } else {
     logs_.append(p.topic->name, p.partition, fits);
   }
@@ -215,7 +215,7 @@ void Replay::write(Placed& p, uint64_t bytes, bool existing) {
 void Replay::attach_disks(uint32_t step) {
   for (size_t i = 0; i < disk_count_; ++i) {
     if (!attached_[i] && trace_.disks[i].attach_at == step) {
-      logs_.mark_online(static_cast<uint32_t>(i));
+      logs_.in_memory_storage()->mark_online(static_cast<uint32_t>(i));
       attached_[i] = true;
     }
   }

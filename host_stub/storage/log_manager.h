@@ -23,6 +23,7 @@
 #include "placement/placement_explanation.h"
 #include "placement/placement_history.h"
 #include "storage/clean_shutdown.h"
+#include "storage/in_memory_storage.h"
 #include "storage/log_dir_description.h"
 #include "storage/partition_log.h"
 #include "storage/partition_table.h"
@@ -50,7 +51,7 @@ struct HostedPartition;  // storage/hosted_partition.h
 struct LogDir;           // storage/log_dir.h
 
 // Its ReplicaMover reaches its state through ReplicaHost alone.
-class LogManager final : private ReplicaHost {
+class LogManager final : private ReplicaHost, private InMemoryStorage {
  public:
   struct Options {
     int32_t broker_id = 0;
@@ -247,11 +248,6 @@ class LogManager final : private ReplicaHost {
   // log.index.interval.bytes: the bytes between two entries of a segment's offset index.
   void set_index_interval_bytes(uint32_t bytes);
 
-  // An in-memory LogManager only (Options::in_memory): counts `bytes` that a partition held before
-  // it was placed here (the simulator's data from before a trace) in its size, not in any append
-  // rate. Returns the partition's size. Throws StorageError kUnknownPartition.
-  uint64_t add_existing_bytes(const std::string& topic, int32_t partition, uint64_t bytes);
-
   // Deletes every partition of `topic`. A replica on an offline directory (or on one that fails
   // now) is recorded as pending before it stops being served, and removed at the next start.
   // Throws kUnknownPartition, or kDirUnavailable when the record cannot be written
@@ -306,9 +302,9 @@ class LogManager final : private ReplicaHost {
   // alone (its future copy removed, the destination online unless its disk failed) when the
   // destination runs out of space, the broker of descriptors, or its final name is taken.
   std::vector<FailedMoveDescription> failed_moves() const;
-  // In-memory LogManagers only (the simulator): the move of `tp` copies up to `bytes` more and is
-  // promoted once it has caught up. Returns the bytes copied (ReplicaMover::advance_in_memory).
-  uint64_t advance_in_memory_move(const TopicPartition& tp, uint64_t bytes);
+  // The levers of a LogManager without disks (Options::in_memory), for the simulator; null for
+  // one on disks.
+  InMemoryStorage* in_memory_storage() { return options_.in_memory ? this : nullptr; }
 
   size_t partition_count() const;
   // The hosted partitions (current replicas, not future copies), sorted by topic, then partition.
@@ -342,11 +338,13 @@ class LogManager final : private ReplicaHost {
   void mark_offline(uint32_t dir_index, const std::string& reason) override;
   // Index of `dir` in log.dirs, or -1.
   int dir_index(const std::filesystem::path& dir) const;
-  // Brings an offline directory back online (a disk attached while running, as the simulator's
-  // disk-added event does); the partitions it hosts keep their bookkeeping.
-  void mark_online(uint32_t dir_index);
 
  private:
+  // InMemoryStorage (in_memory_storage.h), offered by in_memory_storage() alone.
+  uint64_t add_existing_bytes(const TopicPartition& tp, uint64_t bytes) override;
+  uint64_t advance_move(const TopicPartition& tp, uint64_t bytes) override;
+  void mark_online(uint32_t dir_index) override;
+
   using Dir = LogDir;
   using Partition = HostedPartition;
 

@@ -7,7 +7,7 @@
 
 namespace lds {
 
-uint64_t LogManager::advance_in_memory_move(const TopicPartition& tp, uint64_t bytes) {
+uint64_t LogManager::advance_move(const TopicPartition& tp, uint64_t bytes) {
   return mover_->advance_in_memory(tp, bytes);
 }
 

@@ -112,7 +112,7 @@ TEST_F(BalancerTest, NeverStartsAPlannedMoveIntoADirCordonedSinceThePlan) {
 
   logs_->set_cordoned([](const fs::path& d) { return d == "/b"; });
   // The running move finishes (the copy is simulated), and is counted once.
-  EXPECT_EQ(logs_->advance_in_memory_move(first, 10 * kGiB), 10 * kGiB);
+  EXPECT_EQ(logs_->in_memory_storage()->advance_move(first, 10 * kGiB), 10 * kGiB);
   disks_->set_used("/a", 70 * kGiB);
   disks_->set_used("/b", 10 * kGiB);
   now_ += 10;
@@ -162,7 +162,7 @@ TEST_F(BalancerTest, HoldsPlannedMovesWhileTheMoveThrottleIsZero) {
   ASSERT_GT(s.planned, 0u);
   const size_t planned = s.planned;
   balancer_->configure(config_, 0);
-  EXPECT_EQ(logs_->advance_in_memory_move(s.in_flight[0].tp, 10 * kGiB), 10 * kGiB);
+  EXPECT_EQ(logs_->in_memory_storage()->advance_move(s.in_flight[0].tp, 10 * kGiB), 10 * kGiB);
   disks_->set_used("/a", 70 * kGiB);
   disks_->set_used("/b", 10 * kGiB);
   now_ += 10;
@@ -194,7 +194,7 @@ TEST_F(BalancerTest, AStrategySwapDropsTheMovesTheOldStrategyPlanned) {
   spec.generation = slot_.next_generation();
   slot_.publish(logs_->load_strategy(spec));
   // The move already running may finish: it was started under the old strategy.
-  EXPECT_EQ(logs_->advance_in_memory_move(s.in_flight[0].tp, 10 * kGiB), 10 * kGiB);
+  EXPECT_EQ(logs_->in_memory_storage()->advance_move(s.in_flight[0].tp, 10 * kGiB), 10 * kGiB);
   disks_->set_used("/a", 70 * kGiB);
   disks_->set_used("/b", 10 * kGiB);
   for (int i = 0; i < 3; ++i) {
@@ -215,7 +215,7 @@ uint64_t run_moves_to_the_end(Balancer& balancer, LogManager& logs, FakeDisks& d
   uint64_t moved = 0;
   for (int pass = 0; pass < 20 && !balancer.status().in_flight.empty(); ++pass) {
     for (const BalanceMoveStatus& m : balancer.status().in_flight) {
-      EXPECT_EQ(logs.advance_in_memory_move(m.tp, 10 * kGiB), 10 * kGiB);
+      EXPECT_EQ(logs.in_memory_storage()->advance_move(m.tp, 10 * kGiB), 10 * kGiB);
       moved += 10 * kGiB;
     }
     disks.set_used("/a", a_used - moved);
@@ -276,7 +276,7 @@ TEST_F(BalancerTest, ADrainWhoseDirGoesOfflineStopsNamingTheReplicasLeftOnIt) {
   for (int moved = 0; moved < 2; ++moved) {
     const BalanceStatus s = balancer_->status();
     ASSERT_EQ(s.in_flight.size(), 1u);
-    EXPECT_EQ(logs_->advance_in_memory_move(s.in_flight[0].tp, 10 * kGiB), 10 * kGiB);
+    EXPECT_EQ(logs_->in_memory_storage()->advance_move(s.in_flight[0].tp, 10 * kGiB), 10 * kGiB);
     now_ += 10;
     balancer_->tick();
   }
@@ -307,7 +307,7 @@ TEST_F(BalancerTest, ADrainThatEmptiesItsDirEndsDrained) {
   balancer_->configure(config_, kNoMoveThrottle);
   ASSERT_EQ(balancer_->drain("/a", [] {}).moves.size(), 8u);
   for (const BalanceMoveStatus& m : balancer_->status().in_flight) {
-    EXPECT_EQ(logs_->advance_in_memory_move(m.tp, 10 * kGiB), 10 * kGiB);
+    EXPECT_EQ(logs_->in_memory_storage()->advance_move(m.tp, 10 * kGiB), 10 * kGiB);
   }
   now_ += 10;
   balancer_->tick();

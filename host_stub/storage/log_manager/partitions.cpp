@@ -331,10 +331,9 @@ void LogManager::set_index_interval_bytes(uint32_t bytes) {
   index_interval_bytes_.store(bytes, std::memory_order_relaxed);
 }
 
-uint64_t LogManager::add_existing_bytes(const std::string& topic, int32_t partition,
-                                        uint64_t bytes) {
+uint64_t LogManager::add_existing_bytes(const TopicPartition& tp, uint64_t bytes) {
   MutexLock lock(mu_);
-  Partition* p = partitions_.find(TopicPartition{topic, partition});
+  Partition* p = partitions_.find(tp);
   if (p == nullptr || !options_.in_memory) {
     throw StorageError(StorageErrc::kUnknownPartition,
                        "This server does not host this topic-partition in memory.");
