@@ -65,6 +65,22 @@ class LogManagerTest : public ::testing::Test {
   StrategySlot slot_;
 };
 
+// The simulator's levers exist on an in-memory LogManager alone: one on disks offers none.
+TEST_F(LogManagerTest, OnlyAnInMemoryLogManagerOffersInMemoryStorage) {
+  EXPECT_EQ(make()->in_memory_storage(), nullptr);
+  LogManager::Options options;
+  options.log_dirs = {"/a", "/b"};
+  options.in_memory = true;
+  LogManager m(options, probe_, slot_);
+  m.startup();
+  ASSERT_NE(m.in_memory_storage(), nullptr);
+  use("partition");
+  m.create_partition("t", 0);
+  EXPECT_EQ(m.in_memory_storage()->add_existing_bytes({"t", 0}, 5 * kMB), 5 * kMB);
+  EXPECT_EQ(m.describe()[0].partitions.at(0).size, 5 * kMB);
+  EXPECT_THROW(m.in_memory_storage()->add_existing_bytes({"t", 1}, 1), StorageError);
+}
+
 TEST_F(LogManagerTest, PartitionStrategyPlacesFewestPartitionsFirstInLogDirsOrder) {
   use("partition");
   auto m = make();
