@@ -368,7 +368,10 @@ class LogManager final : private ReplicaHost, private InMemoryStorage {
     std::span<const uint32_t> indices;
     std::span<const uint32_t> ranked;
     std::span<const double> scores;
-    bool by_strategy = false;  // the strategy ranked, and its answer was used
+    // The strategy ranked, and its answer was used (no preference decided, no fallback).
+    bool by_strategy() const {
+      return decision.placer && !decision.fell_back && !decision.preferred;
+    }
     // Every log directory and whether it is online, when decide() was asked to see them all.
     std::vector<std::string> log_dirs;
     std::vector<bool> online;

@@ -302,7 +302,7 @@ void LogManager::explain_ranking_of(const Ranking& r, PlacementExplanation& expl
                     TopicPartition{explain.topic, explain.partition}.str() +
                     " (AlterReplicaLogDirs)";
   }
-  if (r.by_strategy && decision.placer) {
+  if (r.by_strategy()) {
     // What the strategy that ranked adds: its keep.free.bytes option, and its scores when it
     // names them.
     seen.keep_free = keep_free_option(*decision.placer);
@@ -403,7 +403,6 @@ LogManager::Ranking LogManager::decide(const std::string& topic, int32_t partiti
   RankOutcome outcome =
       slot_.rank(std::move(strategy), request, r.candidates, std::span<uint32_t>(order.data(), n),
                  dry_run ? LDS_RANK_PREVIEW : LDS_RANK_PLACE, std::span<double>(scores.data(), n));
-  r.by_strategy = outcome.strategy && !outcome.fell_back;
   take_ranker(decision, outcome);
   r.scores = std::span<const double>(scores.data(), n);
   if (outcome.status != LDS_OK) {
