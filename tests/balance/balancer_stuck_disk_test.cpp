@@ -6,14 +6,13 @@
 
 #include <chrono>
 #include <future>
-#include <map>
-#include <mutex>
 #include <thread>
 
 #include "balance/balancer.h"
 #include "byte_units.h"
 #include "ext4_image.h"
 #include "frozen_disk.h"
+#include "host_test_support.h"
 #include "temp_dir.h"
 #include "util/logging.h"
 
@@ -25,24 +24,6 @@ using std::chrono::seconds;
 
 constexpr uint64_t kPartitionBytes = 4 * kKiB;
 constexpr int kPartitions = 8;
-
-// Each dir as large as the eight partitions; the used bytes those on it.
-class CountedDisks final : public DiskProbe {
- public:
-  DiskSpace read(const fs::path& dir) const override {
-    std::lock_guard lock(mu_);
-    const uint64_t used = used_.count(dir.string()) ? used_.at(dir.string()) : 0;
-    return {true, kPartitions * kPartitionBytes, kPartitions * kPartitionBytes - used};
-  }
-  void set_used(const fs::path& dir, uint64_t bytes) {
-    std::lock_guard lock(mu_);
-    used_[dir.string()] = bytes;
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::map<std::string, uint64_t> used_;
-};
 
 // Waits up to 30 s for `f`; true if it answered.
 template <typename T>
@@ -64,7 +45,11 @@ TEST(BalancerStuckDisk, CancelPlanAndStatusAnswerWhileAMoveStartsOnAStuckDisk) {
     ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
   } unmount{b};
 
-  auto disks = std::make_shared<CountedDisks>();
+  // Each dir as large as the eight partitions; /b empty, /a full once they are written.
+  constexpr uint64_t kDirBytes = kPartitions * kPartitionBytes;
+  auto disks = std::make_shared<test::FakeDiskProbe>();
+  disks->set(a, kDirBytes, kDirBytes);
+  disks->set(b, kDirBytes, kDirBytes);
   StrategySlot slot;
   LogManager::Options o;
   o.log_dirs = {a, b};
@@ -76,7 +61,7 @@ TEST(BalancerStuckDisk, CancelPlanAndStatusAnswerWhileAMoveStartsOnAStuckDisk) {
     logs.create_partition("t", p);
     logs.append("t", p, kPartitionBytes);
   }
-  disks->set_used(a, kPartitions * kPartitionBytes);  // 100% against 0%
+  disks->set(a, kDirBytes, 0);  // 100% against 0%
   Balancer balancer(logs, slot, nullptr);
   BalanceConfig c;
   c.enable = true;
