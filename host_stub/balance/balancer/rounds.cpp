@@ -1,5 +1,6 @@
-// balancer/rounds.cpp: the balancer's rounds, what it watches of its moves in flight, and its thread
-// (starting a move: balancer/move_starts.cpp; the operator's calls: balancer/operator_calls.cpp).
+// balancer/rounds.cpp: the balancer's rounds, what it watches of its moves in flight, and its
+// thread (starting a move: balancer/move_starts.cpp; the operator's calls:
+// balancer/operator_calls.cpp).
 #include <algorithm>
 #include <chrono>
 #include <optional>
