@@ -48,6 +48,8 @@ struct StreamConnection {
   bool peer_closed = false;  // end of stream: answer the complete requests, send, then close
   bool closing = false;      // take no more requests; send what is queued, then close
   bool dead = false;         // close as soon as no worker holds it
+  // When its client last sent bytes, a reply's bytes last left, or a request was last answered:
+  // what the idle timer counts from, and what max.connections sheds the oldest of.
   std::chrono::steady_clock::time_point last_active;
   // A request whose answer waits (StreamReply::retry), and when to ask again at the latest.
   std::optional<StreamRequest> parked;

@@ -301,8 +301,14 @@ void StreamServer::State::shed_excess_locked() {
   std::sort(open.begin(), open.end(), [](const StreamConnection* a, const StreamConnection* b) {
     return a->last_active < b->last_active;
   });
+  const Clock::time_point now = Clock::now();
   for (StreamConnection* c : open) {
     if (excess == 0) break;
+    options.log->info(
+        "Closing the {} connection from {}, active {} ms ago: over max.connections ({}).",
+        options.name, c->peer,
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - c->last_active).count(),
+        max_connections);
     // One being answered still gets that answer: it takes no further request and closes once
     // its reply is sent. Passing it over would close a more recently active one in its place.
     if (c->busy) {
@@ -473,10 +479,10 @@ size_t StreamServer::State::reap_closed_locked() {
 void StreamServer::State::read_from(const std::shared_ptr<StreamConnection>& c) {
   char chunk[64 * 1024];
   MutexLock lock(mu);
-  c->last_active = Clock::now();
   while (wants_input_locked(*c)) {
     const ssize_t n = ::recv(c->fd, chunk, sizeof chunk, MSG_DONTWAIT);
     if (n > 0) {
+      c->last_active = Clock::now();
       c->input.append(chunk, static_cast<size_t>(n));
       if (!protocol->request_ready(*c) && c->dead) return;
       continue;
@@ -570,19 +576,21 @@ void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c, Lane
       }
       if (!taken) {
         c->busy = false;
-        c->last_active = Clock::now();
         return;
       }
       generation = wake_generation;
     }
     StreamReply reply = protocol->answer(*c, std::move(request));
+    // Taken before the reply leaves: a stamp after it could postdate what its client does next
+    // on another connection, and make this one look the more recently active.
+    const Clock::time_point answered = Clock::now();
     if (reply.retry) {
       MutexLock lock(mu);
       c->parked = std::move(reply.retry);
       // A wake_parked() while it was being answered may have come too late for this answer.
       c->parked_until = generation == wake_generation ? reply.retry_at : Clock::now();
       c->busy = false;
-      c->last_active = Clock::now();
+      c->last_active = std::max(c->last_active, answered);
       return;
     }
     bool sent = true;
@@ -597,12 +605,12 @@ void StreamServer::State::serve(const std::shared_ptr<StreamConnection>& c, Lane
     }
     {
       MutexLock lock(mu);
+      c->last_active = std::max(c->last_active, answered);
       if (queued) queue_reply_locked(*c, reply);
       if (reply.close || !sent) {
         c->closing = true;
         if (reply.close) c->input.clear();
         c->busy = false;
-        c->last_active = Clock::now();
         return;
       }
     }

@@ -247,9 +247,16 @@ TEST_F(KafkaConnectionLimitsTest, ConnectionsBeyondMaxConnectionsWaitWhileTheOth
   EXPECT_TRUE(api_versions_v3(fourth, 45).has_value());
   call_ok({{"api", "IncrementalAlterConfigs"},
            {"configs", {{{"name", "max.connections"}, {"op", "SET"}, {"value", "1"}}}}});
-  EXPECT_TRUE(closed_within(*open[0], 5s));
-  EXPECT_TRUE(closed_within(*open[1], 5s));
-  EXPECT_TRUE(api_versions_v3(fourth, 46).has_value());
+  EXPECT_TRUE(closed_within(*open[0], 5s)) << server_log();
+  EXPECT_TRUE(closed_within(*open[1], 5s)) << server_log();
+  EXPECT_TRUE(api_versions_v3(fourth, 46).has_value()) << server_log();
+  const std::string log = server_log();
+  size_t shed = 0;
+  for (size_t at = log.find("over max.connections (1)"); at != std::string::npos;
+       at = log.find("over max.connections (1)", at + 1)) {
+    ++shed;
+  }
+  EXPECT_EQ(shed, 2u) << log;
   EXPECT_NE(server_log().find("max.connections: 3 → 1"), std::string::npos) << server_log();
 }
 
