@@ -1,7 +1,7 @@
 // stream_server_test.cpp: the stream server with a stand-in line protocol, replies queued or sent
 // by the worker: pipelined requests answered in order, a half-closed client still answered, the
-// connection limit refusing the one too many, stop() leaving a stuck handler behind, and parked
-// requests holding no worker.
+// connection limit refusing the one too many, stop() leaving a stuck handler behind, parked
+// requests holding no worker, and a lowered limit closing the least recently used connection.
 #include "net/stream_server.h"
 
 #include <arpa/inet.h>
@@ -27,9 +27,9 @@ namespace lds {
 namespace {
 
 // One request a line; the reply is "ok <line>\n". A line starting "slow" is for the slow pool. The
-// lines "block" and "slow block" wait until release(). The line
-// "wait <ms>" is parked (StreamReply::retry) until <ms> after it arrived, or until set_ready() and
-// the server's wake_parked().
+// lines "block" and "slow block" wait until release(); the reply to "linger", sent by the worker,
+// waits there once it has been sent. The line "wait <ms>" is parked (StreamReply::retry) until
+// <ms> after it arrived, or until set_ready() and the server's wake_parked().
 class LineProtocol final : public StreamProtocol {
  public:
   explicit LineProtocol(bool queued) : queued_(queued) {}
@@ -41,7 +41,12 @@ class LineProtocol final : public StreamProtocol {
   bool slow(const StreamConnection& c) const override { return c.input.starts_with("slow"); }
   bool take_request(StreamConnection& c, StreamRequest& request) override {
     const size_t nl = c.input.find('\n');
-    if (nl == std::string::npos) return false;
+    if (nl == std::string::npos) {
+      std::lock_guard lock(mu_);
+      if (c.fd == lingering_fd_) ++found_none_;
+      cv_.notify_all();
+      return false;
+    }
     request.bytes = c.input.substr(0, nl);
     c.input.erase(0, nl + 1);
     return true;
@@ -70,8 +75,14 @@ class LineProtocol final : public StreamProtocol {
   void set_ready() { ready_ = true; }
   bool queues_replies() const override { return queued_; }
   bool send_now(int fd, std::string_view reply) override {
-    return ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL) ==
-           static_cast<ssize_t>(reply.size());
+    const bool sent =
+        ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(reply.size());
+    if (reply == "ok linger\n") {
+      std::unique_lock lock(mu_);
+      lingering_fd_ = fd;
+      cv_.wait(lock, [this] { return released_; });
+    }
+    return sent;
   }
   std::string accepted(int /*fd*/, const sockaddr_storage& /*peer*/) override { return {}; }
   void refuse(int fd, StreamRefusal why, size_t /*open*/) override {
@@ -95,6 +106,15 @@ class LineProtocol final : public StreamProtocol {
     released_ = true;
     cv_.notify_all();
   }
+  // How often a worker looked for the lingering connection's next request and found none.
+  size_t found_none() {
+    std::lock_guard lock(mu_);
+    return found_none_;
+  }
+  void wait_until_found_none_exceeds(size_t n) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return found_none_ > n; });
+  }
 
  private:
   const bool queued_;
@@ -103,6 +123,8 @@ class LineProtocol final : public StreamProtocol {
   std::condition_variable cv_;
   bool blocked_ = false;
   bool released_ = false;
+  int lingering_fd_ = -1;  // the server's end of the connection whose reply lingered
+  size_t found_none_ = 0;
 };
 
 // A listening socket on a free loopback port.
@@ -142,6 +164,12 @@ std::string read_lines(int fd, size_t lines) {
     got.append(buf, static_cast<size_t>(n));
   }
   return got;
+}
+
+// Whether the server closed `fd` (end of stream) within its receive timeout, nothing read first.
+bool closed_by_server(int fd) {
+  char byte = 0;
+  return ::recv(fd, &byte, 1, 0) == 0;
 }
 
 StreamServer::Options options(size_t workers) {
@@ -312,6 +340,33 @@ TEST_P(StreamServerTest, AParkedRequestIsAskedAgainWhenDue) {
   EXPECT_EQ(server.stop(), 0u);
   EXPECT_EQ(read_lines(parked, 1), "");
   ::close(parked);
+}
+
+// The connection a lowered max.connections closes is the one its client used least recently. A
+// worker that lingers after sending its reply, while the client goes on elsewhere, does not make
+// that connection look the more recent one.
+TEST(StreamServerLimitTest, ALingeringWorkerDoesNotMakeItsConnectionTheRecentOne) {
+  int port = 0;
+  auto protocol = std::make_shared<LineProtocol>(false);
+  StreamServer server(listen_on_loopback(port), protocol, options(2));
+  server.start();
+  const int older = connect_to(port);
+  const int recent = connect_to(port);
+  ASSERT_EQ(::send(older, "linger\n", 7, 0), 7);
+  EXPECT_EQ(read_lines(older, 1), "ok linger\n");
+  // The client has its reply; it goes on with its other connection, while the first's worker
+  // still holds the first.
+  ASSERT_EQ(::send(recent, "x\n", 2, 0), 2);
+  EXPECT_EQ(read_lines(recent, 1), "ok x\n");
+  const size_t before = protocol->found_none();
+  protocol->release();
+  protocol->wait_until_found_none_exceeds(before);  // the lingering worker has let go
+  server.set_max_connections(1);
+  EXPECT_TRUE(closed_by_server(older));
+  ASSERT_EQ(::send(recent, "y\n", 2, 0), 2);
+  EXPECT_EQ(read_lines(recent, 1), "ok y\n");
+  for (int fd : {older, recent}) ::close(fd);
+  server.stop();
 }
 
 INSTANTIATE_TEST_SUITE_P(Replies, StreamServerTest, ::testing::Values(true, false),
