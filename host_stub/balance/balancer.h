@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -147,11 +148,12 @@ class Balancer {
     std::string to_path;
     std::string announce;  // what is logged once it has started
   };
-  // The LogManager calls an operation makes without mu_: the moves it stops, then those it starts.
+  // The LogManager calls an operation makes without mu_: the moves it stops, then the one it
+  // starts. Moves start one at a time, so that a refusal is known before the next is chosen.
   struct MoveCalls {
     std::vector<TopicPartition> stops;
-    std::vector<MoveStart> starts;
-    bool empty() const { return stops.empty() && starts.empty(); }
+    std::optional<MoveStart> start;
+    bool empty() const { return stops.empty() && !start; }
   };
   // One operation's reading of the dirs and what it saw end, carried between its steps.
   struct Pass {
@@ -235,11 +237,10 @@ class Balancer {
   // Makes `calls` without mu_, records what the start did, and goes on with the next planned move
   // until max.concurrent.moves run or none is left.
   void run_moves(Pass& pass, MoveCalls calls) REQUIRES(op_mu_) EXCLUDES(mu_);
-  // A refused start is blocked (BlockedMoves) and forgotten; a move that cancel() dropped while it
-  // started is added to `stops`.
-  void record_starts_locked(Pass& pass, const std::vector<MoveStart>& starts,
-                            const std::vector<std::string>& refusals,
-                            std::vector<TopicPartition>& stops) REQUIRES(mu_);
+  // A refused start (`refusal` not empty) is blocked (BlockedMoves) and forgotten; a move that
+  // cancel() dropped while it started is added to `stops`.
+  void record_start_locked(Pass& pass, const MoveStart& start, const std::string& refusal,
+                           std::vector<TopicPartition>& stops) REQUIRES(mu_);
   // A tick's drain step: a drain whose dir went offline stops; an idle drain plans its next moves.
   void tick_drain(Pass& pass) REQUIRES(op_mu_) EXCLUDES(mu_);
   // A tick's round: ends a round whose moves are done, and plans and starts the next one when due.

@@ -59,8 +59,7 @@ void Balancer::start_moves_locked(Pass& pass, MoveCalls& calls) {
   BalanceModel& model = pass.model;
   // One at a time: the next is chosen once the LogManager has answered for this one, so a refusal
   // (a full disk, say) is known, and blocks its like, before another move is tried.
-  while (calls.starts.empty() && !planned_.empty() &&
-         static_cast<int32_t>(started_.size()) < limit) {
+  while (!calls.start && !planned_.empty() && static_cast<int32_t>(started_.size()) < limit) {
     PlannedMove m = std::move(planned_.front());
     planned_.pop_front();
     BalancePartition* p = nullptr;
@@ -97,59 +96,57 @@ void Balancer::start_moves_locked(Pass& pass, MoveCalls& calls) {
     p->moving_to = m.to;
     model.dirs[m.to].reserved_bytes += p->size;
     started_.emplace(m.tp, Started{m, now, planned_drain_, true});
-    calls.starts.push_back(std::move(start));
+    calls.start = std::move(start);
   }
 }
 
 void Balancer::run_moves(Pass& pass, MoveCalls calls) {
   while (!calls.empty()) {
     stop_moves(calls.stops);
-    std::vector<std::string> refusals;  // "" for a start that was made
-    for (const MoveStart& s : calls.starts) {
+    std::string refusal;  // "" for a start that was made
+    if (calls.start) {
       try {
-        const LogManager::AlterResult r = logs_.alter_replica_log_dir(s.move.tp, s.to_path);
-        refusals.push_back(r.error == StorageErrc::kNone ? "" : r.message);
+        const LogManager::AlterResult r =
+            logs_.alter_replica_log_dir(calls.start->move.tp, calls.start->to_path);
+        if (r.error != StorageErrc::kNone) refusal = r.message;
       } catch (const std::exception& e) {
-        refusals.emplace_back(e.what());
+        refusal = e.what();
       }
     }
     MoveCalls next;
     {
       Operation op(*this);
-      record_starts_locked(pass, calls.starts, refusals, next.stops);
+      if (calls.start) record_start_locked(pass, *calls.start, refusal, next.stops);
       start_moves_locked(pass, next);
     }
     calls = std::move(next);
   }
 }
 
-void Balancer::record_starts_locked(Pass& pass, const std::vector<MoveStart>& starts,
-                                    const std::vector<std::string>& refusals,
-                                    std::vector<TopicPartition>& stops) {
-  for (size_t i = 0; i < starts.size(); ++i) {
-    const PlannedMove& m = starts[i].move;
-    auto it = started_.find(m.tp);
-    // cancel() dropped it while it started: it is stopped now that it has.
-    const bool dropped = it == started_.end() || !it->second.starting;
-    if (refusals[i].empty()) {
-      if (dropped) {
-        stops.push_back(m.tp);
-        log()->info("stopping the move of {} to {}: cancelled as it started", m.tp.str(),
-                    starts[i].to_path);
-      } else {
-        it->second.starting = false;
-        log()->info("{}", starts[i].announce);
-      }
-      continue;
+void Balancer::record_start_locked(Pass& pass, const MoveStart& start, const std::string& refusal,
+                                   std::vector<TopicPartition>& stops) {
+  const PlannedMove& m = start.move;
+  auto it = started_.find(m.tp);
+  // cancel() dropped it while it started: it is stopped now that it has.
+  const bool dropped = it == started_.end() || !it->second.starting;
+  if (refusal.empty()) {
+    if (dropped) {
+      stops.push_back(m.tp);
+      log()->info("stopping the move of {} to {}: cancelled as it started", m.tp.str(),
+                  start.to_path);
+    } else {
+      it->second.starting = false;
+      log()->info("{}", start.announce);
     }
-    log()->warn("could not start moving {} to {}: {}", m.tp.str(), starts[i].to_path, refusals[i]);
-    blocked_.add(m.tp, m.to, refusals[i], pass.snap.model, pass.now);
-    if (!dropped) started_.erase(it);
-    for (BalancePartition& p : pass.model.partitions) {
-      if (p.tp != m.tp || !p.moving) continue;
-      p.moving = false;  // the pass's model no longer counts it
-      pass.model.dirs[m.to].reserved_bytes -= p.size;
-    }
+    return;
+  }
+  log()->warn("could not start moving {} to {}: {}", m.tp.str(), start.to_path, refusal);
+  blocked_.add(m.tp, m.to, refusal, pass.snap.model, pass.now);
+  if (!dropped) started_.erase(it);
+  for (BalancePartition& p : pass.model.partitions) {
+    if (p.tp != m.tp || !p.moving) continue;
+    p.moving = false;  // the pass's model no longer counts it
+    pass.model.dirs[m.to].reserved_bytes -= p.size;
   }
 }
 
