@@ -15,6 +15,7 @@
 #include <climits>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -430,10 +431,38 @@ std::vector<kafka::Record> message_records(int first, int count) {
   return records;
 }
 
-// Batches that Kafka's LogValidator refuses, sent as a client could send them (each one batch with
-// a valid CRC, through Produce v8): each gets Kafka's error code and a message, a record that does
-// not frame is named, nothing of them reaches the log, and real clients read the partition to its
-// end afterwards, compressed batches of every codec before and after them included.
+// A batch that breaks one of Kafka's LogValidator rules, and the code Kafka answers it with.
+struct RefusedBatch {
+  const char* what;
+  std::string batch;
+  int16_t code;
+};
+
+// One batch per rule, each with a valid CRC, as a client could send it.
+std::vector<RefusedBatch> refused_batches() {
+  const std::string plain = kafka::build_batch(0, 1700000000000, test::numbered_records(3));
+  std::string area = test::records_area(plain);
+  area[4] = 100;  // the first record's key length, zigzag 50: past the record
+  std::string no_sequence = test::with_field<int64_t>(plain, test::kProducerIdAt, 5);
+  no_sequence = test::with_field<int32_t>(no_sequence, test::kBaseSequenceAt, -1);
+  return {
+      {"records count != lastOffsetDelta + 1",
+       test::with_field<int32_t>(plain, test::kLastOffsetDeltaAt, 1), 87},
+      {"lastOffsetDelta 2^31 - 1",
+       test::with_field<int32_t>(kafka::build_batch(0, 1700000000000, test::numbered_records(1)),
+                                 test::kLastOffsetDeltaAt, INT32_MAX),
+       87},
+      {"a control batch", test::with_field<int16_t>(plain, test::kAttributesAt, 0x20), 87},
+      {"codec 7", test::with_records_area(plain, test::records_area(plain), 7), 76},
+      {"the gzip flag on uncompressed records",
+       test::with_records_area(plain, test::records_area(plain), 1), 87},
+      {"a malformed record under a valid CRC", test::with_records_area(plain, area, 0), 87},
+      {"a producer id with baseSequence -1", no_sequence, 87},
+  };
+}
+
+// Topic t with partitions 0 and 1, written by kcat, by Produce v8 requests with batches built here,
+// and by kafka-python; `next_[p]` is the next message of partition p.
 //
 // librdkafka 2.0 compresses only with zstd here: kcat -z gzip, snappy or lz4 sends uncompressed
 // batches ("Broker does not support compression type gzip"), as librdkafka infers those codecs
@@ -442,13 +471,20 @@ std::vector<kafka::Record> message_records(int first, int count) {
 // built with the codecs' libraries and sent over the wire; partition 1 holds kafka-python's gzip
 // batches, what kafka-python itself can read back (Debian's python3-kafka has no snappy, lz4 or
 // zstd module).
-TEST_F(KafkaRecordsTest, BatchesKafkaRefusesGetItsCodesAndThePartitionStaysReadable) {
-  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1)));
-  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
-  constexpr int kEach = 40;
-  int next0 = 0;  // the next message of partition 0
-  int next1 = 0;
-  auto kcat = [&](int partition, const std::string& codec, int& next) {
+class KafkaCodecsTest : public KafkaRecordsTest {
+ protected:
+  static constexpr int kEach = 40;  // messages per produce
+
+  void start() {
+    ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(1)));
+    call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
+    connection_ = std::make_unique<KafkaConnection>(port_);
+    kafka_python_ = kafka_python_available();
+  }
+
+  // kEach messages to `partition` with kcat -z `codec`.
+  void kcat(int partition, const std::string& codec) {
+    int& next = next_[partition];
     const fs::path input = write_message_range(
         temp_ / ("m" + std::to_string(partition) + "-" + std::to_string(next) + ".txt"), next,
         next + kEach);
@@ -459,11 +495,10 @@ TEST_F(KafkaRecordsTest, BatchesKafkaRefusesGetItsCodesAndThePartitionStaysReada
                     60);
     ASSERT_EQ(r.exit_code, 0) << codec << ": " << r.out;
     next += kEach;
-  };
-  KafkaConnection c(port_);
-  int32_t correlation_id = 100;
-  // One Produce v8 of `records` to partition `partition`; its answer.
-  auto produce_v8 = [&](const std::vector<std::pair<int32_t, std::string>>& batches) {
+  }
+
+  // One Produce v8 of `batches` (partition, batch) to t; its answer.
+  kafka::ProduceResponse produce_v8(const std::vector<std::pair<int32_t, std::string>>& batches) {
     kafka::ProduceRequest request;
     request.topics.push_back({"t", {}});
     for (const auto& [partition, batch] : batches) {
@@ -472,18 +507,21 @@ TEST_F(KafkaRecordsTest, BatchesKafkaRefusesGetItsCodesAndThePartitionStaysReada
     kafka::Writer body;
     kafka::write_produce_request(body, request, 8);
     kafka::ProduceResponse r;
-    EXPECT_TRUE(c.send_request(0, 8, ++correlation_id, 1, body.bytes()));
-    const std::optional<std::string> reply = c.read_frame();
+    EXPECT_TRUE(connection_->send_request(0, 8, ++correlation_id_, 1, body.bytes()));
+    const std::optional<std::string> reply = connection_->read_frame();
     EXPECT_TRUE(reply.has_value());
     if (!reply) return r;
     kafka::Reader in(*reply);
-    EXPECT_EQ(kafka::read_response_header(in, 0), correlation_id);
+    EXPECT_EQ(kafka::read_response_header(in, 0), correlation_id_);
     r = kafka::read_produce_response(in, 8);
     EXPECT_EQ(in.remaining(), 0u);
     return r;
-  };
-  // Compressed batches built with the codecs' libraries, as the Java client would send them.
-  auto library_batch = [&](const std::string& codec, int& next) {
+  }
+
+  // kEach messages to partition 0 in one batch compressed with the codec's library, as the Java
+  // client would send it: gzip, snappy (framed), snappy-raw or lz4.
+  void library_batch(const std::string& codec) {
+    int& next = next_[0];
     const std::vector<kafka::Record> records = message_records(next, kEach);
     std::string batch;
     if (codec == "snappy-raw") {
@@ -502,76 +540,50 @@ TEST_F(KafkaRecordsTest, BatchesKafkaRefusesGetItsCodesAndThePartitionStaysReada
         << codec << ": " << r.topics[0].partitions[0].error_message.value_or("");
     ASSERT_EQ(r.topics[0].partitions[0].base_offset, next) << codec;
     next += kEach;
-  };
-  const fs::path gzip_producer = temp_ / "kafka_python_gzip_producer.py";
-  std::ofstream(gzip_producer) << kKafkaPythonGzipProducer;
-  const bool kafka_python = kafka_python_available();
-  auto kafka_python_gzip = [&](int& next) {
+  }
+
+  // kEach messages to partition 1 from kafka-python, gzip-compressed; from kcat without it.
+  void kafka_python_gzip() {
+    if (!kafka_python_) {
+      ASSERT_NO_FATAL_FAILURE(kcat(1, "none"));
+      return;
+    }
+    const fs::path producer = temp_ / "kafka_python_gzip_producer.py";
+    std::ofstream(producer) << kKafkaPythonGzipProducer;
     const ProcessResult r =
-        run_command("/usr/bin/python3 " + gzip_producer.string() + " " + address_ + " t 1 " +
-                        std::to_string(next) + " " + std::to_string(kEach),
+        run_command("/usr/bin/python3 " + producer.string() + " " + address_ + " t 1 " +
+                        std::to_string(next_[1]) + " " + std::to_string(kEach),
                     90);
     ASSERT_EQ(r.exit_code, 0) << r.out;
-    next += kEach;
-  };
+    next_[1] += kEach;
+  }
 
-  ASSERT_NO_FATAL_FAILURE(kcat(0, "none", next0));
-  ASSERT_NO_FATAL_FAILURE(kcat(0, "zstd", next0));
-  for (const char* codec : {"gzip", "snappy", "snappy-raw", "lz4"}) {
-    ASSERT_NO_FATAL_FAILURE(library_batch(codec, next0));
-  }
-  if (kafka_python) {
-    ASSERT_NO_FATAL_FAILURE(kafka_python_gzip(next1));
-  } else {
-    ASSERT_NO_FATAL_FAILURE(kcat(1, "none", next1));
-  }
-  // What the log holds now: compressed batches of every codec among them.
-  std::set<int> codecs_stored;
-  for (const std::string& segment : {std::string("t-0"), std::string("t-1")}) {
-    for (const fs::path& file : segments_of(config_.log_dirs[0] / segment)) {
-      const std::string bytes = read_file(file);
-      for (std::string_view batch : kafka::split_batches(bytes)) {
-        codecs_stored.insert(kafka::read_batch_header(batch).compression());
+  // The compression codecs of the batches both partitions' segments hold.
+  std::set<int> codecs_stored() {
+    std::set<int> codecs;
+    for (const std::string& segment : {std::string("t-0"), std::string("t-1")}) {
+      for (const fs::path& file : segments_of(config_.log_dirs[0] / segment)) {
+        const std::string bytes = read_file(file);
+        for (std::string_view batch : kafka::split_batches(bytes)) {
+          codecs.insert(kafka::read_batch_header(batch).compression());
+        }
       }
     }
+    return codecs;
   }
-  EXPECT_EQ(codecs_stored, (std::set<int>{0, 1, 2, 3, 4}));
 
-  // Each bad batch breaks one rule; codes as Kafka answers them.
-  const std::string plain = kafka::build_batch(0, 1700000000000, test::numbered_records(3));
-  std::string area = test::records_area(plain);
-  area[4] = 100;  // the first record's key length, zigzag 50: past the record
-  std::string no_sequence = test::with_field<int64_t>(plain, test::kProducerIdAt, 5);
-  no_sequence = test::with_field<int32_t>(no_sequence, test::kBaseSequenceAt, -1);
-  struct Bad {
-    const char* what;
-    std::string batch;
-    int16_t code;
-  };
-  const std::vector<Bad> bad = {
-      {"records count != lastOffsetDelta + 1",
-       test::with_field<int32_t>(plain, test::kLastOffsetDeltaAt, 1), 87},
-      {"lastOffsetDelta 2^31 - 1",
-       test::with_field<int32_t>(kafka::build_batch(0, 1700000000000, test::numbered_records(1)),
-                                 test::kLastOffsetDeltaAt, INT32_MAX),
-       87},
-      {"a control batch", test::with_field<int16_t>(plain, test::kAttributesAt, 0x20), 87},
-      {"codec 7", test::with_records_area(plain, test::records_area(plain), 7), 76},
-      {"the gzip flag on uncompressed records",
-       test::with_records_area(plain, test::records_area(plain), 1), 87},
-      {"a malformed record under a valid CRC", test::with_records_area(plain, area, 0), 87},
-      {"a producer id with baseSequence -1", no_sequence, 87},
-  };
-  const auto sizes = [&] {
+  // Each partition's size as DescribeLogDirs reports it.
+  std::map<std::string, uint64_t> sizes() {
     std::map<std::string, uint64_t> out;
     for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
       for (const auto& p : d["partitions"]) out[p["partition"]] = p["size"].get<uint64_t>();
     }
     return out;
-  };
-  const std::map<std::string, uint64_t> sizes_before = sizes();
-  for (const Bad& b : bad) {
-    SCOPED_TRACE(b.what);
+  }
+
+  // `b`, sent to both partitions in one request: each answers Kafka's code and a message, and
+  // a record that does not frame is named.
+  void expect_refused(const RefusedBatch& b) {
     const kafka::ProduceResponse r = produce_v8({{0, b.batch}, {1, b.batch}});
     ASSERT_EQ(r.topics.at(0).partitions.size(), 2u);
     for (const auto& p : r.topics[0].partitions) {
@@ -590,41 +602,73 @@ TEST_F(KafkaRecordsTest, BatchesKafkaRefusesGetItsCodesAndThePartitionStaysReada
       EXPECT_TRUE(named.empty());
     }
   }
-  // Nothing of them was written.
-  EXPECT_EQ(sizes(), sizes_before);
-  EXPECT_EQ(expect_valid_kafka_log(config_.log_dirs[0] / "t-0"), next0);
-  EXPECT_EQ(expect_valid_kafka_log(config_.log_dirs[0] / "t-1"), next1);
 
-  // The partitions go on: more batches after them, then every client reads them to their end.
-  ASSERT_NO_FATAL_FAILURE(kcat(0, "zstd", next0));
-  ASSERT_NO_FATAL_FAILURE(library_batch("lz4", next0));
-  ASSERT_NO_FATAL_FAILURE(kcat(0, "none", next0));
-  ASSERT_NO_FATAL_FAILURE(kcat(1, "none", next1));
-  if (kafka_python) {
-    ASSERT_NO_FATAL_FAILURE(kafka_python_gzip(next1));
-  }
-  expect_all_messages(consume("t", 0), next0);
-  expect_all_messages(consume("t", 1), next1);
-  if (run_command("/usr/bin/python3 -c 'import confluent_kafka'").exit_code == 0) {
-    const fs::path reader = temp_ / "confluent_reader.py";
-    std::ofstream(reader) << kConfluentReader;
-    for (const auto& [partition, count] : {std::pair{0, next0}, std::pair{1, next1}}) {
-      const ProcessResult r = run_command("/usr/bin/python3 " + reader.string() + " " + address_ +
-                                              " t " + std::to_string(partition),
-                                          90);
+  // kcat reads both partitions to their end, and so do confluent-kafka and kafka-python (partition
+  // 1) when installed.
+  void expect_read_by_every_client() {
+    expect_all_messages(consume("t", 0), next_[0]);
+    expect_all_messages(consume("t", 1), next_[1]);
+    if (run_command("/usr/bin/python3 -c 'import confluent_kafka'").exit_code == 0) {
+      const fs::path reader = temp_ / "confluent_reader.py";
+      std::ofstream(reader) << kConfluentReader;
+      for (int partition : {0, 1}) {
+        const ProcessResult r = run_command("/usr/bin/python3 " + reader.string() + " " + address_ +
+                                                " t " + std::to_string(partition),
+                                            90);
+        EXPECT_EQ(r.exit_code, 0) << r.out;
+        EXPECT_NE(r.out.find("read " + std::to_string(next_[partition])), std::string::npos)
+            << r.out;
+      }
+    }
+    if (kafka_python_) {
+      const fs::path reader = temp_ / "kafka_python_reader.py";
+      std::ofstream(reader) << kKafkaPythonReader;
+      const ProcessResult r =
+          run_command("/usr/bin/python3 " + reader.string() + " " + address_ + " t 1", 90);
       EXPECT_EQ(r.exit_code, 0) << r.out;
-      EXPECT_NE(r.out.find("read " + std::to_string(count)), std::string::npos) << r.out;
+      const std::string n = std::to_string(next_[1]);
+      EXPECT_NE(r.out.find("read " + n + " of " + n), std::string::npos) << r.out;
     }
   }
-  if (kafka_python) {
-    const fs::path reader = temp_ / "kafka_python_reader.py";
-    std::ofstream(reader) << kKafkaPythonReader;
-    const ProcessResult r =
-        run_command("/usr/bin/python3 " + reader.string() + " " + address_ + " t 1", 90);
-    EXPECT_EQ(r.exit_code, 0) << r.out;
-    const std::string n = std::to_string(next1);
-    EXPECT_NE(r.out.find("read " + n + " of " + n), std::string::npos) << r.out;
+
+  int next_[2] = {0, 0};
+
+ private:
+  std::unique_ptr<KafkaConnection> connection_;
+  int32_t correlation_id_ = 100;
+  bool kafka_python_ = false;
+};
+
+// Batches that Kafka's LogValidator refuses each get Kafka's error code and a message, nothing of
+// them reaches the log, and real clients read the partitions to their end afterwards, compressed
+// batches of every codec before and after them included.
+TEST_F(KafkaCodecsTest, BatchesKafkaRefusesGetItsCodesAndThePartitionStaysReadable) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  ASSERT_NO_FATAL_FAILURE(kcat(0, "none"));
+  ASSERT_NO_FATAL_FAILURE(kcat(0, "zstd"));
+  for (const char* codec : {"gzip", "snappy", "snappy-raw", "lz4"}) {
+    ASSERT_NO_FATAL_FAILURE(library_batch(codec));
   }
+  ASSERT_NO_FATAL_FAILURE(kafka_python_gzip());
+  EXPECT_EQ(codecs_stored(), (std::set<int>{0, 1, 2, 3, 4}));
+
+  const std::map<std::string, uint64_t> sizes_before = sizes();
+  for (const RefusedBatch& b : refused_batches()) {
+    SCOPED_TRACE(b.what);
+    ASSERT_NO_FATAL_FAILURE(expect_refused(b));
+  }
+  // Nothing of them was written.
+  EXPECT_EQ(sizes(), sizes_before);
+  EXPECT_EQ(expect_valid_kafka_log(config_.log_dirs[0] / "t-0"), next_[0]);
+  EXPECT_EQ(expect_valid_kafka_log(config_.log_dirs[0] / "t-1"), next_[1]);
+
+  // The partitions go on: more batches after them, then every client reads them to their end.
+  ASSERT_NO_FATAL_FAILURE(kcat(0, "zstd"));
+  ASSERT_NO_FATAL_FAILURE(library_batch("lz4"));
+  ASSERT_NO_FATAL_FAILURE(kcat(0, "none"));
+  ASSERT_NO_FATAL_FAILURE(kcat(1, "none"));
+  ASSERT_NO_FATAL_FAILURE(kafka_python_gzip());
+  expect_read_by_every_client();
 }
 
 }  // namespace
