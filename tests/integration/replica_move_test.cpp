@@ -55,6 +55,21 @@ class ReplicaMoveTest : public ServerFixture {
     return out;
   }
 
+  // A reassignment file of `partitions` (Kafka's JSON), written to the temp folder as `name`.
+  std::string write_plan(const std::string& name, const json& partitions) {
+    const fs::path file = temp_ / name;
+    std::ofstream(file) << json{{"version", 1}, {"partitions", partitions}}.dump();
+    return file.string();
+  }
+
+  // lds-host reassign with the file `plan` and `args` (--wait, --verify, --timeout N).
+  ProcessResult reassign(const std::string& plan, const std::vector<std::string>& args = {}) {
+    std::vector<std::string> argv = {"reassign", "--socket", socket_.string(),
+                                     "--reassignment-json-file", plan};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_host(argv);
+  }
+
   bool wait_until_moved(const std::string& tp, int timeout_ms = 20000) {
     auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
     while (Clock::now() < deadline) {
@@ -353,24 +368,18 @@ TEST_F(ReplicaMoveTest, ReassignToolValidatesTheFileWithKafkasMessages) {
   }
 }
 
-TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
+TEST_F(ReplicaMoveTest, ReassignToolMovesAndWaits) {
   start(default_config(3));
   call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1, 2}}});
   produce("t", 0, 8 * kMiB);
-  auto write = [&](const std::string& name, const json& partitions) {
-    const fs::path file = temp_ / name;
-    std::ofstream(file) << json{{"version", 1}, {"partitions", partitions}}.dump();
-    return file.string();
-  };
   // Broker 0 is second in the replica list; only its entry applies, and `any` is skipped.
-  const std::string moves = write(
+  const std::string moves = write_plan(
       "moves.json", {{{"topic", "t"},
                       {"partition", 0},
                       {"replicas", {3, 0}},
                       {"log_dirs", {"any", disk(3).string()}}},
                      {{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {"any"}}}});
-  ProcessResult r = run_host(
-      {"reassign", "--socket", socket_.string(), "--reassignment-json-file", moves, "--wait"});
+  ProcessResult r = reassign(moves, {"--wait"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Successfully started moving log directory to " + disk(3).string() +
                        " for replica t-0 with broker 0 \n"),
@@ -383,27 +392,49 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
             std::string::npos)
       << r.out;
 
-  // --verify, each of Kafka's states (tools/src/main/java/org/apache/kafka/tools/reassign/
-  // ReassignPartitionsCommand.java): partitionReassignmentStatesToString's line per partition
-  // ("Reassignment of partition %s is completed.", or for a partition no broker hosts "There is no
-  // active reassignment of partition " + tp + ", but replica set is " + current + " rather than " +
-  // target + "." with an empty current set), then replicaMoveStatesToString's per replica:
-  // CompletedMoveState, ActiveMoveState ("is still in progress.", or "Partition " + tp + " on
-  // broker " + id + " is being moved to log dir " + future + " instead of " + target + "."),
-  // CancelledMoveState ("is not being moved from log dir " + current + " to " + target + ".") and
-  // MissingReplicaMoveState ("cannot be found in any live log directory on broker " + id + ".").
-  // While a move of the file runs, no throttle is cleared.
+  // The finished move named with a trailing slash, and through a symlink: still completed.
+  const fs::path link = temp_ / "disk3-link";
+  fs::create_directory_symlink(disk(3), link);
+  for (const std::string& dir : {disk(3).string() + "/", link.string(), link.string() + "/"}) {
+    const std::string plan =
+        write_plan("spelled.json",
+                   {{{"topic", "t"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {dir}}}});
+    EXPECT_EQ(reassign(plan, {"--verify"}).out,
+              "Status of partition reassignment:\n"
+              "Reassignment of partition t-0 is completed.\n"
+              "Reassignment of replica t-0-0 completed successfully.\n"
+              "Clearing broker-level throttles on broker 0\n"
+              "Clearing topic-level throttles on topic t\n")
+        << dir;
+  }
+}
+
+// --verify, each of Kafka's states (tools/src/main/java/org/apache/kafka/tools/reassign/
+// ReassignPartitionsCommand.java): partitionReassignmentStatesToString's line per partition
+// ("Reassignment of partition %s is completed.", or for a partition no broker hosts "There is no
+// active reassignment of partition " + tp + ", but replica set is " + current + " rather than " +
+// target + "." with an empty current set), then replicaMoveStatesToString's per replica:
+// CompletedMoveState, ActiveMoveState ("is still in progress.", or "Partition " + tp + " on
+// broker " + id + " is being moved to log dir " + future + " instead of " + target + "."),
+// CancelledMoveState ("is not being moved from log dir " + current + " to " + target + ".") and
+// MissingReplicaMoveState ("cannot be found in any live log directory on broker " + id + ".").
+// While a move of the file runs, no throttle is cleared.
+TEST_F(ReplicaMoveTest, ReassignVerifyNamesEachOfKafkasStates) {
+  start(default_config(3));
+  call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1, 2}}});
+  ASSERT_EQ(where("t-2").first, disk(3).string());
+  ASSERT_EQ(alter(disk(3), "t", 0)["error"], "NONE");
+  ASSERT_TRUE(wait_until_moved("t-0"));
   set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(kMiB));
   produce("t", 1, 8 * kMiB);
   ASSERT_EQ(alter(disk(3), "t", 1)["error"], "NONE");  // a slow move in progress
-  const std::string verify = write(
+  const std::string verify = write_plan(
       "verify.json",
       {{{"topic", "t"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {disk(3).string()}}},
        {{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {disk(3).string()}}},
        {{"topic", "t"}, {"partition", 2}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}},
        {{"topic", "t"}, {"partition", 9}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}}});
-  r = run_host(
-      {"reassign", "--socket", socket_.string(), "--reassignment-json-file", verify, "--verify"});
+  ProcessResult r = reassign(verify, {"--verify"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
             "Status of partition reassignment:\n"
@@ -418,42 +449,24 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
                 disk(3).string() + " to " + disk(1).string() +
                 ".\n"
                 "Partition t-9 cannot be found in any live log directory on broker 0.\n");
-  const std::string elsewhere = write(
+  const std::string elsewhere = write_plan(
       "elsewhere.json",
       {{{"topic", "t"}, {"partition", 1}, {"replicas", {0}}, {"log_dirs", {disk(1).string()}}}});
-  r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", elsewhere,
-                "--verify"});
-  EXPECT_EQ(r.out,
+  EXPECT_EQ(reassign(elsewhere, {"--verify"}).out,
             "Status of partition reassignment:\nReassignment of partition t-1 is completed.\n"
             "Partition t-1 on broker 0 is being moved to log dir " +
                 disk(3).string() + " instead of " + disk(1).string() + ".\n");
+}
 
-  // The same finished move named with a trailing slash, and through a symlink: still completed.
-  const fs::path link = temp_ / "disk3-link";
-  fs::create_directory_symlink(disk(3), link);
-  for (const std::string& dir : {disk(3).string() + "/", link.string(), link.string() + "/"}) {
-    const std::string file =
-        write("spelled.json",
-              {{{"topic", "t"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {dir}}}});
-    r = run_host(
-        {"reassign", "--socket", socket_.string(), "--reassignment-json-file", file, "--verify"});
-    EXPECT_EQ(r.out,
-              "Status of partition reassignment:\n"
-              "Reassignment of partition t-0 is completed.\n"
-              "Reassignment of replica t-0-0 completed successfully.\n"
-              "Clearing broker-level throttles on broker 0\n"
-              "Clearing topic-level throttles on topic t\n")
-        << dir;
-  }
-
-  // A replica this broker never gets: retried every 100 ms, then Kafka's timeout message.
-  const std::string missing = write("missing.json", {{{"topic", "nothere"},
-                                                      {"partition", 0},
-                                                      {"replicas", {0}},
-                                                      {"log_dirs", {disk(2).string()}}}});
-  auto t0 = Clock::now();
-  r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file", missing,
-                "--timeout", "400"});
+// A replica this broker never gets: retried every 100 ms, then Kafka's timeout message.
+TEST_F(ReplicaMoveTest, ReassignTimesOutOnAReplicaNeverCreated) {
+  start(default_config(3));
+  const std::string missing = write_plan("missing.json", {{{"topic", "nothere"},
+                                                           {"partition", 0},
+                                                           {"replicas", {0}},
+                                                           {"log_dirs", {disk(2).string()}}}});
+  const auto t0 = Clock::now();
+  const ProcessResult r = reassign(missing, {"--timeout", "400"});
   EXPECT_GE(std::chrono::duration<double>(Clock::now() - t0).count(), 0.4);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
@@ -462,20 +475,14 @@ TEST_F(ReplicaMoveTest, ReassignToolMovesWaitsAndVerifies) {
 
 TEST_F(ReplicaMoveTest, ReassignRetriesUntilTheReplicaIsCreated) {
   start(default_config(3));
-  const fs::path file = temp_ / "later.json";
-  std::ofstream(file) << json{{"version", 1},
-                              {"partitions",
-                               {{{"topic", "late"},
-                                 {"partition", 0},
-                                 {"replicas", {0}},
-                                 {"log_dirs", {disk(3).string()}}}}}}
-                             .dump();
+  const std::string plan = write_plan(
+      "later.json",
+      {{{"topic", "late"}, {"partition", 0}, {"replicas", {0}}, {"log_dirs", {disk(3).string()}}}});
   std::thread creator([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     call_ok({{"api", "CreatePartitions"}, {"topic", "late"}, {"partitions", {0}}});
   });
-  ProcessResult r = run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file",
-                              file.string(), "--timeout", "5000"});
+  const ProcessResult r = reassign(plan, {"--timeout", "5000"});
   creator.join();
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Successfully started moving log directory to " + disk(3).string() +
