@@ -245,49 +245,108 @@ TEST_F(BalanceTest, ADrainStartsItsNextMoveWhenOneEndsNotAtTheNextTick) {
 // sentence (not "drained"), and `describe` shows them under the offline dir. The runbook's way off
 // a read-only but readable disk (docs/operations.md: stop the broker, copy them to another log
 // dir, take the disk out of log.dirs, start) serves them again, whole.
-TEST_F(BalanceTest, ADrainWhoseDirGoesOfflineNamesWhatIsLeftThereAndTheRunbookCopiesItOff) {
+// A drain of disk 1 whose tmpfs turns read-only under it, and what the operator then sees and does.
+class OfflineDrainTest : public BalanceTest {
+ protected:
+  static constexpr int kReplicas = 6;
+
+  // Runs `drain --wait` on disk 1, holding kReplicas of 4 MiB, and remounts disk 1 read-only once
+  // two have moved; a Produce there then finds it failing. Returns the drain's result.
+  ProcessResult drain_until_read_only() {
+    place_on(disk(1), "x", kReplicas, 4 * kMiB);
+    set_configs({{"log.dir.balance.max.concurrent.moves", "1"},
+                 {"replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(4 * kMiB)},
+                 {"log.level", "info"}});
+    ProcessResult drain;
+    std::thread waiter([&] {
+      drain = run_host({"drain", "--dir", disk(1).string(), "--wait", "--socket", socket_.string()},
+                       120);
+    });
+    two_moved_ = wait_for([&] { return partitions_in(disk(1)) <= kReplicas - 2; });
+    if (two_moved_) {
+      EXPECT_EQ(::mount("tmpfs", disk(1).c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr), 0)
+          << "mount -o remount,ro " << disk(1) << ": " << std::strerror(errno);
+      // Held here: a range-for over a member of a temporary reads freed memory.
+      const json partitions =
+          dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(1))["partitions"];
+      if (!partitions.empty()) {
+        const std::string name = partitions[0]["partition"].get<std::string>();
+        call({{"api", "Produce"},
+              {"topic", "x"},
+              {"partition", std::stoi(name.substr(2))},
+              {"bytes", 100}});
+      }
+    }
+    waiter.join();
+    return drain;
+  }
+
+  // "<n> MiB" of `count` replicas of 4 MiB, as the sentences print it.
+  static std::string mib_of(size_t count) {
+    char bytes[32];
+    std::snprintf(bytes, sizeof bytes, "%.1f MiB", 4.0 * static_cast<double>(count));
+    return bytes;
+  }
+
+  // What the stopped drain says, naming the replicas `left` on disk 1.
+  std::string stopped_sentence(const json& left) {
+    std::string names;
+    for (const auto& n : left) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+    return "Drain of " + disk(1).string() + " stopped: " + std::to_string(left.size()) +
+           (left.size() == 1 ? " replica (" : " replicas (") + mib_of(left.size()) +
+           (left.size() == 1 ? ") remains" : ") remain") + " on it, now offline: " + names;
+  }
+
+  // describe: the offline dir's row counts its unreadable replicas, and names them.
+  void expect_described_as_offline(size_t left) {
+    const ProcessResult d = run_host({"describe", "--socket", socket_.string()});
+    EXPECT_EQ(d.exit_code, 0) << d.err;
+    char tail[64];
+    std::snprintf(tail, sizeof tail, " %6zu %11s", left, mib_of(left).c_str());
+    bool row = false;
+    std::istringstream lines(d.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with(disk(1).string() + " ") && line.find("OFFLINE") != std::string::npos) {
+        row = true;
+        EXPECT_TRUE(line.ends_with(tail)) << line;
+      }
+    }
+    EXPECT_TRUE(row) << d.out;
+    EXPECT_NE(d.out.find("  " + disk(1).string() + " (OFFLINE): " + std::to_string(left) +
+                         (left == 1 ? " unreadable replica (" : " unreadable replicas (") +
+                         mib_of(left) + "):"),
+              std::string::npos)
+        << d.out;
+  }
+
+  // The runbook: stop, copy each replica left to disk 2 with cp -a, take the read-only disk out of
+  // log.dirs, start.
+  void copy_off_and_restart(const json& left) {
+    stop();
+    for (const auto& n : left) {
+      const ProcessResult cp = run_program(
+          {"cp", "-a", (disk(1) / n.get<std::string>()).string(), disk(2).string() + "/"});
+      ASSERT_EQ(cp.exit_code, 0) << cp.err;
+    }
+    ServerConfig without = config_;
+    without.log_dirs.erase(without.log_dirs.begin());
+    start(without);
+  }
+
+  bool two_moved_ = false;
+};
+
+TEST_F(OfflineDrainTest, ADrainWhoseDirGoesOfflineNamesWhatIsLeftThereAndTheRunbookCopiesItOff) {
   ServerConfig c = default_config(3);
   REQUIRE_TMPFS(c, (std::vector<uint64_t>{64, 64, 64}));
   start(c);
-  constexpr int kReplicas = 6;
-  place_on(disk(1), "x", kReplicas, 4 * kMiB);
-  set_configs({{"log.dir.balance.max.concurrent.moves", "1"},
-               {"replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(4 * kMiB)},
-               {"log.level", "info"}});
-  ProcessResult drain;
-  std::thread waiter([&] {
-    drain =
-        run_host({"drain", "--dir", disk(1).string(), "--wait", "--socket", socket_.string()}, 120);
-  });
-  const bool two_moved = wait_for([&] { return partitions_in(disk(1)) <= kReplicas - 2; });
-  if (two_moved) {
-    ASSERT_EQ(::mount("tmpfs", disk(1).c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr), 0)
-        << "mount -o remount,ro " << disk(1) << ": " << std::strerror(errno);
-    // Held here: a range-for over a member of a temporary reads freed memory.
-    const json partitions = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(1))["partitions"];
-    for (const auto& p : partitions) {
-      const std::string name = p["partition"].get<std::string>();
-      call({{"api", "Produce"},
-            {"topic", "x"},
-            {"partition", std::stoi(name.substr(2))},
-            {"bytes", 100}});
-      break;
-    }
-  }
-  waiter.join();
-  ASSERT_TRUE(two_moved) << server_log();
+  const ProcessResult drain = drain_until_read_only();
+  ASSERT_TRUE(two_moved_) << server_log();
   const json d1 = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(1));
   ASSERT_FALSE(d1["error"].is_null()) << d1.dump();
   const json left = d1["unreadablePartitions"];
   ASSERT_GE(left.size(), 1u) << d1.dump();
-  std::string names;
-  for (const auto& n : left) names += (names.empty() ? "" : ", ") + n.get<std::string>();
-  char bytes[32];
-  std::snprintf(bytes, sizeof bytes, "%.1f MiB", 4.0 * static_cast<double>(left.size()));
-  const std::string sentence =
-      "Drain of " + disk(1).string() + " stopped: " + std::to_string(left.size()) +
-      (left.size() == 1 ? " replica (" : " replicas (") + bytes +
-      (left.size() == 1 ? ") remains" : ") remain") + " on it, now offline: " + names;
+  const std::string sentence = stopped_sentence(left);
   EXPECT_EQ(drain.exit_code, 1) << drain.out << drain.err;
   EXPECT_EQ(drain.err, "lds-host: " + sentence + "\n") << drain.out;
   EXPECT_EQ(drain.out.find("Drained"), std::string::npos) << drain.out;
@@ -296,38 +355,9 @@ TEST_F(BalanceTest, ADrainWhoseDirGoesOfflineNamesWhatIsLeftThereAndTheRunbookCo
   const json status = call_ok({{"api", "DescribeBalance"}});
   EXPECT_TRUE(status["draining"].is_null()) << status.dump();
   EXPECT_EQ(status["lastDrain"]["result"], "stopped") << status.dump();
+  expect_described_as_offline(left.size());
 
-  // describe: the offline dir's row counts its unreadable replicas, and names them.
-  const ProcessResult d = run_host({"describe", "--socket", socket_.string()});
-  EXPECT_EQ(d.exit_code, 0) << d.err;
-  char tail[64];
-  std::snprintf(tail, sizeof tail, " %6zu %11s", left.size(), bytes);
-  bool row = false;
-  std::istringstream lines(d.out);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with(disk(1).string() + " ") && line.find("OFFLINE") != std::string::npos) {
-      row = true;
-      EXPECT_TRUE(line.ends_with(tail)) << line;
-    }
-  }
-  EXPECT_TRUE(row) << d.out;
-  EXPECT_NE(d.out.find("  " + disk(1).string() + " (OFFLINE): " + std::to_string(left.size()) +
-                       (left.size() == 1 ? " unreadable replica (" : " unreadable replicas (") +
-                       bytes + "):"),
-            std::string::npos)
-      << d.out;
-
-  // The runbook: stop, copy each replica left to another log dir with cp -a, take the read-only
-  // disk out of log.dirs, start.
-  stop();
-  for (const auto& n : left) {
-    const ProcessResult cp = run_program(
-        {"cp", "-a", (disk(1) / n.get<std::string>()).string(), disk(2).string() + "/"});
-    ASSERT_EQ(cp.exit_code, 0) << cp.err;
-  }
-  ServerConfig without = config_;
-  without.log_dirs.erase(without.log_dirs.begin());
-  start(without);
+  ASSERT_NO_FATAL_FAILURE(copy_off_and_restart(left));
   expect_intact("x", kReplicas, 4 * kMiB);
   const int first = std::stoi(left[0].get<std::string>().substr(2));
   const json r =
