@@ -123,10 +123,79 @@ TEST_F(ClientFirstContactTest, CreateRefusesACountWithIdsAndIdsGivenAsTheCount) 
   EXPECT_TRUE(partitions_of(call_ok({{"api", "DescribeLogDirs"}})).empty());
 }
 
+// The projected fill `size` ranks on, as the dry run and describe show it.
+class ProjectedFillTest : public ClientFirstContactTest {
+ protected:
+  // create --dry-run for topic b with 2 MiB expected: each candidate's score is the projected fill
+  // the plugin reported (ABI 1.2), lowest first, shown after FILL as PROJECTED FILL %.
+  void expect_dry_run_shows_projected_fill(const std::vector<std::string>& dry) {
+    std::vector<std::string> dry_json = dry;
+    dry_json.push_back("--json");
+    const ProcessResult js = host(dry_json);
+    ASSERT_EQ(js.exit_code, 0) << js.err;
+    const json placement = json::parse(js.out)["partitions"][0];
+    const ProcessResult table = host(dry);
+    ASSERT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_NE(table.out.find("\n  RANK LOG DIR                                     FILL PROJECTED "
+                             "FILL %       TOTAL        FREE    RESERVED  PARTS  TOPIC  LEFT OUT "
+                             "BECAUSE\n"),
+              std::string::npos)
+        << table.out;
+    EXPECT_EQ(placement["scoreName"], "projected fill %");
+    double last = -1;
+    for (const auto& d : placement["dirs"]) {
+      ASSERT_TRUE(d["rank"].is_number()) << d.dump();
+      // The plugin's own value, which it sorted on, is the fill the figures project.
+      const double score = d["score"].get<double>();
+      EXPECT_NEAR(score, projected_of(d, 2 * kMiB), 1e-9) << d.dump();
+      EXPECT_GE(score, last) << "ranked by projected fill, lowest first: " << placement.dump();
+      last = score;
+      char shown[32];
+      std::snprintf(shown, sizeof shown, "%.4g", score);
+      EXPECT_TRUE(shows_in_turn(row_of(table.out, d["logDir"]), percent(d["fillPercent"]), shown))
+          << "FILL then PROJECTED FILL %: " << table.out;
+    }
+    EXPECT_NE(table.out.find("\n(PROJECTED FILL %: what strategy size ranked each dir on, as it "
+                             "reported it. FILL counts only what is written.)\n"),
+              std::string::npos)
+        << table.out;
+  }
+
+  // describe: the same for a new topic's partition, whose expected bytes default to the mean of
+  // the hosted partitions (`mean`).
+  void expect_describe_shows_projected_fill(uint64_t mean) {
+    const json d = call_ok({{"api", "DescribeLogDirs"}});
+    EXPECT_EQ(d["newPartitionExpectedBytes"], mean);
+    const ProcessResult describe = host({"describe"});
+    ASSERT_EQ(describe.exit_code, 0) << describe.err;
+    EXPECT_NE(describe.out.find("LOG DIR                                  STATE    CORDONED        "
+                                "TOTAL      USABLE    FILL PROJECTED     RESERVED  PARTS        "
+                                "DATA\n"),
+              std::string::npos)
+        << describe.out;
+    for (const auto& dir : log_dirs_of(d)) {
+      const double projected = dir["projectedFillPercent"].get<double>();
+      EXPECT_NEAR(projected, projected_of(dir, mean), 1e-9) << dir.dump();
+      EXPECT_TRUE(shows_in_turn(row_of(describe.out, dir["logDir"]), percent(fill_of(dir)),
+                                percent(projected)))
+          << "FILL then PROJECTED: " << describe.out;
+    }
+    EXPECT_NE(describe.out.find("(PROJECTED: (used + reserved + 1.0 MiB expected of a new "
+                                "partition) / total, what size ranks on, lowest first; FILL counts "
+                                "only what is written.)\n"),
+              std::string::npos)
+        << describe.out;
+  }
+
+  void set_strategy(const json& configs) {
+    call_ok({{"api", "IncrementalAlterConfigs"}, {"configs", configs}});
+  }
+};
+
 // Three unequal tmpfs disks (8, 16 and 32 MiB), as the operator had: `size` ranks by what
 // each will hold once the partition is placed. The dry run shows it as the plugin reported it
 // (ABI 1.2 scores, column "PROJECTED FILL %"), describe as PROJECTED.
-TEST_F(ClientFirstContactTest, DryRunAndDescribeShowTheProjectedFillSizeRanksOn) {
+TEST_F(ProjectedFillTest, DryRunAndDescribeShowTheProjectedFillSizeRanksOn) {
   ServerConfig c = default_config(3, "size");
   const uint64_t sizes[] = {8, 16, 32};
   for (size_t i = 0; i < 3; ++i) {
@@ -139,73 +208,17 @@ TEST_F(ClientFirstContactTest, DryRunAndDescribeShowTheProjectedFillSizeRanksOn)
            {"partitions", {0}},
            {"expectedBytes", 6 * kMiB}});
   call_ok({{"api", "Produce"}, {"topic", "a"}, {"partition", 0}, {"bytes", kMiB}});
-
   const std::vector<std::string> dry = {"create",       "--dry-run", "--topic",          "b",
                                         "--partitions", "1",         "--expected-bytes", "2MiB"};
-  std::vector<std::string> dry_json = dry;
-  dry_json.push_back("--json");
-  const ProcessResult js = host(dry_json);
-  ASSERT_EQ(js.exit_code, 0) << js.err;
-  const json placement = json::parse(js.out)["partitions"][0];
-  const ProcessResult table = host(dry);
-  ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("\n  RANK LOG DIR                                     FILL PROJECTED "
-                           "FILL %       TOTAL        FREE    RESERVED  PARTS  TOPIC  LEFT OUT "
-                           "BECAUSE\n"),
-            std::string::npos)
-      << table.out;
-  EXPECT_EQ(placement["scoreName"], "projected fill %");
-  double last = -1;
-  for (const auto& d : placement["dirs"]) {
-    ASSERT_TRUE(d["rank"].is_number()) << d.dump();
-    // The plugin's own value, which it sorted on, is the fill the figures project.
-    const double score = d["score"].get<double>();
-    EXPECT_NEAR(score, projected_of(d, 2 * kMiB), 1e-9) << d.dump();
-    EXPECT_GE(score, last) << "ranked by projected fill, lowest first: " << placement.dump();
-    last = score;
-    char shown[32];
-    std::snprintf(shown, sizeof shown, "%.4g", score);
-    EXPECT_TRUE(shows_in_turn(row_of(table.out, d["logDir"]), percent(d["fillPercent"]), shown))
-        << "FILL then PROJECTED FILL %: " << table.out;
-  }
-  EXPECT_NE(table.out.find("\n(PROJECTED FILL %: what strategy size ranked each dir on, as it "
-                           "reported it. FILL counts only what is written.)\n"),
-            std::string::npos)
-      << table.out;
-
-  // describe: the same for a new topic's partition, whose expected bytes default to the mean of
-  // the hosted partitions (a-0's 1 MiB).
-  const json d = call_ok({{"api", "DescribeLogDirs"}});
-  EXPECT_EQ(d["newPartitionExpectedBytes"], kMiB);
-  const ProcessResult describe = host({"describe"});
-  ASSERT_EQ(describe.exit_code, 0) << describe.err;
-  EXPECT_NE(describe.out.find("LOG DIR                                  STATE    CORDONED        "
-                              "TOTAL      USABLE    FILL PROJECTED     RESERVED  PARTS        "
-                              "DATA\n"),
-            std::string::npos)
-      << describe.out;
-  for (const auto& dir : log_dirs_of(d)) {
-    const double projected = dir["projectedFillPercent"].get<double>();
-    EXPECT_NEAR(projected, projected_of(dir, kMiB), 1e-9) << dir.dump();
-    EXPECT_TRUE(shows_in_turn(row_of(describe.out, dir["logDir"]), percent(fill_of(dir)),
-                              percent(projected)))
-        << "FILL then PROJECTED: " << describe.out;
-  }
-  EXPECT_NE(describe.out.find("(PROJECTED: (used + reserved + 1.0 MiB expected of a new "
-                              "partition) / total, what size ranks on, lowest first; FILL counts "
-                              "only what is written.)\n"),
-            std::string::npos)
-      << describe.out;
+  ASSERT_NO_FATAL_FAILURE(expect_dry_run_shows_projected_fill(dry));
+  ASSERT_NO_FATAL_FAILURE(expect_describe_shows_projected_fill(kMiB));  // a-0's 1 MiB
 
   // cordon ranks by projected fill only with order=size; partition never does.
-  call_ok({{"api", "IncrementalAlterConfigs"},
-           {"configs",
-            {{{"name", "log.directory.select.strategy"}, {"op", "SET"}, {"value", "cordon"}},
-             {{"name", "log.directory.select.cordon.order"}, {"op", "SET"}, {"value", "size"}}}}});
+  set_strategy({{{"name", "log.directory.select.strategy"}, {"op", "SET"}, {"value", "cordon"}},
+                {{"name", "log.directory.select.cordon.order"}, {"op", "SET"}, {"value", "size"}}});
   EXPECT_NE(host({"describe"}).out.find(" PROJECTED "), std::string::npos);
-  call_ok({{"api", "IncrementalAlterConfigs"},
-           {"configs",
-            {{{"name", "log.directory.select.strategy"}, {"op", "SET"}, {"value", "partition"}}}}});
+  set_strategy(
+      {{{"name", "log.directory.select.strategy"}, {"op", "SET"}, {"value", "partition"}}});
   EXPECT_EQ(host({"describe"}).out.find("PROJECTED"), std::string::npos);
   EXPECT_EQ(host(dry).out.find("PROJECTED"), std::string::npos);
 }
