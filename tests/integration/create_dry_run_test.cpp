@@ -31,6 +31,45 @@ class CreateDryRunTest : public ServerFixture {
     return "";
   }
 
+  // lds-host explain for t-<partition>, as a table or --json.
+  ProcessResult explain(int32_t partition, bool json_output) {
+    std::vector<std::string> args = {
+        "explain",  "--topic",       "t", "--partition", std::to_string(partition),
+        "--socket", socket_.string()};
+    if (json_output) args.push_back("--json");
+    return run_host(args);
+  }
+
+  // The row of `dir` in explain's table `out`, below the headline that names the dir placed in.
+  static std::string row_of(const std::string& out, const fs::path& dir) {
+    const size_t at = out.find(" " + dir.string() + " ", out.find('\n'));
+    if (at == std::string::npos) return std::string();
+    const size_t start = out.rfind('\n', at) + 1;
+    return out.substr(start, out.find('\n', at) - start);
+  }
+
+  // explain --json for t-1, placed in `second` with t-0 (64 MiB reserved) in `first` and disk1
+  // cordoned: the ranking it was decided on, with the figures read then.
+  void expect_explained_as_json(const fs::path& second, const fs::path& first) {
+    const ProcessResult js = explain(1, true);
+    ASSERT_EQ(js.exit_code, 0) << js.err;
+    const json r = json::parse(js.out);  // stdout is the JSON alone
+    EXPECT_EQ(r["kept"], true);
+    EXPECT_EQ(r["logDir"], second.string());
+    const json& p = r["placement"];
+    EXPECT_EQ(p["logDir"], second.string());
+    EXPECT_EQ(p["strategy"], "size");
+    EXPECT_EQ(p["expectedBytes"], 64 * kMiB);
+    ASSERT_EQ(p["dirs"].size(), 3u) << p.dump();
+    EXPECT_EQ(p["dirs"][0]["logDir"], second.string());
+    EXPECT_EQ(p["dirs"][0]["rank"], 1);
+    EXPECT_EQ(p["dirs"][1]["logDir"], first.string());
+    EXPECT_EQ(p["dirs"][1]["rank"], 2);
+    EXPECT_EQ(p["dirs"][1]["reservedBytes"], 64 * kMiB);
+    EXPECT_EQ(p["dirs"][1]["partitionCount"], 1);
+    EXPECT_EQ(p["dirs"][2]["leftOut"], "cordoned");
+  }
+
   ProcessResult dry_run(const std::string& topic, int32_t partition, bool json_output) {
     std::vector<std::string> args = {"create",           "--dry-run",
                                      "--topic",          topic,
@@ -137,67 +176,38 @@ TEST_F(CreateDryRunTest, ExplainShowsTheRankingACreationWasDecidedOn) {
   const fs::path first = placed[0];
   const fs::path second = placed[0] == disk(2) ? disk(3) : disk(2);
   ASSERT_EQ(placed[1], second);
-  auto explain = [&](int32_t partition, bool json_output) {
-    std::vector<std::string> args = {
-        "explain",  "--topic",       "t", "--partition", std::to_string(partition),
-        "--socket", socket_.string()};
-    if (json_output) args.push_back("--json");
-    return run_host(args);
-  };
 
-  ProcessResult table = explain(1, false);
+  const ProcessResult table = explain(1, false);
   EXPECT_EQ(table.exit_code, 0) << table.err;
   EXPECT_EQ(table.out.rfind("t-1 (expected 64.0 MiB) was placed in " + second.string() +
                                 " by size, generation 1, at 20",
                             0),
             0u)
       << table.out;
-  auto row_of = [&](const fs::path& dir) {
-    // In the table, below the headline that names the dir placed in.
-    const size_t at = table.out.find(" " + dir.string() + " ", table.out.find('\n'));
-    if (at == std::string::npos) return std::string();
-    const size_t start = table.out.rfind('\n', at) + 1;
-    return table.out.substr(start, table.out.find('\n', at) - start);
-  };
-  EXPECT_EQ(row_of(second).rfind("  1 ", 0), 0u) << table.out;
-  EXPECT_EQ(row_of(first).rfind("  2 ", 0), 0u) << table.out;
-  EXPECT_NE(row_of(first).find("64.0 MiB"), std::string::npos) << "reserved: " << table.out;
-  EXPECT_TRUE(row_of(disk(1)).ends_with("  cordoned")) << table.out;
+  EXPECT_EQ(row_of(table.out, second).rfind("  1 ", 0), 0u) << table.out;
+  EXPECT_EQ(row_of(table.out, first).rfind("  2 ", 0), 0u) << table.out;
+  EXPECT_NE(row_of(table.out, first).find("64.0 MiB"), std::string::npos)
+      << "reserved: " << table.out;
+  EXPECT_TRUE(row_of(table.out, disk(1)).ends_with("  cordoned")) << table.out;
   EXPECT_NE(table.out.find("(The figures are those the strategy read when t-1 was placed.)"),
             std::string::npos)
       << table.out;
-
-  ProcessResult js = explain(1, true);
-  ASSERT_EQ(js.exit_code, 0) << js.err;
-  const json r = json::parse(js.out);  // stdout is the JSON alone
-  EXPECT_EQ(r["kept"], true);
-  EXPECT_EQ(r["logDir"], second.string());
-  const json& p = r["placement"];
-  EXPECT_EQ(p["logDir"], second.string());
-  EXPECT_EQ(p["strategy"], "size");
-  EXPECT_EQ(p["expectedBytes"], 64 * kMiB);
-  ASSERT_EQ(p["dirs"].size(), 3u) << p.dump();
-  EXPECT_EQ(p["dirs"][0]["logDir"], second.string());
-  EXPECT_EQ(p["dirs"][0]["rank"], 1);
-  EXPECT_EQ(p["dirs"][1]["logDir"], first.string());
-  EXPECT_EQ(p["dirs"][1]["rank"], 2);
-  EXPECT_EQ(p["dirs"][1]["reservedBytes"], 64 * kMiB);
-  EXPECT_EQ(p["dirs"][1]["partitionCount"], 1);
-  EXPECT_EQ(p["dirs"][2]["leftOut"], "cordoned");
-
-  ProcessResult unknown = explain(9, false);
+  ASSERT_NO_FATAL_FAILURE(expect_explained_as_json(second, first));
+  const ProcessResult unknown = explain(9, false);
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_EQ(unknown.err,
             "lds-host: UNKNOWN_TOPIC_OR_PARTITION: This broker does not host partition t-9.\n");
 
   // Explanations live in memory: after a restart the broker says where, no longer why.
   ASSERT_NO_FATAL_FAILURE(restart());
-  ProcessResult after = explain(0, false);
+  const ProcessResult after = explain(0, false);
   EXPECT_EQ(after.exit_code, 0) << after.err;
-  EXPECT_EQ(after.out, "t-0 is in " + first.string() +
-                           ".\nThe explanation of t-0's placement is no longer kept: the broker "
-                           "keeps those of its 4096 most recent placements since it started, "
-                           "and t-0 was placed before them or before the last restart.\n");
+  EXPECT_EQ(
+      after.out,
+      "t-0 is in " + first.string() +
+          ".\nThe explanation of t-0's placement is no longer kept: the broker keeps those of "
+          "its 4096 most recent placements since it started, and t-0 was placed before them "
+          "or before the last restart.\n");
 }
 
 }  // namespace
