@@ -4,6 +4,7 @@
 
 #include "io/durable_file.h"
 #include "io/fd_reserve.h"
+#include "io/heap_trim.h"
 #include "io/log_layout.h"
 #include "storage/clean_shutdown.h"
 #include "storage/log_manager.h"
@@ -126,8 +127,12 @@ void LogManager::startup() {
     refuse_unless_a_dir_is_online();
     mover_->start(std::max(options_.mover_threads, 1));
   }
-  MutexLock lock(mu_);
-  started_ = true;
+  {
+    MutexLock lock(mu_);
+    started_ = true;
+  }
+  // The scan's buffers, the recovery's lists and the directory listings are freed by now.
+  return_free_heap();
 }
 
 void LogManager::forget_clean_shutdowns() {

@@ -8,6 +8,7 @@
 
 #include "broker/broker.h"
 #include "broker/kafka_errors.h"
+#include "io/heap_trim.h"
 #include "io/log_layout.h"
 #include "kafka/protocol/api_keys.h"
 #include "kafka/protocol/api_versions.h"
@@ -27,6 +28,9 @@ namespace {
 // The most partitions one DescribeTopicPartitions answer holds, whatever the client asks
 // (Kafka's max.request.partition.size.limit default).
 constexpr int32_t kMaxPartitionsPerPage = 2000;
+
+// A DescribeLogDirs answer this large names thousands of partitions.
+constexpr size_t kLargeDescriptionBytes = size_t{64} << 10;
 
 const char* api_name(ApiKey key) {
   switch (key) {
@@ -152,6 +156,9 @@ Reply RequestHandler::dispatch(const ApiRange& api, std::string_view body, int16
       break;
     case ApiKey::kDescribeLogDirs:
       reply.frame = describe_log_dirs(body, version, header.correlation_id);
+      // An answer naming many partitions was built from many small allocations, all freed now:
+      // their pages go back to the kernel (the admin API's DescribeLogDirs does the same).
+      if (reply.frame.size() >= kLargeDescriptionBytes) return_free_heap();
       break;
     case ApiKey::kCreateTopics:
       reply.frame = create_topics(body, version, header.correlation_id);

@@ -1,0 +1,18 @@
+// heap_trim.cpp: glibc's malloc_trim, where there is one.
+#include "io/heap_trim.h"
+
+#include <cstdlib>  // before the test below: it defines __GLIBC__
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace lds {
+
+void return_free_heap() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
+#endif
+}
+
+}  // namespace lds

@@ -1,0 +1,12 @@
+// heap_trim.h: gives the heap's free memory back to the kernel after a burst of allocations.
+#pragma once
+
+namespace lds {
+
+// The allocator keeps what a burst freed (a startup's scan, the answer to a DescribeLogDirs of
+// every partition) for later allocations: after one, the broker's resident memory stays where the
+// burst left it. This returns the free pages of every arena to the kernel. It walks the heap, so
+// it is for after a burst, not for a hot path. A no-op where the C library offers no such call.
+void return_free_heap();
+
+}  // namespace lds
