@@ -18,6 +18,9 @@
 #   move_bench.py    an unthrottled replica move of a 2 GiB partition by `lds-host serve`, against
 #                    `cp -r` plus `sync` of the same partition on the same disk ($LDS_BENCH_DIR,
 #                    default the temp folder; 4 GiB written in all, removed afterwards).
+#   rss_bench.py     the resident memory of `lds-host serve` at 50,000 partitions after a clean
+#                    restart and after a DescribeLogDirs of them all, against the same partitions
+#                    created live ($LDS_BENCH_DIR, default the temp folder; removed afterwards).
 #   fetch_cpu_bench.py  the CPU `lds-host serve` spends per MB that kcat fetches from a 512 MiB
 #                    partition over the Kafka listener, against the CPU of `cat` of its segments
 #                    ($LDS_BENCH_DIR, default the temp folder; removed afterwards). Needs kcat.
@@ -112,8 +115,9 @@ export TMPDIR="$out/tmp"
 if ((smoke)); then
   min_time=0.001 reps=1 partitions=200 rounds=1 memory=20000 swaps=30 restarted=500
   fetch_mib=16 fetch_reads=50
-  export LDS_MOVE_BENCH_MIB=16 LDS_FETCH_CPU_BENCH_MIB=16
+  export LDS_MOVE_BENCH_MIB=16 LDS_FETCH_CPU_BENCH_MIB=16 LDS_RSS_PARTITIONS=500
 else
+  export LDS_RSS_PARTITIONS=${LDS_RSS_PARTITIONS:-50000}
   min_time=0.2 reps=3 partitions=10000 rounds=2 memory=1000000 swaps=600 restarted=50000
   fetch_mib=1024 fetch_reads=2000
 fi
@@ -137,14 +141,16 @@ note "move_bench ($move_text moved, and copied with cp -r + sync)"
 step move_bench.py python3 "$repo/tools/move_bench.py" "$build/host_stub/lds-host" \
   "$build/plugins" "$out/move.json" >/dev/null
 
+note "rss_bench.py (${LDS_RSS_PARTITIONS} partitions created live, then restarted and described)"
+step rss_bench.py python3 "$repo/tools/rss_bench.py" "$build/host_stub/lds-host" \
+  "$build/plugins" "$out/rss.json" >/dev/null
+
 note "fetch_cpu_bench.py (kcat reading a ${LDS_FETCH_CPU_BENCH_MIB:-512} MiB partition; the broker's CPU, and cat's)"
 step fetch_cpu_bench.py python3 "$repo/tools/fetch_cpu_bench.py" "$build/host_stub/lds-host" \
   "$build/plugins" "$out/fetch_cpu.json" >/dev/null
 
-# Not in the smoke run, which CI runs beside the sanitizer suite: twice while it ran there,
-# ConnectionsBeyondMaxConnectionsWaitWhileTheOthersAreServed (kafka_connection_limits_test) saw
-# max.connections lowered to 1 close the most recently active connection, a failure not yet
-# explained.
+# Not in the smoke run, which CI runs beside the sanitizer suite: each keeps both cores busy for a
+# minute or more.
 if ((!smoke)); then
   note "produce_cpu_bench.py (kcat writing ${LDS_PRODUCE_CPU_BENCH_MIB:-256} MiB of 1 KiB records; the broker's CPU, and dd)"
   step produce_cpu_bench.py python3 "$repo/tools/produce_cpu_bench.py" "$build/host_stub/lds-host" \

@@ -40,9 +40,9 @@ def call(sock_path, request):
     return response
 
 
-def start(host, base, plugins, log_dirs, extra=""):
+def start(host, base, plugins, log_dirs, extra="", ready_api="DescribeLogDirs"):
     """`lds-host serve` on a config in `base` (admin socket base/admin.sock, then `extra` lines),
-    once it answers; returns (process, admin socket, DescribeLogDirs' answer). The caller stops
+    once it answers `ready_api`; returns (process, admin socket, that answer). The caller stops
     it."""
     sock = os.path.join(base, "admin.sock")
     config = os.path.join(base, "broker.toml")
@@ -61,7 +61,7 @@ def start(host, base, plugins, log_dirs, extra=""):
             raise RuntimeError(f"lds-host serve exited with code {server.returncode}: "
                                f"{said[-1] if said else 'it said nothing'}")
         try:
-            return server, sock, call(sock, {"api": "DescribeLogDirs"})
+            return server, sock, call(sock, {"api": ready_api})
         except OSError:
             time.sleep(0.01)
     server.kill()

@@ -3,7 +3,7 @@
 #
 # Usage: bench_table.py [--smoke] DIR, where DIR holds placement.json (Google Benchmark JSON),
 # creation.json, memory.json, startup.json, hot_swap.txt and, when those benchmarks ran, fetch.json,
-# move.json, fetch_cpu.json, produce_cpu.json, kafka_throughput.json and balance.json. Every ratio
+# move.json, rss.json, fetch_cpu.json, produce_cpu.json, kafka_throughput.json and balance.json. Every ratio
 # compares figures measured in the same run. --smoke (a run of a moment, whose figures mean
 # nothing) prints each target without a verdict.
 import json
@@ -185,6 +185,18 @@ def main():
         f"{m['bytes_per_partition']:.0f} B",
         f"topic names of {m['topic_name_chars']} chars, stored inline, so none counted", "",
         f"≤150 B: {verdict(m['bytes_per_partition'] <= 150)}")
+
+    rss_file = os.path.join(out, "rss.json")
+    if os.path.exists(rss_file):
+        with open(rss_file) as f:
+            rs = json.load(f)
+        live = rs["rss_live"]
+        for key, what in [("rss_restarted", "after a clean restart"),
+                          ("rss_after_describe", "after a DescribeLogDirs of them all")]:
+            r = rs[key] / live
+            row(f"broker resident memory at {rs['partitions']:,} partitions {what}",
+                size_text(rs[key]), f"the same partitions created live {size_text(live)}",
+                ratio(r), f"≤1.2x: {verdict(r <= 1.2)}")
 
     with open(os.path.join(out, "startup.json")) as f:
         st = json.load(f)
