@@ -281,66 +281,85 @@ TEST_F(MoveFaultTest, KillNineWithTheDestinationBlockedRefusesTheRestartUntilThe
   }
 }
 
+// t-0 (16 MiB) on disk1, an 8 MiB tmpfs disk2 and a 24 MiB tmpfs disk3, for moves that do not fit.
+class FullDestinationTest : public MoveFaultTest {
+ protected:
+  // Up front: 16 MiB do not fit in the 8 MiB disk2, and the refusal says how much is free.
+  void expect_refused_up_front() {
+    const uint64_t usable2 =
+        dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(2))["usableBytes"];
+    const json r = alter(disk(2), "t", 0);
+    EXPECT_EQ(r["error"], "KAFKA_STORAGE_ERROR");
+    char free_text[32];
+    std::snprintf(free_text, sizeof free_text, "%.1f MiB",
+                  static_cast<double>(usable2) / static_cast<double>(kMiB));
+    EXPECT_EQ(r["message"], "Not enough space in " + disk(2).string() +
+                                " to move t-0: 16.0 MiB needed, " + free_text + " free.");
+    EXPECT_TRUE(entries_ending("-future").empty());
+  }
+
+  // Another partition, fill-0, created on disk3 (a remembered preference) with 2 MiB expected.
+  void create_fill_on_disk3() {
+    ASSERT_EQ(alter(disk(3), "fill", 0)["error"], "REPLICA_NOT_AVAILABLE");  // created there
+    const json created = call_ok({{"api", "CreatePartitions"},
+                                  {"topic", "fill"},
+                                  {"partitions", {0}},
+                                  {"expectedBytes", 2 * kMiB}});
+    ASSERT_EQ(created["partitions"][0]["logDir"], disk(3).string());
+  }
+
+  // 12 MiB written into disk3 by another process: a Produce cannot do it, as the move's
+  // reservation keeps that space from producers.
+  fs::path fill_disk3() {
+    const fs::path filler = disk(3) / "filler.bin";
+    std::ofstream out(filler, std::ios::binary);
+    const std::string mib(kMiB, 'x');
+    for (int i = 0; i < 12 && out; ++i) out << mib;
+    return filler;
+  }
+
+  // The move of t-0 to disk3 failed for space, alone, as DescribeLogDirs and --verify report it.
+  void expect_failed_for_space() {
+    const json failed = failed_moves(disk(3));
+    ASSERT_EQ(failed.size(), 1u) << failed.dump();
+    EXPECT_EQ(failed[0]["partition"], "t-0");
+    EXPECT_EQ(failed[0]["error"], "KAFKA_STORAGE_ERROR");
+    const std::string message = failed[0]["message"];
+    const std::string prefix =
+        "Not enough space in " + disk(3).string() + " to move t-0: 16.0 MiB needed, ";
+    EXPECT_EQ(message.rfind(prefix, 0), 0u) << message;
+    EXPECT_TRUE(message.ends_with(" MiB free.")) << message;
+    const ProcessResult v = verify("t", 0, disk(3));
+    EXPECT_EQ(v.exit_code, 1);
+    EXPECT_EQ(v.out,
+              "Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
+              "Reassignment of replica t-0-0 failed: KAFKA_STORAGE_ERROR: " +
+                  message +
+                  "\nClearing broker-level throttles on broker 0\nClearing topic-level throttles "
+                  "on topic t\n");
+  }
+};
+
 // Out of space is not a failed disk: a move that cannot fit is refused up front, and one that runs
 // out because the destination filled meanwhile fails alone, its copy removed, the dir online.
-TEST_F(MoveFaultTest, ADestinationThatFillsUpFailsTheMoveOnlyAndSaysHowMuchSpaceWasMissing) {
+TEST_F(FullDestinationTest, ADestinationThatFillsUpFailsTheMoveOnlyAndSaysHowMuchSpaceWasMissing) {
   ServerConfig c = default_config(3);
   if (std::string why = mount_tmpfs(c.log_dirs[1], 8); !why.empty()) GTEST_SKIP() << why;
   if (std::string why = mount_tmpfs(c.log_dirs[2], 24); !why.empty()) GTEST_SKIP() << why;
   start(c);
   call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0}}});
   ASSERT_EQ(produce("t", 0, 16 * kMiB)["error"], "NONE");
-
-  // Up front: 16 MiB do not fit in the 8 MiB disk2.
-  const uint64_t usable2 = dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(2))["usableBytes"];
-  json r = alter(disk(2), "t", 0);
-  EXPECT_EQ(r["error"], "KAFKA_STORAGE_ERROR");
-  char free_text[32];
-  std::snprintf(free_text, sizeof free_text, "%.1f MiB",
-                static_cast<double>(usable2) / static_cast<double>(kMiB));
-  EXPECT_EQ(r["message"], "Not enough space in " + disk(2).string() +
-                              " to move t-0: 16.0 MiB needed, " + free_text + " free.");
-  EXPECT_TRUE(entries_ending("-future").empty());
-
-  // disk3 holds another partition, fill-0.
-  ASSERT_EQ(alter(disk(3), "fill", 0)["error"], "REPLICA_NOT_AVAILABLE");  // created there
-  json created = call_ok({{"api", "CreatePartitions"},
-                          {"topic", "fill"},
-                          {"partitions", {0}},
-                          {"expectedBytes", 2 * kMiB}});
-  ASSERT_EQ(created["partitions"][0]["logDir"], disk(3).string());
+  expect_refused_up_front();
+  ASSERT_NO_FATAL_FAILURE(create_fill_on_disk3());
   const json reserved_before =
       dir_entry(call_ok({{"api", "DescribeLogDirs"}}), disk(3))["reservedBytes"];
 
-  // Fits at the start (24 MiB), then another process fills disk3 while the copy runs. (A Produce
-  // cannot do it: the move's reservation keeps that space from producers.)
+  // Fits at the start (24 MiB), then disk3 fills while the copy runs.
   set_throttle(4 * kMiB);
   ASSERT_EQ(alter(disk(3), "t", 0)["error"], "NONE");
-  const fs::path filler = disk(3) / "filler.bin";
-  {
-    std::ofstream out(filler, std::ios::binary);
-    const std::string mib(kMiB, 'x');
-    for (int i = 0; i < 12 && out; ++i) out << mib;
-  }
+  const fs::path filler = fill_disk3();
   ASSERT_TRUE(wait_for_no_move());
-  const json failed = failed_moves(disk(3));
-  ASSERT_EQ(failed.size(), 1u) << failed.dump();
-  EXPECT_EQ(failed[0]["partition"], "t-0");
-  EXPECT_EQ(failed[0]["error"], "KAFKA_STORAGE_ERROR");
-  const std::string message = failed[0]["message"];
-  const std::string prefix =
-      "Not enough space in " + disk(3).string() + " to move t-0: 16.0 MiB needed, ";
-  EXPECT_EQ(message.rfind(prefix, 0), 0u) << message;
-  EXPECT_TRUE(message.ends_with(" MiB free.")) << message;
-  ProcessResult v = verify("t", 0, disk(3));
-  EXPECT_EQ(v.exit_code, 1);
-  EXPECT_EQ(v.out,
-            "Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
-            "Reassignment of replica t-0-0 failed: KAFKA_STORAGE_ERROR: " +
-                message +
-                "\nClearing broker-level throttles on broker 0\nClearing topic-level throttles on "
-                "topic t\n");
-
+  ASSERT_NO_FATAL_FAILURE(expect_failed_for_space());
   expect_all_online();
   EXPECT_TRUE(entries_ending("-future").empty());
   // The move's reservation is released: what is left is fill-0's.
