@@ -492,34 +492,26 @@ TEST_F(ReplicaMoveTest, ReassignRetriesUntilTheReplicaIsCreated) {
   EXPECT_EQ(where("late-0").first, disk(3).string());  // created there, from the remembered dir
 }
 
-// kill -9 at a random moment of a move, or at an injected point between the protocol's steps;
-// after a restart every partition exists exactly once, complete, and nothing is left over. Each
-// point is reached twice, then random moments fill the runs: 50, or 16 in a sanitizer build
-// (the torture test adds kill -9 at random moments of moves in the Release build).
-TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
-#ifdef LDS_SANITIZED_BUILD
-  constexpr int kDefaultRuns = 16;
-#else
-  constexpr int kDefaultRuns = 50;
-#endif
-  const char* env = std::getenv("LDS_CRASH_RUNS");
-  const int runs = env ? std::atoi(env) : kDefaultRuns;
-  const char* points[] = {"",
-                          "",
-                          "during_copy",
-                          "after_marker",
-                          "after_future_renamed",
-                          "after_source_renamed",
-                          "after_marker_removed"};
-  std::mt19937 rng(20261130);
-  ServerConfig c = default_config(3);
-  std::vector<uint64_t> sizes = {6 * kMiB, 3 * kMiB + 17};
-  for (int run = 0; run < runs; ++run) {
-    SCOPED_TRACE("run " + std::to_string(run));
-    // Every point twice first, then at random.
-    const int fixed = 2 * static_cast<int>(std::size(points));
-    const std::string point =
-        points[run < fixed ? run % std::size(points) : rng() % std::size(points)];
+// Moves of m-0 and m-1, each killed at a random moment or at an injected point between the
+// protocol's steps (LDS_CRASH_POINT).
+class MoveCrashTest : public ReplicaMoveTest {
+ protected:
+  static constexpr const char* kPoints[] = {"",
+                                            "",
+                                            "during_copy",
+                                            "after_marker",
+                                            "after_future_renamed",
+                                            "after_source_renamed",
+                                            "after_marker_removed"};
+
+  // The point run `run` stops at ("": a random moment): every point twice first, then at random.
+  std::string point_of(int run) {
+    const int fixed = 2 * static_cast<int>(std::size(kPoints));
+    return kPoints[run < fixed ? run % std::size(kPoints) : rng_() % std::size(kPoints)];
+  }
+
+  // Starts the server with `point` armed.
+  void start_at(const ServerConfig& c, const std::string& point) {
     if (point.empty()) {
       ::unsetenv("LDS_CRASH_POINT");
     } else {
@@ -527,18 +519,15 @@ TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
     }
     start(c);
     ::unsetenv("LDS_CRASH_POINT");
-    if (run == 0) {
-      call_ok({{"api", "CreatePartitions"}, {"topic", "m"}, {"partitions", {0, 1}}});
-      produce("m", 0, sizes[0]);
-      produce("m", 1, sizes[1]);
-      set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(48 * kMiB));
-    }
-    // Move both partitions somewhere else, then kill at a random moment (or at the injected
-    // point, which may already have killed the server: requests here may fail).
+  }
+
+  // Asks to move both partitions to another dir each, chosen at random. An injected point may
+  // already have killed the server: a request may then fail.
+  void move_both_elsewhere() {
     for (int p = 0; p < 2; ++p) {
       const auto copies = entries_named(layout::partition_dir("m", p));
       ASSERT_EQ(copies.size(), 1u);
-      fs::path to = disk(1 + static_cast<int>(rng() % 3));
+      fs::path to = disk(1 + static_cast<int>(rng_() % 3));
       if (to == fs::path(copies[0]).parent_path()) to = disk(to == disk(3) ? 1 : 3);
       try {
         AdminClient client(socket_);
@@ -551,17 +540,53 @@ TEST_F(ReplicaMoveTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
         // the injected crash point was reached
       }
     }
+  }
+
+  // A random moment passes, or, with an injected point (reached by every move), the server kills
+  // itself there.
+  void wait_for(const std::string& point) {
     if (point.empty()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 200));
-    } else {
-      // An injected point is reached by every move: wait for the server to kill itself there.
-      bool died = false;
-      for (int i = 0; i < 500 && !died; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        died = has_exited(server_pid());
-      }
-      EXPECT_TRUE(died) << "the server never reached crash point " << point;
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng_() % 200));
+      return;
     }
+    bool died = false;
+    for (int i = 0; i < 500 && !died; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      died = has_exited(server_pid());
+    }
+    EXPECT_TRUE(died) << "the server never reached crash point " << point;
+  }
+
+ private:
+  std::mt19937 rng_{20261130};
+};
+
+// kill -9 at a random moment of a move, or at an injected point between the protocol's steps;
+// after a restart every partition exists exactly once, complete, and nothing is left over. Each
+// point is reached twice, then random moments fill the runs: 50, or 16 in a sanitizer build
+// (the torture test adds kill -9 at random moments of moves in the Release build).
+TEST_F(MoveCrashTest, KillNineDuringMovesNeverLosesOrDuplicatesAPartition) {
+#ifdef LDS_SANITIZED_BUILD
+  constexpr int kDefaultRuns = 16;
+#else
+  constexpr int kDefaultRuns = 50;
+#endif
+  const char* env = std::getenv("LDS_CRASH_RUNS");
+  const int runs = env ? std::atoi(env) : kDefaultRuns;
+  const ServerConfig c = default_config(3);
+  const std::vector<uint64_t> sizes = {6 * kMiB, 3 * kMiB + 17};
+  for (int run = 0; run < runs; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    const std::string point = point_of(run);
+    start_at(c, point);
+    if (run == 0) {
+      call_ok({{"api", "CreatePartitions"}, {"topic", "m"}, {"partitions", {0, 1}}});
+      produce("m", 0, sizes[0]);
+      produce("m", 1, sizes[1]);
+      set_config("replica.alter.log.dirs.io.max.bytes.per.second", std::to_string(48 * kMiB));
+    }
+    ASSERT_NO_FATAL_FAILURE(move_both_elsewhere());
+    wait_for(point);
     kill9();
     start(c);
     ASSERT_EQ(call_ok({{"api", "DescribeLogDirs"}})["error"], "NONE");
