@@ -105,6 +105,39 @@ class MoveFaultTest : public ServerFixture {
     return run_host({"reassign", "--socket", socket_.string(), "--reassignment-json-file",
                      file.string(), "--verify"});
   }
+
+  // --verify of the move of <topic>-0 to `dir`, which failed with `message`: Kafka's lines for it.
+  void expect_verify_reports_failure(const std::string& topic, const fs::path& dir,
+                                     const std::string& message) {
+    const ProcessResult v = verify(topic, 0, dir);
+    EXPECT_EQ(v.exit_code, 1);
+    EXPECT_EQ(v.out, "Status of partition reassignment:\nReassignment of partition " + topic +
+                         "-0 is completed.\nReassignment of replica " + topic +
+                         "-0-0 failed: KAFKA_STORAGE_ERROR: " + message +
+                         "\nClearing broker-level throttles on broker 0\nClearing topic-level "
+                         "throttles on topic " +
+                         topic + "\n");
+  }
+
+  // Something that is not part of a move at `at`: a directory, or a file.
+  static void put_stray(const fs::path& at, bool as_dir) {
+    if (as_dir) {
+      fs::create_directories(at);
+    } else {
+      std::ofstream(at) << "not a partition";
+    }
+  }
+
+  // Kafka's refusal to start with two copies of `tp`, at `first` and `second`.
+  static std::string duplicate_copies(const std::string& tp, const fs::path& first,
+                                      const fs::path& second) {
+    return "lds-host: Duplicate log directories for " + tp + " are found in both " +
+           first.string() + " and " + second.string() +
+           ". It is likely because log directory failure happened while broker was replacing "
+           "current replica with future replica. Recover broker from this failure by manually "
+           "deleting one of the two directories for this partition. It is recommended to delete "
+           "the partition in the log directory that is known to have failed recently.";
+  }
 };
 
 TEST_F(MoveFaultTest, DeletingATopicWhileItsReplicaIsCopiedCancelsTheMoveAndNoDirGoesOffline) {
@@ -152,11 +185,7 @@ TEST_F(MoveFaultTest, AStrayEntryAtTheDestinationFailsThatMoveOnlyAndIsReported)
     const bool as_dir = target == 3;
     SCOPED_TRACE(as_dir ? "stray directory" : "stray file");
     const fs::path stray = disk(target) / "s-0";
-    if (as_dir) {
-      fs::create_directories(stray);
-    } else {
-      std::ofstream(stray) << "not a partition";
-    }
+    put_stray(stray, as_dir);
     ASSERT_EQ(alter(disk(target), "s", 0)["error"], "NONE");
     ASSERT_TRUE(wait_for_no_move());
     const std::string message = "Cannot move s-0 to " + disk(target).string() + ": " +
@@ -167,14 +196,7 @@ TEST_F(MoveFaultTest, AStrayEntryAtTheDestinationFailsThatMoveOnlyAndIsReported)
         failed_moves(disk(target)),
         json::array(
             {{{"partition", "s-0"}, {"error", "KAFKA_STORAGE_ERROR"}, {"message", message}}}));
-    ProcessResult v = verify("s", 0, disk(target));
-    EXPECT_EQ(v.exit_code, 1);
-    EXPECT_EQ(v.out,
-              "Status of partition reassignment:\nReassignment of partition s-0 is completed.\n"
-              "Reassignment of replica s-0-0 failed: KAFKA_STORAGE_ERROR: " +
-                  message +
-                  "\nClearing broker-level throttles on broker 0\nClearing topic-level throttles "
-                  "on topic s\n");
+    expect_verify_reports_failure("s", disk(target), message);
     expect_all_online();
     EXPECT_EQ(partition_problem(disk(1) / "s-0", "s", 0, size), "");
     EXPECT_TRUE(entries_ending("-future").empty());
@@ -194,14 +216,7 @@ TEST_F(MoveFaultTest, AStrayEntryAtTheDestinationFailsThatMoveOnlyAndIsReported)
   stop();
   ProcessResult r = run_host({"serve", "--config", config_file_.string()}, 20);
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(last_line(r.err),
-            "lds-host: Duplicate log directories for s-0 are found in both " +
-                (disk(2) / "s-0").string() + " and " + (disk(3) / "s-0").string() +
-                ". It is likely because log directory failure happened while broker was "
-                "replacing current replica with future replica. Recover broker from this "
-                "failure by manually deleting one of the two directories for this "
-                "partition. It is recommended to delete the partition in the log directory "
-                "that is known to have failed recently.");
+  EXPECT_EQ(last_line(r.err), duplicate_copies("s-0", disk(2) / "s-0", disk(3) / "s-0"));
   EXPECT_EQ(partition_problem(disk(2) / "s-0", "s", 0, size), "");
   EXPECT_TRUE(fs::is_directory(disk(3) / "s-0"));
   fs::remove(disk(3) / "s-0");
@@ -227,12 +242,7 @@ TEST_F(MoveFaultTest, KillNineWithTheDestinationBlockedRefusesTheRestartUntilThe
     ::setenv("LDS_CRASH_POINT", "after_marker", 1);
     start(c);
     ::unsetenv("LDS_CRASH_POINT");
-    // Put there while the broker runs (a directory found at startup would be a second copy).
-    if (as_dir) {
-      fs::create_directories(stray);
-    } else {
-      std::ofstream(stray) << "stray";
-    }
+    put_stray(stray, as_dir);  // while the broker runs: one found at startup is a second copy
     try {
       alter(disk(to), "k", 0);
     } catch (const std::exception&) {
@@ -251,14 +261,7 @@ TEST_F(MoveFaultTest, KillNineWithTheDestinationBlockedRefusesTheRestartUntilThe
     if (as_dir) {
       // A directory at the final name is a second copy of k-0: Kafka's refusal.
       EXPECT_EQ(last_line(r.err),
-                "lds-host: Duplicate log directories for k-0 are found in both " +
-                    (from < to ? source : stray).string() + " and " +
-                    (from < to ? stray : source).string() +
-                    ". It is likely because log directory failure happened while broker was "
-                    "replacing current replica with future replica. Recover broker from this "
-                    "failure by manually deleting one of the two directories for this partition. "
-                    "It is recommended to delete the partition in the log directory that is "
-                    "known to have failed recently.");
+                duplicate_copies("k-0", from < to ? source : stray, from < to ? stray : source));
     } else {
       EXPECT_EQ(last_line(r.err),
                 "lds-host: The interrupted move of k-0 cannot be finished: " + stray.string() +
@@ -329,14 +332,7 @@ class FullDestinationTest : public MoveFaultTest {
         "Not enough space in " + disk(3).string() + " to move t-0: 16.0 MiB needed, ";
     EXPECT_EQ(message.rfind(prefix, 0), 0u) << message;
     EXPECT_TRUE(message.ends_with(" MiB free.")) << message;
-    const ProcessResult v = verify("t", 0, disk(3));
-    EXPECT_EQ(v.exit_code, 1);
-    EXPECT_EQ(v.out,
-              "Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
-              "Reassignment of replica t-0-0 failed: KAFKA_STORAGE_ERROR: " +
-                  message +
-                  "\nClearing broker-level throttles on broker 0\nClearing topic-level throttles "
-                  "on topic t\n");
+    expect_verify_reports_failure("t", disk(3), message);
   }
 };
 
