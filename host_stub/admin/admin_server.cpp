@@ -22,10 +22,6 @@ namespace {
 
 std::shared_ptr<spdlog::logger> log() { return admin_logger(); }
 
-// An answer this large (a DescribeLogDirs of every partition) was built as a document of many small
-// allocations, freed by the time it is sent.
-constexpr size_t kLargeAnswerBytes = size_t{64} << 10;
-
 // The socket's folder must be the server's (or root's) and not open to other users: whoever may
 // rename or unlink entries in it could replace the socket with one of their own, and clients would
 // then send their requests to an impostor. A world-writable folder with the sticky bit (/tmp) is
@@ -109,7 +105,7 @@ class AdminProtocol final : public StreamProtocol {
     reply.bytes += '\n';
     // Its pages go back to the kernel: otherwise the broker's resident memory would stay at what
     // the largest answer took, long after it was sent.
-    if (reply.bytes.size() >= kLargeAnswerBytes) return_free_heap();
+    return_free_heap_after(reply.bytes.size());
     return reply;
   }
 

@@ -15,4 +15,9 @@ void return_free_heap() {
 #endif
 }
 
+void return_free_heap_after(size_t answer_bytes) {
+  constexpr size_t kLargeAnswerBytes = size_t{64} << 10;
+  if (answer_bytes >= kLargeAnswerBytes) return_free_heap();
+}
+
 }  // namespace lds

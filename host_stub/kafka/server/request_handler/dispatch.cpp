@@ -29,9 +29,6 @@ namespace {
 // (Kafka's max.request.partition.size.limit default).
 constexpr int32_t kMaxPartitionsPerPage = 2000;
 
-// A DescribeLogDirs answer this large names thousands of partitions.
-constexpr size_t kLargeDescriptionBytes = size_t{64} << 10;
-
 const char* api_name(ApiKey key) {
   switch (key) {
     case ApiKey::kProduce:
@@ -158,7 +155,7 @@ Reply RequestHandler::dispatch(const ApiRange& api, std::string_view body, int16
       reply.frame = describe_log_dirs(body, version, header.correlation_id);
       // An answer naming many partitions was built from many small allocations, all freed now:
       // their pages go back to the kernel (the admin API's DescribeLogDirs does the same).
-      if (reply.frame.size() >= kLargeDescriptionBytes) return_free_heap();
+      return_free_heap_after(reply.frame.size());
       break;
     case ApiKey::kCreateTopics:
       reply.frame = create_topics(body, version, header.correlation_id);
