@@ -419,8 +419,15 @@ class ClusterBalancerRealKafkaTest(unittest.TestCase):
         self.assertIn("drain of cordoned " + cordoned, text)
         self.assertNotRegex(text, r"Broker 2: moving \S+ \(.*\) from \S+ to %s:" %
                             re.escape(cordoned))
-        where = {d: [n for n in names if n.startswith("after-cordon-")]
-                 for d, names in self.where()[2].items()}
+        def after_cordon():
+            return {d: [n for n in names if n.startswith("after-cordon-")]
+                    for d, names in self.where()[2].items()}
+        # CreateTopics answers once the controller has the topic; the broker makes the logs
+        # after, as it reads the metadata.
+        real_kafka.wait_for("the nine after-cordon replicas on broker 2",
+                            lambda: sum(len(v) for v in after_cordon().values()) == 9,
+                            timeout=60, interval=0.5)
+        where = after_cordon()
         self.assertEqual(where[cordoned], [])
         self.assertEqual(sum(len(v) for v in where.values()), 9)
         # The daemon's moves and the drain lost nothing of what test 1 wrote.
