@@ -463,16 +463,21 @@ class LogManager final : private ReplicaHost, private InMemoryStorage {
                                                   const std::string& directory_id);
   // startup(): throws ConfigError naming every directory and its fault when none is online.
   void refuse_unless_a_dir_is_online();
-  // Scans one directory without changing it: returns its partition, -future and -delete
-  // directories for recover_moves(), and logs every stray entry once, saying why it is ignored.
-  std::vector<std::filesystem::path> load_dir(uint32_t dir_index);
+  // startup(): scans every online directory and resolves what it finds (recover_moves). Whatever
+  // the scan holds is freed by the time it returns.
+  void load_logs();
+  // Scans one directory without changing it: returns the names of its partition, -future and
+  // -delete directories for recover_moves(), and logs every stray entry once, saying why it is
+  // ignored. Names, not paths: a path keeps each of its components apart, several times the size.
+  std::vector<std::string> load_dir(uint32_t dir_index);
   // Resolves the copies of every partition the scan found (log_manager/recovery.cpp): finishes or
   // discards interrupted moves, removes -delete directories nothing needs, and adds the served
   // copies. Throws ConfigError, having deleted nothing, for two copies no move explains (Kafka's
   // "Duplicate log directories" sentence) or a move whose final name is taken by a stray entry.
   // `clean` holds, by directory, the clean shutdown it recorded: the logs it lists are taken as
   // they are (PartitionLog::trusted) instead of being read through.
-  void recover_moves(const std::vector<std::pair<uint32_t, std::filesystem::path>>& entries,
+  // `entries` holds each found directory as (log.dirs index, name).
+  void recover_moves(const std::vector<std::pair<uint32_t, std::string>>& entries,
                      const std::vector<std::optional<CleanShutdown>>& clean);
   // recover_moves()'s steps, which pass the scan's copies from one to the next: classify, decide,
   // apply (log_manager/recovery.cpp).

@@ -29,7 +29,10 @@ namespace {
 // One directory of a partition found by the scan.
 struct Copy {
   uint32_t dir = 0;
-  fs::path path;
+  const fs::path* dir_path = nullptr;  // its log directory's
+  std::string name;                    // its entry there
+  // A path keeps each of its components apart: built when needed, not held by every copy.
+  fs::path path() const { return *dir_path / name; }
   bool marked = false;                          // holds a move's completion marker
   std::optional<uint64_t> marked_size;          // the partition's size the marker records
   std::optional<std::string> marked_size_text;  // its size= value as written (none: no line)
@@ -64,12 +67,12 @@ std::optional<PartitionLog> left_clean(const std::vector<std::optional<CleanShut
   if (c.dir >= clean.size() || !clean[c.dir]) return std::nullopt;
   const auto it = clean[c.dir]->recovery_points.find({e.topic, e.partition});
   if (it == clean[c.dir]->recovery_points.end()) return std::nullopt;
-  return PartitionLog::trusted(c.path, it->second, clean[c.dir]->recorded_at);
+  return PartitionLog::trusted(c.path(), it->second, clean[c.dir]->recorded_at);
 }
 
 // Reads the completion marker of `dir`, if it has one. Throws FileError when it cannot be read.
 void read_marker(Copy& c) {
-  const std::optional<move_protocol::Marker> marker = move_protocol::read_marker(c.path);
+  const std::optional<move_protocol::Marker> marker = move_protocol::read_marker(c.path());
   if (!marker) return;
   c.marked = true;
   c.marked_source = marker->source;
@@ -87,7 +90,7 @@ void read_marker(Copy& c) {
 // renamed aside, when there is one; `dir_offline` says a log directory went offline in the scan.
 std::string untrusted_copy(const Copy& c, bool is_future, const std::string& name,
                            const Copy* source, const Copy* deleted, bool dir_offline) {
-  const fs::path marker = c.path / layout::kMoveCompleteMarker;
+  const fs::path marker = c.path() / layout::kMoveCompleteMarker;
   std::string what;
   if (!c.marked_size) {
     what = " has a completion marker " + marker.string() +
@@ -100,19 +103,20 @@ std::string untrusted_copy(const Copy& c, bool is_future, const std::string& nam
   } else {
     return {};
   }
-  std::string out = "The move copy " + c.path.string();
+  std::string out = "The move copy " + c.path().string();
   out += " of " + name + what + ", so it is not served and nothing was changed; ";
   if (source != nullptr) {
-    out += "remove " + c.path.string() + " to serve its source " + source->path.string() + " (" +
-           std::to_string(source->size) + " bytes) again, and start again.";
+    out += "remove " + c.path().string() + " to serve its source " + source->path().string() +
+           " (" + std::to_string(source->size) + " bytes) again, and start again.";
   } else if (deleted != nullptr) {
     const fs::path back =
-        c.marked_source.empty() ? deleted->path.parent_path() / name : fs::path(c.marked_source);
-    out += "to serve the move's source again, remove " + c.path.string() + ", rename " +
-           deleted->path.string() + " back to " + back.string() + ", and start again.";
+        c.marked_source.empty() ? *deleted->dir_path / name : fs::path(c.marked_source);
+    out += "to serve the move's source again, remove " + c.path().string() + ", rename " +
+           deleted->path().string() + " back to " + back.string() + ", and start again.";
   } else {
     out += "no other copy of " + name + " is found" +
-           (dir_offline ? " in the log directories online" : "") + ": replace " + c.path.string() +
+           (dir_offline ? " in the log directories online" : "") + ": replace " +
+           c.path().string() +
            " with a whole copy from another replica, or remove it to give the partition up, and "
            "start again.";
   }
@@ -122,7 +126,7 @@ std::string untrusted_copy(const Copy& c, bool is_future, const std::string& nam
 // Why the topic-partition a future's marker records cannot be the one its name was made for
 // (layout::future_dir, whose topic may be cut), or "" when it can. `e` is the name's reading.
 std::string marker_mismatch(const Copy& c, const layout::Entry& e) {
-  const std::string name = c.path.filename().string();
+  const std::string& name = c.name;
   if (!layout::topic_name_problem(c.marked_topic).empty()) {
     return "its topic \"" + c.marked_topic + "\" is not a valid topic name";
   }
@@ -209,10 +213,10 @@ void read_copy(Copy& c, const layout::Entry& e,
     c.log.log = std::move(*as_left);
     ++scan.trusted[c.dir];
   } else {
-    c.size = detail::segments_size(c.path);
+    c.size = detail::segments_size(c.path());
     // An unfinished copy is discarded unread: its last batch is cut wherever the copy was.
     if (e.kind == layout::EntryKind::kPartition || c.marked) {
-      c.log = PartitionLog::scan(c.path);
+      c.log = PartitionLog::scan(c.path());
     }
   }
 }
@@ -226,8 +230,8 @@ void file_copy(Copy c, const std::string& entry_name, const layout::Entry& e, Sc
   std::pair<std::string, int32_t> key{e.topic, e.partition};
   if (e.kind == layout::EntryKind::kFuture && c.marked && !c.marked_topic.empty()) {
     if (std::string why = marker_mismatch(c, e); !why.empty()) {
-      log()->warn("Discarding the move copy {}: its marker cannot be trusted, {}.", c.path.string(),
-                  why);
+      log()->warn("Discarding the move copy {}: its marker cannot be trusted, {}.",
+                  c.path().string(), why);
       c.marked = false;  // an unfinished copy: discarded below, its source untouched
     } else {
       key = {c.marked_topic, *c.marked_partition};
@@ -288,7 +292,7 @@ class LogManager::MoveRecovery {
   explicit MoveRecovery(LogManager& logs) : logs_(logs) {}
 
   // Step 1: reads what each copy the scan found is. A directory that cannot be read goes offline.
-  ScannedCopies classify(const std::vector<std::pair<uint32_t, fs::path>>& entries,
+  ScannedCopies classify(const std::vector<std::pair<uint32_t, std::string>>& entries,
                          const std::vector<std::optional<CleanShutdown>>& clean);
   // Step 2: what to do with the copies of each partition, decided before anything is changed.
   // Throws ConfigError for copies that cannot be resolved.
@@ -322,16 +326,16 @@ class LogManager::MoveRecovery {
 };
 
 ScannedCopies LogManager::MoveRecovery::classify(
-    const std::vector<std::pair<uint32_t, fs::path>>& entries,
+    const std::vector<std::pair<uint32_t, std::string>>& entries,
     const std::vector<std::optional<CleanShutdown>>& clean) {
   ScannedCopies scan(logs_.dirs_.size());
-  for (const auto& [dir, path] : entries) {
+  for (const auto& [dir, entry_name] : entries) {
     if (scan.failed.count(dir) != 0) continue;
-    const std::string entry_name = path.filename().string();
     const layout::Entry e = layout::parse_entry(entry_name);
     Copy c;
     c.dir = dir;
-    c.path = path;
+    c.dir_path = &logs_.dirs_[dir]->path;
+    c.name = entry_name;
     try {
       read_copy(c, e, clean, scan);
     } catch (const ConfigError&) {
@@ -388,9 +392,9 @@ Plan LogManager::MoveRecovery::plan_partition(const TopicPartition& tp, const Fo
     // A marked copy of this source that the source has outgrown: a promotion that failed (its
     // destination went offline) and appends that continued. Discarded, whatever else is found.
     if (c.marked && source != nullptr && c.marked_size && *c.marked_size != source->size &&
-        c.marked_source == source->path.string()) {
+        c.marked_source == source->path().string()) {
       log()->warn("The move copy {} holds {} bytes but its source {} has {} since; discarding it.",
-                  c.path.string(), *c.marked_size, source->path.string(), source->size);
+                  c.path().string(), *c.marked_size, source->path().string(), source->size);
       plan.discard.push_back(&c);
     } else if (c.marked) {
       complete.push_back(&c);
@@ -398,11 +402,11 @@ Plan LogManager::MoveRecovery::plan_partition(const TopicPartition& tp, const Fo
   }
   if (complete.size() > 1) {
     throw ConfigError("Partition " + name + " has two copies marked complete by a replica move, " +
-                      complete[0]->path.string() + " and " + complete[1]->path.string() +
+                      complete[0]->path().string() + " and " + complete[1]->path().string() +
                       "; keep the wanted one, remove the other, and start again.");
   }
   if (plain.size() > 1)
-    throw ConfigError(duplicate_message(plan.tp, plain[0]->path, plain[1]->path));
+    throw ConfigError(duplicate_message(plan.tp, plain[0]->path(), plain[1]->path()));
   const Copy* older = plain.empty() ? nullptr : plain[0];
   if (complete.empty()) {
     plan.keep = older;
@@ -419,7 +423,7 @@ void LogManager::MoveRecovery::keep_complete_copy(Plan& plan, const Copy& comple
                                                   const Copy* older) const {
   const std::string name = plan.tp.str();
   const Copy* n = &complete;
-  const bool is_future = n->path.filename().string() != name;
+  const bool is_future = n->name != name;
   // The move's source is unchanged since the marker was written: the marked copy is the
   // newer one. Otherwise a failed promotion left the marker behind and appends continued.
   // (Its size is known: a marker without one is refused by refuse_untrusted_copies.)
@@ -430,7 +434,7 @@ void LogManager::MoveRecovery::keep_complete_copy(Plan& plan, const Copy& comple
     throw ConfigError("The interrupted move of " + name +
                       " cannot be finished: " + final_path.string() + " is taken by " +
                       kind_of(final_path) + " that is not part of the move, so the complete copy " +
-                      n->path.string() + " cannot be renamed there; move " + final_path.string() +
+                      n->path().string() + " cannot be renamed there; move " + final_path.string() +
                       " out of the log directory and start again.");
   } else if (is_future && agrees) {
     plan.keep = n;
@@ -438,8 +442,8 @@ void LogManager::MoveRecovery::keep_complete_copy(Plan& plan, const Copy& comple
     plan.stale = older;
   } else if (!agrees) {
     const bool n_first = n->dir < older->dir;
-    throw ConfigError(duplicate_message(plan.tp, n_first ? n->path : older->path,
-                                        n_first ? older->path : n->path));
+    throw ConfigError(duplicate_message(plan.tp, n_first ? n->path() : older->path(),
+                                        n_first ? older->path() : n->path()));
   } else {
     plan.keep = n;
     plan.stale = older;
@@ -454,12 +458,12 @@ void LogManager::MoveRecovery::apply(const std::vector<Plan>& plans,
   for (const Plan& plan : plans) apply_plan(plan, all_online, to_remove);
   for (const Copy& d : capped_deletes) {
     if (all_online) {
-      to_remove.push_back(d.path);
+      to_remove.push_back(d.path());
     } else {
       log()->warn(
           "Keeping {} until every log directory is online: its name does not hold its whole "
           "topic, and it may be the last copy of its partition.",
-          d.path.string());
+          d.path().string());
     }
   }
   remove_leftovers(to_remove);
@@ -469,17 +473,17 @@ void LogManager::MoveRecovery::apply_plan(const Plan& plan, bool all_online,
                                           std::vector<fs::path>& to_remove) {
   const std::string name = plan.tp.str();
   const Copy* served = plan.promote ? plan.stale : plan.keep;
-  fs::path served_path = served != nullptr ? served->path : fs::path();
+  fs::path served_path = served != nullptr ? served->path() : fs::path();
   const bool ok = resolve_copies(plan, served, served_path, to_remove);
   if (served != nullptr && logs_.dirs_[served->dir]->online) {
     serve(plan.tp, *served, served_path, ok);
   }
   for (const Copy& d : plan.found->deleted) {
     if (ok && ((served != nullptr && logs_.dirs_[served->dir]->online) || all_online)) {
-      to_remove.push_back(d.path);
+      to_remove.push_back(d.path());
     } else {
       log()->warn("Keeping {} until every log directory is online: it may be the last copy of {}.",
-                  d.path.string(), name);
+                  d.path().string(), name);
     }
   }
 }
@@ -492,20 +496,20 @@ bool LogManager::MoveRecovery::resolve_copies(const Plan& plan, const Copy*& ser
   try {
     for (const Copy* c : plan.discard) {
       at = c->dir;
-      log()->info("Discarding the unfinished move copy {}.", c->path.string());
-      fs::remove_all(c->path);
+      log()->info("Discarding the unfinished move copy {}.", c->path().string());
+      fs::remove_all(c->path());
     }
     if (plan.promote) {
       at = plan.keep->dir;
       const fs::path final_path = logs_.dirs_[at]->path / name;
-      move_protocol::promote(plan.keep->path, final_path);
+      move_protocol::promote(plan.keep->path(), final_path);
       served = plan.keep;
       served_path = final_path;
     }
     if (plan.stale != nullptr && plan.keep != plan.stale) {
       at = plan.stale->dir;
       to_remove.push_back(
-          move_protocol::retire(plan.stale->path, plan.tp.topic, plan.tp.partition));
+          move_protocol::retire(plan.stale->path(), plan.tp.topic, plan.tp.partition));
     }
     if (plan.keep != nullptr && plan.keep->marked) {
       at = served->dir;
@@ -535,7 +539,7 @@ void LogManager::MoveRecovery::serve(const TopicPartition& tp, const Copy& c, co
   }
 }
 
-void LogManager::recover_moves(const std::vector<std::pair<uint32_t, fs::path>>& entries,
+void LogManager::recover_moves(const std::vector<std::pair<uint32_t, std::string>>& entries,
                                const std::vector<std::optional<CleanShutdown>>& clean) {
   MoveRecovery recovery(*this);
   // 1. Read what each copy is: its size, and whether a move marked it complete. A directory that

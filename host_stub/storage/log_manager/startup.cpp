@@ -96,7 +96,6 @@ LogManager::LogManager(Options options, std::shared_ptr<const DiskProbe> probe, 
 LogManager::~LogManager() { mover_->stop(); }
 
 void LogManager::startup() {
-  std::vector<std::pair<uint32_t, fs::path>> futures;
   if (!options_.in_memory) {
     // Descriptors kept back for segment files while there are plenty (fd_reserve.h).
     fill_descriptor_reserve();
@@ -106,23 +105,8 @@ void LogManager::startup() {
     cluster_id_ = options_.cluster_id.empty() ? layout::random_directory_id() : options_.cluster_id;
   }
   complete_pending_deletions();
-  std::vector<std::optional<CleanShutdown>> clean(dirs_.size());
-  for (uint32_t i = 0; i < dirs_.size() && !options_.in_memory; ++i) {
-    // Offline: it failed its checks, or a pending deletion could not be completed there.
-    if (!dirs_[i]->online) continue;
-    try {
-      clean[i] = recorded_clean_shutdown(dirs_[i]->path);
-      for (auto& f : load_dir(i)) futures.emplace_back(i, std::move(f));
-    } catch (const ConfigError&) {
-      throw;
-    } catch (const std::exception& e) {
-      mark_offline(i, e.what());
-    }
-  }
-  // Every directory is scanned before interrupted moves are resolved, so a move's source is known
-  // wherever it lives.
-  recover_moves(futures, clean);
   if (!options_.in_memory) {
+    load_logs();
     forget_clean_shutdowns();
     refuse_unless_a_dir_is_online();
     mover_->start(std::max(options_.mover_threads, 1));
@@ -177,15 +161,35 @@ void LogManager::shutdown() {
   }
 }
 
-std::vector<fs::path> LogManager::load_dir(uint32_t dir_index) {
+void LogManager::load_logs() {
+  std::vector<std::pair<uint32_t, std::string>> found;
+  std::vector<std::optional<CleanShutdown>> clean(dirs_.size());
+  for (uint32_t i = 0; i < dirs_.size(); ++i) {
+    // Offline: it failed its checks, or a pending deletion could not be completed there.
+    if (!dirs_[i]->online) continue;
+    try {
+      clean[i] = recorded_clean_shutdown(dirs_[i]->path);
+      for (auto& name : load_dir(i)) found.emplace_back(i, std::move(name));
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const std::exception& e) {
+      mark_offline(i, e.what());
+    }
+  }
+  // Every directory is scanned before interrupted moves are resolved, so a move's source is known
+  // wherever it lives.
+  recover_moves(found, clean);
+}
+
+std::vector<std::string> LogManager::load_dir(uint32_t dir_index) {
   const Dir& d = *dirs_[dir_index];
-  std::vector<fs::path> found;
+  std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(d.path)) {
-    const std::string name = entry.path().filename().string();
+    std::string name = entry.path().filename().string();
     const layout::Entry e = layout::parse_entry(name);
     const bool is_dir = entry.is_directory();
     if (e.kind != layout::EntryKind::kOther && is_dir) {
-      found.push_back(entry.path());  // resolved by recover_moves once every dir is scanned
+      found.push_back(std::move(name));  // resolved by recover_moves once every dir is scanned
       continue;
     }
     if (std::string why = detail::stray_entry_reason(name, e.kind, is_dir); !why.empty()) {
