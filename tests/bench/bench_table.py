@@ -263,7 +263,9 @@ def main():
         with open(produce_cpu_file) as f:
             pc = json.load(f)
         row(f"broker CPU per MB produced by kcat, {size_text(pc['bytes'])} in records of 1 KiB",
-            f"lds-host {pc['broker_ms_per_mb']:.3f} ms/MB", "", "",
+            f"lds-host {pc['broker_ms_per_mb']:.3f} ms/MB",
+            f"dd of the same bytes into the same dir {pc['dd_ms_per_mb']:.3f} ms/MB",
+            ratio(pc["broker_ms_per_mb"] / pc["dd_ms_per_mb"]) if pc["dd_ms_per_mb"] else "",
             f"≤0.5 ms/MB: {verdict(pc['broker_ms_per_mb'] <= 0.5)}")
         row("produce throughput, those records", f"lds-host {pc['produce_mb_s']:.0f} MB/s",
             f"dd of the same bytes into the same dir {pc['dd_mb_s']:.0f} MB/s",
