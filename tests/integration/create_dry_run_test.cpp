@@ -80,6 +80,55 @@ class CreateDryRunTest : public ServerFixture {
     return run_host(args);
   }
 
+  // Creates t-<partition>, 64 MiB expected; the log dir it went to ("" when none).
+  std::string create_t(int32_t partition) {
+    const json r = call_ok({{"api", "CreatePartitions"},
+                            {"topic", "t"},
+                            {"partitions", {partition}},
+                            {"expectedBytes", 64 * kMiB}});
+    return r["partitions"][0].value("logDir", "");
+  }
+
+  // On start_five_disks() with t-0 on disk4: the dry run's table for t-1 ranks disk5 first, then
+  // disk4 with t-0's reservation, and gives each other dir's reason.
+  void expect_dry_run_table_shows_each_reason() {
+    const ProcessResult table = dry_run("t", 1, false);
+    EXPECT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_NE(table.out.find("t-1 (expected 64.0 MiB) by size, generation 1: would go to " +
+                             disk(5).string()),
+              std::string::npos)
+        << table.out;
+    EXPECT_EQ(row_of(table.out, disk(5)).rfind("  1 ", 0), 0u) << table.out;
+    EXPECT_EQ(row_of(table.out, disk(4)).rfind("  2 ", 0), 0u) << table.out;
+    EXPECT_NE(row_of(table.out, disk(4)).find("64.0 MiB"), std::string::npos)
+        << "reserved: " << table.out;
+    EXPECT_TRUE(row_of(table.out, disk(1)).ends_with("  cordoned")) << table.out;
+    EXPECT_NE(row_of(table.out, disk(2))
+                  .find("below log.directory.select.size.keep.free.bytes (16.0 MiB): "),
+              std::string::npos)
+        << table.out;
+    EXPECT_TRUE(row_of(table.out, disk(3)).ends_with("  offline")) << table.out;
+    EXPECT_NE(table.out.find("(Dry run: nothing was created.)"), std::string::npos) << table.out;
+  }
+
+  // The same dry run as --json.
+  void expect_dry_run_json_shows_each_reason() {
+    const ProcessResult js = dry_run("t", 1, true);
+    ASSERT_EQ(js.exit_code, 0) << js.err;
+    const json r = json::parse(js.out);
+    const json& p = r["partitions"][0];
+    EXPECT_EQ(p["logDir"], disk(5).string());
+    ASSERT_EQ(p["dirs"].size(), 5u) << p.dump();
+    EXPECT_EQ(p["dirs"][0]["logDir"], disk(5).string());
+    EXPECT_EQ(p["dirs"][0]["rank"], 1);
+    EXPECT_EQ(p["dirs"][1]["logDir"], disk(4).string());
+    EXPECT_EQ(p["dirs"][1]["reservedBytes"], 64 * kMiB);
+    EXPECT_EQ(p["dirs"][1]["partitionCount"], 1);
+    EXPECT_EQ(p["dirs"][2]["leftOut"], "cordoned");
+    EXPECT_EQ(p["dirs"][4]["leftOut"], "offline");
+    EXPECT_TRUE(p["dirs"][4]["totalBytes"].is_null());
+  }
+
   // A DescribeLogDirs with what a dry run must not change: partitions and reservations.
   json state() {
     json dirs = log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}));
@@ -95,63 +144,16 @@ class CreateDryRunTest : public ServerFixture {
 TEST_F(CreateDryRunTest, ShowsEachReasonCreatesNothingAndRanksWhereCreateThenPlaces) {
   if (std::string why = start_five_disks(); !why.empty()) GTEST_SKIP() << why;
   // One partition on disk4 first, so its 64 MiB reservation puts disk5 ahead of it.
-  json first = call_ok({{"api", "CreatePartitions"},
-                        {"topic", "t"},
-                        {"partitions", {0}},
-                        {"expectedBytes", 64 * kMiB}});
-  ASSERT_EQ(first["partitions"][0]["logDir"], disk(4).string()) << first.dump();
+  ASSERT_EQ(create_t(0), disk(4).string());
   const json before = state();
-
-  ProcessResult table = dry_run("t", 1, false);
-  EXPECT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("t-1 (expected 64.0 MiB) by size, generation 1: would go to " +
-                           disk(5).string()),
-            std::string::npos)
-      << table.out;
-  auto row_of = [&](const fs::path& dir) {
-    // Appended: GCC 12 at -O3 reports a false -Wrestrict on `" " + dir.string()`.
-    std::string needle = " ";
-    needle.append(dir.string()).append(1, ' ');
-    const size_t at = table.out.find(needle);
-    if (at == std::string::npos) return std::string();
-    const size_t start = table.out.rfind('\n', at) + 1;
-    return table.out.substr(start, table.out.find('\n', at) - start);
-  };
-  EXPECT_EQ(row_of(disk(5)).rfind("  1 ", 0), 0u) << table.out;
-  EXPECT_EQ(row_of(disk(4)).rfind("  2 ", 0), 0u) << table.out;
-  EXPECT_NE(row_of(disk(4)).find("64.0 MiB"), std::string::npos) << "reserved: " << table.out;
-  EXPECT_TRUE(row_of(disk(1)).ends_with("  cordoned")) << table.out;
-  EXPECT_NE(row_of(disk(2)).find("below log.directory.select.size.keep.free.bytes (16.0 MiB): "),
-            std::string::npos)
-      << table.out;
-  EXPECT_TRUE(row_of(disk(3)).ends_with("  offline")) << table.out;
-  EXPECT_NE(table.out.find("(Dry run: nothing was created.)"), std::string::npos) << table.out;
-
-  ProcessResult js = dry_run("t", 1, true);
-  ASSERT_EQ(js.exit_code, 0) << js.err;
-  const json r = json::parse(js.out);
-  const json& p = r["partitions"][0];
-  EXPECT_EQ(p["logDir"], disk(5).string());
-  ASSERT_EQ(p["dirs"].size(), 5u) << p.dump();
-  EXPECT_EQ(p["dirs"][0]["logDir"], disk(5).string());
-  EXPECT_EQ(p["dirs"][0]["rank"], 1);
-  EXPECT_EQ(p["dirs"][1]["logDir"], disk(4).string());
-  EXPECT_EQ(p["dirs"][1]["reservedBytes"], 64 * kMiB);
-  EXPECT_EQ(p["dirs"][1]["partitionCount"], 1);
-  EXPECT_EQ(p["dirs"][2]["leftOut"], "cordoned");
-  EXPECT_EQ(p["dirs"][4]["leftOut"], "offline");
-  EXPECT_TRUE(p["dirs"][4]["totalBytes"].is_null());
-
+  expect_dry_run_table_shows_each_reason();
+  ASSERT_NO_FATAL_FAILURE(expect_dry_run_json_shows_each_reason());
   EXPECT_EQ(state(), before) << "a dry run changed the log dirs";
   EXPECT_TRUE(fs::exists(disk(4) / "t-0"));
   for (int i : {1, 2, 4, 5}) EXPECT_FALSE(fs::exists(disk(i) / "t-1")) << disk(i);
 
   // The real create goes where the dry run ranked first.
-  json placed = call_ok({{"api", "CreatePartitions"},
-                         {"topic", "t"},
-                         {"partitions", {1}},
-                         {"expectedBytes", 64 * kMiB}});
-  EXPECT_EQ(placed["partitions"][0]["logDir"], disk(5).string()) << placed.dump();
+  EXPECT_EQ(create_t(1), disk(5).string());
 
   // A dry run of a partition that exists says where it is.
   ProcessResult again = dry_run("t", 1, false);
@@ -164,14 +166,7 @@ TEST_F(CreateDryRunTest, ExplainShowsTheRankingACreationWasDecidedOn) {
   c.extra_lines = {"cordoned.log.dirs = [\"" + c.log_dirs[0].string() + "\"]"};
   ASSERT_NO_FATAL_FAILURE(start(c));
   // disk2 and disk3 share a filesystem: t-0's 64 MiB reservation puts the other one first for t-1.
-  std::vector<fs::path> placed;
-  for (int32_t p : {0, 1}) {
-    const json r = call_ok({{"api", "CreatePartitions"},
-                            {"topic", "t"},
-                            {"partitions", {p}},
-                            {"expectedBytes", 64 * kMiB}});
-    placed.push_back(r["partitions"][0].value("logDir", ""));
-  }
+  const std::vector<fs::path> placed = {create_t(0), create_t(1)};
   ASSERT_TRUE(placed[0] == disk(2) || placed[0] == disk(3)) << placed[0];
   const fs::path first = placed[0];
   const fs::path second = placed[0] == disk(2) ? disk(3) : disk(2);

@@ -22,70 +22,91 @@ json admin_config(const json& described, const std::string& name) {
   return json();
 }
 
-TEST_F(KafkaTopicsTest, KafkaPythonCreatesPartitionsAndAltersConfigsThatHotSwapTheStrategy) {
+// kafka-python's KafkaAdminClient against a broker on two dirs, step by step.
+class KafkaPythonAdminTest : public KafkaTopicsTest {
+ protected:
+  // CreateTopics and CreatePartitions with Kafka's error codes and sentence; topic t ends with
+  // four partitions, two in each dir.
+  void expect_partitions_answered_as_kafka() {
+    EXPECT_EQ(admin_client(address_, "create t 2 1")["error_code"], 0);
+    EXPECT_EQ(admin_client(address_, "partitions t 4")["error_code"], 0);
+    EXPECT_EQ(partitions_per_dir("t"), (std::vector<int>{2, 2}));  // partition: fewest first
+    const json same = admin_client(address_, "partitions t 4");
+    EXPECT_EQ(same["error_code"], 37) << same.dump();  // INVALID_PARTITIONS
+    EXPECT_NE(same["message"].get<std::string>().find("Topic already has 4 partition(s)."),
+              std::string::npos)
+        << same.dump();
+    EXPECT_EQ(admin_client(address_, "partitions absent 2")["error_code"], 3);
+    EXPECT_EQ(admin_client(address_, "partitions t 5 assign=3")["error_code"], 39);
+    EXPECT_EQ(admin_client(address_, "partitions t 6 validate")["error_code"], 0);
+    EXPECT_EQ(partitions_per_dir("t"), (std::vector<int>{2, 2}));
+  }
+
+  // DescribeConfigs: every key the admin API lists, with its value, source and read-only flag,
+  // but the replica-move throttle while unset (Kafka lists that dynamic-only key once set).
+  void expect_configs_described_as_the_admin_api_lists_them() {
+    const json admin = call_ok({{"api", "DescribeConfigs"}});
+    const json described = admin_client(address_, "describe-configs 0");
+    ASSERT_EQ(described["error_code"], 0) << described.dump();
+    const json& configs = described["configs"];
+    EXPECT_EQ(configs.size() + 1, admin["configs"].size()) << described.dump();
+    EXPECT_FALSE(configs.contains("replica.alter.log.dirs.io.max.bytes.per.second"));
+    EXPECT_EQ(configs["log.directory.select.strategy"]["value"], "partition");
+    EXPECT_EQ(configs["log.directory.select.strategy"]["source"], 4);  // STATIC_BROKER_CONFIG
+    EXPECT_EQ(configs["log.directory.select.strategy"]["read_only"], false);
+    EXPECT_EQ(configs["broker.id"]["read_only"], true);
+    EXPECT_EQ(configs["broker.id"]["source"], 4);  // STATIC_BROKER_CONFIG: the fixture writes it
+    EXPECT_EQ(configs["admin.max.connections"]["value"], "64");
+    EXPECT_EQ(configs["admin.max.connections"]["source"], 5);  // DEFAULT_CONFIG
+    EXPECT_EQ(configs["log.dirs"]["value"], admin_config(admin, "log.dirs")["value"]);
+    EXPECT_EQ(configs["message.max.bytes"]["value"], "1048588");  // Kafka's default
+    EXPECT_EQ(configs["message.max.bytes"]["source"], 5);         // DEFAULT_CONFIG
+    EXPECT_EQ(configs["message.max.bytes"]["read_only"], false);
+    const json one = admin_client(address_, "describe-configs 0 log.level");
+    EXPECT_EQ(one["configs"].size(), 1u) << one.dump();
+  }
+
+  // AlterConfigs swaps to cordon with the first dir cordoned: the next topic goes to the second.
+  void expect_alter_configs_swaps_to_cordon() {
+    const std::string cordon =
+        "log.directory.select.strategy=cordon cordoned.log.dirs=" + config_.log_dirs[0].string();
+    EXPECT_EQ(admin_client(address_, "alter-configs 0 " + cordon)["error_code"], 0);
+    EXPECT_EQ(call_ok({{"api", "DescribeLogDirs"}})["strategy"]["name"], "cordon");
+    EXPECT_EQ(admin_client(address_, "create after 3 1")["error_code"], 0);
+    EXPECT_EQ(partitions_per_dir("after"), (std::vector<int>{0, 3}));
+    const json swapped = admin_client(address_, "describe-configs 0 log.directory.select.strategy");
+    EXPECT_EQ(swapped["configs"]["log.directory.select.strategy"]["value"], "cordon");
+    EXPECT_EQ(swapped["configs"]["log.directory.select.strategy"]["source"], 2);  // DYNAMIC
+  }
+
+  // A strategy that does not load is refused with the reason, and cordon keeps serving.
+  void expect_a_strategy_that_does_not_load_refused() {
+    const json bad = admin_client(address_, "alter-configs 0 log.directory.select.strategy=absent");
+    EXPECT_EQ(bad["error_code"], 40) << bad.dump();  // INVALID_CONFIG
+    EXPECT_NE(bad["message"].get<std::string>().find("liblds_absent.so"), std::string::npos)
+        << bad.dump();
+    EXPECT_EQ(call_ok({{"api", "DescribeLogDirs"}})["strategy"]["name"], "cordon");
+  }
+
+  // AlterConfigs replaces the dynamic set: naming nothing takes back the file's values.
+  void expect_an_empty_alter_restores_the_file() {
+    EXPECT_EQ(admin_client(address_, "alter-configs 0")["error_code"], 0);
+    const json after = call_ok({{"api", "DescribeLogDirs"}});
+    EXPECT_EQ(after["strategy"]["name"], "partition");
+    EXPECT_EQ(dir_entry(after, config_.log_dirs[0])["isCordoned"], false);
+  }
+};
+
+TEST_F(KafkaPythonAdminTest, CreatesPartitionsAndAltersConfigsThatHotSwapTheStrategy) {
   if (!kafka_python_available()) {
     GTEST_SKIP() << "python3-kafka does not import under /usr/bin/python3 (tools/install-deps.sh)";
   }
   ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
-  EXPECT_EQ(admin_client(address_, "create t 2 1")["error_code"], 0);
-  EXPECT_EQ(admin_client(address_, "partitions t 4")["error_code"], 0);
-  EXPECT_EQ(partitions_per_dir("t"), (std::vector<int>{2, 2}));  // partition: fewest first
-  const json same = admin_client(address_, "partitions t 4");
-  EXPECT_EQ(same["error_code"], 37) << same.dump();  // INVALID_PARTITIONS
-  EXPECT_NE(same["message"].get<std::string>().find("Topic already has 4 partition(s)."),
-            std::string::npos)
-      << same.dump();
-  EXPECT_EQ(admin_client(address_, "partitions absent 2")["error_code"], 3);
-  EXPECT_EQ(admin_client(address_, "partitions t 5 assign=3")["error_code"], 39);
-  EXPECT_EQ(admin_client(address_, "partitions t 6 validate")["error_code"], 0);
-  EXPECT_EQ(partitions_per_dir("t"), (std::vector<int>{2, 2}));
-
-  // DescribeConfigs: every key the admin API lists, with its value, source and read-only flag,
-  // but the replica-move throttle while unset (Kafka lists that dynamic-only key once set).
-  const json admin = call_ok({{"api", "DescribeConfigs"}});
-  const json described = admin_client(address_, "describe-configs 0");
-  ASSERT_EQ(described["error_code"], 0) << described.dump();
-  const json& configs = described["configs"];
-  EXPECT_EQ(configs.size() + 1, admin["configs"].size()) << described.dump();
-  EXPECT_FALSE(configs.contains("replica.alter.log.dirs.io.max.bytes.per.second"));
-  EXPECT_EQ(configs["log.directory.select.strategy"]["value"], "partition");
-  EXPECT_EQ(configs["log.directory.select.strategy"]["source"], 4);  // STATIC_BROKER_CONFIG
-  EXPECT_EQ(configs["log.directory.select.strategy"]["read_only"], false);
-  EXPECT_EQ(configs["broker.id"]["read_only"], true);
-  EXPECT_EQ(configs["broker.id"]["source"], 4);  // STATIC_BROKER_CONFIG: the fixture writes it
-  EXPECT_EQ(configs["admin.max.connections"]["value"], "64");
-  EXPECT_EQ(configs["admin.max.connections"]["source"], 5);  // DEFAULT_CONFIG
-  EXPECT_EQ(configs["log.dirs"]["value"], admin_config(admin, "log.dirs")["value"]);
-  EXPECT_EQ(configs["message.max.bytes"]["value"], "1048588");  // Kafka's default
-  EXPECT_EQ(configs["message.max.bytes"]["source"], 5);         // DEFAULT_CONFIG
-  EXPECT_EQ(configs["message.max.bytes"]["read_only"], false);
-  const json one = admin_client(address_, "describe-configs 0 log.level");
-  EXPECT_EQ(one["configs"].size(), 1u) << one.dump();
-
-  // AlterConfigs swaps to cordon with the first dir cordoned: the next topic goes to the second.
-  const std::string cordon =
-      "log.directory.select.strategy=cordon cordoned.log.dirs=" + config_.log_dirs[0].string();
-  EXPECT_EQ(admin_client(address_, "alter-configs 0 " + cordon)["error_code"], 0);
-  EXPECT_EQ(call_ok({{"api", "DescribeLogDirs"}})["strategy"]["name"], "cordon");
-  EXPECT_EQ(admin_client(address_, "create after 3 1")["error_code"], 0);
-  EXPECT_EQ(partitions_per_dir("after"), (std::vector<int>{0, 3}));
-  const json swapped = admin_client(address_, "describe-configs 0 log.directory.select.strategy");
-  EXPECT_EQ(swapped["configs"]["log.directory.select.strategy"]["value"], "cordon");
-  EXPECT_EQ(swapped["configs"]["log.directory.select.strategy"]["source"], 2);  // DYNAMIC
-
-  // A strategy that does not load is refused with the reason, and cordon keeps serving.
-  const json bad = admin_client(address_, "alter-configs 0 log.directory.select.strategy=absent");
-  EXPECT_EQ(bad["error_code"], 40) << bad.dump();  // INVALID_CONFIG
-  EXPECT_NE(bad["message"].get<std::string>().find("liblds_absent.so"), std::string::npos)
-      << bad.dump();
-  EXPECT_EQ(call_ok({{"api", "DescribeLogDirs"}})["strategy"]["name"], "cordon");
-
-  // AlterConfigs replaces the dynamic set: naming nothing takes back the file's values.
-  EXPECT_EQ(admin_client(address_, "alter-configs 0")["error_code"], 0);
-  const json after = call_ok({{"api", "DescribeLogDirs"}});
-  EXPECT_EQ(after["strategy"]["name"], "partition");
-  EXPECT_EQ(dir_entry(after, config_.log_dirs[0])["isCordoned"], false);
-
+  expect_partitions_answered_as_kafka();
+  ASSERT_NO_FATAL_FAILURE(expect_configs_described_as_the_admin_api_lists_them());
+  expect_alter_configs_swaps_to_cordon();
+  expect_a_strategy_that_does_not_load_refused();
+  expect_an_empty_alter_restores_the_file();
   EXPECT_EQ(admin_client(address_, "delete t")["error_code"], 0);
   EXPECT_EQ(partitions_per_dir("t"), (std::vector<int>{0, 0}));
   EXPECT_EQ(partitions_per_dir("after"), (std::vector<int>{0, 3}));

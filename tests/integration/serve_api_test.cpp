@@ -30,75 +30,104 @@ std::set<std::string> entries_starting_with(const fs::path& dir, const std::stri
   return out;
 }
 
-TEST_F(ServeTest, CreateProduceDescribeDeleteRoundTrip) {
-  ServerConfig config = default_config(3);
-  ASSERT_NO_FATAL_FAILURE(start(config));
-  const std::string topic = "orders";
+// The data path, step by step, on one topic of six partitions over three dirs.
+class RoundTripTest : public ServeTest {
+ protected:
+  const std::string topic_ = "orders";
+  std::map<int32_t, std::string> dir_of_;  // each partition's dir, as created
+  std::map<int32_t, uint64_t> produced_;   // each partition's bytes, as appended
 
-  json created =
-      call_ok({{"api", "CreatePartitions"}, {"topic", topic}, {"partitions", {0, 1, 2, 3, 4, 5}}});
-  ASSERT_EQ(created["partitions"].size(), 6u) << created.dump();
-  std::map<int32_t, std::string> dir_of;
-  for (const auto& p : created["partitions"]) {
-    EXPECT_EQ(p["error"], "NONE") << p.dump();
-    EXPECT_EQ(p["created"], true) << p.dump();
-    const std::string dir = p["logDir"].get<std::string>();
-    EXPECT_TRUE(std::find(config.log_dirs.begin(), config.log_dirs.end(), fs::path(dir)) !=
-                config.log_dirs.end())
-        << dir << " is not one of log.dirs";
-    dir_of[p["partition"].get<int32_t>()] = dir;
-  }
-
-  // Two appends each, so the pattern must continue at the right offset.
-  std::map<int32_t, uint64_t> produced;
-  for (int32_t p = 0; p < 6; ++p) {
-    const uint64_t first = 1000u * static_cast<uint64_t>(p + 1) + 7u;
-    const uint64_t second = 333u;
-    json r1 = call_ok({{"api", "Produce"}, {"topic", topic}, {"partition", p}, {"bytes", first}});
-    EXPECT_EQ(r1["size"], first);
-    json r2 = call_ok({{"api", "Produce"}, {"topic", topic}, {"partition", p}, {"bytes", second}});
-    EXPECT_EQ(r2["size"], first + second);
-    produced[p] = first + second;
-  }
-
-  json describe = call_ok({{"api", "DescribeLogDirs"}});
-  std::map<int32_t, uint64_t> described;
-  for (const auto& d : log_dirs_of(describe)) {
-    for (const auto& p : d["partitions"]) {
-      const std::string name = p["partition"].get<std::string>();
-      ASSERT_EQ(name.rfind(topic + "-", 0), 0u) << name;
-      const int32_t number = std::stoi(name.substr(topic.size() + 1));
-      described[number] = p["size"].get<uint64_t>();
-      EXPECT_EQ(d["logDir"].get<std::string>(), dir_of[number]) << name << " moved";
+  // Creates partitions 0-5: each created, each in one of log.dirs.
+  void create_six() {
+    const json created = call_ok(
+        {{"api", "CreatePartitions"}, {"topic", topic_}, {"partitions", {0, 1, 2, 3, 4, 5}}});
+    ASSERT_EQ(created["partitions"].size(), 6u) << created.dump();
+    for (const auto& p : created["partitions"]) {
+      EXPECT_EQ(p["error"], "NONE") << p.dump();
+      EXPECT_EQ(p["created"], true) << p.dump();
+      const std::string dir = p["logDir"].get<std::string>();
+      EXPECT_TRUE(std::find(config_.log_dirs.begin(), config_.log_dirs.end(), fs::path(dir)) !=
+                  config_.log_dirs.end())
+          << dir << " is not one of log.dirs";
+      dir_of_[p["partition"].get<int32_t>()] = dir;
     }
   }
-  EXPECT_EQ(described, produced);
 
-  for (const auto& [p, bytes] : produced) {
-    const fs::path segment =
-        fs::path(dir_of[p]) / lds::layout::partition_dir(topic, p) / "00000000000000000000.log";
-    ASSERT_TRUE(fs::is_regular_file(segment)) << segment;
-    EXPECT_EQ(lds::test::filler_log_problem(segment.parent_path(), topic, p, bytes), "");
+  // Two appends each, so the filler pattern must continue at the right offset.
+  void produce_twice_each() {
+    for (const auto& [p, dir] : dir_of_) {
+      const uint64_t first = 1000u * static_cast<uint64_t>(p + 1) + 7u;
+      const uint64_t second = 333u;
+      EXPECT_EQ(call_ok(produce(p, first))["size"], first);
+      EXPECT_EQ(call_ok(produce(p, second))["size"], first + second);
+      produced_[p] = first + second;
+    }
+  }
+
+  json produce(int32_t partition, uint64_t bytes) const {
+    return {{"api", "Produce"}, {"topic", topic_}, {"partition", partition}, {"bytes", bytes}};
+  }
+
+  // DescribeLogDirs lists every partition where it was created, with what was appended.
+  void expect_described_where_created() {
+    std::map<int32_t, uint64_t> described;
+    for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+      for (const auto& p : d["partitions"]) {
+        const std::string name = p["partition"].get<std::string>();
+        ASSERT_EQ(name.rfind(topic_ + "-", 0), 0u) << name;
+        const int32_t number = std::stoi(name.substr(topic_.size() + 1));
+        described[number] = p["size"].get<uint64_t>();
+        EXPECT_EQ(d["logDir"].get<std::string>(), dir_of_[number]) << name << " moved";
+      }
+    }
+    EXPECT_EQ(described, produced_);
+  }
+
+  // Each partition's first segment holds exactly the filler pattern of what was appended.
+  void expect_segments_hold_what_was_produced() {
+    for (const auto& [p, bytes] : produced_) {
+      const fs::path segment =
+          fs::path(dir_of_[p]) / lds::layout::partition_dir(topic_, p) / "00000000000000000000.log";
+      ASSERT_TRUE(fs::is_regular_file(segment)) << segment;
+      EXPECT_EQ(lds::test::filler_log_problem(segment.parent_path(), topic_, p, bytes), "");
+    }
   }
 
   // An existing replica is not an error: created:false with its directory.
-  json again = call_ok({{"api", "CreatePartitions"}, {"topic", topic}, {"partitions", {0, 6}}});
-  ASSERT_EQ(again["partitions"].size(), 2u);
-  EXPECT_EQ(again["partitions"][0]["error"], "NONE");
-  EXPECT_EQ(again["partitions"][0]["created"], false);
-  EXPECT_EQ(again["partitions"][0]["logDir"], dir_of[0]);
-  EXPECT_EQ(again["partitions"][1]["created"], true);
-
-  json deleted = call_ok({{"api", "DeleteTopic"}, {"topic", topic}});
-  EXPECT_EQ(deleted["deleted"], 7);
-  for (const auto& dir : config.log_dirs) {
-    EXPECT_TRUE(entries_starting_with(dir, topic + "-").empty()) << dir << " still holds the topic";
+  void expect_creating_again_is_no_error() {
+    const json again =
+        call_ok({{"api", "CreatePartitions"}, {"topic", topic_}, {"partitions", {0, 6}}});
+    ASSERT_EQ(again["partitions"].size(), 2u);
+    EXPECT_EQ(again["partitions"][0]["error"], "NONE");
+    EXPECT_EQ(again["partitions"][0]["created"], false);
+    EXPECT_EQ(again["partitions"][0]["logDir"], dir_of_[0]);
+    EXPECT_EQ(again["partitions"][1]["created"], true);
   }
-  json after = call_ok({{"api", "DescribeLogDirs"}});
-  for (const auto& d : log_dirs_of(after)) EXPECT_TRUE(d["partitions"].empty()) << d.dump();
 
-  json missing = call({{"api", "DeleteTopic"}, {"topic", topic}});
-  EXPECT_EQ(missing["error"], "UNKNOWN_TOPIC_OR_PARTITION") << missing.dump();
+  // DeleteTopic removes all `count` replicas from disk and from DescribeLogDirs; a second one
+  // names the topic unknown.
+  void expect_deleted_everywhere(int count) {
+    EXPECT_EQ(call_ok({{"api", "DeleteTopic"}, {"topic", topic_}})["deleted"], count);
+    for (const auto& dir : config_.log_dirs) {
+      EXPECT_TRUE(entries_starting_with(dir, topic_ + "-").empty())
+          << dir << " still holds the topic";
+    }
+    for (const auto& d : log_dirs_of(call_ok({{"api", "DescribeLogDirs"}}))) {
+      EXPECT_TRUE(d["partitions"].empty()) << d.dump();
+    }
+    const json missing = call({{"api", "DeleteTopic"}, {"topic", topic_}});
+    EXPECT_EQ(missing["error"], "UNKNOWN_TOPIC_OR_PARTITION") << missing.dump();
+  }
+};
+
+TEST_F(RoundTripTest, CreateProduceDescribeDeleteRoundTrip) {
+  ASSERT_NO_FATAL_FAILURE(start(default_config(3)));
+  ASSERT_NO_FATAL_FAILURE(create_six());
+  produce_twice_each();
+  ASSERT_NO_FATAL_FAILURE(expect_described_where_created());
+  ASSERT_NO_FATAL_FAILURE(expect_segments_hold_what_was_produced());
+  ASSERT_NO_FATAL_FAILURE(expect_creating_again_is_no_error());
+  expect_deleted_everywhere(7);
 }
 
 TEST_F(ServeTest, DescribeLogDirsHasKafkaLogDirsToolShape) {
