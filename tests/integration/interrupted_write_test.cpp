@@ -37,72 +37,92 @@ class InterruptedWriteTest : public ServerFixture {
     }
     return "";
   }
-};
 
-TEST_F(InterruptedWriteTest, TempCopiesLeftByAKillChangeNothingAtTheNextStart) {
-  ServerConfig c = default_config(2);
-  ASSERT_NO_FATAL_FAILURE(start(c));
-  json created =
-      call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", json::array({0})}});
-  const fs::path dir = created["partitions"][0]["logDir"].get<std::string>();
-  ASSERT_EQ(call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 0}, {"bytes", kProduced}})
-                .value("size", 0u),
-            kProduced);
-  // A committed dynamic change, so that broker.toml.dynamic holds one.
-  call_ok({{"api", "IncrementalAlterConfigs"},
-           {"configs",
-            json::array(
-                {{{"name", "log.directory.select.strategy"}, {"op", "SET"}, {"value", "size"}}})}});
-  kill9();
+  // Produce's answer: the partition's size.
+  uint64_t produce(uint64_t bytes) {
+    return call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 0}, {"bytes", bytes}})
+        .value("size", 0u);
+  }
 
-  const fs::path partition = dir / "t-0";
-  const std::string metadata = read_file(partition / layout::kPartitionMetadata);
-  const std::string replica_id = line_value(metadata, "replica.id");
-  const std::string directory_id =
-      line_value(read_file(dir / layout::kMetaProperties), "directory.id");
-  ASSERT_FALSE(replica_id.empty()) << metadata;
-  ASSERT_FALSE(directory_id.empty());
-  const fs::path folder = config_file_.parent_path();
-  const std::string config_name = config_file_.filename().string();
+  // t-0 with kProduced bytes and a committed dynamic change (so that broker.toml.dynamic holds
+  // one), then a kill -9; what each file held then.
+  void write_then_kill9() {
+    const json created =
+        call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", json::array({0})}});
+    dir_ = created["partitions"][0]["logDir"].get<std::string>();
+    partition_ = dir_ / "t-0";
+    ASSERT_EQ(produce(kProduced), kProduced);
+    call_ok({{"api", "IncrementalAlterConfigs"},
+             {"configs", json::array({{{"name", "log.directory.select.strategy"},
+                                       {"op", "SET"},
+                                       {"value", "size"}}})}});
+    kill9();
+    metadata_ = read_file(partition_ / layout::kPartitionMetadata);
+    dynamic_ = read_file(config_file_.string() + ".dynamic");
+  }
+
   // The temp copies of a kill in each write: a new lds.partition cut short, a whole record of a
   // deletion of t-0 never renamed into place, a swap to cordon never committed, a meta.properties
   // cut short.
-  ASSERT_TRUE(test::put_file_bytes(partition / ".lds.partition.k9AbCd",
-                                   metadata.substr(0, metadata.size() / 2)));
-  ASSERT_TRUE(test::put_file_bytes(
-      folder / ("." + config_name + ".pending-deletions.Qw3rTy"),
-      "[[pending]]\ndirectory_id = \"" + directory_id + "\"\nlog_dir = \"" + dir.string() +
-          "\"\npartition = 0\nreason = \"read-only\"\nreplica_id = \"" + replica_id +
-          "\"\ntopic = \"t\"\n"));
-  ASSERT_TRUE(test::put_file_bytes(folder / ("." + config_name + ".dynamic.Zx8Cv7"),
-                                   "log.directory.select.strategy = \"cordon\"\n"));
-  ASSERT_TRUE(test::put_file_bytes(dir / ".meta.properties.Mn4Bv5", "version=1\ncluster.i"));
-  const std::string dynamic = read_file(config_file_.string() + ".dynamic");
-  const auto files_before = test::tree_bytes({partition});
-
-  ASSERT_NO_FATAL_FAILURE(start());
-  json described = call_ok({{"api", "DescribeLogDirs"}});
-  for (const fs::path& d : c.log_dirs) {
-    EXPECT_TRUE(dir_entry(described, d)["error"].is_null()) << described.dump();
+  void leave_a_temp_copy_of_each_write() {
+    const std::string replica_id = line_value(metadata_, "replica.id");
+    const std::string directory_id =
+        line_value(read_file(dir_ / layout::kMetaProperties), "directory.id");
+    ASSERT_FALSE(replica_id.empty()) << metadata_;
+    ASSERT_FALSE(directory_id.empty());
+    const fs::path folder = config_file_.parent_path();
+    const std::string config_name = config_file_.filename().string();
+    ASSERT_TRUE(test::put_file_bytes(partition_ / kTempMetadata,
+                                     metadata_.substr(0, metadata_.size() / 2)));
+    ASSERT_TRUE(test::put_file_bytes(
+        folder / ("." + config_name + ".pending-deletions.Qw3rTy"),
+        "[[pending]]\ndirectory_id = \"" + directory_id + "\"\nlog_dir = \"" + dir_.string() +
+            "\"\npartition = 0\nreason = \"read-only\"\nreplica_id = \"" + replica_id +
+            "\"\ntopic = \"t\"\n"));
+    ASSERT_TRUE(test::put_file_bytes(folder / ("." + config_name + ".dynamic.Zx8Cv7"),
+                                     "log.directory.select.strategy = \"cordon\"\n"));
+    ASSERT_TRUE(test::put_file_bytes(dir_ / ".meta.properties.Mn4Bv5", "version=1\ncluster.i"));
   }
-  json here = dir_entry(described, dir);
-  ASSERT_EQ(here["partitions"].size(), 1u) << described.dump();
-  EXPECT_EQ(here["partitions"][0]["partition"], "t-0");
-  EXPECT_EQ(here["partitions"][0]["size"], kProduced);
-  EXPECT_EQ(read_file(partition / layout::kPartitionMetadata), metadata);
-  EXPECT_FALSE(fs::exists(config_file_.string() + ".pending-deletions"));
-  EXPECT_EQ(strategy(), "size");
-  EXPECT_EQ(read_file(config_file_.string() + ".dynamic"), dynamic);
+
+  // After the restart: every dir online, t-0 whole, and each file as its last committed write
+  // left it.
+  void expect_every_file_as_committed() {
+    const json described = call_ok({{"api", "DescribeLogDirs"}});
+    for (const fs::path& d : config_.log_dirs) {
+      EXPECT_TRUE(dir_entry(described, d)["error"].is_null()) << described.dump();
+    }
+    const json here = dir_entry(described, dir_);
+    ASSERT_EQ(here["partitions"].size(), 1u) << described.dump();
+    EXPECT_EQ(here["partitions"][0]["partition"], "t-0");
+    EXPECT_EQ(here["partitions"][0]["size"], kProduced);
+    EXPECT_EQ(read_file(partition_ / layout::kPartitionMetadata), metadata_);
+    EXPECT_FALSE(fs::exists(config_file_.string() + ".pending-deletions"));
+    EXPECT_EQ(strategy(), "size");
+    EXPECT_EQ(read_file(config_file_.string() + ".dynamic"), dynamic_);
+  }
+
+  static constexpr const char* kTempMetadata = ".lds.partition.k9AbCd";
+  fs::path dir_;          // t-0's log dir
+  fs::path partition_;    // t-0
+  std::string metadata_;  // its lds.partition at the kill
+  std::string dynamic_;   // broker.toml.dynamic at the kill
+};
+
+TEST_F(InterruptedWriteTest, TempCopiesLeftByAKillChangeNothingAtTheNextStart) {
+  ASSERT_NO_FATAL_FAILURE(start(default_config(2)));
+  ASSERT_NO_FATAL_FAILURE(write_then_kill9());
+  ASSERT_NO_FATAL_FAILURE(leave_a_temp_copy_of_each_write());
+  const auto files_before = test::tree_bytes({partition_});
+  ASSERT_NO_FATAL_FAILURE(start());
+  ASSERT_NO_FATAL_FAILURE(expect_every_file_as_committed());
   // Every file of the partition is as it was (the temp copy, left alone or removed, aside), and
   // it takes appends.
-  auto files_after = test::tree_bytes({partition});
-  files_after.erase((partition / ".lds.partition.k9AbCd").string());
+  auto files_after = test::tree_bytes({partition_});
+  files_after.erase((partition_ / kTempMetadata).string());
   auto files_kept = files_before;
-  files_kept.erase((partition / ".lds.partition.k9AbCd").string());
+  files_kept.erase((partition_ / kTempMetadata).string());
   EXPECT_EQ(files_after, files_kept);
-  EXPECT_EQ(call_ok({{"api", "Produce"}, {"topic", "t"}, {"partition", 0}, {"bytes", 5000}})
-                .value("size", 0u),
-            kProduced + 5000);
+  EXPECT_EQ(produce(5000), kProduced + 5000);
 }
 
 }  // namespace
