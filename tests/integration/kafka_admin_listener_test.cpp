@@ -215,7 +215,80 @@ struct Cursor {
   void no_tags() { EXPECT_EQ(uvarint(), 0u) << "tagged fields at " << pos; }
 };
 
-TEST_F(KafkaListenerTest, DescribeLogDirsV5ShowsADirCordonedThroughIncrementalAlterConfigs) {
+// One directory of a DescribeLogDirs v5 answer, its partitions checked on the way.
+struct DescribedDir {
+  std::string dir;
+  int64_t total_bytes = 0;
+  int64_t usable_bytes = 0;
+  bool cordoned = false;
+};
+
+class DescribeLogDirsV5Test : public KafkaListenerTest {
+ protected:
+  // IncrementalAlterConfigsRequest.json v0 (request header v1): BROKER (4) "0", one config
+  // cordoned.log.dirs APPEND (2) `dir`, validateOnly false; its response, checked.
+  static void append_cordon(KafkaConnection& c, const std::string& dir) {
+    Bytes alter;
+    alter.i16(44).i16(0).i32(5).str("lds-test");
+    alter.i32(1).i8(4).str("0").i32(1).str("cordoned.log.dirs").i8(2).str(dir).i8(0);
+    ASSERT_TRUE(c.send_raw(KafkaConnection::frame(alter.b)));
+    const std::optional<std::string> altered = c.read_frame();
+    ASSERT_TRUE(altered.has_value());
+    // IncrementalAlterConfigsResponse.json v0: correlation 5, throttle 0, one response: no
+    // error, null message, BROKER "0".
+    EXPECT_EQ(*altered, (Bytes{}.i32(5).i32(0).i32(1).i16(0).i16(-1).i8(4).str("0").b));
+  }
+
+  // DescribeLogDirsRequest.json v5 (flexible; request header v2 with an empty tag section):
+  // Topics null (compact length 0), no tags. The response's bytes.
+  static std::string describe_v5(KafkaConnection& c) {
+    Bytes describe;
+    describe.i16(35).i16(5).i32(6).str("lds-test").i8(0);
+    describe.i8(0).i8(0);
+    EXPECT_TRUE(c.send_raw(KafkaConnection::frame(describe.b)));
+    return c.read_frame().value_or("");
+  }
+
+  // DescribeLogDirsResponse.json v5 after response header v1 (correlation id, no tags), read to
+  // its last byte: each directory, every partition of topic t in it empty and no future.
+  static std::vector<DescribedDir> read_v5(const std::string& reply) {
+    std::vector<DescribedDir> out;
+    Cursor in{reply};
+    EXPECT_EQ(in.be(4), 6u);
+    in.no_tags();
+    EXPECT_EQ(in.be(4), 0u);  // ThrottleTimeMs
+    EXPECT_EQ(in.be(2), 0u);  // ErrorCode (v3+)
+    const uint64_t results = in.uvarint() - 1;
+    for (uint64_t i = 0; i < results; ++i) {
+      EXPECT_EQ(in.be(2), 0u);  // ErrorCode
+      DescribedDir d;
+      d.dir = in.compact_string();
+      const uint64_t topics = in.uvarint() - 1;
+      for (uint64_t t = 0; t < topics; ++t) {
+        EXPECT_EQ(in.compact_string(), "t");
+        const uint64_t partitions = in.uvarint() - 1;
+        for (uint64_t p = 0; p < partitions; ++p) {
+          in.be(4);                 // PartitionIndex
+          EXPECT_EQ(in.be(8), 0u);  // PartitionSize
+          in.be(8);                 // OffsetLag
+          EXPECT_EQ(in.be(1), 0u);  // IsFutureKey
+          in.no_tags();
+        }
+        in.no_tags();
+      }
+      d.total_bytes = static_cast<int64_t>(in.be(8));
+      d.usable_bytes = static_cast<int64_t>(in.be(8));
+      d.cordoned = in.be(1) != 0;  // IsCordoned (v5)
+      in.no_tags();
+      out.push_back(d);
+    }
+    in.no_tags();
+    EXPECT_EQ(in.pos, reply.size());
+    return out;
+  }
+};
+
+TEST_F(DescribeLogDirsV5Test, ShowsADirCordonedThroughIncrementalAlterConfigs) {
   ServerConfig config = default_config(2);
   // On tmpfs the free space changes only when this test writes, so both APIs must agree exactly.
   for (size_t i = 0; i < config.log_dirs.size(); ++i) {
@@ -225,63 +298,21 @@ TEST_F(KafkaListenerTest, DescribeLogDirsV5ShowsADirCordonedThroughIncrementalAl
   ASSERT_NO_FATAL_FAILURE(start_with_listener(config));
   call_ok({{"api", "CreatePartitions"}, {"topic", "t"}, {"partitions", {0, 1}}});
   const std::string cordoned = config.log_dirs[1].string();
-
-  // IncrementalAlterConfigsRequest.json v0 (request header v1): BROKER (4) "0", one config
-  // cordoned.log.dirs APPEND (2) the second dir, validateOnly false.
   KafkaConnection c(port_);
-  Bytes alter;
-  alter.i16(44).i16(0).i32(5).str("lds-test");
-  alter.i32(1).i8(4).str("0").i32(1).str("cordoned.log.dirs").i8(2).str(cordoned).i8(0);
-  ASSERT_TRUE(c.send_raw(KafkaConnection::frame(alter.b)));
-  const std::optional<std::string> altered = c.read_frame();
-  ASSERT_TRUE(altered.has_value());
-  // IncrementalAlterConfigsResponse.json v0: correlation 5, throttle 0, one response: no error,
-  // null message, BROKER "0".
-  EXPECT_EQ(*altered, (Bytes{}.i32(5).i32(0).i32(1).i16(0).i16(-1).i8(4).str("0").b));
+  ASSERT_NO_FATAL_FAILURE(append_cordon(c, cordoned));
 
   const json admin = call_ok({{"api", "DescribeLogDirs"}});
-  // DescribeLogDirsRequest.json v5 (flexible; request header v2 with an empty tag section):
-  // Topics null (compact length 0), no tags.
-  Bytes describe;
-  describe.i16(35).i16(5).i32(6).str("lds-test").i8(0);
-  describe.i8(0).i8(0);
-  ASSERT_TRUE(c.send_raw(KafkaConnection::frame(describe.b)));
-  const std::optional<std::string> reply = c.read_frame();
-  ASSERT_TRUE(reply.has_value());
-  // DescribeLogDirsResponse.json v5 after response header v1 (correlation id, no tags).
-  Cursor in{*reply};
-  EXPECT_EQ(in.be(4), 6u);
-  in.no_tags();
-  EXPECT_EQ(in.be(4), 0u);  // ThrottleTimeMs
-  EXPECT_EQ(in.be(2), 0u);  // ErrorCode (v3+)
-  const uint64_t results = in.uvarint() - 1;
-  ASSERT_EQ(results, 2u);
-  for (uint64_t i = 0; i < results; ++i) {
-    EXPECT_EQ(in.be(2), 0u);  // ErrorCode
-    const std::string dir = in.compact_string();
-    const uint64_t topics = in.uvarint() - 1;
-    for (uint64_t t = 0; t < topics; ++t) {
-      EXPECT_EQ(in.compact_string(), "t");
-      const uint64_t partitions = in.uvarint() - 1;
-      for (uint64_t p = 0; p < partitions; ++p) {
-        in.be(4);                 // PartitionIndex
-        EXPECT_EQ(in.be(8), 0u);  // PartitionSize
-        in.be(8);                 // OffsetLag
-        EXPECT_EQ(in.be(1), 0u);  // IsFutureKey
-        in.no_tags();
-      }
-      in.no_tags();
-    }
-    const json entry = dir_entry(admin, dir);
-    EXPECT_EQ(static_cast<int64_t>(in.be(8)), entry["totalBytes"].get<int64_t>()) << dir;
-    EXPECT_EQ(static_cast<int64_t>(in.be(8)), entry["usableBytes"].get<int64_t>()) << dir;
-    const bool is_cordoned = in.be(1) != 0;  // IsCordoned (v5)
-    EXPECT_EQ(is_cordoned, dir == cordoned) << dir;
-    EXPECT_EQ(is_cordoned, entry["isCordoned"].get<bool>()) << dir;
-    in.no_tags();
+  const std::string reply = describe_v5(c);
+  ASSERT_FALSE(reply.empty());
+  const std::vector<DescribedDir> described = read_v5(reply);
+  ASSERT_EQ(described.size(), 2u);
+  for (const DescribedDir& d : described) {
+    const json entry = dir_entry(admin, d.dir);
+    EXPECT_EQ(d.total_bytes, entry["totalBytes"].get<int64_t>()) << d.dir;
+    EXPECT_EQ(d.usable_bytes, entry["usableBytes"].get<int64_t>()) << d.dir;
+    EXPECT_EQ(d.cordoned, d.dir == cordoned) << d.dir;
+    EXPECT_EQ(d.cordoned, entry["isCordoned"].get<bool>()) << d.dir;
   }
-  in.no_tags();
-  EXPECT_EQ(in.pos, reply->size());
 }
 
 TEST_F(KafkaListenerTest, AChangeThroughIncrementalAlterConfigsIsLoggedWithItsSource) {
