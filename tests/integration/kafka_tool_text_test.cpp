@@ -79,6 +79,52 @@ class KafkaToolTextTest : public ServerFixture {
     call_ok({{"api", "IncrementalAlterConfigs"},
              {"configs", json::array({{{"name", name}, {"op", "DELETE"}}})}});
   }
+  // `configs --alter` with `args`: exit 0 and Kafka's completion line, then `changes` (one
+  // `name: old → new` line each).
+  void expect_altered(std::vector<std::string> args, const std::string& changes) {
+    args.insert(args.begin(), "--alter");
+    const ProcessResult r = configs(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "Completed updating config for broker 0.\n" + changes);
+  }
+  // `configs --alter` with `args`: refused with `exit_code` and the one line `error`.
+  void expect_alter_refused(std::vector<std::string> args, int exit_code,
+                            const std::string& error) {
+    args.insert(args.begin(), "--alter");
+    const ProcessResult r = configs(args);
+    EXPECT_EQ(r.exit_code, exit_code);
+    EXPECT_EQ(r.err, "lds-host: " + error + "\n");
+  }
+  // `configs --describe --table`: every column starts where its heading does, the longest key
+  // (replica.alter.log.dirs.io.max.bytes.per.second) included.
+  void expect_table_columns_aligned() {
+    const ProcessResult r = configs({"--describe", "--table"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("NAME ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("log.level"), std::string::npos);
+    std::istringstream table(r.out);
+    std::string header;
+    std::getline(table, header);
+    const size_t columns[] = {header.find("SOURCE"), header.find("DYNAMIC"), header.find("VALUE")};
+    size_t rows = 0;
+    bool saw_longest = false;
+    for (std::string line; std::getline(table, line); ++rows) {
+      saw_longest =
+          saw_longest || line.starts_with("replica.alter.log.dirs.io.max.bytes.per.second ");
+      for (size_t at : columns) {
+        ASSERT_NE(at, std::string::npos) << header;
+        ASSERT_GE(line.size(), at) << line;  // an empty value ends the line at its column
+        EXPECT_TRUE(line[at - 2] == ' ' && line[at - 1] == ' ' &&
+                    (line.size() == at || line[at] != ' '))
+            << "column at " << at << " out of line in:\n"
+            << header << "\n"
+            << line;
+      }
+    }
+    EXPECT_GT(rows, 10u) << r.out;
+    EXPECT_TRUE(saw_longest) << r.out;
+  }
+
   // The value DescribeConfigs gives `name`.
   std::string config_value(const std::string& name) {
     const json r = call_ok({{"api", "DescribeConfigs"}});
@@ -126,33 +172,7 @@ TEST_F(KafkaToolTextTest, DescribeListsTheDynamicConfigsAsKafkaConfigsDoes) {
   EXPECT_LT(r.out.find("\n  broker.id="), r.out.find("\n  log.level="));  // sorted by name
 
   // Today's table stays behind --table.
-  r = configs({"--describe", "--table"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("NAME ", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("log.level"), std::string::npos);
-  // Every column starts where its heading does, the longest key
-  // (replica.alter.log.dirs.io.max.bytes.per.second) included.
-  std::istringstream table(r.out);
-  std::string header;
-  std::getline(table, header);
-  const size_t columns[] = {header.find("SOURCE"), header.find("DYNAMIC"), header.find("VALUE")};
-  size_t rows = 0;
-  bool saw_longest = false;
-  for (std::string line; std::getline(table, line); ++rows) {
-    saw_longest =
-        saw_longest || line.starts_with("replica.alter.log.dirs.io.max.bytes.per.second ");
-    for (size_t at : columns) {
-      ASSERT_NE(at, std::string::npos) << header;
-      ASSERT_GE(line.size(), at) << line;  // an empty value ends the line at its column
-      EXPECT_TRUE(line[at - 2] == ' ' && line[at - 1] == ' ' &&
-                  (line.size() == at || line[at] != ' '))
-          << "column at " << at << " out of line in:\n"
-          << header << "\n"
-          << line;
-    }
-  }
-  EXPECT_GT(rows, 10u) << r.out;
-  EXPECT_TRUE(saw_longest) << r.out;
+  ASSERT_NO_FATAL_FAILURE(expect_table_columns_aligned());
 }
 
 // ConfigCommand.parseConfigsToBeAdded: several keys in one --add-config, a list value grouped in
@@ -162,61 +182,34 @@ TEST_F(KafkaToolTextTest, AlterTakesKafkaSyntaxAndShowsEachChange) {
   start(default_config(3));
   const std::string d1 = config_.log_dirs[0].string();
   const std::string d2 = config_.log_dirs[1].string();
-  ProcessResult r = configs(
-      {"--alter", "--add-config", "cordoned.log.dirs=[" + d1 + "," + d2 + "], log.level = warn"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out,
-            "Completed updating config for broker 0.\n"
-            "cordoned.log.dirs: \"\" → " +
-                d1 + "," + d2 +
-                "\n"
-                "log.level: info → warn\n");
+  expect_altered({"--add-config", "cordoned.log.dirs=[" + d1 + "," + d2 + "], log.level = warn"},
+                 "cordoned.log.dirs: \"\" → " + d1 + "," + d2 + "\nlog.level: info → warn\n");
 
   // A replaced list is visible; the repeatable form still works beside it.
-  r = configs({"--alter", "--add-config", "cordoned.log.dirs=[" + d2 + "]", "--add-config",
-               "log.dir.rate.window.ms=1000"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out,
-            "Completed updating config for broker 0.\n"
-            "cordoned.log.dirs: " +
-                d1 + "," + d2 + " → " + d2 +
-                "\n"
-                "log.dir.rate.window.ms: 300000 → 1000\n");
+  expect_altered({"--add-config", "cordoned.log.dirs=[" + d2 + "]", "--add-config",
+                  "log.dir.rate.window.ms=1000"},
+                 "cordoned.log.dirs: " + d1 + "," + d2 + " → " + d2 +
+                     "\nlog.dir.rate.window.ms: 300000 → 1000\n");
 
   // --delete-config 'k1,k2' (ConfigCommandOptions: withValuesSeparatedBy(',')).
-  r = configs({"--alter", "--delete-config", "cordoned.log.dirs,log.level"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out,
-            "Completed updating config for broker 0.\n"
-            "cordoned.log.dirs: " +
-                d2 +
-                " → \"\"\n"
-                "log.level: warn → info\n");
+  expect_altered({"--delete-config", "cordoned.log.dirs,log.level"},
+                 "cordoned.log.dirs: " + d2 + " → \"\"\nlog.level: warn → info\n");
 
   // A key set to the value it has is ours to mark: the line says so rather than show no change.
-  r = configs({"--alter", "--add-config", "log.level=info"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out,
-            "Completed updating config for broker 0.\n"
-            "log.level: info → info (unchanged)\n");
+  expect_altered({"--add-config", "log.level=info"}, "log.level: info → info (unchanged)\n");
   configs({"--alter", "--delete-config", "log.level"});
 
   // alterResourceConfig: "Invalid config(s): " + the keys to delete that are not set dynamically.
-  r = configs({"--alter", "--delete-config", "log.level,cordoned.log.dirs"});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "lds-host: Invalid config(s): log.level,cordoned.log.dirs\n");
+  expect_alter_refused({"--delete-config", "log.level,cordoned.log.dirs"}, 1,
+                       "Invalid config(s): log.level,cordoned.log.dirs");
 
   // parseConfigsToBeAdded's sentences, two spaces included.
-  r = configs({"--alter", "--add-config", "log.level=info,oops"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err,
-            "lds-host: Invalid entity config: all configs to be added must be in the format "
-            "\"key=val\" or  \"key=[val1,val2]\" to group values which contain commas.\n");
-  r = configs({"--alter", "--add-config", "log level=info"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "lds-host: Invalid character found for config key: log level\n");
-  r = configs({"--describe"});
-  EXPECT_EQ(r.out,
+  expect_alter_refused({"--add-config", "log.level=info,oops"}, 2,
+                       "Invalid entity config: all configs to be added must be in the format "
+                       "\"key=val\" or  \"key=[val1,val2]\" to group values which contain commas.");
+  expect_alter_refused({"--add-config", "log level=info"}, 2,
+                       "Invalid character found for config key: log level");
+  EXPECT_EQ(configs({"--describe"}).out,
             "Dynamic configs for broker 0 are:\n"
             "  log.dir.rate.window.ms=1000 sensitive=false "
             "synonyms={DYNAMIC_BROKER_CONFIG:log.dir.rate.window.ms=1000, "
