@@ -254,42 +254,22 @@ TEST_F(ClientFirstContactTest, EveryJsonCommandPrintsOnlyJsonOnStdout) {
 
 // kafka-configs.sh's own command line works against the broker's Kafka listener, and prints what
 // the same command prints over the admin socket.
-TEST_F(ClientFirstContactTest, ConfigsTakesKafkasCommandLineThroughTheKafkaListener) {
-  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
-  auto kafka = [&](std::vector<std::string> args) {
+// `lds-host configs` over the Kafka listener, as kafka-configs.sh is called.
+class KafkaConfigsCommandTest : public ClientFirstContactTest {
+ protected:
+  // configs --bootstrap-server <listener> --entity-type brokers --entity-name `broker` `args`.
+  ProcessResult kafka(std::vector<std::string> args, const std::string& broker = "0") {
     std::vector<std::string> all = {"configs", "--bootstrap-server", address_, "--entity-type",
-                                    "brokers"};
+                                    "brokers", "--entity-name",      broker};
     all.insert(all.end(), args.begin(), args.end());
     return run_host(all);
-  };
-  const ProcessResult set = kafka(
-      {"--entity-name", "0", "--alter", "--add-config", "log.partition.expected.bytes=1048576"});
-  EXPECT_EQ(set.exit_code, 0) << set.err;
-  EXPECT_EQ(
-      set.out.rfind("Completed updating config for broker 0.\nlog.partition.expected.bytes: ", 0),
-      0u)
-      << set.out;
-  EXPECT_TRUE(set.out.ends_with(" → 1048576\n")) << set.out;
+  }
 
-  const ProcessResult dynamic = kafka({"--entity-name", "0", "--describe"});
-  EXPECT_EQ(dynamic.exit_code, 0) << dynamic.err;
-  EXPECT_EQ(dynamic.out,
-            "Dynamic configs for broker 0 are:\n"
-            "  log.partition.expected.bytes=1048576 sensitive=false "
-            "synonyms={DYNAMIC_BROKER_CONFIG:log.partition.expected.bytes=1048576, "
-            "DEFAULT_CONFIG:log.partition.expected.bytes=0}\n");
-  // The replica-move throttle is listed over Kafka's protocol only once set, and without its
-  // default synonym, as Kafka lists it (a dynamic-only key there); set, the two paths print the
-  // same otherwise.
-  EXPECT_EQ(kafka({"--entity-name", "0", "--describe", "--all"})
-                .out.find("replica.alter.log.dirs.io.max.bytes.per.second"),
-            std::string::npos);
-  EXPECT_EQ(kafka({"--entity-name", "0", "--alter", "--add-config",
-                   "replica.alter.log.dirs.io.max.bytes.per.second=1048576"})
-                .exit_code,
-            0);
-  for (const char* mode : {"--all", "--table"}) {
-    const ProcessResult over_kafka = kafka({"--entity-name", "0", "--describe", mode});
+  // With the replica-move throttle set, `--describe` with `mode` prints over the Kafka listener
+  // what it prints over the admin socket, less the throttle's default synonym, which Kafka does
+  // not list (a dynamic-only key there).
+  void expect_both_paths_print_the_same(const char* mode) {
+    const ProcessResult over_kafka = kafka({"--describe", mode});
     std::string over_socket = host({"configs", "--describe", mode}).out;
     const std::string default_synonym =
         ", DEFAULT_CONFIG:replica.alter.log.dirs.io.max.bytes.per.second=9223372036854775807";
@@ -299,21 +279,50 @@ TEST_F(ClientFirstContactTest, ConfigsTakesKafkasCommandLineThroughTheKafkaListe
     EXPECT_EQ(over_kafka.exit_code, 0) << over_kafka.err;
     EXPECT_EQ(over_kafka.out, over_socket) << mode;
   }
-  const ProcessResult js = kafka({"--entity-name", "0", "--describe", "--json"});
+};
+
+TEST_F(KafkaConfigsCommandTest, TakesKafkasCommandLineThroughTheKafkaListener) {
+  ASSERT_NO_FATAL_FAILURE(start_with_listener(default_config(2)));
+  const ProcessResult set =
+      kafka({"--alter", "--add-config", "log.partition.expected.bytes=1048576"});
+  EXPECT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_EQ(
+      set.out.rfind("Completed updating config for broker 0.\nlog.partition.expected.bytes: ", 0),
+      0u)
+      << set.out;
+  EXPECT_TRUE(set.out.ends_with(" → 1048576\n")) << set.out;
+
+  const ProcessResult dynamic = kafka({"--describe"});
+  EXPECT_EQ(dynamic.exit_code, 0) << dynamic.err;
+  EXPECT_EQ(dynamic.out,
+            "Dynamic configs for broker 0 are:\n"
+            "  log.partition.expected.bytes=1048576 sensitive=false "
+            "synonyms={DYNAMIC_BROKER_CONFIG:log.partition.expected.bytes=1048576, "
+            "DEFAULT_CONFIG:log.partition.expected.bytes=0}\n");
+  // The replica-move throttle is listed over Kafka's protocol only once set.
+  EXPECT_EQ(
+      kafka({"--describe", "--all"}).out.find("replica.alter.log.dirs.io.max.bytes.per.second"),
+      std::string::npos);
+  EXPECT_EQ(
+      kafka({"--alter", "--add-config", "replica.alter.log.dirs.io.max.bytes.per.second=1048576"})
+          .exit_code,
+      0);
+  for (const char* mode : {"--all", "--table"}) expect_both_paths_print_the_same(mode);
+  const ProcessResult js = kafka({"--describe", "--json"});
   EXPECT_FALSE(json::parse(js.out, nullptr, false).is_discarded()) << js.out;
 
   // Another broker's id is refused by the broker, in Kafka's words.
-  const ProcessResult other = kafka({"--entity-name", "3", "--describe"});
+  const ProcessResult other = kafka({"--describe"}, "3");
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_EQ(other.err,
             "lds-host: INVALID_REQUEST: Unexpected broker id, expected 0 or empty string, but "
             "received 3\n");
 
   const ProcessResult removed =
-      kafka({"--entity-name", "0", "--alter", "--delete-config",
+      kafka({"--alter", "--delete-config",
              "log.partition.expected.bytes,replica.alter.log.dirs.io.max.bytes.per.second"});
   EXPECT_EQ(removed.exit_code, 0) << removed.err;
-  EXPECT_EQ(kafka({"--entity-name", "0", "--describe"}).out, "Dynamic configs for broker 0 are:\n");
+  EXPECT_EQ(kafka({"--describe"}).out, "Dynamic configs for broker 0 are:\n");
 }
 
 TEST_F(ClientFirstContactTest, KafkaAddressingFlagsOutsideWhatIsSupportedGetOneSentence) {
