@@ -315,13 +315,14 @@ TEST_F(ReplicaMoveTest, TheThrottleCoversEveryByteOfSmallReplicas) {
   expect_no_leftovers();
 }
 
-TEST_F(ReplicaMoveTest, ReassignToolValidatesTheFileWithKafkasMessages) {
-  start(default_config(3));
-  struct Case {
-    std::string json;
-    std::string message;
-  };
-  const std::vector<Case> cases = {
+// A reassignment file Kafka's tool refuses, and its sentence (the file's path before it).
+struct BadReassignment {
+  std::string json;
+  std::string message;
+};
+
+std::vector<BadReassignment> bad_reassignments() {
+  return {
       {R"({"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[1,2],"log_dirs":["any"]}]})",
        "Size of replicas list [1, 2] is different from size of log dirs list [any] for partition "
        "foo-0"},
@@ -357,8 +358,12 @@ TEST_F(ReplicaMoveTest, ReassignToolValidatesTheFileWithKafkasMessages) {
        "Partition replica lists may not contain duplicate entries: foo-0 contains multiple "
        "entries for 0. foo-1 contains multiple entries for 1"},
   };
+}
+
+TEST_F(ReplicaMoveTest, ReassignToolValidatesTheFileWithKafkasMessages) {
+  start(default_config(3));
   int i = 0;
-  for (const auto& c : cases) {
+  for (const BadReassignment& c : bad_reassignments()) {
     const fs::path file = temp_ / ("bad" + std::to_string(i++) + ".json");
     std::ofstream(file) << c.json;
     ProcessResult r = run_host(
