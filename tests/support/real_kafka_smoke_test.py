@@ -125,7 +125,15 @@ class ThreeBrokers44Test(unittest.TestCase):
             cluster.tool("TopicCommand", "--bootstrap-server", cluster.bootstrap, "--create",
                          "--topic", TOPIC, "--partitions", "6", "--replication-factor", "3")
 
-            described = real_kafka.describe_log_dirs(cluster, topics=[TOPIC])
+            # CreateTopics answers once the controller has the topic; each broker makes its logs
+            # after, as it reads the metadata.
+            def all_six_on_every_broker():
+                d = real_kafka.describe_log_dirs(cluster, topics=[TOPIC])
+                placed = {b: sum(len(ps) for ps in dirs.values()) for b, dirs in d.items()}
+                return d if placed == {1: 6, 2: 6, 3: 6} else None
+
+            described = real_kafka.wait_for("the six replicas of %s on every broker" % TOPIC,
+                                            all_six_on_every_broker, timeout=60, interval=1)
             self.assertEqual(sorted(described), [1, 2, 3])
             for broker, dirs in described.items():
                 self.assertEqual(sorted(dirs), sorted(cluster.log_dirs(broker)), broker)
